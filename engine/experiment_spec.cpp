@@ -1,0 +1,194 @@
+#include "experiment_spec.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "parameter.h"
+
+namespace nf::engine {
+
+namespace {
+
+bool validName(const std::string& name)
+{
+    if (name.empty() || name.size() > 64) {
+        return false;
+    }
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        c == '_' || c == '-' || c == '.';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string number(double v)
+{
+    nlohmann::json j = v;
+    return j.dump();
+}
+
+Result<void> checkSeconds(const char* option, double v, double min, double max, bool minInclusive)
+{
+    const bool aboveMin = minInclusive ? v >= min : v > min;
+    if (!std::isfinite(v) || !aboveMin || v > max) {
+        return Error{std::string(option) + " " + number(v) + ": must be " + (minInclusive ? ">= " : "> ") +
+                     number(min) + " and <= " + number(max) + " seconds"};
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string_view toString(Order order)
+{
+    switch (order) {
+    case Order::Interleaved: return "interleaved";
+    case Order::Random: return "random";
+    case Order::Blocked: return "blocked";
+    }
+    return "interleaved";
+}
+
+Result<Order> parseOrder(std::string_view text)
+{
+    for (auto o : {Order::Interleaved, Order::Random, Order::Blocked}) {
+        if (toString(o) == text) {
+            return o;
+        }
+    }
+    return Error{"--order " + std::string(text) + ": expected interleaved, random or blocked"};
+}
+
+Result<VariantSpec> parseVariant(std::string_view text)
+{
+    VariantSpec v;
+    const auto colon = text.find(':');
+    v.name = std::string(text.substr(0, colon));
+    if (!validName(v.name)) {
+        return Error{"--variant '" + std::string(text) +
+                     "': a variant name is 1-64 letters, digits, '_', '-' or '.'"};
+    }
+    if (colon == std::string_view::npos) {
+        return v;
+    }
+    std::string_view rest = text.substr(colon + 1);
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        auto kv = parseAssignment(rest.substr(0, comma));
+        if (!kv) {
+            return Error{"--variant " + std::string(text) + ": " + kv.error().message};
+        }
+        if (!v.overrides.emplace(kv->first, kv->second).second) {
+            return Error{"--variant " + std::string(text) + ": '" + kv->first + "' set twice"};
+        }
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        if (comma != std::string_view::npos && rest.empty()) {
+            return Error{"--variant " + std::string(text) + ": trailing ','"};
+        }
+    }
+    if (v.overrides.empty()) {
+        return Error{"--variant " + std::string(text) + ": expected NAME or NAME:key=value[,key=value...]"};
+    }
+    return v;
+}
+
+Result<void> ExperimentSpec::validate() const
+{
+    if (repetitions < 1 || repetitions > 100000) {
+        return Error{"--reps " + std::to_string(repetitions) + ": must be 1..100000"};
+    }
+    if (auto r = checkSeconds("--duration", duration, 0, 86400, false); !r) {
+        return r;
+    }
+    if (auto r = checkSeconds("--warmup", warmup, 0, 3600, true); !r) {
+        return r;
+    }
+    if (auto r = checkSeconds("--interval", interval, 0.0001, 3600, true); !r) {
+        return r;
+    }
+    if (chunk) {
+        if (auto r = checkSeconds("--chunk", *chunk, 0, 10, true); !r) {
+            return r;
+        }
+        if (*chunk > duration) {
+            return Error{"--chunk " + number(*chunk) + ": longer than --duration " + number(duration)};
+        }
+    }
+    if (variants.empty()) {
+        return Error{"no variants"};
+    }
+    std::set<std::string> seen;
+    for (const auto& v : variants) {
+        if (!validName(v.name)) {
+            return Error{"variant name '" + v.name + "': use 1-64 letters, digits, '_', '-' or '.'"};
+        }
+        if (!seen.insert(v.name).second) {
+            return Error{"--variant " + v.name + ": duplicate variant name"};
+        }
+    }
+    return {};
+}
+
+nlohmann::json toJson(const ExperimentSpec& spec)
+{
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : spec.variants) {
+        variants.push_back({{"name", v.name}, {"overrides", v.overrides}});
+    }
+    nlohmann::json j = {
+        {"workload", spec.workload},
+        {"params", spec.params},
+        {"variants", variants},
+        {"repetitions", spec.repetitions},
+        {"duration", spec.duration},
+        {"warmup", spec.warmup},
+        {"interval", spec.interval},
+        {"cpus", spec.cpus},
+        {"counters", spec.counters},
+        {"order", toString(spec.order)},
+        {"label", spec.label},
+    };
+    j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
+    j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
+    return j;
+}
+
+Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
+{
+    try {
+        ExperimentSpec spec;
+        spec.workload = j.at("workload").get<std::string>();
+        spec.params = j.value("params", std::map<std::string, std::string>{});
+        for (const auto& v : j.at("variants")) {
+            spec.variants.push_back({v.at("name").get<std::string>(),
+                                     v.value("overrides", std::map<std::string, std::string>{})});
+        }
+        spec.repetitions = j.value("repetitions", spec.repetitions);
+        spec.duration = j.value("duration", spec.duration);
+        spec.warmup = j.value("warmup", spec.warmup);
+        spec.interval = j.value("interval", spec.interval);
+        spec.cpus = j.value("cpus", std::vector<int>{});
+        spec.counters = j.value("counters", std::vector<std::string>{});
+        auto order = parseOrder(j.value("order", std::string("interleaved")));
+        if (!order) {
+            return order.error();
+        }
+        spec.order = *order;
+        spec.label = j.value("label", std::string());
+        if (j.contains("chunk") && !j["chunk"].is_null()) {
+            spec.chunk = j["chunk"].get<double>();
+        }
+        if (j.contains("seed") && !j["seed"].is_null()) {
+            spec.seed = j["seed"].get<std::uint64_t>();
+        }
+        return spec;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("experiment spec: ") + e.what()};
+    }
+}
+
+}  // namespace nf::engine

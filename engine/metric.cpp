@@ -1,0 +1,67 @@
+#include "metric.h"
+
+#include <algorithm>
+
+namespace nf::engine {
+
+namespace {
+
+bool has(const std::vector<std::string>& quantities, const std::string& name)
+{
+    return std::find(quantities.begin(), quantities.end(), name) != quantities.end();
+}
+
+}  // namespace
+
+std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities)
+{
+    std::vector<MetricSpec> all = {
+        {"tsc_per_op", "ticks/op", quantity::kTscTicks, quantity::kOps, 1.0, false,
+         "TSC ticks per operation (fenced rdtscp around the loop)"},
+        {"ns_per_op", "ns/op", quantity::kElapsedNs, quantity::kOps, 1.0, false,
+         "nanoseconds per operation (TSC converted with the calibrated frequency)"},
+        {"ops_per_sec", "ops/s", quantity::kOps, quantity::kElapsedNs, 1e9, true, "operations per second"},
+        {"cycles_per_op", "cycles/op", "cycles", quantity::kOps, 1.0, false, "CPU cycles per operation"},
+        {"instructions_per_op", "instr/op", "instructions", quantity::kOps, 1.0, false,
+         "instructions retired per operation"},
+        {"ipc", "instr/cycle", "instructions", "cycles", 1.0, true, "instructions per cycle"},
+        {"branch_misses_per_op", "misses/op", "branch-misses", quantity::kOps, 1.0, false,
+         "mispredicted branches per operation"},
+        {"cache_misses_per_op", "misses/op", "cache-misses", quantity::kOps, 1.0, false,
+         "last-level cache misses per operation"},
+    };
+    std::vector<MetricSpec> present;
+    for (auto& m : all) {
+        if (has(quantities, m.numerator) && has(quantities, m.denominator)) {
+            present.push_back(std::move(m));
+        }
+    }
+    return present;
+}
+
+std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
+                                  const std::vector<const std::vector<double>*>& rows)
+{
+    const auto num = std::find(quantities.begin(), quantities.end(), metric.numerator);
+    const auto den = std::find(quantities.begin(), quantities.end(), metric.denominator);
+    if (num == quantities.end() || den == quantities.end() || rows.empty()) {
+        return std::nullopt;
+    }
+    const auto ni = static_cast<std::size_t>(num - quantities.begin());
+    const auto di = static_cast<std::size_t>(den - quantities.begin());
+    double sumNum = 0;
+    double sumDen = 0;
+    for (const auto* row : rows) {
+        if (row->size() <= std::max(ni, di)) {
+            return std::nullopt;
+        }
+        sumNum += (*row)[ni];
+        sumDen += (*row)[di];
+    }
+    if (sumDen == 0 || sumNum != sumNum || sumDen != sumDen) {
+        return std::nullopt;
+    }
+    return metric.scale * sumNum / sumDen;
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,40 @@
+#pragma once
+// Metrics are ratios of summed raw quantities: tsc_per_op = sum(tsc_ticks) / sum(ops).
+// The same definition gives a sample's value, a repetition's value and a variant's value, and
+// never averages ratios.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nf::engine {
+
+// Raw quantity names every sample of an in-process workload carries. Counter quantities are named
+// after the counter ("cycles", "instructions", "branch-misses", ...).
+namespace quantity {
+inline constexpr const char* kOps = "ops";
+inline constexpr const char* kTscTicks = "tsc_ticks";
+inline constexpr const char* kElapsedNs = "elapsed_ns";
+}  // namespace quantity
+
+struct MetricSpec {
+    std::string name;         // "tsc_per_op"
+    std::string unit;         // "ticks/op"
+    std::string numerator;    // quantity name
+    std::string denominator;  // quantity name
+    double scale = 1.0;       // value = scale * sum(numerator) / sum(denominator)
+    bool higherIsBetter = false;
+    std::string description;
+};
+
+// The metrics every call-loop workload reports, in this order: tsc_per_op, ns_per_op,
+// ops_per_sec, then per-op counter metrics (cycles_per_op, instructions_per_op, ipc,
+// branch_misses_per_op, cache_misses_per_op) for those whose quantities are present.
+std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities);
+
+// Value of `metric` over rows of quantities (each row laid out like `quantities`); nullopt when a
+// quantity is missing or the denominator sums to zero.
+std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
+                                  const std::vector<const std::vector<double>*>& rows);
+
+}  // namespace nf::engine

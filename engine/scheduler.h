@@ -1,0 +1,50 @@
+#pragma once
+// Runs an experiment: checks it, then measures its variants on a pinned worker thread in the
+// planned order and hands each finished repetition to the observer.
+
+#include <atomic>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "counter_group.h"
+#include "experiment_spec.h"
+#include "run_data.h"
+#include "system_facts.h"
+#include "workload.h"
+
+namespace nf::engine {
+
+// An experiment that passed every check that needs no measurement.
+struct PreparedExperiment {
+    ExperimentSpec spec;  // resolved: chunk, cpus, counters and seed filled in
+    const WorkloadInfo* workload = nullptr;
+    std::vector<ParamSet> params;  // per variant
+    std::vector<probes::EventSpec> counters;
+    int workerCpu = 0;
+    probes::SystemFacts facts;
+};
+
+// Resolves the workload, every variant's parameters, the CPUs and the counters. Every error here is
+// a usage error (bad input), found before anything runs or is stored.
+Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::SystemFacts facts);
+
+struct RunControl {
+    std::stop_token stop;                      // requested on SIGINT/SIGTERM
+    const std::atomic<int>* signal = nullptr;  // the signal that requested it, for the reason text
+};
+
+struct RunOutcome {
+    RunStatus status = RunStatus::Failed;
+    std::string reason;  // "" when complete
+    int repetitionsDone = 0;
+};
+
+// Runs on a worker thread pinned to prepared.workerCpu; calls the observer on this thread:
+// runStarted once the worker is ready (TSC calibrated, counters open, warmed up), then
+// repetitionFinished per repetition, and runFinished last. A stop between or inside repetitions
+// discards the repetition in flight and ends the run as aborted. An observer error (e.g. the
+// database) ends it as failed.
+RunOutcome runExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
+
+}  // namespace nf::engine

@@ -1,0 +1,28 @@
+#pragma once
+// Plain-text tables for terminals and mail: columns padded to their widest cell.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace nf::engine {
+
+class TextTable {
+public:
+    // Columns whose header starts with '>' are right-aligned (the '>' is not printed).
+    explicit TextTable(std::vector<std::string> headers);
+    void addRow(std::vector<std::string> cells);
+    void write(std::ostream& out, const std::string& indent = "") const;
+
+private:
+    std::vector<std::string> m_headers;
+    std::vector<bool> m_right;
+    std::vector<std::vector<std::string>> m_rows;
+};
+
+// Five significant digits, no exponent for everyday magnitudes: 1234.5, 0.012346, 2.4453e+09.
+std::string formatValue(double v);
+// "12.3%"
+std::string formatPercent(double fraction);
+
+}  // namespace nf::engine

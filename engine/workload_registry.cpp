@@ -1,0 +1,24 @@
+#include "workload.h"
+#include "workloads/spin.h"
+
+namespace nf::engine {
+
+const std::vector<WorkloadInfo>& workloadRegistry()
+{
+    static const std::vector<WorkloadInfo> registry = {
+        workloads::spinInfo(),
+    };
+    return registry;
+}
+
+const WorkloadInfo* findWorkload(std::string_view name)
+{
+    for (const auto& w : workloadRegistry()) {
+        if (w.name == name) {
+            return &w;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace nf::engine

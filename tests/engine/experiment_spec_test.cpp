@@ -1,0 +1,84 @@
+#include "experiment_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace nf::engine {
+namespace {
+
+TEST(ParseVariant, NameAlone)
+{
+    auto v = parseVariant("base");
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(v->name, "base");
+    EXPECT_TRUE(v->overrides.empty());
+}
+
+TEST(ParseVariant, NameAndOverrides)
+{
+    auto v = parseVariant("b:work=1000,check=early");
+    ASSERT_TRUE(v.ok()) << v.error().message;
+    EXPECT_EQ(v->name, "b");
+    EXPECT_EQ(v->overrides.at("work"), "1000");
+    EXPECT_EQ(v->overrides.at("check"), "early");
+}
+
+TEST(ParseVariant, RejectsMalformed)
+{
+    for (const char* bad : {"", ":work=1", "b:", "b:work", "b:work=1,", "b:work=1,work=2", "a b", "b:=3"}) {
+        EXPECT_FALSE(parseVariant(bad).ok()) << bad;
+    }
+}
+
+TEST(ExperimentSpec, ValidateNamesTheBadOption)
+{
+    ExperimentSpec spec;
+    spec.variants = {{"a", {}}, {"a", {}}};
+    auto r = spec.validate();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "--variant a: duplicate variant name");
+
+    spec.variants = {{"a", {}}};
+    spec.repetitions = 0;
+    EXPECT_EQ(spec.validate().error().message, "--reps 0: must be 1..100000");
+    spec.repetitions = 3;
+    spec.duration = std::nan("");
+    EXPECT_FALSE(spec.validate().ok());
+    spec.duration = -1;
+    EXPECT_FALSE(spec.validate().ok());
+    spec.duration = 1;
+    spec.chunk = 2.0;
+    EXPECT_FALSE(spec.validate().ok());
+    spec.chunk = 0.002;
+    EXPECT_TRUE(spec.validate().ok());
+}
+
+TEST(ExperimentSpec, JsonRoundTrip)
+{
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.params = {{"work", "10"}};
+    spec.variants = {{"a", {}}, {"b", {{"work", "20"}}}};
+    spec.repetitions = 7;
+    spec.duration = 0.25;
+    spec.chunk = 0.004;
+    spec.cpus = {1};
+    spec.counters = {"task-clock"};
+    spec.order = Order::Random;
+    spec.seed = 42;
+    spec.label = "x";
+    auto back = experimentSpecFromJson(toJson(spec));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(toJson(*back), toJson(spec));
+}
+
+TEST(ParseOrder, KnownNamesOnly)
+{
+    EXPECT_EQ(*parseOrder("blocked"), Order::Blocked);
+    EXPECT_FALSE(parseOrder("sideways").ok());
+}
+
+}  // namespace
+}  // namespace nf::engine

@@ -1,0 +1,161 @@
+#include "scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "run_collector.h"
+#include "statistics.h"
+
+namespace nf::engine {
+namespace {
+
+ExperimentSpec spinSpec()
+{
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.variants = {{"a", {{"work", "200"}}}, {"b", {{"work", "400"}}}};
+    spec.repetitions = 2;
+    spec.duration = 0.05;
+    spec.warmup = 0.02;
+    spec.chunk = 0.002;
+    spec.counters = {"task-clock", "context-switches"};
+    return spec;
+}
+
+std::string prepareError(ExperimentSpec spec)
+{
+    auto p = prepareExperiment(std::move(spec), probes::readSystemFacts());
+    return p.ok() ? std::string("(prepared)") : p.error().message;
+}
+
+TEST(PrepareExperiment, RejectsBadInputBeforeRunning)
+{
+    auto spec = spinSpec();
+    spec.workload = "nope";
+    EXPECT_EQ(prepareError(spec), "unknown workload 'nope' (workloads: spin)");
+    spec = spinSpec();
+    spec.variants[1].overrides["work"] = "0";
+    EXPECT_EQ(prepareError(spec), "variant b: work=0: out of range 1..100000000");
+    spec = spinSpec();
+    spec.params["colour"] = "red";
+    EXPECT_EQ(prepareError(spec).rfind("variant a: workload spin has no parameter 'colour'", 0), 0u);
+    spec = spinSpec();
+    spec.cpus = {9999};
+    EXPECT_EQ(prepareError(spec).rfind("--cpu 9999: no such CPU available", 0), 0u);
+    spec = spinSpec();
+    spec.counters = {"no-such-counter"};
+    EXPECT_EQ(prepareError(spec).rfind("--counters: unknown counter 'no-such-counter'", 0), 0u);
+}
+
+TEST(PrepareExperiment, FillsInDefaults)
+{
+    auto spec = spinSpec();
+    spec.variants.clear();
+    spec.chunk.reset();
+    spec.counters.clear();
+    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    ASSERT_EQ(p->spec.variants.size(), 1u);
+    EXPECT_EQ(p->spec.variants[0].name, "default");
+    EXPECT_EQ(*p->spec.chunk, 0.002);
+    EXPECT_TRUE(p->spec.seed.has_value());
+    EXPECT_EQ(p->spec.counters, probes::defaultEventNames());
+    EXPECT_EQ(p->spec.cpus.size(), 1u);
+}
+
+TEST(RunExperiment, AlternatesChunksAndMeasuresBothVariants)
+{
+    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    RunCollector collector;
+    const auto outcome = runExperiment(*p, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    EXPECT_EQ(outcome.repetitionsDone, 2);
+    const auto& data = collector.data();
+    // 0.05 s per variant in 2 ms chunks: 25 rounds of (a, b) per repetition.
+    EXPECT_EQ(data.samples.size(), 2u * 2u * 25u);
+    std::set<int> pairs;
+    for (const auto& s : data.samples) {
+        pairs.insert(s.pair);
+        EXPECT_GT(s.values.at(0), 0);  // ops
+        EXPECT_GT(s.values.at(1), 0);  // tsc ticks
+    }
+    EXPECT_EQ(pairs.size(), 25u);
+    EXPECT_EQ(data.layout.metrics.front().name, "tsc_per_op");
+    EXPECT_NE(data.layout.quantityIndex("task-clock"), -1);
+    // work=400 costs about twice work=200: a loose bound, this checks the plumbing, not the speed.
+    const double a = mean(data.repetitionValues(0, data.layout.metrics.front()));
+    const double b = mean(data.repetitionValues(1, data.layout.metrics.front()));
+    EXPECT_GT(b / a, 1.5);
+    EXPECT_LT(b / a, 2.5);
+    const auto& env = collector.start().environment;
+    EXPECT_TRUE(env.contains("system"));
+    EXPECT_GT(env["tsc"]["hz"].get<double>(), 1e8);
+    EXPECT_GT(env["measurement"]["loop_overhead_ticks_per_op"].get<double>(), 0);
+}
+
+TEST(RunExperiment, NotAlternatingSamplesEveryInterval)
+{
+    auto spec = spinSpec();
+    spec.chunk = 0;
+    spec.interval = 0.01;
+    spec.order = Order::Blocked;
+    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(p.ok());
+    RunCollector collector;
+    ASSERT_EQ(runExperiment(*p, collector, {}).status, RunStatus::Complete);
+    EXPECT_EQ(collector.repetitions(), 4);  // blocked: one variant per repetition unit
+    EXPECT_EQ(collector.data().samples.size(), 2u * 2u * 5u);
+    EXPECT_EQ(collector.data().samples.front().pair, -1);
+}
+
+// Stops the run once the first repetition is stored, as SIGINT would.
+class StopAfterFirst : public RunCollector {
+public:
+    explicit StopAfterFirst(std::stop_source& stop) : m_stop(stop) {}
+    Result<void> repetitionFinished(const RepetitionResult& rep) override
+    {
+        m_stop.request_stop();
+        return RunCollector::repetitionFinished(rep);
+    }
+    void runFinished(RunStatus status, std::string_view) override { finished = status; }
+    std::optional<RunStatus> finished;
+
+private:
+    std::stop_source& m_stop;
+};
+
+TEST(RunExperiment, StopKeepsFinishedRepetitionsAndAborts)
+{
+    auto spec = spinSpec();
+    spec.repetitions = 50;
+    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(p.ok());
+    std::stop_source stop;
+    StopAfterFirst observer(stop);
+    const auto outcome = runExperiment(*p, observer, {stop.get_token()});
+    EXPECT_EQ(outcome.status, RunStatus::Aborted);
+    EXPECT_LE(observer.repetitions(), 2);
+    EXPECT_GE(observer.repetitions(), 1);
+    EXPECT_EQ(observer.finished, RunStatus::Aborted);
+    EXPECT_NE(outcome.reason.find("discarded"), std::string::npos);
+}
+
+class FailingStore : public RunCollector {
+public:
+    Result<void> repetitionFinished(const RepetitionResult&) override { return Error{"disk full"}; }
+};
+
+TEST(RunExperiment, StoreErrorFailsTheRun)
+{
+    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts());
+    ASSERT_TRUE(p.ok());
+    FailingStore observer;
+    const auto outcome = runExperiment(*p, observer, {});
+    EXPECT_EQ(outcome.status, RunStatus::Failed);
+    EXPECT_EQ(outcome.reason, "disk full");
+}
+
+}  // namespace
+}  // namespace nf::engine
