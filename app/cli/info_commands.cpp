@@ -1,0 +1,108 @@
+// noisefloor workloads | check: what can be run, and what this machine can measure.
+
+#include <iostream>
+
+#include "cli.h"
+#include "environment.h"
+#include "metric.h"
+#include "text_table.h"
+#include "workload.h"
+
+namespace nf::cli {
+
+namespace {
+
+nlohmann::json workloadJson(const engine::WorkloadInfo& w)
+{
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : w.params) {
+        nlohmann::json j = {{"name", p.name},       {"type", engine::toString(p.type)},
+                            {"default", p.defaultValue}, {"description", p.description},
+                            {"unit", p.unit}};
+        if (p.type == engine::ParamType::Int || p.type == engine::ParamType::Real) {
+            j["min"] = p.min;
+            j["max"] = p.max;
+        }
+        if (p.type == engine::ParamType::Choice) {
+            j["choices"] = p.choices;
+        }
+        params.push_back(std::move(j));
+    }
+    nlohmann::json metrics = nlohmann::json::array();
+    const std::vector<std::string> all = {engine::quantity::kOps, engine::quantity::kTscTicks,
+                                          engine::quantity::kElapsedNs, "cycles", "instructions", "branch-misses",
+                                          "cache-misses"};
+    for (const auto& m : engine::callLoopMetrics(all)) {
+        metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"higher_is_better", m.higherIsBetter},
+                           {"description", m.description}});
+    }
+    return {{"name", w.name},
+            {"summary", w.summary},
+            {"description", w.description},
+            {"primary_metric", w.primaryMetric},
+            {"default_chunk", w.defaultChunk},
+            {"params", params},
+            {"metrics", metrics}};
+}
+
+int listWorkloads(const std::string& format)
+{
+    if (format == "json") {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& w : engine::workloadRegistry()) {
+            out.push_back(workloadJson(w));
+        }
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    for (const auto& w : engine::workloadRegistry()) {
+        std::cout << w.name << ": " << w.summary << "\n  " << w.description << "\n\n";
+        engine::TextTable table({"parameter", "type", "default", "range", "description"});
+        for (const auto& p : w.params) {
+            table.addRow({p.name, std::string(engine::toString(p.type)), p.defaultValue, p.rangeText(),
+                          p.description + (p.unit.empty() ? "" : " (" + p.unit + ")")});
+        }
+        table.write(std::cout, "  ");
+        std::cout << "\n  primary metric: " << w.primaryMetric << "; alternates variants in "
+                  << w.defaultChunk * 1e3 << " ms chunks by default\n";
+    }
+    return 0;
+}
+
+int runChecks(const std::string& format)
+{
+    const auto checks = engine::checkMachine(probes::readSystemFacts());
+    if (format == "json") {
+        std::cout << engine::toJson(checks).dump(2) << '\n';
+        return 0;
+    }
+    engine::TextTable table({"", "check", "finding"});
+    for (const auto& c : checks) {
+        table.addRow({std::string(engine::toString(c.level)), c.name, c.detail});
+        if (!c.fix.empty()) {
+            table.addRow({"", "", "fix: " + c.fix});
+        }
+    }
+    table.write(std::cout);
+    return 0;
+}
+
+}  // namespace
+
+Command addWorkloadsCommand(CLI::App& app)
+{
+    auto format = std::make_shared<std::string>("text");
+    auto* sub = app.add_subcommand("workloads", "List workloads with their parameters, defaults and ranges");
+    sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    return {sub, [format] { return listWorkloads(*format); }};
+}
+
+Command addCheckCommand(CLI::App& app)
+{
+    auto format = std::make_shared<std::string>("text");
+    auto* sub = app.add_subcommand("check", "What this machine can measure and what adds noise, with fixes");
+    sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    return {sub, [format] { return runChecks(*format); }};
+}
+
+}  // namespace nf::cli

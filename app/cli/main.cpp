@@ -1,0 +1,84 @@
+// noisefloor: the headless front end. Parses the command line and runs one command.
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli.h"
+#include "nf_version.h"
+#include "schema.h"
+
+namespace nf::cli {
+
+int fail(int status, const std::string& message)
+{
+    std::cerr << "noisefloor: " << message << '\n';
+    return status;
+}
+
+Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mode)
+{
+    const std::string path = ctx.dbPath.empty() ? data::defaultDatabasePath() : ctx.dbPath;
+    return data::openStore(path, mode);
+}
+
+}  // namespace nf::cli
+
+int main(int argc, char** argv)
+{
+    using namespace nf::cli;
+    CLI::App app{"noisefloor: an A/B performance lab for Linux networking code.\n"
+                 "Runs variants of a workload interleaved on pinned cores, reads counters, stores every sample "
+                 "in SQLite and summarises each metric per variant.",
+                 "noisefloor"};
+    app.set_version_flag("--version", NF_VERSION);
+    app.require_subcommand(1);
+    app.fallthrough();
+    Context ctx;
+    app.add_option("--db", ctx.dbPath, "SQLite database (default: $NOISEFLOOR_DB, else "
+                                       "$XDG_DATA_HOME/noisefloor/runs.db)");
+
+    std::vector<Command> commands = {
+        addRunCommand(app, ctx),     addListCommand(app, ctx),   addShowCommand(app, ctx),
+        addExportCommand(app, ctx),  addWorkloadsCommand(app),   addCheckCommand(app),
+        addSelftestCommand(app),
+    };
+    std::string names;
+    for (const auto& c : commands) {
+        names += (names.empty() ? "" : ", ") + c.app->get_name();
+    }
+    // The first word that is not an option (or --db's value) names the command.
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word == "--db") {
+            ++i;
+        } else if (word.rfind('-', 0) != 0) {
+            const bool known = std::any_of(commands.begin(), commands.end(),
+                                           [&](const Command& c) { return c.app->get_name() == word; });
+            if (!known) {
+                return fail(kExitUsage, "unknown command '" + word + "' (commands: " + names + ")");
+            }
+            break;
+        }
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::string where;
+        for (const auto* sub : app.get_subcommands()) {
+            where = " " + sub->get_name();
+        }
+        return fail(kExitUsage, std::string(e.what()) + " (see 'noisefloor" + where + " --help')");
+    }
+    for (const auto& c : commands) {
+        if (c.app->parsed()) {
+            return c.action();
+        }
+    }
+    return fail(kExitUsage, "no command given (see 'noisefloor --help')");
+}

@@ -1,0 +1,194 @@
+// noisefloor list | show | export: read stored runs.
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli.h"
+#include "export.h"
+#include "report.h"
+#include "run_store.h"
+#include "run_text.h"
+#include "schema.h"
+#include "text_table.h"
+
+namespace nf::cli {
+
+namespace {
+
+std::string pathOf(const Context& ctx)
+{
+    return ctx.dbPath.empty() ? data::defaultDatabasePath() : ctx.dbPath;
+}
+
+nlohmann::json rowJson(const data::RunRow& r)
+{
+    return {{"id", r.id},           {"label", r.label},         {"workload", r.workload},
+            {"status", engine::toString(r.status)},             {"status_reason", r.statusReason},
+            {"started_at", r.startedAt}, {"ended_at", r.endedAt}, {"host", r.host},
+            {"kernel", r.kernel},   {"cpu_model", r.cpuModel},  {"tool_version", r.toolVersion},
+            {"variants", r.variants}, {"repetitions", r.repetitions}};
+}
+
+// Loads RUN ("last" or an id) from the database; prints the error and sets *status on failure.
+std::optional<data::StoredRun> loadNamedRun(const Context& ctx, const std::string& name, int* status)
+{
+    std::int64_t id = 0;
+    if (name != "last") {
+        try {
+            std::size_t used = 0;
+            id = std::stoll(name, &used);
+            if (used != name.size() || id <= 0) {
+                throw std::invalid_argument(name);
+            }
+        } catch (const std::exception&) {
+            *status = fail(kExitUsage, "RUN '" + name + "': expected a run id (see 'noisefloor list') or 'last'");
+            return std::nullopt;
+        }
+    }
+    if (!std::filesystem::exists(pathOf(ctx))) {
+        *status = fail(kExitRuntime, "no run " + name + ": " + pathOf(ctx) + " does not exist");
+        return std::nullopt;
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadOnly);
+    if (!db) {
+        *status = fail(kExitRuntime, db.error().message);
+        return std::nullopt;
+    }
+    if (id == 0) {
+        auto runs = data::listRuns(*db);
+        if (!runs || runs->empty()) {
+            *status = fail(kExitRuntime, runs ? "no runs in " + pathOf(ctx) : runs.error().message);
+            return std::nullopt;
+        }
+        id = runs->front().id;
+    }
+    auto run = data::loadRun(*db, id);
+    if (!run) {
+        *status = fail(kExitRuntime, run.error().message);
+        return std::nullopt;
+    }
+    return std::move(*run);
+}
+
+int listRuns(const Context& ctx, const std::string& format)
+{
+    if (!std::filesystem::exists(pathOf(ctx))) {
+        if (format == "json") {
+            std::cout << "[]\n";
+        } else {
+            std::cout << "no runs yet (" << pathOf(ctx) << " does not exist)\n";
+        }
+        return 0;
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadOnly);
+    if (!db) {
+        return fail(kExitRuntime, db.error().message);
+    }
+    auto runs = data::listRuns(*db);
+    if (!runs) {
+        return fail(kExitRuntime, runs.error().message);
+    }
+    if (format == "json") {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& r : *runs) {
+            out.push_back(rowJson(r));
+        }
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    engine::TextTable table({">id", "started", "status", "workload", ">variants", ">reps", "label"});
+    for (const auto& r : *runs) {
+        table.addRow({std::to_string(r.id), r.startedAt, std::string(engine::toString(r.status)), r.workload,
+                      std::to_string(r.variants), std::to_string(r.repetitions), r.label});
+    }
+    table.write(std::cout);
+    return 0;
+}
+
+int showRun(const Context& ctx, const std::string& name, const std::string& format)
+{
+    int status = 0;
+    auto run = loadNamedRun(ctx, name, &status);
+    if (!run) {
+        return status;
+    }
+    if (format == "json") {
+        nlohmann::json variants = nlohmann::json::array();
+        for (std::size_t v = 0; v < run->data.variantNames.size(); ++v) {
+            variants.push_back({{"name", run->data.variantNames[v]}, {"params", run->variantParams.at(v)}});
+        }
+        nlohmann::json out = rowJson(run->row);
+        out["spec"] = run->spec;
+        out["environment"] = run->environment;
+        out["variants"] = variants;
+        out["summary"] = engine::summaryJson(run->data);
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    printRunText(*run, pathOf(ctx), std::cout);
+    return 0;
+}
+
+int exportRun(const Context& ctx, const std::string& name, const std::string& format, const std::string& file)
+{
+    int status = 0;
+    auto run = loadNamedRun(ctx, name, &status);
+    if (!run) {
+        return status;
+    }
+    std::ofstream fileOut;
+    if (!file.empty() && file != "-") {
+        fileOut.open(file, std::ios::out | std::ios::trunc);
+        if (!fileOut) {
+            return fail(kExitRuntime, "cannot write " + file + ": " + std::strerror(errno));
+        }
+    }
+    std::ostream& out = fileOut.is_open() ? fileOut : std::cout;
+    if (format == "csv") {
+        data::writeCsv(*run, out);
+    } else {
+        data::writeJson(*run, out);
+    }
+    out.flush();
+    if (!out) {
+        return fail(kExitRuntime, "writing the export failed" + (file.empty() ? "" : " (" + file + ")"));
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command addListCommand(CLI::App& app, Context& ctx)
+{
+    auto format = std::make_shared<std::string>("text");
+    auto* sub = app.add_subcommand("list", "List stored runs, newest first");
+    sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    return {sub, [format, &ctx] { return listRuns(ctx, *format); }};
+}
+
+Command addShowCommand(CLI::App& app, Context& ctx)
+{
+    auto run = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("text");
+    auto* sub = app.add_subcommand("show", "Show a run: spec, environment, variants and per-metric summaries");
+    sub->add_option("run", *run, "Run id, or 'last'")->required();
+    sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    return {sub, [run, format, &ctx] { return showRun(ctx, *run, *format); }};
+}
+
+Command addExportCommand(CLI::App& app, Context& ctx)
+{
+    auto run = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>();
+    auto file = std::make_shared<std::string>();
+    auto* sub = app.add_subcommand("export", "Export every sample of a run");
+    sub->add_option("run", *run, "Run id, or 'last'")->required();
+    sub->add_option("--format", *format, "csv (one row per sample) or json (the whole run)")
+        ->required()
+        ->check(CLI::IsMember({"csv", "json"}));
+    sub->add_option("-o,--output", *file, "Write to FILE instead of standard output");
+    return {sub, [run, format, file, &ctx] { return exportRun(ctx, *run, *format, *file); }};
+}
+
+}  // namespace nf::cli

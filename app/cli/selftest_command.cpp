@@ -1,0 +1,129 @@
+// noisefloor selftest: measures the measurement. Prints the TSC read overhead, the harness's
+// per-call overhead, the cost of a counter read, the linearity of `spin` and the run-to-run spread
+// of repetition means on this machine.
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli.h"
+#include "counter_group.h"
+#include "run_collector.h"
+#include "scheduler.h"
+#include "signal_stop.h"
+#include "statistics.h"
+#include "system_facts.h"
+#include "tsc_clock.h"
+
+namespace nf::cli {
+
+namespace {
+
+struct SelftestOptions {
+    std::string cpus;
+    double scale = 1.0;  // --quick shortens every run
+};
+
+Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engine::VariantSpec> variants, int reps,
+                                     double duration, double chunk, const SignalStop& signals)
+{
+    engine::ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.variants = std::move(variants);
+    spec.repetitions = reps;
+    spec.duration = duration * o.scale;
+    spec.warmup = 0.2 * o.scale;
+    spec.chunk = chunk;
+    if (!o.cpus.empty()) {
+        spec.cpus = probes::parseCpuList(o.cpus);
+    }
+    auto prepared = engine::prepareExperiment(spec, probes::readSystemFacts());
+    if (!prepared) {
+        return prepared.error();
+    }
+    engine::RunCollector collector;
+    const auto outcome = engine::runExperiment(*prepared, collector, {signals.token(), &signals.signal()});
+    if (outcome.status != engine::RunStatus::Complete) {
+        return Error{"selftest run " + std::string(engine::toString(outcome.status)) + ": " + outcome.reason};
+    }
+    return collector;
+}
+
+double counterReadMicros(const probes::TscClock& tsc)
+{
+    auto events = probes::resolveEvents("cycles,instructions,branch-misses,task-clock,context-switches");
+    if (!events) {
+        return 0;
+    }
+    auto group = probes::CounterGroup::open(*events, probes::CounterTarget::callingThread());
+    if (!group) {
+        return 0;
+    }
+    constexpr int kReads = 2000;
+    const auto t0 = probes::readTsc();
+    for (int i = 0; i < kReads; ++i) {
+        (void)group->read();
+    }
+    return tsc.toNanoseconds(probes::readTsc() - t0) / kReads / 1e3;
+}
+
+int execute(const SelftestOptions& o)
+{
+    SignalStop signals;
+    auto tsc = probes::TscClock::calibrate(0.1);
+    if (!tsc) {
+        return fail(kExitRuntime, tsc.error().message);
+    }
+    const auto& cal = tsc->calibration();
+    std::cout << fmt::format("TSC: {:.1f} MHz, {}\n", cal.hz / 1e6, cal.invariant ? "invariant" : "NOT invariant");
+    std::cout << fmt::format("TSC read overhead: {:g} ticks median, {:g} min ({:.1f} ns)\n", cal.readOverheadTicks,
+                             cal.readOverheadMinTicks, tsc->toNanoseconds(static_cast<std::uint64_t>(cal.readOverheadTicks)));
+    const double readUs = counterReadMicros(*tsc);
+    std::cout << fmt::format("counter group read: {:.2f} us per read (2 per slice: {:.3f}% of a 2 ms chunk, "
+                             "outside the timed loop)\n", readUs, 2 * readUs / 2000 * 100);
+
+    auto lin = runSpin(o, {{"w1", {{"work", "1"}}}, {"w1000", {{"work", "1000"}}}, {"w2000", {{"work", "2000"}}}}, 5,
+                       0.5, 0.002, signals);
+    if (!lin) {
+        return fail(kExitRuntime, lin.error().message);
+    }
+    const auto& data = lin->data();
+    const auto& tscPerOp = data.layout.metrics.front();
+    const double w1 = engine::mean(data.repetitionValues(0, tscPerOp));
+    const double w1000 = engine::mean(data.repetitionValues(1, tscPerOp));
+    const double w2000 = engine::mean(data.repetitionValues(2, tscPerOp));
+    const double loop = lin->start().environment["measurement"].value("loop_overhead_ticks_per_op", 0.0);
+    std::cout << fmt::format("harness loop overhead: {:.2f} ticks per call ({:.3f}% of a spin work=1000 call)\n", loop,
+                             loop / w1000 * 100);
+    std::cout << fmt::format("spin cost: work=1 {:.2f}, work=1000 {:.1f}, work=2000 {:.1f} ticks per call\n", w1, w1000,
+                             w2000);
+    const double ratio = w2000 / w1000;
+    const bool linear = ratio > 1.98 && ratio < 2.02;
+    std::cout << fmt::format("linearity: work=2000 / work=1000 = {:.4f} (expected 2.00 +- 0.02): {}\n", ratio,
+                             linear ? "ok" : "FAIL");
+
+    auto reps = runSpin(o, {{"default", {}}}, 10, 0.5, 0, signals);
+    if (!reps) {
+        return fail(kExitRuntime, reps.error().message);
+    }
+    const auto values = reps->data().repetitionValues(0, reps->data().layout.metrics.front());
+    const auto s = engine::summarize(values);
+    std::cout << fmt::format("repetition means, {} x {:g} s of spin work=1000 (not alternating): mean {:.2f} "
+                             "ticks/op, CV {:.3f}%, min {:.2f}, max {:.2f}\n",
+                             s.n, 0.5 * o.scale, s.mean, s.cv * 100, s.min, s.max);
+    return linear ? 0 : kExitRuntime;
+}
+
+}  // namespace
+
+Command addSelftestCommand(CLI::App& app)
+{
+    auto o = std::make_shared<SelftestOptions>();
+    auto* sub = app.add_subcommand("selftest", "Measure the measurement: TSC and harness overhead, linearity of "
+                                               "spin, run-to-run spread");
+    sub->add_option("--cpu", o->cpus, "Worker CPU (default: the last allowed CPU)");
+    sub->add_flag_callback("--quick", [o] { o->scale = 0.2; }, "Shorter runs (about 5x faster, noisier)");
+    return {sub, [o] { return execute(*o); }};
+}
+
+}  // namespace nf::cli

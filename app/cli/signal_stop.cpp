@@ -1,0 +1,34 @@
+#include "signal_stop.h"
+
+#include <pthread.h>
+
+#include <ctime>
+
+namespace nf::cli {
+
+SignalStop::SignalStop()
+{
+    sigemptyset(&m_set);
+    sigaddset(&m_set, SIGINT);
+    sigaddset(&m_set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &m_set, &m_previous);
+    m_watcher = std::jthread([this](std::stop_token own) {
+        const timespec tick{0, 100'000'000};
+        while (!own.stop_requested()) {
+            const int sig = sigtimedwait(&m_set, nullptr, &tick);
+            if (sig > 0 && m_signal.load() == 0) {
+                m_signal.store(sig);
+                m_source.request_stop();
+            }
+        }
+    });
+}
+
+SignalStop::~SignalStop()
+{
+    m_watcher.request_stop();
+    m_watcher.join();
+    pthread_sigmask(SIG_SETMASK, &m_previous, nullptr);
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,70 @@
+#pragma once
+// Writes runs as they happen (RunRecorder) and reads them back (listRuns, loadRun).
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "database.h"
+#include "run_data.h"
+
+namespace nf::data {
+
+// A RunObserver that stores the run: the runs row (status running) with spec, environment and
+// host facts on runStarted, the variants, the quantities and the metric definitions; each
+// repetition (its repetitions rows and all its samples and values) in one transaction when it
+// ends; the final status and end time on runFinished. A run that stops without runFinished (crash,
+// SIGKILL) stays 'running' with the pid that wrote it, and readers show it as aborted once that
+// pid is gone.
+class RunRecorder : public engine::RunObserver {
+public:
+    explicit RunRecorder(Database& db) : m_db(db) {}
+
+    Result<void> runStarted(const engine::RunStart& start) override;
+    Result<void> repetitionFinished(const engine::RepetitionResult& rep) override;
+    void runFinished(engine::RunStatus status, std::string_view reason) override;
+
+    std::int64_t runId() const { return m_runId; }
+    const std::optional<Error>& finishError() const { return m_finishError; }
+
+private:
+    Database& m_db;
+    std::int64_t m_runId = 0;
+    std::vector<std::int64_t> m_variantIds;
+    std::vector<std::int64_t> m_quantityIds;
+    std::optional<Error> m_finishError;
+};
+
+struct RunRow {
+    std::int64_t id = 0;
+    std::string label;
+    std::string workload;
+    engine::RunStatus status = engine::RunStatus::Running;  // 'running' with a dead pid reads as Aborted
+    std::string statusReason;
+    std::string startedAt;  // ISO 8601 UTC, "2026-11-30T01:02:03Z"
+    std::string endedAt;    // "" while running
+    std::string host;
+    std::string kernel;
+    std::string cpuModel;
+    std::string toolVersion;
+    std::int64_t pid = 0;
+    int variants = 0;
+    int repetitions = 0;    // repetitions stored (all variants counted once per index)
+};
+
+struct StoredRun {
+    RunRow row;
+    nlohmann::json spec;
+    nlohmann::json environment;
+    std::vector<nlohmann::json> variantParams;
+    engine::RunData data;  // variant names, layout (quantities, metrics) and every sample
+};
+
+// Newest first.
+Result<std::vector<RunRow>> listRuns(Database& db);
+// Fails with "no run 42 in runs.db" for an unknown id.
+Result<StoredRun> loadRun(Database& db, std::int64_t id);
+
+}  // namespace nf::data

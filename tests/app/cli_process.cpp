@@ -1,0 +1,84 @@
+#include "cli_process.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace nf::test {
+
+TempDir::TempDir()
+{
+    std::string templ = (std::filesystem::temp_directory_path() / "nf-cli-XXXXXX").string();
+    if (mkdtemp(templ.data()) == nullptr) {
+        throw std::runtime_error("mkdtemp failed");
+    }
+    m_path = templ;
+}
+
+TempDir::~TempDir()
+{
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+}
+
+CliProcess::CliProcess(const std::vector<std::string>& args, const TempDir& dir)
+{
+    static std::atomic<int> counter{0};
+    const int n = counter++;
+    m_outPath = dir.file("out." + std::to_string(n));
+    m_errPath = dir.file("err." + std::to_string(n));
+    std::vector<std::string> argv = {NF_CLI_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) {
+        cargv.push_back(a.data());
+    }
+    cargv.push_back(nullptr);
+    m_pid = fork();
+    if (m_pid == 0) {
+        const int out = open(m_outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(m_errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int in = open("/dev/null", O_RDONLY);
+        if (out < 0 || err < 0 || in < 0) {
+            _exit(127);
+        }
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        execv(cargv[0], cargv.data());
+        _exit(127);
+    }
+}
+
+CliResult CliProcess::wait()
+{
+    int status = 0;
+    waitpid(m_pid, &status, 0);
+    CliResult r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = readFile(m_outPath);
+    r.err = readFile(m_errPath);
+    return r;
+}
+
+CliResult runCli(const std::vector<std::string>& args, const TempDir& dir)
+{
+    return CliProcess(args, dir).wait();
+}
+
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace nf::test

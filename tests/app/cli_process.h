@@ -1,0 +1,47 @@
+#pragma once
+// Runs the built `noisefloor` binary the way a user would, capturing its output and exit status.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace nf::test {
+
+struct CliResult {
+    int status = -1;  // exit status, or 128 + signal
+    std::string out;
+    std::string err;
+};
+
+// A scratch directory removed when the object goes away.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return m_path; }
+    std::string file(const std::string& name) const { return m_path + "/" + name; }
+
+private:
+    std::string m_path;
+};
+
+class CliProcess {
+public:
+    // Starts `noisefloor args...` with stdout and stderr going to files in `dir`.
+    CliProcess(const std::vector<std::string>& args, const TempDir& dir);
+    pid_t pid() const { return m_pid; }
+    CliResult wait();
+
+private:
+    pid_t m_pid = -1;
+    std::string m_outPath;
+    std::string m_errPath;
+};
+
+CliResult runCli(const std::vector<std::string>& args, const TempDir& dir);
+std::string readFile(const std::string& path);
+
+}  // namespace nf::test
