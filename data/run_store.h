@@ -51,7 +51,7 @@ struct RunRow {
     std::string toolVersion;
     std::int64_t pid = 0;
     int variants = 0;
-    int repetitions = 0;    // repetitions stored (all variants counted once per index)
+    int repetitions = 0;  // repetitions stored (all variants counted once per index)
 };
 
 struct StoredRun {

@@ -1,0 +1,251 @@
+#include "database.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace nf::data {
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+
+// The errno behind a failed open. SQLite retries a failed read-write open read-only, so its last
+// errno can be ENOENT where the real reason was EACCES: ask the file system directly first.
+int openFailureErrno(sqlite3* db, const std::string& path, Database::Mode mode)
+{
+    if (mode == Database::Mode::ReadWrite) {
+        std::error_code ec;
+        bool exists = std::filesystem::exists(path, ec);
+        std::string parent = std::filesystem::path(path).parent_path().string();
+        const char* target = exists ? path.c_str() : parent.empty() ? "." : parent.c_str();
+        if (access(target, exists ? R_OK | W_OK : W_OK | X_OK) != 0)
+            return errno;
+    }
+    return db != nullptr ? sqlite3_system_errno(db) : 0;
+}
+
+Error openFailure(sqlite3* db, int rc, const std::string& path, Database::Mode mode)
+{
+    int err = openFailureErrno(db, path, mode);
+    std::string reason = err != 0 ? nf::errnoText(err) : db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    return Error{"cannot open database " + path + ": " + reason, err};
+}
+
+Result<void> createParentDirectories(const std::string& path)
+{
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty())
+        return {};
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec)
+        return Error{"cannot create directory " + parent.string() + " for " + path + ": " + ec.message(), ec.value()};
+    return {};
+}
+
+// Reading the header is the first thing that touches the file's contents: a file that is not a
+// database fails here with SQLITE_NOTADB.
+Result<void> checkIsDatabase(sqlite3* db, const std::string& path)
+{
+    int rc = sqlite3_exec(db, "PRAGMA schema_version", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK)
+        return {};
+    std::string reason = sqlite3_errmsg(db);
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        return Error{path + " is not a noisefloor database (" + reason + ")"};
+    return Error{"cannot read " + path + ": " + reason};
+}
+
+Result<void> configure(sqlite3* db, const std::string& path, Database::Mode mode)
+{
+    std::string sql = "PRAGMA foreign_keys = ON;";
+    if (mode == Database::Mode::ReadWrite)
+        sql += "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;";
+    char* message = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+    if (rc == SQLITE_OK)
+        return {};
+    std::string reason = message != nullptr ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    return Error{"cannot configure " + path + ": " + reason};
+}
+
+}  // namespace
+
+Result<Database> Database::open(const std::string& path, Mode mode)
+{
+    int flags = SQLITE_OPEN_READONLY;
+    if (mode == Mode::ReadWrite) {
+        flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        if (auto made = createParentDirectories(path); !made)
+            return made.error();
+    }
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+    Database db(raw, path);  // owns the handle even when the open failed
+    if (rc != SQLITE_OK)
+        return openFailure(raw, rc, path, mode);
+    if (mode == Mode::ReadWrite && sqlite3_db_readonly(raw, "main") == 1)  // SQLite's silent fallback
+        return openFailure(raw, SQLITE_READONLY, path, mode);
+    sqlite3_extended_result_codes(raw, 1);
+    sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+    if (auto checked = checkIsDatabase(raw, path); !checked)
+        return checked.error();
+    if (auto configured = configure(raw, path, mode); !configured)
+        return configured.error();
+    return db;
+}
+
+Result<void> Database::exec(std::string_view sql)
+{
+    std::string text(sql);
+    char* message = nullptr;
+    int rc = sqlite3_exec(m_db.get(), text.c_str(), nullptr, nullptr, &message);
+    if (rc == SQLITE_OK)
+        return {};
+    std::string reason = message != nullptr ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    return Error{"database error in " + m_path + ": " + reason};
+}
+
+Result<Statement> Database::prepare(std::string_view sql)
+{
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(m_db.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(stmt);
+        return Error{"cannot prepare statement on " + m_path + ": " + errorMessage()};
+    }
+    if (stmt == nullptr)
+        return Error{"cannot prepare statement on " + m_path + ": empty SQL"};
+    return Statement(stmt, m_db.get());
+}
+
+std::int64_t Database::lastInsertId() const
+{
+    return sqlite3_last_insert_rowid(m_db.get());
+}
+
+std::string Database::errorMessage() const
+{
+    return sqlite3_errmsg(m_db.get());
+}
+
+// --- Statement ---
+
+Statement& Statement::bind(int index, std::int64_t value)
+{
+    sqlite3_bind_int64(m_stmt.get(), index, value);
+    return *this;
+}
+
+Statement& Statement::bind(int index, double value)
+{
+    sqlite3_bind_double(m_stmt.get(), index, value);  // NaN is stored as NULL
+    return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view value)
+{
+    sqlite3_bind_text64(m_stmt.get(), index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    return *this;
+}
+
+Statement& Statement::bindNull(int index)
+{
+    sqlite3_bind_null(m_stmt.get(), index);
+    return *this;
+}
+
+Result<bool> Statement::step()
+{
+    int rc = sqlite3_step(m_stmt.get());
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc == SQLITE_DONE)
+        return false;
+    std::string message = sqlite3_errmsg(m_db);
+    const char* file = sqlite3_db_filename(m_db, "main");
+    std::string where = file != nullptr && *file != '\0' ? file : "database";
+    return Error{"database error in " + where + ": " + message};
+}
+
+Result<void> Statement::run()
+{
+    for (;;) {
+        Result<bool> more = step();
+        if (!more) {
+            reset();
+            return more.error();
+        }
+        if (!*more)
+            break;
+    }
+    reset();
+    return {};
+}
+
+void Statement::reset()
+{
+    sqlite3_reset(m_stmt.get());
+    sqlite3_clear_bindings(m_stmt.get());
+}
+
+bool Statement::isNull(int column) const
+{
+    return sqlite3_column_type(m_stmt.get(), column) == SQLITE_NULL;
+}
+
+std::int64_t Statement::int64(int column) const
+{
+    return sqlite3_column_int64(m_stmt.get(), column);
+}
+
+double Statement::real(int column) const
+{
+    return sqlite3_column_double(m_stmt.get(), column);
+}
+
+std::string Statement::text(int column) const
+{
+    const unsigned char* data = sqlite3_column_text(m_stmt.get(), column);
+    if (data == nullptr)
+        return {};
+    int size = sqlite3_column_bytes(m_stmt.get(), column);
+    return std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
+}
+
+// --- Transaction ---
+
+Result<Transaction> Transaction::begin(Database& db)
+{
+    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun)
+        return begun.error();
+    return Transaction(db);
+}
+
+Transaction::Transaction(Transaction&& other) noexcept : m_db(other.m_db), m_done(other.m_done)
+{
+    other.m_done = true;
+}
+
+Transaction::~Transaction()
+{
+    if (!m_done && m_db != nullptr && !sqlite3_get_autocommit(m_db->handle()))
+        sqlite3_exec(m_db->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Result<void> Transaction::commit()
+{
+    if (m_done)
+        return Error{"transaction on " + m_db->path() + " already finished"};
+    if (auto committed = m_db->exec("COMMIT"); !committed)
+        return committed.error();
+    m_done = true;
+    return {};
+}
+
+}  // namespace nf::data

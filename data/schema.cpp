@@ -1,0 +1,246 @@
+#include "schema.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace nf::data {
+namespace {
+
+// PRAGMA application_id marks the file as ours ("NFlr"), so migrate() never adds its tables to
+// some other program's database.
+constexpr std::int64_t kApplicationId = 0x4e466c72;
+
+struct Migration {
+    int version;
+    const char* sql;
+};
+
+// Migration 1: runs, their variants, quantities and metric definitions; repetitions, samples and
+// one value per (sample, quantity). Deleting a run cascades to everything below it.
+constexpr const char* kMigration1 = R"sql(
+CREATE TABLE runs (
+    id               INTEGER PRIMARY KEY,
+    label            TEXT NOT NULL DEFAULT '',
+    workload         TEXT NOT NULL,
+    spec_json        TEXT NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('running', 'complete', 'aborted', 'failed')),
+    status_reason    TEXT NOT NULL DEFAULT '',
+    started_at       TEXT NOT NULL,
+    ended_at         TEXT,
+    host             TEXT NOT NULL DEFAULT '',
+    kernel           TEXT NOT NULL DEFAULT '',
+    cpu_model        TEXT NOT NULL DEFAULT '',
+    environment_json TEXT NOT NULL DEFAULT '{}',
+    tool_version     TEXT NOT NULL,
+    pid              INTEGER NOT NULL,  -- the writer: a 'running' run whose writer is gone was aborted
+    pid_start        TEXT NOT NULL DEFAULT ''  -- "<boot id>/<start ticks>": tells a reused pid apart
+);
+CREATE INDEX runs_started_at ON runs (started_at);
+
+CREATE TABLE variants (
+    id          INTEGER PRIMARY KEY,
+    run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    idx         INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    params_json TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (run_id, idx),
+    UNIQUE (run_id, name)
+);
+
+CREATE TABLE quantities (
+    id     INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    idx    INTEGER NOT NULL,
+    name   TEXT NOT NULL,
+    UNIQUE (run_id, idx),
+    UNIQUE (run_id, name)
+);
+
+CREATE TABLE metrics (
+    run_id           INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    idx              INTEGER NOT NULL,
+    name             TEXT NOT NULL,
+    unit             TEXT NOT NULL DEFAULT '',
+    numerator        TEXT NOT NULL,
+    denominator      TEXT NOT NULL,
+    scale            REAL NOT NULL DEFAULT 1.0,
+    higher_is_better INTEGER NOT NULL DEFAULT 0,
+    description      TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (run_id, idx)
+);
+
+CREATE TABLE repetitions (
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    variant_id INTEGER NOT NULL REFERENCES variants (id) ON DELETE CASCADE,
+    idx        INTEGER NOT NULL,
+    seq        INTEGER NOT NULL,
+    started_s  REAL,
+    ended_s    REAL,
+    status     TEXT NOT NULL DEFAULT 'complete',
+    UNIQUE (variant_id, idx)
+);
+CREATE INDEX repetitions_run ON repetitions (run_id, idx);
+
+CREATE TABLE samples (
+    id            INTEGER PRIMARY KEY,
+    repetition_id INTEGER NOT NULL REFERENCES repetitions (id) ON DELETE CASCADE,
+    idx           INTEGER NOT NULL,
+    pair          INTEGER,
+    start_s       REAL NOT NULL,
+    duration_s    REAL NOT NULL,
+    UNIQUE (repetition_id, idx)
+);
+
+CREATE TABLE sample_values (
+    sample_id   INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,
+    quantity_id INTEGER NOT NULL REFERENCES quantities (id) ON DELETE CASCADE,
+    value       REAL,
+    PRIMARY KEY (sample_id, quantity_id)
+) WITHOUT ROWID;
+CREATE INDEX sample_values_quantity ON sample_values (quantity_id);
+)sql";
+
+const std::vector<Migration>& migrations()
+{
+    static const std::vector<Migration> list = {
+        {1, kMigration1},
+    };
+    return list;
+}
+
+Result<std::int64_t> pragmaValue(Database& db, const char* name)
+{
+    auto stmt = db.prepare(std::string("PRAGMA ") + name);
+    if (!stmt)
+        return stmt.error();
+    auto row = stmt->step();
+    if (!row)
+        return row.error();
+    return *row ? stmt->int64(0) : 0;
+}
+
+Error newerSchema(const Database& db, std::int64_t version)
+{
+    return Error{db.path() + " was written by a newer noisefloor (schema " + std::to_string(version) +
+                 "; this build reads up to " + std::to_string(schemaVersion()) + ")"};
+}
+
+// Refuses a database that belongs to another program: one with another application id, or one
+// that has tables but no schema version of ours.
+Result<void> checkOwnership(Database& db, std::int64_t version)
+{
+    auto appId = pragmaValue(db, "application_id");
+    if (!appId)
+        return appId.error();
+    if (*appId != 0 && *appId != kApplicationId)
+        return Error{db.path() + " is not a noisefloor database (it belongs to another application)"};
+    if (version != 0)
+        return {};
+    auto tables = db.prepare("SELECT count(*) FROM sqlite_master");
+    if (!tables)
+        return tables.error();
+    auto row = tables->step();
+    if (!row)
+        return row.error();
+    if (*row && tables->int64(0) != 0)
+        return Error{db.path() + " is not a noisefloor database (it has tables but no noisefloor schema)"};
+    return {};
+}
+
+Result<void> applyMigration(Database& db, const Migration& migration)
+{
+    auto tx = Transaction::begin(db);
+    if (!tx)
+        return tx.error();
+    // Another process may have migrated between our check and BEGIN IMMEDIATE.
+    auto version = pragmaValue(db, "user_version");
+    if (!version)
+        return version.error();
+    if (*version >= migration.version)
+        return tx->commit();
+    if (*version == 0) {
+        if (auto owned = checkOwnership(db, 0); !owned)
+            return owned;
+    }
+    if (auto applied = db.exec(migration.sql); !applied)
+        return Error{"schema migration " + std::to_string(migration.version) + " failed: " + applied.error().message};
+    std::string stamp = "PRAGMA user_version = " + std::to_string(migration.version) +
+                        "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
+    if (auto stamped = db.exec(stamp); !stamped)
+        return stamped;
+    return tx->commit();
+}
+
+}  // namespace
+
+int schemaVersion()
+{
+    return migrations().back().version;
+}
+
+Result<void> migrate(Database& db)
+{
+    auto version = pragmaValue(db, "user_version");
+    if (!version)
+        return version.error();
+    if (auto owned = checkOwnership(db, *version); !owned)
+        return owned;
+    if (*version > schemaVersion())
+        return newerSchema(db, *version);
+    for (const Migration& migration : migrations()) {
+        if (migration.version <= *version)
+            continue;
+        if (auto applied = applyMigration(db, migration); !applied)
+            return applied;
+    }
+    return {};
+}
+
+Result<Database> openStore(const std::string& path, Database::Mode mode)
+{
+    auto db = Database::open(path, mode);
+    if (!db)
+        return db.error();
+    if (mode == Database::Mode::ReadWrite) {
+        if (auto migrated = migrate(*db); !migrated)
+            return migrated.error();
+        return std::move(db).value();
+    }
+    auto version = pragmaValue(*db, "user_version");
+    if (!version)
+        return version.error();
+    if (auto owned = checkOwnership(*db, *version); !owned)
+        return owned.error();
+    if (*version > schemaVersion())
+        return newerSchema(*db, *version);
+    if (*version == 0)
+        return Error{path + " is not a noisefloor database (no noisefloor schema)"};
+    return std::move(db).value();
+}
+
+std::string defaultDatabasePath()
+{
+    auto env = [](const char* name) -> std::string {
+        const char* value = std::getenv(name);
+        return value != nullptr ? value : "";
+    };
+    if (std::string db = env("NOISEFLOOR_DB"); !db.empty())
+        return db;
+    // The XDG spec says relative values are invalid and should be ignored.
+    if (std::string xdg = env("XDG_DATA_HOME"); !xdg.empty() && xdg.front() == '/')
+        return xdg + "/noisefloor/runs.db";
+    std::string home = env("HOME");
+    if (home.empty()) {
+        if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_dir != nullptr)
+            home = pw->pw_dir;
+    }
+    if (home.empty())
+        return "runs.db";
+    return home + "/.local/share/noisefloor/runs.db";
+}
+
+}  // namespace nf::data
