@@ -1,0 +1,258 @@
+// The GUI against a real (temporary) database: the run list model, the main window's selection and
+// plot, and a missing database. Runs on the offscreen platform, no display needed.
+
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+#include <stdlib.h>
+
+#include <QApplication>
+#include <QStatusBar>
+#include <QTableView>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "main_window.h"
+#include "metric.h"
+#include "repetition_plot.h"
+#include "run_list_model.h"
+#include "run_store.h"
+#include "schema.h"
+
+namespace nf::ui {
+namespace {
+
+// One QApplication for the whole binary, created on first use (gtest_main owns main()). It is
+// deliberately never destroyed: tearing Qt down during static destruction is not worth the risk.
+QApplication& application()
+{
+    static int argc = 1;
+    static char name[] = "ui_test";
+    static char* argv[] = {name, nullptr};
+    static QApplication* app = [] {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return new QApplication(argc, argv);
+    }();
+    return *app;
+}
+
+class TempDir {
+public:
+    TempDir()
+    {
+        std::string pattern = (std::filesystem::temp_directory_path() / "nf-ui-test-XXXXXX").string();
+        if (mkdtemp(pattern.data()) != nullptr)
+            m_path = pattern;
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        if (!m_path.empty())
+            std::filesystem::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    std::string file(const std::string& name) const { return m_path + "/" + name; }
+
+private:
+    std::string m_path;
+};
+
+constexpr int kReps = 3;
+constexpr int kSamplesPerRep = 4;
+
+engine::RunStart makeRunStart()
+{
+    engine::RunStart start;
+    start.spec.workload = "spin";
+    start.spec.label = "gui test";
+    start.spec.variants = {{"a", {}}, {"b", {{"work", "200"}}}};
+    start.spec.repetitions = kReps;
+    start.spec.seed = 7;
+    start.variantParams = {{{"work", 100}}, {{"work", 200}}};
+    start.layout.quantities = {engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs};
+    start.layout.metrics = engine::callLoopMetrics(start.layout.quantities);
+    start.environment = {{"system", {{"hostname", "testhost"}, {"cpu_model", "Test CPU"}}}};
+    return start;
+}
+
+// Variant a costs about 30 ticks/op, b about 60, with a little spread per repetition.
+engine::RepetitionResult makeRepetition(int index)
+{
+    engine::RepetitionResult rep;
+    rep.index = index;
+    rep.variants = {0, 1};
+    double t = index * 1.0;
+    rep.start = t;
+    for (int i = 0; i < kSamplesPerRep; ++i) {
+        for (int variant : rep.variants) {
+            engine::Sample s;
+            s.variant = variant;
+            s.repetition = index;
+            s.index = i;
+            s.pair = i;
+            s.start = t;
+            s.duration = 0.01;
+            const double ops = 1000.0 + 10.0 * i;
+            const double ticksPerOp = 30.0 * (variant + 1) + index + 0.25 * i;
+            s.values = {ops, ops * ticksPerOp, ops * ticksPerOp / 3.0};
+            rep.samples.push_back(s);
+            t += s.duration;
+        }
+    }
+    rep.end = t;
+    return rep;
+}
+
+class MainWindowTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        application();
+        auto db = data::openStore(m_dbPath);
+        ASSERT_TRUE(db.ok()) << db.error().message;
+        data::RunRecorder recorder(*db);
+        ASSERT_TRUE(recorder.runStarted(makeRunStart()).ok());
+        for (int r = 0; r < kReps; ++r)
+            ASSERT_TRUE(recorder.repetitionFinished(makeRepetition(r)).ok());
+        recorder.runFinished(engine::RunStatus::Complete, "");
+        ASSERT_FALSE(recorder.finishError().has_value());
+        m_runId = recorder.runId();
+    }
+
+    TempDir m_dir;
+    std::string m_dbPath = m_dir.file("runs.db");
+    std::int64_t m_runId = 0;
+};
+
+QString cell(const RunListModel& model, int row, int column)
+{
+    return model.data(model.index(row, column)).toString();
+}
+
+TEST_F(MainWindowTest, RunListModelShowsTheStoredRun)
+{
+    auto db = data::openStore(m_dbPath, data::Database::Mode::ReadOnly);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    RunListModel model;
+    ASSERT_TRUE(model.load(*db).ok());
+    ASSERT_EQ(model.rowCount(), 1);
+    EXPECT_EQ(model.columnCount(), 7);
+    EXPECT_EQ(model.headerData(RunListModel::Reps, Qt::Horizontal).toString(), "reps");
+    EXPECT_EQ(cell(model, 0, RunListModel::Id), QString::number(m_runId));
+    EXPECT_FALSE(cell(model, 0, RunListModel::Started).isEmpty());
+    EXPECT_EQ(cell(model, 0, RunListModel::Status), "complete");
+    EXPECT_EQ(cell(model, 0, RunListModel::Workload), "spin");
+    EXPECT_EQ(cell(model, 0, RunListModel::Label), "gui test");
+    EXPECT_EQ(cell(model, 0, RunListModel::Variants), "2");
+    EXPECT_EQ(cell(model, 0, RunListModel::Reps), QString::number(kReps));
+    EXPECT_FALSE(model.data(model.index(1, 0)).isValid());
+    EXPECT_EQ(model.rowOf(m_runId), 0);
+}
+
+TEST_F(MainWindowTest, SelectsTheRunAndPlotsEachVariant)
+{
+    MainWindow window(QString::fromStdString(m_dbPath));
+    EXPECT_EQ(window.runModel()->rowCount(), 1);
+    EXPECT_TRUE(window.statusText().contains("1 run")) << window.statusText().toStdString();
+    EXPECT_TRUE(window.statusText().contains(QString::fromStdString(m_dbPath)));
+
+    ASSERT_TRUE(window.selectRun(m_runId));
+    EXPECT_EQ(window.runTable()->currentIndex().row(), 0);
+    QCustomPlot* plot = window.plot()->customPlot();
+    ASSERT_EQ(plot->graphCount(), 2);
+    EXPECT_EQ(plot->graph(0)->name().left(2), "a:");
+    EXPECT_EQ(plot->graph(1)->name().left(2), "b:");
+    for (int v = 0; v < 2; ++v) {
+        const QCPGraph* graph = plot->graph(v);
+        ASSERT_EQ(graph->dataCount(), kReps) << v;
+        for (int r = 0; r < kReps; ++r) {
+            // Points sit near their repetition number, values near the variant's ticks/op.
+            EXPECT_NEAR(graph->data()->at(r)->key, r + 1, 0.3) << v << "/" << r;
+            EXPECT_NEAR(graph->data()->at(r)->value, 30.0 * (v + 1) + r, 1.0) << v << "/" << r;
+        }
+    }
+    EXPECT_EQ(plot->itemCount(), 2);  // one mean line per variant
+    EXPECT_TRUE(window.plot()->message().isEmpty());
+    EXPECT_TRUE(plot->yAxis->label().startsWith("tsc_per_op (ticks/op)")) << plot->yAxis->label().toStdString();
+    EXPECT_TRUE(plot->legend->visible());
+
+    const QString shot = QString::fromStdString(m_dir.file("shot.png"));
+    EXPECT_TRUE(window.saveScreenshot(shot));
+    EXPECT_TRUE(std::filesystem::file_size(shot.toStdString()) > 0);
+}
+
+TEST_F(MainWindowTest, RunWithoutSamplesSaysSo)
+{
+    std::int64_t emptyRun = 0;
+    {
+        auto db = data::openStore(m_dbPath);
+        ASSERT_TRUE(db.ok()) << db.error().message;
+        data::RunRecorder recorder(*db);
+        ASSERT_TRUE(recorder.runStarted(makeRunStart()).ok());
+        recorder.runFinished(engine::RunStatus::Aborted, "stopped");
+        emptyRun = recorder.runId();
+    }
+    MainWindow window(QString::fromStdString(m_dbPath));
+    EXPECT_EQ(window.runModel()->rowCount(), 2);
+    ASSERT_TRUE(window.selectRun(emptyRun));
+    EXPECT_EQ(window.plot()->message(), "no samples in this run");
+    // Clicking a row (changing the table's current row) plots that run.
+    window.runTable()->selectRow(window.runModel()->rowOf(m_runId));
+    EXPECT_TRUE(window.plot()->message().isEmpty());
+    EXPECT_EQ(window.plot()->customPlot()->graphCount(), 2);
+}
+
+TEST_F(MainWindowTest, ReloadShowsNewRunsAndKeepsTheSelection)
+{
+    MainWindow window(QString::fromStdString(m_dbPath));
+    ASSERT_EQ(window.runModel()->rowCount(), 1);
+    {
+        auto db = data::openStore(m_dbPath);
+        ASSERT_TRUE(db.ok()) << db.error().message;
+        data::RunRecorder recorder(*db);
+        ASSERT_TRUE(recorder.runStarted(makeRunStart()).ok());
+        ASSERT_TRUE(recorder.repetitionFinished(makeRepetition(0)).ok());
+        recorder.runFinished(engine::RunStatus::Complete, "");
+    }
+    window.reload();
+    EXPECT_EQ(window.runModel()->rowCount(), 2);
+    EXPECT_TRUE(window.statusText().startsWith("2 runs in ")) << window.statusText().toStdString();
+    const data::RunRow* selected = window.runModel()->runAt(window.runTable()->currentIndex().row());
+    ASSERT_NE(selected, nullptr);
+    EXPECT_EQ(selected->id, m_runId);
+    EXPECT_EQ(window.plot()->customPlot()->graph(0)->dataCount(), kReps);
+}
+
+TEST(MainWindowMissingDatabase, SaysSoInTheStatusBar)
+{
+    application();
+    TempDir dir;
+    const QString path = QString::fromStdString(dir.file("does-not-exist.db"));
+    MainWindow window(path);
+    EXPECT_EQ(window.runModel()->rowCount(), 0);
+    EXPECT_TRUE(window.statusText().startsWith("No database at " + path)) << window.statusText().toStdString();
+    EXPECT_FALSE(std::filesystem::exists(path.toStdString()));  // a read-only open must not create it
+    window.reload();
+    EXPECT_EQ(window.runModel()->rowCount(), 0);
+}
+
+TEST(MainWindowMissingDatabase, NotADatabaseSaysSo)
+{
+    application();
+    TempDir dir;
+    const std::string path = dir.file("garbage.db");
+    {
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("this is not an SQLite database, just some text long enough to have a header\n", f);
+        std::fclose(f);
+    }
+    MainWindow window(QString::fromStdString(path));
+    EXPECT_EQ(window.runModel()->rowCount(), 0);
+    EXPECT_TRUE(window.statusText().startsWith("Cannot open")) << window.statusText().toStdString();
+}
+
+}  // namespace
+}  // namespace nf::ui

@@ -1,0 +1,136 @@
+#include "run_list_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDateTime>
+
+namespace nf::ui {
+
+namespace {
+
+QString qs(const std::string& text)
+{
+    return QString::fromStdString(text);
+}
+
+}  // namespace
+
+RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+Result<void> RunListModel::load(data::Database& db)
+{
+    auto runs = data::listRuns(db);
+    if (!runs) {
+        clear();
+        return runs.error();
+    }
+    setRuns(std::move(*runs));
+    return {};
+}
+
+void RunListModel::setRuns(std::vector<data::RunRow> runs)
+{
+    beginResetModel();
+    m_runs = std::move(runs);
+    endResetModel();
+}
+
+void RunListModel::clear()
+{
+    setRuns({});
+}
+
+const data::RunRow* RunListModel::runAt(int row) const
+{
+    if (row < 0 || row >= static_cast<int>(m_runs.size()))
+        return nullptr;
+    return &m_runs[static_cast<std::size_t>(row)];
+}
+
+int RunListModel::rowOf(std::int64_t runId) const
+{
+    for (std::size_t i = 0; i < m_runs.size(); ++i) {
+        if (m_runs[i].id == runId)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+int RunListModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+}
+
+int RunListModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunListModel::data(const QModelIndex& index, int role) const
+{
+    const data::RunRow* run = index.isValid() ? runAt(index.row()) : nullptr;
+    if (run == nullptr)
+        return {};
+    const int column = index.column();
+    switch (role) {
+        case Qt::DisplayRole: return displayText(*run, column);
+        case Qt::TextAlignmentRole:
+            if (column == Id || column == Variants || column == Reps)
+                return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+            return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+        case Qt::ForegroundRole:
+            if (column == Status &&
+                (run->status == engine::RunStatus::Failed || run->status == engine::RunStatus::Aborted))
+                return QBrush(QColor(180, 30, 30));
+            return {};
+        case Qt::ToolTipRole:
+            if (column == Status && !run->statusReason.empty())
+                return qs(run->statusReason);
+            if (column == Started)
+                return qs(run->startedAt) + (run->endedAt.empty() ? QString() : " - " + qs(run->endedAt));
+            if (column == Workload && !run->host.empty())
+                return QStringLiteral("%1 on %2 (%3)").arg(qs(run->workload), qs(run->host), qs(run->cpuModel));
+            return {};
+        default: return {};
+    }
+}
+
+QVariant RunListModel::displayText(const data::RunRow& run, int column) const
+{
+    switch (column) {
+        case Id: return QVariant::fromValue(static_cast<qlonglong>(run.id));
+        case Started: return displayTime(run.startedAt);
+        case Status: return qs(std::string(engine::toString(run.status)));
+        case Workload: return qs(run.workload);
+        case Label: return qs(run.label);
+        case Variants: return run.variants;
+        case Reps: return run.repetitions;
+        default: return {};
+    }
+}
+
+QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+        case Id: return tr("id");
+        case Started: return tr("started");
+        case Status: return tr("status");
+        case Workload: return tr("workload");
+        case Label: return tr("label");
+        case Variants: return tr("variants");
+        case Reps: return tr("reps");
+        default: return {};
+    }
+}
+
+QString RunListModel::displayTime(const std::string& isoUtc)
+{
+    const QDateTime time = QDateTime::fromString(qs(isoUtc), Qt::ISODate);
+    if (!time.isValid())
+        return qs(isoUtc);
+    return time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+}  // namespace nf::ui

@@ -1,0 +1,47 @@
+#pragma once
+// The "Runs" table: one row per stored run, newest first, as nf::data::listRuns returns them.
+
+#include <QAbstractTableModel>
+
+#include <cstdint>
+#include <vector>
+
+#include "database.h"
+#include "run_store.h"
+
+namespace nf::ui {
+
+class RunListModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Id, Started, Status, Workload, Label, Variants, Reps, ColumnCount };
+
+    explicit RunListModel(QObject* parent = nullptr);
+
+    // Replaces the rows with listRuns(db); on failure the model is left empty.
+    Result<void> load(data::Database& db);
+    void setRuns(std::vector<data::RunRow> runs);
+    void clear();
+
+    const std::vector<data::RunRow>& runs() const { return m_runs; }
+    // The run shown in `row`, or nullptr when out of range.
+    const data::RunRow* runAt(int row) const;
+    // Row of the run with this id, or -1.
+    int rowOf(std::int64_t runId) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // "2026-11-30T01:02:03Z" shown in local time as "2026-11-30 02:02:03"; unparsable text as is.
+    static QString displayTime(const std::string& isoUtc);
+
+private:
+    QVariant displayText(const data::RunRow& run, int column) const;
+
+    std::vector<data::RunRow> m_runs;
+};
+
+}  // namespace nf::ui
