@@ -21,8 +21,9 @@ int openFailureErrno(sqlite3* db, const std::string& path, Database::Mode mode)
         bool exists = std::filesystem::exists(path, ec);
         std::string parent = std::filesystem::path(path).parent_path().string();
         const char* target = exists ? path.c_str() : parent.empty() ? "." : parent.c_str();
-        if (access(target, exists ? R_OK | W_OK : W_OK | X_OK) != 0)
+        if (access(target, exists ? R_OK | W_OK : W_OK | X_OK) != 0) {
             return errno;
+        }
     }
     return db != nullptr ? sqlite3_system_errno(db) : 0;
 }
@@ -37,12 +38,14 @@ Error openFailure(sqlite3* db, int rc, const std::string& path, Database::Mode m
 Result<void> createParentDirectories(const std::string& path)
 {
     std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (parent.empty())
+    if (parent.empty()) {
         return {};
+    }
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
-    if (ec)
+    if (ec) {
         return Error{"cannot create directory " + parent.string() + " for " + path + ": " + ec.message(), ec.value()};
+    }
     return {};
 }
 
@@ -51,23 +54,27 @@ Result<void> createParentDirectories(const std::string& path)
 Result<void> checkIsDatabase(sqlite3* db, const std::string& path)
 {
     int rc = sqlite3_exec(db, "PRAGMA schema_version", nullptr, nullptr, nullptr);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK) {
         return {};
+    }
     std::string reason = sqlite3_errmsg(db);
-    if ((rc & 0xff) == SQLITE_NOTADB)
+    if ((rc & 0xff) == SQLITE_NOTADB) {
         return Error{path + " is not a noisefloor database (" + reason + ")"};
+    }
     return Error{"cannot read " + path + ": " + reason};
 }
 
 Result<void> configure(sqlite3* db, const std::string& path, Database::Mode mode)
 {
     std::string sql = "PRAGMA foreign_keys = ON;";
-    if (mode == Database::Mode::ReadWrite)
+    if (mode == Database::Mode::ReadWrite) {
         sql += "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;";
+    }
     char* message = nullptr;
     int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK) {
         return {};
+    }
     std::string reason = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
     return Error{"cannot configure " + path + ": " + reason};
@@ -80,22 +87,27 @@ Result<Database> Database::open(const std::string& path, Mode mode)
     int flags = SQLITE_OPEN_READONLY;
     if (mode == Mode::ReadWrite) {
         flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-        if (auto made = createParentDirectories(path); !made)
+        if (auto made = createParentDirectories(path); !made) {
             return made.error();
+        }
     }
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
     Database db(raw, path);  // owns the handle even when the open failed
-    if (rc != SQLITE_OK)
+    if (rc != SQLITE_OK) {
         return openFailure(raw, rc, path, mode);
-    if (mode == Mode::ReadWrite && sqlite3_db_readonly(raw, "main") == 1)  // SQLite's silent fallback
+    }
+    if (mode == Mode::ReadWrite && sqlite3_db_readonly(raw, "main") == 1) {  // SQLite's silent fallback
         return openFailure(raw, SQLITE_READONLY, path, mode);
+    }
     sqlite3_extended_result_codes(raw, 1);
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-    if (auto checked = checkIsDatabase(raw, path); !checked)
+    if (auto checked = checkIsDatabase(raw, path); !checked) {
         return checked.error();
-    if (auto configured = configure(raw, path, mode); !configured)
+    }
+    if (auto configured = configure(raw, path, mode); !configured) {
         return configured.error();
+    }
     return db;
 }
 
@@ -104,8 +116,9 @@ Result<void> Database::exec(std::string_view sql)
     std::string text(sql);
     char* message = nullptr;
     int rc = sqlite3_exec(m_db.get(), text.c_str(), nullptr, nullptr, &message);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK) {
         return {};
+    }
     std::string reason = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
     return Error{"database error in " + m_path + ": " + reason};
@@ -119,8 +132,9 @@ Result<Statement> Database::prepare(std::string_view sql)
         sqlite3_finalize(stmt);
         return Error{"cannot prepare statement on " + m_path + ": " + errorMessage()};
     }
-    if (stmt == nullptr)
+    if (stmt == nullptr) {
         return Error{"cannot prepare statement on " + m_path + ": empty SQL"};
+    }
     return Statement(stmt, m_db.get());
 }
 
@@ -163,10 +177,12 @@ Statement& Statement::bindNull(int index)
 Result<bool> Statement::step()
 {
     int rc = sqlite3_step(m_stmt.get());
-    if (rc == SQLITE_ROW)
+    if (rc == SQLITE_ROW) {
         return true;
-    if (rc == SQLITE_DONE)
+    }
+    if (rc == SQLITE_DONE) {
         return false;
+    }
     std::string message = sqlite3_errmsg(m_db);
     const char* file = sqlite3_db_filename(m_db, "main");
     std::string where = file != nullptr && *file != '\0' ? file : "database";
@@ -181,8 +197,9 @@ Result<void> Statement::run()
             reset();
             return more.error();
         }
-        if (!*more)
+        if (!*more) {
             break;
+        }
     }
     reset();
     return {};
@@ -212,8 +229,9 @@ double Statement::real(int column) const
 std::string Statement::text(int column) const
 {
     const unsigned char* data = sqlite3_column_text(m_stmt.get(), column);
-    if (data == nullptr)
+    if (data == nullptr) {
         return {};
+    }
     int size = sqlite3_column_bytes(m_stmt.get(), column);
     return std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
 }
@@ -222,8 +240,9 @@ std::string Statement::text(int column) const
 
 Result<Transaction> Transaction::begin(Database& db)
 {
-    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun)
+    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun) {
         return begun.error();
+    }
     return Transaction(db);
 }
 
@@ -234,16 +253,19 @@ Transaction::Transaction(Transaction&& other) noexcept : m_db(other.m_db), m_don
 
 Transaction::~Transaction()
 {
-    if (!m_done && m_db != nullptr && !sqlite3_get_autocommit(m_db->handle()))
+    if (!m_done && m_db != nullptr && !sqlite3_get_autocommit(m_db->handle())) {
         sqlite3_exec(m_db->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    }
 }
 
 Result<void> Transaction::commit()
 {
-    if (m_done)
+    if (m_done) {
         return Error{"transaction on " + m_db->path() + " already finished"};
-    if (auto committed = m_db->exec("COMMIT"); !committed)
+    }
+    if (auto committed = m_db->exec("COMMIT"); !committed) {
         return committed.error();
+    }
     m_done = true;
     return {};
 }

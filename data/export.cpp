@@ -12,8 +12,9 @@ namespace {
 // Integers exactly (counter values), everything else in the shortest form that reads back equal.
 std::string formatNumber(double value)
 {
-    if (!std::isfinite(value))
+    if (!std::isfinite(value)) {
         return {};
+    }
     char text[64];
     if (value == std::trunc(value) && std::fabs(value) < 9007199254740992.0) {  // 2^53
         auto [end, ec] = std::to_chars(text, text + sizeof text, static_cast<long long>(value));
@@ -31,12 +32,14 @@ std::string formatNumber(const std::optional<double>& value)
 // RFC 4180: quote a field holding a comma, quote, CR or LF, doubling the quotes inside.
 std::string csvField(const std::string& text)
 {
-    if (text.find_first_of(",\"\r\n") == std::string::npos)
+    if (text.find_first_of(",\"\r\n") == std::string::npos) {
         return text;
+    }
     std::string quoted = "\"";
     for (char c : text) {
-        if (c == '"')
+        if (c == '"') {
             quoted += '"';
+        }
         quoted += c;
     }
     return quoted + '"';
@@ -50,18 +53,21 @@ std::optional<double> sampleMetric(const engine::RunData& data, const engine::Me
 
 std::string variantName(const engine::RunData& data, int variant)
 {
-    if (variant < 0 || static_cast<std::size_t>(variant) >= data.variantNames.size())
+    if (variant < 0 || static_cast<std::size_t>(variant) >= data.variantNames.size()) {
         return std::to_string(variant);
+    }
     return data.variantNames[static_cast<std::size_t>(variant)];
 }
 
 void writeCsvHeader(const engine::RunData& data, std::ostream& out)
 {
     out << "run,variant,repetition,sample,pair,start_s,duration_s";
-    for (const engine::MetricSpec& metric : data.layout.metrics)
+    for (const engine::MetricSpec& metric : data.layout.metrics) {
         out << ',' << csvField(metric.name);
-    for (const std::string& quantity : data.layout.quantities)
+    }
+    for (const std::string& quantity : data.layout.quantities) {
         out << ',' << csvField(quantity);
+    }
     out << '\n';
 }
 
@@ -71,10 +77,12 @@ void writeCsvRow(const StoredRun& run, const engine::Sample& sample, std::ostrea
     out << run.row.id << ',' << csvField(variantName(data, sample.variant)) << ',' << sample.repetition << ','
         << sample.index << ',' << (sample.pair >= 0 ? std::to_string(sample.pair) : std::string()) << ','
         << formatNumber(sample.start) << ',' << formatNumber(sample.duration);
-    for (const engine::MetricSpec& metric : data.layout.metrics)
+    for (const engine::MetricSpec& metric : data.layout.metrics) {
         out << ',' << formatNumber(sampleMetric(data, metric, sample));
-    for (std::size_t q = 0; q < data.layout.quantities.size(); ++q)
+    }
+    for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
         out << ',' << (q < sample.values.size() ? formatNumber(sample.values[q]) : std::string());
+    }
     out << '\n';
 }
 
@@ -132,8 +140,9 @@ nlohmann::json variantsJson(const StoredRun& run)
 nlohmann::json sampleJson(const engine::RunData& data, const engine::Sample& sample)
 {
     nlohmann::json quantities = nlohmann::json::object();
-    for (std::size_t q = 0; q < data.layout.quantities.size(); ++q)
+    for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
         quantities[data.layout.quantities[q]] = q < sample.values.size() ? jsonNumber(sample.values[q]) : nullptr;
+    }
     nlohmann::json metrics = nlohmann::json::object();
     for (const engine::MetricSpec& metric : data.layout.metrics) {
         std::optional<double> value = sampleMetric(data, metric, sample);
@@ -156,8 +165,9 @@ void writeCsv(const StoredRun& run, std::ostream& out)
 {
     try {
         writeCsvHeader(run.data, out);
-        for (const engine::Sample& sample : run.data.samples)
+        for (const engine::Sample& sample : run.data.samples) {
             writeCsvRow(run, sample, out);
+        }
     } catch (const std::exception&) {
         out.setstate(std::ios::failbit);  // the caller sees a failed stream, never an exception
     }
@@ -167,8 +177,9 @@ void writeJson(const StoredRun& run, std::ostream& out)
 {
     try {
         nlohmann::json samples = nlohmann::json::array();
-        for (const engine::Sample& sample : run.data.samples)
+        for (const engine::Sample& sample : run.data.samples) {
             samples.push_back(sampleJson(run.data, sample));
+        }
         nlohmann::json doc = {{"run", rowJson(run.row)},
                               {"spec", run.spec},
                               {"environment", run.environment},

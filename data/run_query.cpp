@@ -32,8 +32,9 @@ public:
     }
     ~ReadSnapshot()
     {
-        if (m_active)
+        if (m_active) {
             (void)m_db.exec("COMMIT");
+        }
     }
     ReadSnapshot(const ReadSnapshot&) = delete;
     ReadSnapshot& operator=(const ReadSnapshot&) = delete;
@@ -46,16 +47,18 @@ private:
 std::string currentHost()
 {
     char name[256] = {};
-    if (gethostname(name, sizeof name - 1) != 0)
+    if (gethostname(name, sizeof name - 1) != 0) {
         return {};
+    }
     return name;
 }
 
 // A 'running' run whose writer is gone (crash, SIGKILL, reboot) reads as aborted.
 void resolveLiveness(RunRow& row, const std::string& identity, const std::string& host)
 {
-    if (row.status != engine::RunStatus::Running)
+    if (row.status != engine::RunStatus::Running) {
         return;
+    }
     std::string pid = std::to_string(row.pid);
     if (!row.host.empty() && !host.empty() && row.host != host) {
         row.status = engine::RunStatus::Aborted;
@@ -101,15 +104,18 @@ template <typename OnRow>
 Result<void> forEachRow(Database& db, const char* sql, std::int64_t runId, OnRow onRow)
 {
     auto stmt = db.prepare(sql);
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     stmt->bind(1, runId);
     for (;;) {
         auto row = stmt->step();
-        if (!row)
+        if (!row) {
             return row.error();
-        if (!*row)
+        }
+        if (!*row) {
             return {};
+        }
         onRow(*stmt);
     }
 }
@@ -124,15 +130,17 @@ Result<void> loadLayout(Database& db, StoredRun& run, std::unordered_map<std::in
                                    data.variantNames.push_back(s.text(1));
                                    run.variantParams.push_back(parseJson(s.text(2)));
                                });
-    if (!variants)
+    if (!variants) {
         return variants;
+    }
     auto quantities = forEachRow(db, "SELECT id, name FROM quantities WHERE run_id = ? ORDER BY idx", run.row.id,
                                  [&](const Statement& s) {
                                      quantityOf[s.int64(0)] = data.layout.quantities.size();
                                      data.layout.quantities.push_back(s.text(1));
                                  });
-    if (!quantities)
+    if (!quantities) {
         return quantities;
+    }
     return forEachRow(db,
                       "SELECT name, unit, numerator, denominator, scale, higher_is_better, description "
                       "FROM metrics WHERE run_id = ? ORDER BY idx",
@@ -159,8 +167,9 @@ Result<void> loadSamples(Database& db, StoredRun& run, const std::unordered_map<
                                static_cast<int>(s.int64(3)), s.isNull(4) ? -1 : static_cast<int>(s.int64(4)), s.real(5),
                                s.real(6), std::vector<double>(width, std::nan(""))});
         });
-    if (!rows)
+    if (!rows) {
         return rows;
+    }
     return forEachRow(db,
                       "SELECT v.sample_id, v.quantity_id, v.value FROM sample_values v "
                       "JOIN samples s ON s.id = v.sample_id JOIN repetitions p ON p.id = s.repetition_id "
@@ -168,8 +177,9 @@ Result<void> loadSamples(Database& db, StoredRun& run, const std::unordered_map<
                       run.row.id, [&](const Statement& s) {
                           auto sample = sampleOf.find(s.int64(0));
                           auto quantity = quantityOf.find(s.int64(1));
-                          if (sample != sampleOf.end() && quantity != quantityOf.end() && !s.isNull(2))
+                          if (sample != sampleOf.end() && quantity != quantityOf.end() && !s.isNull(2)) {
                               samples[sample->second].values[quantity->second] = s.real(2);
+                          }
                       });
 }
 
@@ -178,16 +188,19 @@ Result<void> loadSamples(Database& db, StoredRun& run, const std::unordered_map<
 Result<std::vector<RunRow>> listRuns(Database& db)
 {
     auto stmt = db.prepare(std::string(kRowColumns) + " FROM runs r ORDER BY r.started_at DESC, r.id DESC");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     std::string host = currentHost();
     std::vector<RunRow> rows;
     for (;;) {
         auto row = stmt->step();
-        if (!row)
+        if (!row) {
             return row.error();
-        if (!*row)
+        }
+        if (!*row) {
             return rows;
+        }
         rows.push_back(readRow(*stmt, host));
     }
 }
@@ -196,14 +209,17 @@ Result<StoredRun> loadRun(Database& db, std::int64_t id)
 try {
     ReadSnapshot snapshot(db);
     auto stmt = db.prepare(std::string(kRowColumns) + ", r.spec_json, r.environment_json FROM runs r WHERE r.id = ?");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     stmt->bind(1, id);
     auto found = stmt->step();
-    if (!found)
+    if (!found) {
         return found.error();
-    if (!*found)
+    }
+    if (!*found) {
         return Error{"no run " + std::to_string(id) + " in " + db.path()};
+    }
     StoredRun run;
     run.row = readRow(*stmt, currentHost());
     run.spec = parseJson(stmt->text(15));
@@ -211,10 +227,12 @@ try {
     stmt->reset();
     std::unordered_map<std::int64_t, int> variantOf;
     std::unordered_map<std::int64_t, std::size_t> quantityOf;
-    if (auto layout = loadLayout(db, run, variantOf, quantityOf); !layout)
+    if (auto layout = loadLayout(db, run, variantOf, quantityOf); !layout) {
         return layout.error();
-    if (auto samples = loadSamples(db, run, variantOf, quantityOf); !samples)
+    }
+    if (auto samples = loadSamples(db, run, variantOf, quantityOf); !samples) {
         return samples.error();
+    }
     return run;
 } catch (const std::exception& e) {
     return Error{"cannot load run " + std::to_string(id) + " from " + db.path() + ": " + e.what()};

@@ -32,18 +32,22 @@ std::string utcNow()
     std::tm tm{};
     gmtime_r(&now, &tm);
     char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+        return {};
+    }
     return text;
 }
 
 // environment["system"][key] when it is a string, else "".
 std::string systemFact(const nlohmann::json& environment, const char* key)
 {
-    if (!environment.is_object())
+    if (!environment.is_object()) {
         return {};
+    }
     auto system = environment.find("system");
-    if (system == environment.end() || !system->is_object())
+    if (system == environment.end() || !system->is_object()) {
         return {};
+    }
     auto value = system->find(key);
     return value != system->end() && value->is_string() ? value->get<std::string>() : std::string();
 }
@@ -53,8 +57,9 @@ Result<void> insertRun(Database& db, const engine::RunStart& start)
     auto stmt = db.prepare(
         "INSERT INTO runs (label, workload, spec_json, status, started_at, host, kernel, cpu_model, "
         "environment_json, tool_version, pid, pid_start) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     stmt->bind(1, start.spec.label)
         .bind(2, start.spec.workload)
         .bind(3, dumpJson(engine::toJson(start.spec)))
@@ -72,15 +77,17 @@ Result<void> insertRun(Database& db, const engine::RunStart& start)
 Result<std::vector<std::int64_t>> insertVariants(Database& db, std::int64_t runId, const engine::RunStart& start)
 {
     auto stmt = db.prepare("INSERT INTO variants (run_id, idx, name, params_json) VALUES (?, ?, ?, ?)");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     std::vector<std::int64_t> ids;
     for (std::size_t i = 0; i < start.spec.variants.size(); ++i) {
         nlohmann::json params = i < start.variantParams.size() ? start.variantParams[i] : nlohmann::json::object();
         stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, start.spec.variants[i].name);
         stmt->bind(4, dumpJson(params));
-        if (auto done = stmt->run(); !done)
+        if (auto done = stmt->run(); !done) {
             return done.error();
+        }
         ids.push_back(db.lastInsertId());
     }
     return ids;
@@ -89,13 +96,15 @@ Result<std::vector<std::int64_t>> insertVariants(Database& db, std::int64_t runI
 Result<std::vector<std::int64_t>> insertQuantities(Database& db, std::int64_t runId, const engine::RunLayout& layout)
 {
     auto stmt = db.prepare("INSERT INTO quantities (run_id, idx, name) VALUES (?, ?, ?)");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     std::vector<std::int64_t> ids;
     for (std::size_t i = 0; i < layout.quantities.size(); ++i) {
         stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, layout.quantities[i]);
-        if (auto done = stmt->run(); !done)
+        if (auto done = stmt->run(); !done) {
             return done.error();
+        }
         ids.push_back(db.lastInsertId());
     }
     return ids;
@@ -106,15 +115,17 @@ Result<void> insertMetrics(Database& db, std::int64_t runId, const engine::RunLa
     auto stmt = db.prepare(
         "INSERT INTO metrics (run_id, idx, name, unit, numerator, denominator, scale, higher_is_better, "
         "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     for (std::size_t i = 0; i < layout.metrics.size(); ++i) {
         const engine::MetricSpec& m = layout.metrics[i];
         stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, m.name).bind(4, m.unit);
         stmt->bind(5, m.numerator).bind(6, m.denominator).bind(7, m.scale);
         stmt->bind(8, m.higherIsBetter ? 1 : 0).bind(9, m.description);
-        if (auto done = stmt->run(); !done)
+        if (auto done = stmt->run(); !done) {
             return done.error();
+        }
     }
     return {};
 }
@@ -122,12 +133,14 @@ Result<void> insertMetrics(Database& db, std::int64_t runId, const engine::RunLa
 Result<std::int64_t> nextSeq(Database& db, std::int64_t runId)
 {
     auto stmt = db.prepare("SELECT coalesce(max(seq) + 1, 0) FROM repetitions WHERE run_id = ?");
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     stmt->bind(1, runId);
     auto row = stmt->step();
-    if (!row)
+    if (!row) {
         return row.error();
+    }
     return *row ? stmt->int64(0) : 0;
 }
 
@@ -136,12 +149,14 @@ std::vector<int> repetitionVariants(const engine::RepetitionResult& rep)
 {
     std::vector<int> variants;
     auto add = [&](int variant) {
-        if (std::find(variants.begin(), variants.end(), variant) == variants.end())
+        if (std::find(variants.begin(), variants.end(), variant) == variants.end()) {
             variants.push_back(variant);
+        }
     };
     std::for_each(rep.variants.begin(), rep.variants.end(), add);
-    for (const engine::Sample& sample : rep.samples)
+    for (const engine::Sample& sample : rep.samples) {
         add(sample.variant);
+    }
     return variants;
 }
 
@@ -151,13 +166,15 @@ std::pair<double, double> variantSpan(const engine::RepetitionResult& rep, int v
     double first = std::numeric_limits<double>::infinity();
     double last = -first;
     for (const engine::Sample& sample : rep.samples) {
-        if (sample.variant != variant)
+        if (sample.variant != variant) {
             continue;
+        }
         first = std::min(first, sample.start);
         last = std::max(last, sample.start + sample.duration);
     }
-    if (first > last)
+    if (first > last) {
         return {rep.start, rep.end};
+    }
     return {first, last};
 }
 
@@ -180,10 +197,12 @@ public:
         auto sample =
             db.prepare("INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s) VALUES (?, ?, ?, ?, ?)");
         auto value = db.prepare("INSERT INTO sample_values (sample_id, quantity_id, value) VALUES (?, ?, ?)");
-        if (!seq)
+        if (!seq) {
             return seq.error();
-        if (!rep || !sample || !value)
+        }
+        if (!rep || !sample || !value) {
             return !rep ? rep.error() : !sample ? sample.error() : value.error();
+        }
         return RepetitionWriter(db, runId, quantityIds, *seq, std::move(*rep), std::move(*sample), std::move(*value));
     }
 
@@ -193,14 +212,16 @@ public:
     {
         std::vector<std::int64_t> repIds(variantIds.size(), 0);
         for (int variant : repetitionVariants(rep)) {
-            if (variant < 0 || static_cast<std::size_t>(variant) >= variantIds.size())
+            if (variant < 0 || static_cast<std::size_t>(variant) >= variantIds.size()) {
                 return Error{"cannot store repetition " + std::to_string(rep.index) + ": no variant " +
                              std::to_string(variant) + " in the run"};
+            }
             auto [first, last] = variantSpan(rep, variant);
             m_rep.bind(1, m_runId).bind(2, variantIds[static_cast<std::size_t>(variant)]).bind(3, rep.index);
             m_rep.bind(4, m_seq++).bind(5, first).bind(6, last);
-            if (auto done = m_rep.run(); !done)
+            if (auto done = m_rep.run(); !done) {
                 return done.error();
+            }
             repIds[static_cast<std::size_t>(variant)] = m_db.lastInsertId();
         }
         return repIds;
@@ -208,23 +229,28 @@ public:
 
     Result<void> insertSample(const engine::Sample& sample, std::int64_t repetitionId)
     {
-        if (sample.values.size() != m_quantityIds.size())
+        if (sample.values.size() != m_quantityIds.size()) {
             return badSample(std::to_string(sample.values.size()) + " values for " +
                                  std::to_string(m_quantityIds.size()) + " quantities",
                              sample);
+        }
         m_sample.bind(1, repetitionId).bind(2, sample.index);
-        if (sample.pair >= 0)
+        if (sample.pair >= 0) {
             m_sample.bind(3, sample.pair);
+        }
         m_sample.bind(4, sample.start).bind(5, sample.duration);
-        if (auto done = m_sample.run(); !done)
+        if (auto done = m_sample.run(); !done) {
             return done;
+        }
         std::int64_t sampleId = m_db.lastInsertId();
         for (std::size_t q = 0; q < m_quantityIds.size(); ++q) {
-            if (std::isnan(sample.values[q]))
+            if (std::isnan(sample.values[q])) {
                 continue;  // a missing value reads back as NaN
+            }
             m_value.bind(1, sampleId).bind(2, m_quantityIds[q]).bind(3, sample.values[q]);
-            if (auto done = m_value.run(); !done)
+            if (auto done = m_value.run(); !done) {
                 return done;
+            }
         }
         return {};
     }
@@ -256,21 +282,27 @@ private:
 Result<void> RunRecorder::runStarted(const engine::RunStart& start)
 try {
     auto tx = Transaction::begin(m_db);
-    if (!tx)
+    if (!tx) {
         return tx.error();
-    if (auto inserted = insertRun(m_db, start); !inserted)
+    }
+    if (auto inserted = insertRun(m_db, start); !inserted) {
         return inserted;
+    }
     std::int64_t runId = m_db.lastInsertId();
     auto variants = insertVariants(m_db, runId, start);
-    if (!variants)
+    if (!variants) {
         return variants.error();
+    }
     auto quantities = insertQuantities(m_db, runId, start.layout);
-    if (!quantities)
+    if (!quantities) {
         return quantities.error();
-    if (auto metrics = insertMetrics(m_db, runId, start.layout); !metrics)
+    }
+    if (auto metrics = insertMetrics(m_db, runId, start.layout); !metrics) {
         return metrics;
-    if (auto committed = tx->commit(); !committed)
+    }
+    if (auto committed = tx->commit(); !committed) {
         return committed;
+    }
     m_runId = runId;
     m_variantIds = std::move(*variants);
     m_quantityIds = std::move(*quantities);
@@ -281,20 +313,25 @@ try {
 
 Result<void> RunRecorder::repetitionFinished(const engine::RepetitionResult& rep)
 try {
-    if (m_runId == 0)
+    if (m_runId == 0) {
         return Error{"cannot store repetition " + std::to_string(rep.index) + ": the run was not stored"};
+    }
     auto tx = Transaction::begin(m_db);
-    if (!tx)
+    if (!tx) {
         return tx.error();
+    }
     auto writer = RepetitionWriter::prepare(m_db, m_runId, m_quantityIds);
-    if (!writer)
+    if (!writer) {
         return writer.error();
+    }
     auto repIds = writer->insertRepetitions(rep, m_variantIds);
-    if (!repIds)
+    if (!repIds) {
         return repIds.error();
+    }
     for (const engine::Sample& sample : rep.samples) {
-        if (auto stored = writer->insertSample(sample, (*repIds)[static_cast<std::size_t>(sample.variant)]); !stored)
+        if (auto stored = writer->insertSample(sample, (*repIds)[static_cast<std::size_t>(sample.variant)]); !stored) {
             return stored;
+        }
     }
     return tx->commit();
 } catch (const std::exception& e) {
@@ -314,8 +351,9 @@ void RunRecorder::runFinished(engine::RunStatus status, std::string_view reason)
             return;
         }
         stmt->bind(1, engine::toString(status)).bind(2, reason).bind(3, utcNow()).bind(4, m_runId);
-        if (auto done = stmt->run(); !done)
+        if (auto done = stmt->run(); !done) {
             m_finishError = done.error();
+        }
     } catch (const std::exception& e) {
         m_finishError = Error{std::string("cannot record the end of the run: ") + e.what()};
     }

@@ -115,11 +115,13 @@ const std::vector<Migration>& migrations()
 Result<std::int64_t> pragmaValue(Database& db, const char* name)
 {
     auto stmt = db.prepare(std::string("PRAGMA ") + name);
-    if (!stmt)
+    if (!stmt) {
         return stmt.error();
+    }
     auto row = stmt->step();
-    if (!row)
+    if (!row) {
         return row.error();
+    }
     return *row ? stmt->int64(0) : 0;
 }
 
@@ -134,44 +136,56 @@ Error newerSchema(const Database& db, std::int64_t version)
 Result<void> checkOwnership(Database& db, std::int64_t version)
 {
     auto appId = pragmaValue(db, "application_id");
-    if (!appId)
+    if (!appId) {
         return appId.error();
-    if (*appId != 0 && *appId != kApplicationId)
+    }
+    if (*appId != 0 && *appId != kApplicationId) {
         return Error{db.path() + " is not a noisefloor database (it belongs to another application)"};
-    if (version != 0)
+    }
+    if (version != 0) {
         return {};
+    }
     auto tables = db.prepare("SELECT count(*) FROM sqlite_master");
-    if (!tables)
+    if (!tables) {
         return tables.error();
+    }
     auto row = tables->step();
-    if (!row)
+    if (!row) {
         return row.error();
-    if (*row && tables->int64(0) != 0)
+    }
+    if (*row && tables->int64(0) != 0) {
         return Error{db.path() + " is not a noisefloor database (it has tables but no noisefloor schema)"};
+    }
     return {};
 }
 
 Result<void> applyMigration(Database& db, const Migration& migration)
 {
     auto tx = Transaction::begin(db);
-    if (!tx)
+    if (!tx) {
         return tx.error();
+    }
     // Another process may have migrated between our check and BEGIN IMMEDIATE.
     auto version = pragmaValue(db, "user_version");
-    if (!version)
+    if (!version) {
         return version.error();
-    if (*version >= migration.version)
-        return tx->commit();
-    if (*version == 0) {
-        if (auto owned = checkOwnership(db, 0); !owned)
-            return owned;
     }
-    if (auto applied = db.exec(migration.sql); !applied)
+    if (*version >= migration.version) {
+        return tx->commit();
+    }
+    if (*version == 0) {
+        if (auto owned = checkOwnership(db, 0); !owned) {
+            return owned;
+        }
+    }
+    if (auto applied = db.exec(migration.sql); !applied) {
         return Error{"schema migration " + std::to_string(migration.version) + " failed: " + applied.error().message};
+    }
     std::string stamp = "PRAGMA user_version = " + std::to_string(migration.version) +
                         "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
-    if (auto stamped = db.exec(stamp); !stamped)
+    if (auto stamped = db.exec(stamp); !stamped) {
         return stamped;
+    }
     return tx->commit();
 }
 
@@ -185,17 +199,22 @@ int schemaVersion()
 Result<void> migrate(Database& db)
 {
     auto version = pragmaValue(db, "user_version");
-    if (!version)
+    if (!version) {
         return version.error();
-    if (auto owned = checkOwnership(db, *version); !owned)
+    }
+    if (auto owned = checkOwnership(db, *version); !owned) {
         return owned;
-    if (*version > schemaVersion())
+    }
+    if (*version > schemaVersion()) {
         return newerSchema(db, *version);
+    }
     for (const Migration& migration : migrations()) {
-        if (migration.version <= *version)
+        if (migration.version <= *version) {
             continue;
-        if (auto applied = applyMigration(db, migration); !applied)
+        }
+        if (auto applied = applyMigration(db, migration); !applied) {
             return applied;
+        }
     }
     return {};
 }
@@ -203,22 +222,28 @@ Result<void> migrate(Database& db)
 Result<Database> openStore(const std::string& path, Database::Mode mode)
 {
     auto db = Database::open(path, mode);
-    if (!db)
+    if (!db) {
         return db.error();
+    }
     if (mode == Database::Mode::ReadWrite) {
-        if (auto migrated = migrate(*db); !migrated)
+        if (auto migrated = migrate(*db); !migrated) {
             return migrated.error();
+        }
         return std::move(db).value();
     }
     auto version = pragmaValue(*db, "user_version");
-    if (!version)
+    if (!version) {
         return version.error();
-    if (auto owned = checkOwnership(*db, *version); !owned)
+    }
+    if (auto owned = checkOwnership(*db, *version); !owned) {
         return owned.error();
-    if (*version > schemaVersion())
+    }
+    if (*version > schemaVersion()) {
         return newerSchema(*db, *version);
-    if (*version == 0)
+    }
+    if (*version == 0) {
         return Error{path + " is not a noisefloor database (no noisefloor schema)"};
+    }
     return std::move(db).value();
 }
 
@@ -228,18 +253,26 @@ std::string defaultDatabasePath()
         const char* value = std::getenv(name);
         return value != nullptr ? value : "";
     };
-    if (std::string db = env("NOISEFLOOR_DB"); !db.empty())
+    if (std::string db = env("NOISEFLOOR_DB"); !db.empty()) {
         return db;
+    }
     // The XDG spec says relative values are invalid and should be ignored.
-    if (std::string xdg = env("XDG_DATA_HOME"); !xdg.empty() && xdg.front() == '/')
+    if (std::string xdg = env("XDG_DATA_HOME"); !xdg.empty() && xdg.front() == '/') {
         return xdg + "/noisefloor/runs.db";
+    }
     std::string home = env("HOME");
     if (home.empty()) {
-        if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_dir != nullptr)
+        passwd entry{};
+        passwd* pw = nullptr;
+        std::vector<char> buffer(16384);
+        if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &pw) == 0 && pw != nullptr &&
+            pw->pw_dir != nullptr) {
             home = pw->pw_dir;
+        }
     }
-    if (home.empty())
+    if (home.empty()) {
         return "runs.db";
+    }
     return home + "/.local/share/noisefloor/runs.db";
 }
 

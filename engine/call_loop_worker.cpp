@@ -68,6 +68,7 @@ private:
     std::uint64_t calibrateCalls(int variant, double seconds);
     void warmUp(double sliceSeconds);
     nlohmann::json measurementJson(double sliceSeconds) const;
+    nlohmann::json workerCounters() const;
 
     const PreparedExperiment& m_p;
     const ExperimentSpec& m_spec;
@@ -169,10 +170,17 @@ void Worker::warmUp(double sliceSeconds)
     for (std::size_t v = 0; v < m_loops.size(); ++v) {
         if (!ticksPerCall[v].empty()) {
             m_ticksPerCall[v] = median(ticksPerCall[v]);
-            m_calls[v] = std::max<std::uint64_t>(
-                1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / m_ticksPerCall[v]));
+            m_calls[v] =
+                std::max<std::uint64_t>(1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / m_ticksPerCall[v]));
         }
     }
+}
+
+nlohmann::json Worker::workerCounters() const
+{
+    auto json = countersJson(*m_counters);
+    json["target"] = "the worker thread (CPU " + std::to_string(m_p.workerCpu) + ")";
+    return json;
 }
 
 nlohmann::json Worker::measurementJson(double sliceSeconds) const
@@ -209,9 +217,10 @@ WorkerDone Worker::run(std::future<bool>& go)
                                      std::to_string(sliceSeconds * 1e3) + " ms; each slice runs 1 call"});
         }
     }
-    m_out.push(WorkerReady{m_layout, {{"tsc", tscJson(m_tsc->calibration())},
-                                      {"counters", countersJson(*m_counters)},
-                                      {"measurement", measurementJson(sliceSeconds)}}});
+    m_out.push(WorkerReady{m_layout,
+                           {{"tsc", tscJson(m_tsc->calibration())},
+                            {"counters", workerCounters()},
+                            {"measurement", measurementJson(sliceSeconds)}}});
     if (!go.get()) {
         return {RunStatus::Failed, "not started"};
     }

@@ -65,10 +65,10 @@ nlohmann::json countersJson(const probes::CounterGroup& group)
 std::string_view toString(Level level)
 {
     switch (level) {
-    case Level::Ok: return "ok";
-    case Level::Info: return "info";
-    case Level::Warn: return "warn";
-    case Level::Fail: return "fail";
+        case Level::Ok: return "ok";
+        case Level::Info: return "info";
+        case Level::Warn: return "warn";
+        case Level::Fail: return "fail";
     }
     return "info";
 }

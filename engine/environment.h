@@ -19,7 +19,7 @@ nlohmann::json countersJson(const probes::CounterGroup& group);
 
 struct MachineCheck {
     enum class Level { Ok, Info, Warn, Fail };
-    std::string name;    // "hardware counters"
+    std::string name;  // "hardware counters"
     Level level = Level::Info;
     std::string detail;  // what was found
     std::string fix;     // what to do about it; "" when nothing is needed

@@ -16,8 +16,8 @@ bool validName(const std::string& name)
         return false;
     }
     for (char c : name) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '_' || c == '-' || c == '.';
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                        c == '-' || c == '.';
         if (!ok) {
             return false;
         }
@@ -46,9 +46,9 @@ Result<void> checkSeconds(const char* option, double v, double min, double max, 
 std::string_view toString(Order order)
 {
     switch (order) {
-    case Order::Interleaved: return "interleaved";
-    case Order::Random: return "random";
-    case Order::Blocked: return "blocked";
+        case Order::Interleaved: return "interleaved";
+        case Order::Random: return "random";
+        case Order::Blocked: return "blocked";
     }
     return "interleaved";
 }
@@ -69,8 +69,7 @@ Result<VariantSpec> parseVariant(std::string_view text)
     const auto colon = text.find(':');
     v.name = std::string(text.substr(0, colon));
     if (!validName(v.name)) {
-        return Error{"--variant '" + std::string(text) +
-                     "': a variant name is 1-64 letters, digits, '_', '-' or '.'"};
+        return Error{"--variant '" + std::string(text) + "': a variant name is 1-64 letters, digits, '_', '-' or '.'"};
     }
     if (colon == std::string_view::npos) {
         return v;
@@ -140,17 +139,10 @@ nlohmann::json toJson(const ExperimentSpec& spec)
         variants.push_back({{"name", v.name}, {"overrides", v.overrides}});
     }
     nlohmann::json j = {
-        {"workload", spec.workload},
-        {"params", spec.params},
-        {"variants", variants},
-        {"repetitions", spec.repetitions},
-        {"duration", spec.duration},
-        {"warmup", spec.warmup},
-        {"interval", spec.interval},
-        {"cpus", spec.cpus},
-        {"counters", spec.counters},
-        {"order", toString(spec.order)},
-        {"label", spec.label},
+        {"workload", spec.workload},       {"params", spec.params},     {"variants", variants},
+        {"repetitions", spec.repetitions}, {"duration", spec.duration}, {"warmup", spec.warmup},
+        {"interval", spec.interval},       {"cpus", spec.cpus},         {"counters", spec.counters},
+        {"order", toString(spec.order)},   {"label", spec.label},
     };
     j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
     j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
@@ -164,8 +156,8 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         spec.workload = j.at("workload").get<std::string>();
         spec.params = j.value("params", std::map<std::string, std::string>{});
         for (const auto& v : j.at("variants")) {
-            spec.variants.push_back({v.at("name").get<std::string>(),
-                                     v.value("overrides", std::map<std::string, std::string>{})});
+            spec.variants.push_back(
+                {v.at("name").get<std::string>(), v.value("overrides", std::map<std::string, std::string>{})});
         }
         spec.repetitions = j.value("repetitions", spec.repetitions);
         spec.duration = j.value("duration", spec.duration);

@@ -30,11 +30,11 @@ struct ExperimentSpec {
     std::map<std::string, std::string> params;  // -p, applied to every variant
     std::vector<VariantSpec> variants;          // at least one; "default" when none given
     int repetitions = 5;
-    double duration = 1.0;       // seconds per variant per repetition
-    double warmup = 0.2;         // seconds per variant before the first repetition
-    double interval = 0.1;       // sample length when not alternating in chunks
-    std::optional<double> chunk; // alternation chunk in seconds; 0 = off; unset = workload default
-    std::vector<int> cpus;       // worker CPUs; empty = chosen by the scheduler
+    double duration = 1.0;              // seconds per variant per repetition
+    double warmup = 0.2;                // seconds per variant before the first repetition
+    double interval = 0.1;              // sample length when not alternating in chunks
+    std::optional<double> chunk;        // alternation chunk in seconds; 0 = off; unset = workload default
+    std::vector<int> cpus;              // worker CPUs; empty = chosen by the scheduler
     std::vector<std::string> counters;  // empty = the generic default set
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded

@@ -112,8 +112,9 @@ void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
         out.push_back({"SMT", Level::Ok, "no SMT siblings active", ""});
     }
     if (f.isolatedCpus.empty() && f.nohzFullCpus.empty()) {
-        out.push_back({"CPU isolation", Level::Info, "no isolcpus or nohz_full: the scheduler may run other tasks "
-                                                     "and the tick on the measuring CPU",
+        out.push_back({"CPU isolation", Level::Info,
+                       "no isolcpus or nohz_full: the scheduler may run other tasks "
+                       "and the tick on the measuring CPU",
                        "boot with isolcpus=N nohz_full=N rcu_nocbs=N and pass --cpu N"});
     } else {
         out.push_back({"CPU isolation", Level::Ok,
@@ -121,9 +122,10 @@ void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
                            ", nohz_full: " + probes::formatCpuList(f.nohzFullCpus),
                        ""});
     }
-    const double perCpu = f.onlineCpus.empty() ? f.loadAverage1 : f.loadAverage1 / static_cast<double>(f.onlineCpus.size());
+    const double perCpu =
+        f.onlineCpus.empty() ? f.loadAverage1 : f.loadAverage1 / static_cast<double>(f.onlineCpus.size());
     char load[64];
-    std::snprintf(load, sizeof load, "load average %.2f", f.loadAverage1);
+    (void)std::snprintf(load, sizeof load, "load average %.2f", f.loadAverage1);
     out.push_back({"load", perCpu > 0.5 ? Level::Warn : Level::Ok, load,
                    perCpu > 0.5 ? "other work competes for the CPUs: stop it, or pick an idle --cpu" : ""});
     if (f.hypervisor) {
@@ -145,13 +147,13 @@ void addPrivilegeChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
     out.push_back({"capabilities", missing.empty() ? Level::Ok : Level::Warn,
                    missing.empty() ? "holds " + joined(f.capabilities) : "missing " + joined(missing),
                    missing.empty() ? "" : "run as root, or setcap cap_perfmon,cap_net_admin,cap_bpf+ep on the binary"});
-    out.push_back({"perf_event_paranoid", f.perfEventParanoid <= 1 || hasCap(f, "CAP_PERFMON") ? Level::Ok : Level::Warn,
+    out.push_back({"perf_event_paranoid",
+                   f.perfEventParanoid <= 1 || hasCap(f, "CAP_PERFMON") ? Level::Ok : Level::Warn,
                    std::to_string(f.perfEventParanoid) +
                        (f.perfEventParanoid >= 2 ? " (kernel-mode counting needs CAP_PERFMON)" : ""),
                    f.perfEventParanoid >= 2 && !hasCap(f, "CAP_PERFMON") ? "sysctl kernel.perf_event_paranoid=1" : ""});
     if (!f.lockdown.empty() && f.lockdown != "none") {
-        out.push_back({"kernel lockdown", Level::Info, "lockdown=" + f.lockdown + ": BPF trampolines are refused",
-                       ""});
+        out.push_back({"kernel lockdown", Level::Info, "lockdown=" + f.lockdown + ": BPF trampolines are refused", ""});
     }
 }
 
@@ -167,7 +169,8 @@ std::vector<MachineCheck> checkMachine(const probes::SystemFacts& f)
     out.push_back(counterCheck("software counters", {"task-clock", "context-switches", "cpu-migrations", "page-faults"},
                                probes::CounterTarget::callingThread(), "check perf_event_paranoid and CAP_PERFMON"));
     if (!f.onlineCpus.empty()) {
-        out.push_back(counterCheck("per-CPU counters", {"task-clock"}, probes::CounterTarget::onCpu(f.onlineCpus.front()),
+        out.push_back(counterCheck("per-CPU counters", {"task-clock"},
+                                   probes::CounterTarget::onCpu(f.onlineCpus.front()),
                                    "needs CAP_PERFMON (or root), or kernel.perf_event_paranoid <= 0"));
     }
     out.push_back(tscCheck());

@@ -42,37 +42,36 @@ Result<std::pair<std::string, double>> check(const ParamSpec& spec, const std::s
     const char* first = value.data();
     const char* last = value.data() + value.size();
     switch (spec.type) {
-    case ParamType::Int: {
-        std::int64_t v = 0;
-        const auto [ptr, ec] = std::from_chars(first, last, v);
-        if (value.empty() || ec != std::errc() || ptr != last) {
-            return Error{where + "not an integer"};
-        }
-        if (static_cast<double>(v) < spec.min || static_cast<double>(v) > spec.max) {
-            return Error{where + "out of range " + spec.rangeText()};
-        }
-        return std::pair{std::to_string(v), static_cast<double>(v)};
-    }
-    case ParamType::Real: {
-        double v = 0;
-        const auto [ptr, ec] = std::from_chars(first, last, v);
-        if (value.empty() || ec != std::errc() || ptr != last || !std::isfinite(v)) {
-            return Error{where + "not a number"};
-        }
-        if (v < spec.min || v > spec.max) {
-            return Error{where + "out of range " + spec.rangeText()};
-        }
-        return std::pair{formatNumber(v), v};
-    }
-    case ParamType::Choice:
-        for (const auto& c : spec.choices) {
-            if (c == value) {
-                return std::pair{value, 0.0};
+        case ParamType::Int: {
+            std::int64_t v = 0;
+            const auto [ptr, ec] = std::from_chars(first, last, v);
+            if (value.empty() || ec != std::errc() || ptr != last) {
+                return Error{where + "not an integer"};
             }
+            if (static_cast<double>(v) < spec.min || static_cast<double>(v) > spec.max) {
+                return Error{where + "out of range " + spec.rangeText()};
+            }
+            return std::pair{std::to_string(v), static_cast<double>(v)};
         }
-        return Error{where + "not one of " + spec.rangeText()};
-    case ParamType::Text:
-        return std::pair{value, 0.0};
+        case ParamType::Real: {
+            double v = 0;
+            const auto [ptr, ec] = std::from_chars(first, last, v);
+            if (value.empty() || ec != std::errc() || ptr != last || !std::isfinite(v)) {
+                return Error{where + "not a number"};
+            }
+            if (v < spec.min || v > spec.max) {
+                return Error{where + "out of range " + spec.rangeText()};
+            }
+            return std::pair{formatNumber(v), v};
+        }
+        case ParamType::Choice:
+            for (const auto& c : spec.choices) {
+                if (c == value) {
+                    return std::pair{value, 0.0};
+                }
+            }
+            return Error{where + "not one of " + spec.rangeText()};
+        case ParamType::Text: return std::pair{value, 0.0};
     }
     return Error{where + "unknown parameter type"};
 }
@@ -82,18 +81,16 @@ Result<std::pair<std::string, double>> check(const ParamSpec& spec, const std::s
 std::string ParamSpec::rangeText() const
 {
     switch (type) {
-    case ParamType::Int:
-    case ParamType::Real:
-        return formatNumber(min) + ".." + formatNumber(max);
-    case ParamType::Choice: {
-        std::string out;
-        for (const auto& c : choices) {
-            out += (out.empty() ? "" : "|") + c;
+        case ParamType::Int:
+        case ParamType::Real: return formatNumber(min) + ".." + formatNumber(max);
+        case ParamType::Choice: {
+            std::string out;
+            for (const auto& c : choices) {
+                out += (out.empty() ? "" : "|") + c;
+            }
+            return out;
         }
-        return out;
-    }
-    case ParamType::Text:
-        return "text";
+        case ParamType::Text: return "text";
     }
     return "";
 }
@@ -101,10 +98,10 @@ std::string ParamSpec::rangeText() const
 std::string_view toString(ParamType type)
 {
     switch (type) {
-    case ParamType::Int: return "int";
-    case ParamType::Real: return "real";
-    case ParamType::Choice: return "choice";
-    case ParamType::Text: return "text";
+        case ParamType::Int: return "int";
+        case ParamType::Real: return "real";
+        case ParamType::Choice: return "choice";
+        case ParamType::Text: return "text";
     }
     return "text";
 }

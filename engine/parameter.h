@@ -16,14 +16,14 @@ enum class ParamType { Int, Real, Choice, Text };
 struct ParamSpec {
     std::string name;
     ParamType type = ParamType::Int;
-    std::string defaultValue;          // as text, e.g. "1000"
+    std::string defaultValue;  // as text, e.g. "1000"
     std::string description;
-    double min = 0;                    // Int and Real: inclusive range
+    double min = 0;  // Int and Real: inclusive range
     double max = 0;
     std::vector<std::string> choices;  // Choice
     std::string unit;                  // "", "bytes", "s", "%"
 
-    std::string rangeText() const;     // "1..1000000", "late|early"
+    std::string rangeText() const;  // "1..1000000", "late|early"
 };
 
 std::string_view toString(ParamType type);

@@ -8,10 +8,10 @@ namespace nf::engine {
 std::string_view toString(RunStatus status)
 {
     switch (status) {
-    case RunStatus::Running: return "running";
-    case RunStatus::Complete: return "complete";
-    case RunStatus::Aborted: return "aborted";
-    case RunStatus::Failed: return "failed";
+        case RunStatus::Running: return "running";
+        case RunStatus::Complete: return "complete";
+        case RunStatus::Aborted: return "aborted";
+        case RunStatus::Failed: return "failed";
     }
     return "failed";
 }

@@ -19,19 +19,19 @@ Result<RunStatus> parseRunStatus(std::string_view text);
 
 // What every sample of a run holds, and the metrics computed from it.
 struct RunLayout {
-    std::vector<std::string> quantities;  // column order of Sample::values
-    std::vector<MetricSpec> metrics;      // primary metric first
+    std::vector<std::string> quantities;             // column order of Sample::values
+    std::vector<MetricSpec> metrics;                 // primary metric first
     int quantityIndex(std::string_view name) const;  // -1 if absent
 };
 
 // One measurement interval of one variant: a chunk when alternating, else an interval.
 struct Sample {
-    int variant = 0;      // index into the run's variants
+    int variant = 0;  // index into the run's variants
     int repetition = 0;
-    int index = 0;        // within (variant, repetition)
-    int pair = -1;        // alternation round within the repetition; -1 when not alternating
-    double start = 0;     // seconds since the run's first measurement
-    double duration = 0;  // seconds
+    int index = 0;               // within (variant, repetition)
+    int pair = -1;               // alternation round within the repetition; -1 when not alternating
+    double start = 0;            // seconds since the run's first measurement
+    double duration = 0;         // seconds
     std::vector<double> values;  // RunLayout::quantities order
 };
 
@@ -44,10 +44,10 @@ struct RepetitionResult {
 };
 
 struct RunStart {
-    ExperimentSpec spec;             // fully resolved: seed, chunk, cpus and counters filled in
+    ExperimentSpec spec;                        // fully resolved: seed, chunk, cpus and counters filled in
     std::vector<nlohmann::json> variantParams;  // resolved parameters per variant
     RunLayout layout;
-    nlohmann::json environment;      // system facts, TSC calibration, counters and why some are missing
+    nlohmann::json environment;  // system facts, TSC calibration, counters and why some are missing
 };
 
 // Observers are called on the thread that called Scheduler::run, never on the worker.

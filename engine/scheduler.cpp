@@ -89,9 +89,9 @@ Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::System
     }
     for (int cpu : spec.cpus) {
         if (!contains(facts.onlineCpus, cpu) || !contains(facts.allowedCpus, cpu)) {
-            return Error{"--cpu " + std::to_string(cpu) + ": no such CPU available (online: " +
-                         probes::formatCpuList(facts.onlineCpus) + ", allowed: " +
-                         probes::formatCpuList(facts.allowedCpus) + ")"};
+            return Error{"--cpu " + std::to_string(cpu) +
+                         ": no such CPU available (online: " + probes::formatCpuList(facts.onlineCpus) +
+                         ", allowed: " + probes::formatCpuList(facts.allowedCpus) + ")"};
         }
     }
     p.workerCpu = spec.cpus.front();

@@ -1,8 +1,8 @@
 #include "text_table.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace nf::engine {
 

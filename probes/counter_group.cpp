@@ -18,8 +18,8 @@ namespace nf::probes {
 
 namespace {
 
-constexpr std::uint64_t kReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED
-    | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+constexpr std::uint64_t kReadFormat =
+    PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
 
 int perfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int groupFd)
 {
@@ -38,49 +38,43 @@ std::string explain(int err, const EventSpec& spec, const CounterTarget& target)
 {
     const bool cpuTarget = target.kind == CounterTarget::Kind::Cpu;
     switch (err) {
-    case ENOENT:
-    case EOPNOTSUPP:
-        if (spec.hardware) {
-            return "no hardware PMU on this machine, e.g. a VM without vPMU; or the PMU lacks this event";
-        }
-        return "the kernel does not provide this event";
-    case EACCES:
-    case EPERM:
-        return "not permitted: kernel.perf_event_paranoid is " + currentParanoid()
-            + "; lower it (sysctl kernel.perf_event_paranoid=-1) or grant CAP_PERFMON (or CAP_SYS_ADMIN)";
-    case ESRCH:
-        return "thread " + std::to_string(target.tid) + " does not exist (it may have exited)";
-    case EINVAL:
-        if (cpuTarget) {
-            return "the kernel rejected the event for cpu " + std::to_string(target.cpu)
-                + " (bad config, or the PMU cannot count it system-wide on that CPU)";
-        }
-        return "the kernel rejected the event configuration (bad config or modifiers for this PMU)";
-    case ENODEV:
-        return "this PMU does not support the event on this CPU";
-    case EBUSY:
-        return "the counter is held exclusively by another user (e.g. the NMI watchdog or another profiler)";
-    case EMFILE:
-    case ENFILE:
-        return "too many open files";
-    case ENOSPC:
-        return "no free hardware counter for it";
-    default:
-        return "perf_event_open failed";
+        case ENOENT:
+        case EOPNOTSUPP:
+            if (spec.hardware) {
+                return "no hardware PMU on this machine, e.g. a VM without vPMU; or the PMU lacks this event";
+            }
+            return "the kernel does not provide this event";
+        case EACCES:
+        case EPERM:
+            return "not permitted: kernel.perf_event_paranoid is " + currentParanoid() +
+                   "; lower it (sysctl kernel.perf_event_paranoid=-1) or grant CAP_PERFMON (or CAP_SYS_ADMIN)";
+        case ESRCH: return "thread " + std::to_string(target.tid) + " does not exist (it may have exited)";
+        case EINVAL:
+            if (cpuTarget) {
+                return "the kernel rejected the event for cpu " + std::to_string(target.cpu) +
+                       " (bad config, or the PMU cannot count it system-wide on that CPU)";
+            }
+            return "the kernel rejected the event configuration (bad config or modifiers for this PMU)";
+        case ENODEV: return "this PMU does not support the event on this CPU";
+        case EBUSY:
+            return "the counter is held exclusively by another user (e.g. the NMI watchdog or another profiler)";
+        case EMFILE:
+        case ENFILE: return "too many open files";
+        case ENOSPC: return "no free hardware counter for it";
+        default: return "perf_event_open failed";
     }
 }
 
 UnsupportedEvent unsupportedFor(const EventSpec& spec, const CounterTarget& target, int err)
 {
-    return UnsupportedEvent{spec.name, "perf_event_open: " + std::string(std::strerror(err)) + " ("
-                                           + explain(err, spec, target) + ")"};
+    return UnsupportedEvent{spec.name,
+                            "perf_event_open: " + nf::errnoText(err) + " (" + explain(err, spec, target) + ")"};
 }
 
 // Groups of hardware events must share a PMU; generic, cache and raw events all go to the core PMU.
 std::uint32_t pmuKey(const EventSpec& spec)
 {
-    const bool core = spec.type == PERF_TYPE_HARDWARE || spec.type == PERF_TYPE_HW_CACHE
-        || spec.type == PERF_TYPE_RAW;
+    const bool core = spec.type == PERF_TYPE_HARDWARE || spec.type == PERF_TYPE_HW_CACHE || spec.type == PERF_TYPE_RAW;
     return core ? static_cast<std::uint32_t>(PERF_TYPE_RAW) : spec.type;
 }
 
@@ -91,8 +85,8 @@ Result<void> checkTarget(const CounterTarget& target)
             return Error{"invalid counter target: thread id " + std::to_string(target.tid), EINVAL};
         }
         const std::string tid = std::to_string(target.tid);
-        if (target.tid != 0 && access(("/proc/self/task/" + tid).c_str(), F_OK) != 0
-            && access(("/proc/" + tid).c_str(), F_OK) != 0) {
+        if (target.tid != 0 && access(("/proc/self/task/" + tid).c_str(), F_OK) != 0 &&
+            access(("/proc/" + tid).c_str(), F_OK) != 0) {
             return Error{"invalid counter target: no thread " + tid, ESRCH};
         }
         return {};
@@ -106,8 +100,8 @@ Result<void> checkTarget(const CounterTarget& target)
     bool ok = false;
     const std::vector<int> online = parseCpuList(text, &ok);
     if (ok && std::find(online.begin(), online.end(), target.cpu) == online.end()) {
-        return Error{"invalid counter target: cpu " + std::to_string(target.cpu) + " is not online (online: "
-                         + formatCpuList(online) + ")",
+        return Error{"invalid counter target: cpu " + std::to_string(target.cpu) +
+                         " is not online (online: " + formatCpuList(online) + ")",
                      ENODEV};
     }
     if (!ok && target.cpu >= sysconf(_SC_NPROCESSORS_CONF)) {
@@ -209,7 +203,7 @@ struct CounterGroup::Impl {
         }
         std::uint64_t id = 0;
         if (ioctl(opened.fd, PERF_EVENT_IOC_ID, &id) != 0) {
-            unsupported.push_back({spec.name, "ioctl(PERF_EVENT_IOC_ID): " + std::string(std::strerror(errno))});
+            unsupported.push_back({spec.name, "ioctl(PERF_EVENT_IOC_ID): " + nf::errnoText(errno)});
             close(opened.fd);
             return false;
         }
@@ -238,8 +232,7 @@ struct CounterGroup::Impl {
             const std::uint32_t key = pmuKey(spec);
             const auto it = filling.find(key);
             std::size_t group = it == filling.end() ? 0 : it->second;
-            const bool join =
-                it != filling.end() && (!spec.hardware || groupSizes[group] < kMaxHardwarePerGroup);
+            const bool join = it != filling.end() && (!spec.hardware || groupSizes[group] < kMaxHardwarePerGroup);
             if (add(spec, &group, join, spec.hardware)) {
                 filling[key] = group;
             }
@@ -253,7 +246,7 @@ struct CounterGroup::Impl {
             if (ioctl(leaders[group], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) == 0) {
                 continue;
             }
-            const std::string reason = "ioctl(PERF_EVENT_IOC_ENABLE): " + std::string(std::strerror(errno));
+            const std::string reason = "ioctl(PERF_EVENT_IOC_ENABLE): " + nf::errnoText(errno);
             for (std::size_t i = counters.size(); i-- > 0;) {
                 if (counters[i].group == group) {
                     unsupported.push_back({names[i], reason});

@@ -63,8 +63,7 @@ EventSpec makeSpec(std::string_view name, std::uint32_t type, std::uint64_t conf
     spec.type = type;
     spec.config = config;
     spec.hardware = usesHardwareCounter(type);
-    if (type == PERF_TYPE_SOFTWARE
-        && (config == PERF_COUNT_SW_TASK_CLOCK || config == PERF_COUNT_SW_CPU_CLOCK)) {
+    if (type == PERF_TYPE_SOFTWARE && (config == PERF_COUNT_SW_TASK_CLOCK || config == PERF_COUNT_SW_CPU_CLOCK)) {
         spec.unit = "ns";
     }
     return spec;
@@ -100,8 +99,8 @@ Result<EventSpec> resolveMsrTsc(std::string_view name)
     std::ifstream typeFile(dir + "/type");
     unsigned long type = 0;
     if (!(typeFile >> type)) {
-        return Error{"counter '" + std::string(name) + "': the msr PMU is not available (" + dir
-                         + "/type is missing; kernel without CONFIG_PERF_EVENTS_MSR or not x86)",
+        return Error{"counter '" + std::string(name) + "': the msr PMU is not available (" + dir +
+                         "/type is missing; kernel without CONFIG_PERF_EVENTS_MSR or not x86)",
                      0};
     }
     std::ifstream eventFile(dir + "/events/tsc");
@@ -111,17 +110,15 @@ Result<EventSpec> resolveMsrTsc(std::string_view name)
     const auto pos = line.find(key);
     std::uint64_t config = 0;
     if (pos == std::string::npos) {
-        return Error{"counter '" + std::string(name) + "': the msr PMU has no tsc event (" + dir
-                         + "/events/tsc is missing or not \"event=0x..\")",
+        return Error{"counter '" + std::string(name) + "': the msr PMU has no tsc event (" + dir +
+                         "/events/tsc is missing or not \"event=0x..\")",
                      0};
     }
     std::string_view hex(line);
     hex.remove_prefix(pos + key.size());
     hex = hex.substr(0, hex.find_first_not_of("0123456789abcdefABCDEF"));
     if (!parseHex(hex, &config)) {
-        return Error{"counter '" + std::string(name) + "': cannot parse " + dir + "/events/tsc: \""
-                         + line + "\"",
-                     0};
+        return Error{"counter '" + std::string(name) + "': cannot parse " + dir + "/events/tsc: \"" + line + "\"", 0};
     }
     EventSpec spec = makeSpec(name, static_cast<std::uint32_t>(type), config);
     spec.hardware = false;  // free-running MSR read, not a PMU counter slot
@@ -130,8 +127,7 @@ Result<EventSpec> resolveMsrTsc(std::string_view name)
 
 std::string unknownMessage(std::string_view name, std::string_view why)
 {
-    return "unknown counter '" + std::string(name) + "' (not a generic perf event name, and " + std::string(why)
-        + ")";
+    return "unknown counter '" + std::string(name) + "' (not a generic perf event name, and " + std::string(why) + ")";
 }
 
 #if defined(NF_HAVE_LIBPFM)
@@ -183,8 +179,8 @@ Result<EventSpec> resolveWithLibpfm(std::string_view name)
 
 std::vector<std::string> defaultEventNames()
 {
-    return {"cycles",         "instructions",     "branches",       "branch-misses", "cache-misses",
-            "task-clock",     "context-switches", "cpu-migrations", "page-faults"};
+    return {"cycles",     "instructions",     "branches",       "branch-misses", "cache-misses",
+            "task-clock", "context-switches", "cpu-migrations", "page-faults"};
 }
 
 Result<EventSpec> resolveEvent(std::string_view name)
@@ -230,8 +226,8 @@ Result<std::vector<EventSpec>> resolveEvents(std::string_view commaList)
             if (earlier.name == name) {
                 return Error{"counter '" + std::string(name) + "' is listed twice", 0};
             }
-            if (earlier.type == spec->type && earlier.config == spec->config && earlier.config1 == spec->config1
-                && earlier.config2 == spec->config2) {
+            if (earlier.type == spec->type && earlier.config == spec->config && earlier.config1 == spec->config1 &&
+                earlier.config2 == spec->config2) {
                 return Error{"counter '" + std::string(name) + "' is the same event as '" + earlier.name + "'", 0};
             }
         }

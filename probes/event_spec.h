@@ -12,13 +12,13 @@ namespace nf::probes {
 
 // One counter a user can ask for, resolved to what perf_event_open needs.
 struct EventSpec {
-    std::string name;         // as the user wrote it: "cycles", "task-clock", "tsc", "r01c2"
-    std::uint32_t type = 0;   // perf_event_attr.type
-    std::uint64_t config = 0; // perf_event_attr.config
+    std::string name;          // as the user wrote it: "cycles", "task-clock", "tsc", "r01c2"
+    std::uint32_t type = 0;    // perf_event_attr.type
+    std::uint64_t config = 0;  // perf_event_attr.config
     std::uint64_t config1 = 0;
     std::uint64_t config2 = 0;
-    bool hardware = false;    // needs a PMU counter (groups of these are limited in size)
-    std::string unit;         // "ns" for task-clock, "" for counts
+    bool hardware = false;  // needs a PMU counter (groups of these are limited in size)
+    std::string unit;       // "ns" for task-clock, "" for counts
 };
 
 // The generic set `--counters` defaults to: cycles, instructions, branches, branch-misses,

@@ -10,20 +10,27 @@
 
 namespace nf {
 
+// The text of an errno value; thread-safe, unlike std::strerror.
+inline std::string errnoText(int err)
+{
+    const char* text = strerrordesc_np(err);
+    return text != nullptr ? text : "error " + std::to_string(err);
+}
+
 struct Error {
     std::string message;  // one line, says what failed and with which value
     int errnum = 0;       // errno when a system call failed, else 0
 
     static Error fromErrno(std::string what, int err = errno)
     {
-        return Error{std::move(what) + ": " + std::strerror(err), err};
+        return Error{std::move(what) + ": " + errnoText(err), err};
     }
 };
 
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : m_v(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    Result(T value) : m_v(std::in_place_index<0>, std::move(value)) {}      // NOLINT(google-explicit-constructor)
     Result(Error error) : m_v(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return m_v.index() == 0; }

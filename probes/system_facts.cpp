@@ -92,8 +92,7 @@ void readCpuinfo(SystemFacts& facts)
             }
         }
     }
-    facts.hypervisor =
-        std::find(facts.cpuFlags.begin(), facts.cpuFlags.end(), "hypervisor") != facts.cpuFlags.end();
+    facts.hypervisor = std::find(facts.cpuFlags.begin(), facts.cpuFlags.end(), "hypervisor") != facts.cpuFlags.end();
 }
 
 std::vector<int> allowedCpus()
@@ -175,7 +174,11 @@ std::vector<std::string> readCapabilities()
         return caps;
     }
     constexpr std::array<std::pair<int, const char*>, 5> kCaps{{
-        {12, "CAP_NET_ADMIN"}, {21, "CAP_SYS_ADMIN"}, {39, "CAP_BPF"}, {38, "CAP_PERFMON"}, {13, "CAP_NET_RAW"},
+        {12, "CAP_NET_ADMIN"},
+        {21, "CAP_SYS_ADMIN"},
+        {39, "CAP_BPF"},
+        {38, "CAP_PERFMON"},
+        {13, "CAP_NET_RAW"},
     }};
     for (const auto& [bit, name] : kCaps) {
         if ((capEff >> bit) & 1U) {
@@ -239,8 +242,8 @@ SystemFacts readSystemFacts()
     namespace fs = std::filesystem;
     std::error_code ec;
     facts.msrTscEvent = fs::exists("/sys/bus/event_source/devices/msr/events/tsc", ec);
-    facts.hardwarePmu = fs::exists("/sys/bus/event_source/devices/cpu", ec)
-        || fs::exists("/sys/bus/event_source/devices/cpu_core", ec);
+    facts.hardwarePmu =
+        fs::exists("/sys/bus/event_source/devices/cpu", ec) || fs::exists("/sys/bus/event_source/devices/cpu_core", ec);
     return facts;
 }
 

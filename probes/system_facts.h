@@ -8,34 +8,35 @@ namespace nf::probes {
 
 struct CpuInfo {
     int id = 0;
-    int core = -1;                  // topology/core_id
-    int package = -1;               // topology/physical_package_id
-    std::vector<int> siblings;      // SMT siblings including itself (thread_siblings_list)
-    std::string governor;           // cpufreq scaling_governor, "" where cpufreq is absent
+    int core = -1;              // topology/core_id
+    int package = -1;           // topology/physical_package_id
+    std::vector<int> siblings;  // SMT siblings including itself (thread_siblings_list)
+    std::string governor;       // cpufreq scaling_governor, "" where cpufreq is absent
 };
 
 struct SystemFacts {
     std::string hostname;
-    std::string kernelRelease;      // uname -r
-    std::string kernelVersion;      // uname -v (build string)
-    std::string cpuModel;           // /proc/cpuinfo "model name"
+    std::string kernelRelease;          // uname -r
+    std::string kernelVersion;          // uname -v (build string)
+    std::string cpuModel;               // /proc/cpuinfo "model name"
     std::vector<std::string> cpuFlags;  // the flags of interest present: hypervisor, constant_tsc, nonstop_tsc, rdtscp
     bool hypervisor = false;
-    std::vector<int> onlineCpus;    // /sys/devices/system/cpu/online
-    std::vector<int> allowedCpus;   // this process's affinity mask
-    std::vector<CpuInfo> cpus;      // one per online CPU
-    bool smtActive = false;         // /sys/devices/system/cpu/smt/active, or siblings > 1
-    std::string boost;              // "on", "off", or "" when unknown (cpufreq/boost, intel_pstate/no_turbo)
-    std::vector<int> isolatedCpus;  // /sys/devices/system/cpu/isolated
-    std::vector<int> nohzFullCpus;  // /sys/devices/system/cpu/nohz_full
-    std::string kernelCmdline;      // /proc/cmdline
-    int perfEventParanoid = 99;     // /proc/sys/kernel/perf_event_paranoid
-    std::string lockdown;           // the bracketed mode of /sys/kernel/security/lockdown, "" if absent
-    std::vector<std::string> capabilities;  // effective caps of interest held: CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON, CAP_NET_RAW
-    double loadAverage1 = 0;        // /proc/loadavg
+    std::vector<int> onlineCpus;            // /sys/devices/system/cpu/online
+    std::vector<int> allowedCpus;           // this process's affinity mask
+    std::vector<CpuInfo> cpus;              // one per online CPU
+    bool smtActive = false;                 // /sys/devices/system/cpu/smt/active, or siblings > 1
+    std::string boost;                      // "on", "off", or "" when unknown (cpufreq/boost, intel_pstate/no_turbo)
+    std::vector<int> isolatedCpus;          // /sys/devices/system/cpu/isolated
+    std::vector<int> nohzFullCpus;          // /sys/devices/system/cpu/nohz_full
+    std::string kernelCmdline;              // /proc/cmdline
+    int perfEventParanoid = 99;             // /proc/sys/kernel/perf_event_paranoid
+    std::string lockdown;                   // the bracketed mode of /sys/kernel/security/lockdown, "" if absent
+    std::vector<std::string> capabilities;  // effective caps of interest held: CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF,
+                                            // CAP_PERFMON, CAP_NET_RAW
+    double loadAverage1 = 0;                // /proc/loadavg
     long memTotalKiB = 0;
-    bool msrTscEvent = false;       // /sys/bus/event_source/devices/msr/events/tsc exists
-    bool hardwarePmu = false;       // a cpu PMU is registered (/sys/bus/event_source/devices/cpu or cpu_core)
+    bool msrTscEvent = false;  // /sys/bus/event_source/devices/msr/events/tsc exists
+    bool hardwarePmu = false;  // a cpu PMU is registered (/sys/bus/event_source/devices/cpu or cpu_core)
 };
 
 // Reads everything above; a file that is absent leaves its field empty rather than failing.

@@ -145,9 +145,9 @@ Result<TscClock> TscClock::calibrate(double seconds)
 std::string TscClock::describe() const
 {
     char text[160];
-    std::snprintf(text, sizeof(text), "TSC %.1f MHz (%s), read overhead %.0f ticks median (%.0f min)",
-                  m_cal.hz / 1e6, m_cal.invariant ? "invariant" : "not invariant", m_cal.readOverheadTicks,
-                  m_cal.readOverheadMinTicks);
+    (void)std::snprintf(text, sizeof(text), "TSC %.1f MHz (%s), read overhead %.0f ticks median (%.0f min)",
+                        m_cal.hz / 1e6, m_cal.invariant ? "invariant" : "not invariant", m_cal.readOverheadTicks,
+                        m_cal.readOverheadMinTicks);
     return text;
 }
 

@@ -21,11 +21,11 @@ inline std::uint64_t readTsc()
 }
 
 struct TscCalibration {
-    double hz = 0;                 // ticks per second
-    double calibrationSeconds = 0; // how long calibration measured
-    double readOverheadTicks = 0;  // median cost of one readTsc() (back-to-back pair)
+    double hz = 0;                  // ticks per second
+    double calibrationSeconds = 0;  // how long calibration measured
+    double readOverheadTicks = 0;   // median cost of one readTsc() (back-to-back pair)
     double readOverheadMinTicks = 0;
-    bool invariant = false;        // constant_tsc and nonstop_tsc in /proc/cpuinfo
+    bool invariant = false;  // constant_tsc and nonstop_tsc in /proc/cpuinfo
 };
 
 class TscClock {

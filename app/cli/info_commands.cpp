@@ -16,8 +16,10 @@ nlohmann::json workloadJson(const engine::WorkloadInfo& w)
 {
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : w.params) {
-        nlohmann::json j = {{"name", p.name},       {"type", engine::toString(p.type)},
-                            {"default", p.defaultValue}, {"description", p.description},
+        nlohmann::json j = {{"name", p.name},
+                            {"type", engine::toString(p.type)},
+                            {"default", p.defaultValue},
+                            {"description", p.description},
                             {"unit", p.unit}};
         if (p.type == engine::ParamType::Int || p.type == engine::ParamType::Real) {
             j["min"] = p.min;
@@ -29,11 +31,17 @@ nlohmann::json workloadJson(const engine::WorkloadInfo& w)
         params.push_back(std::move(j));
     }
     nlohmann::json metrics = nlohmann::json::array();
-    const std::vector<std::string> all = {engine::quantity::kOps, engine::quantity::kTscTicks,
-                                          engine::quantity::kElapsedNs, "cycles", "instructions", "branch-misses",
+    const std::vector<std::string> all = {engine::quantity::kOps,
+                                          engine::quantity::kTscTicks,
+                                          engine::quantity::kElapsedNs,
+                                          "cycles",
+                                          "instructions",
+                                          "branch-misses",
                                           "cache-misses"};
     for (const auto& m : engine::callLoopMetrics(all)) {
-        metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"higher_is_better", m.higherIsBetter},
+        metrics.push_back({{"name", m.name},
+                           {"unit", m.unit},
+                           {"higher_is_better", m.higherIsBetter},
                            {"description", m.description}});
     }
     return {{"name", w.name},
@@ -63,8 +71,8 @@ int listWorkloads(const std::string& format)
                           p.description + (p.unit.empty() ? "" : " (" + p.unit + ")")});
         }
         table.write(std::cout, "  ");
-        std::cout << "\n  primary metric: " << w.primaryMetric << "; alternates variants in "
-                  << w.defaultChunk * 1e3 << " ms chunks by default\n";
+        std::cout << "\n  primary metric: " << w.primaryMetric << "; alternates variants in " << w.defaultChunk * 1e3
+                  << " ms chunks by default\n";
     }
     return 0;
 }

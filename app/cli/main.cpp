@@ -23,24 +23,27 @@ Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mod
 
 }  // namespace nf::cli
 
-int main(int argc, char** argv)
+namespace {
+
+int runMain(int argc, char** argv)
 {
     using namespace nf::cli;
-    CLI::App app{"noisefloor: an A/B performance lab for Linux networking code.\n"
-                 "Runs variants of a workload interleaved on pinned cores, reads counters, stores every sample "
-                 "in SQLite and summarises each metric per variant.",
-                 "noisefloor"};
+    CLI::App app{
+        "noisefloor: an A/B performance lab for Linux networking code.\n"
+        "Runs variants of a workload interleaved on pinned cores, reads counters, stores every sample "
+        "in SQLite and summarises each metric per variant.",
+        "noisefloor"};
     app.set_version_flag("--version", NF_VERSION);
     app.require_subcommand(1);
     app.fallthrough();
     Context ctx;
-    app.add_option("--db", ctx.dbPath, "SQLite database (default: $NOISEFLOOR_DB, else "
-                                       "$XDG_DATA_HOME/noisefloor/runs.db)");
+    app.add_option("--db", ctx.dbPath,
+                   "SQLite database (default: $NOISEFLOOR_DB, else "
+                   "$XDG_DATA_HOME/noisefloor/runs.db)");
 
     std::vector<Command> commands = {
-        addRunCommand(app, ctx),     addListCommand(app, ctx),   addShowCommand(app, ctx),
-        addExportCommand(app, ctx),  addWorkloadsCommand(app),   addCheckCommand(app),
-        addSelftestCommand(app),
+        addRunCommand(app, ctx),  addListCommand(app, ctx), addShowCommand(app, ctx), addExportCommand(app, ctx),
+        addWorkloadsCommand(app), addCheckCommand(app),     addSelftestCommand(app),
     };
     std::string names;
     for (const auto& c : commands) {
@@ -55,7 +58,8 @@ int main(int argc, char** argv)
             const bool known = std::any_of(commands.begin(), commands.end(),
                                            [&](const Command& c) { return c.app->get_name() == word; });
             if (!known) {
-                return fail(kExitUsage, "unknown command '" + word + "' (commands: " + names + ")");
+                std::string message = "unknown command '" + word + "' (commands: " + names + ")";
+                return fail(kExitUsage, message);
             }
             break;
         }
@@ -81,4 +85,15 @@ int main(int argc, char** argv)
         }
     }
     return fail(kExitUsage, "no command given (see 'noisefloor --help')");
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        return runMain(argc, argv);
+    } catch (const std::exception& e) {
+        return nf::cli::fail(nf::cli::kExitRuntime, std::string("internal error: ") + e.what());
+    }
 }

@@ -23,11 +23,19 @@ std::string pathOf(const Context& ctx)
 
 nlohmann::json rowJson(const data::RunRow& r)
 {
-    return {{"id", r.id},           {"label", r.label},         {"workload", r.workload},
-            {"status", engine::toString(r.status)},             {"status_reason", r.statusReason},
-            {"started_at", r.startedAt}, {"ended_at", r.endedAt}, {"host", r.host},
-            {"kernel", r.kernel},   {"cpu_model", r.cpuModel},  {"tool_version", r.toolVersion},
-            {"variants", r.variants}, {"repetitions", r.repetitions}};
+    return {{"id", r.id},
+            {"label", r.label},
+            {"workload", r.workload},
+            {"status", engine::toString(r.status)},
+            {"status_reason", r.statusReason},
+            {"started_at", r.startedAt},
+            {"ended_at", r.endedAt},
+            {"host", r.host},
+            {"kernel", r.kernel},
+            {"cpu_model", r.cpuModel},
+            {"tool_version", r.toolVersion},
+            {"variants", r.variants},
+            {"repetitions", r.repetitions}};
 }
 
 // Loads RUN ("last" or an id) from the database; prints the error and sets *status on failure.
@@ -141,7 +149,7 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
     if (!file.empty() && file != "-") {
         fileOut.open(file, std::ios::out | std::ios::trunc);
         if (!fileOut) {
-            return fail(kExitRuntime, "cannot write " + file + ": " + std::strerror(errno));
+            return fail(kExitRuntime, "cannot write " + file + ": " + nf::errnoText(errno));
         }
     }
     std::ostream& out = fileOut.is_open() ? fileOut : std::cout;

@@ -48,7 +48,7 @@ public:
     void progress(int done, int total, double secondsLeft) override
     {
         if (m_tty) {
-            std::fprintf(stderr, "\r  repetition %d of %d, %.1f s left   ", done, total, secondsLeft);
+            (void)std::fprintf(stderr, "\r  repetition %d of %d, %.1f s left   ", done, total, secondsLeft);
             m_progressShown = true;
         }
     }
@@ -62,7 +62,7 @@ private:
     void clearProgress()
     {
         if (m_progressShown) {
-            std::fprintf(stderr, "\r%60s\r", "");
+            (void)std::fprintf(stderr, "\r%60s\r", "");
             m_progressShown = false;
         }
     }
@@ -151,13 +151,11 @@ int execute(RunOptions& o, const Context& ctx)
         return fail(kExitRuntime, "could not record the end of the run: " + recorder.finishError()->message);
     }
     switch (outcome.status) {
-    case engine::RunStatus::Complete:
-        return 0;
-    case engine::RunStatus::Aborted:
-        fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
-        return signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime;
-    default:
-        return fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
+        case engine::RunStatus::Complete: return 0;
+        case engine::RunStatus::Aborted:
+            fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
+            return signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime;
+        default: return fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
     }
 }
 
@@ -179,20 +177,23 @@ Command addRunCommand(CLI::App& app, Context& ctx)
     sub->footer(workloadFooter());
     sub->add_option("workload", o->workload, "Workload to run")->required();
     sub->add_option("-p,--param", o->params, "key=value for every variant (repeatable)");
-    sub->add_option("--variant", o->variants, "NAME or NAME:key=value[,key=value...] (repeatable; default: one "
-                                              "variant named 'default')");
+    sub->add_option("--variant", o->variants,
+                    "NAME or NAME:key=value[,key=value...] (repeatable; default: one "
+                    "variant named 'default')");
     sub->add_option("--reps", o->spec.repetitions, "Repetitions per variant")->capture_default_str();
     sub->add_option("--duration", o->spec.duration, "Seconds per variant per repetition")->capture_default_str();
     sub->add_option("--warmup", o->spec.warmup, "Seconds per variant before measuring")->capture_default_str();
     sub->add_option("--interval", o->spec.interval, "Sample length in seconds when not alternating in chunks")
         ->capture_default_str();
-    sub->add_option("--chunk", o->chunk, "Alternate variants in chunks of this many seconds inside each repetition "
-                                         "(0: off; default: the workload's, 0.002 for in-process workloads)")
+    sub->add_option("--chunk", o->chunk,
+                    "Alternate variants in chunks of this many seconds inside each repetition "
+                    "(0: off; default: the workload's, 0.002 for in-process workloads)")
         ->each([o](const std::string&) { o->chunkGiven = true; });
     sub->add_option("--cpu", o->cpus, "CPU list for the worker, e.g. 1 or 2-3 (default: the last allowed CPU)");
-    sub->add_option("--counters", o->counters, "Counters, comma separated (default: cycles, instructions, "
-                                               "branches, branch-misses, cache-misses, task-clock, "
-                                               "context-switches, cpu-migrations, page-faults)");
+    sub->add_option("--counters", o->counters,
+                    "Counters, comma separated (default: cycles, instructions, "
+                    "branches, branch-misses, cache-misses, task-clock, "
+                    "context-switches, cpu-migrations, page-faults)");
     sub->add_option("--order", o->order, "interleaved (A B B A), random (seeded) or blocked")->capture_default_str();
     sub->add_option("--seed", o->seed, "Seed for random order (default: drawn and recorded)")
         ->each([o](const std::string&) { o->seedGiven = true; });

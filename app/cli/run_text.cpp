@@ -26,7 +26,8 @@ void printSchedule(const nlohmann::json& spec, const nlohmann::json& env, std::o
     out << fmt::format("  {} variant(s) x {} repetition(s) x {:g} s, {}, order {}, warmup {:g} s\n",
                        spec["variants"].size(), spec.value("repetitions", 0), spec.value("duration", 0.0), how,
                        spec.value("order", std::string("?")), spec.value("warmup", 0.0));
-    out << fmt::format("  worker CPU {}, seed {}\n", m.value("worker_cpu", -1), spec.value("seed", nlohmann::json()).dump());
+    out << fmt::format("  worker CPU {}, seed {}\n", m.value("worker_cpu", -1),
+                       spec.value("seed", nlohmann::json()).dump());
 }
 
 void printCounters(const nlohmann::json& env, std::ostream& out)
@@ -93,8 +94,10 @@ void printRunText(const data::StoredRun& run, const std::string& dbPath, std::os
     printClock(run.environment, out);
     out << '\n';
     engine::writeSummaryText(run.data, out);
-    out << fmt::format("\nn counts repetitions; each repetition's value is its total of the numerator over its "
-                       "total of the denominator.\nstored as run {} in {}\n", r.id, dbPath);
+    out << fmt::format(
+        "\nn counts repetitions; each repetition's value is its total of the numerator over its "
+        "total of the denominator.\nstored as run {} in {}\n",
+        r.id, dbPath);
 }
 
 }  // namespace nf::cli

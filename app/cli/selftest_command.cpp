@@ -77,10 +77,13 @@ int execute(const SelftestOptions& o)
     const auto& cal = tsc->calibration();
     std::cout << fmt::format("TSC: {:.1f} MHz, {}\n", cal.hz / 1e6, cal.invariant ? "invariant" : "NOT invariant");
     std::cout << fmt::format("TSC read overhead: {:g} ticks median, {:g} min ({:.1f} ns)\n", cal.readOverheadTicks,
-                             cal.readOverheadMinTicks, tsc->toNanoseconds(static_cast<std::uint64_t>(cal.readOverheadTicks)));
+                             cal.readOverheadMinTicks,
+                             tsc->toNanoseconds(static_cast<std::uint64_t>(cal.readOverheadTicks)));
     const double readUs = counterReadMicros(*tsc);
-    std::cout << fmt::format("counter group read: {:.2f} us per read (2 per slice: {:.3f}% of a 2 ms chunk, "
-                             "outside the timed loop)\n", readUs, 2 * readUs / 2000 * 100);
+    std::cout << fmt::format(
+        "counter group read: {:.2f} us per read (2 per slice: {:.3f}% of a 2 ms chunk, "
+        "outside the timed loop)\n",
+        readUs, 2 * readUs / 2000 * 100);
 
     auto lin = runSpin(o, {{"w1", {{"work", "1"}}}, {"w1000", {{"work", "1000"}}}, {"w2000", {{"work", "2000"}}}}, 5,
                        0.5, 0.002, signals);
@@ -108,9 +111,10 @@ int execute(const SelftestOptions& o)
     }
     const auto values = reps->data().repetitionValues(0, reps->data().layout.metrics.front());
     const auto s = engine::summarize(values);
-    std::cout << fmt::format("repetition means, {} x {:g} s of spin work=1000 (not alternating): mean {:.2f} "
-                             "ticks/op, CV {:.3f}%, min {:.2f}, max {:.2f}\n",
-                             s.n, 0.5 * o.scale, s.mean, s.cv * 100, s.min, s.max);
+    std::cout << fmt::format(
+        "repetition means, {} x {:g} s of spin work=1000 (not alternating): mean {:.2f} "
+        "ticks/op, CV {:.3f}%, min {:.2f}, max {:.2f}\n",
+        s.n, 0.5 * o.scale, s.mean, s.cv * 100, s.min, s.max);
     return linear ? 0 : kExitRuntime;
 }
 
@@ -119,10 +123,12 @@ int execute(const SelftestOptions& o)
 Command addSelftestCommand(CLI::App& app)
 {
     auto o = std::make_shared<SelftestOptions>();
-    auto* sub = app.add_subcommand("selftest", "Measure the measurement: TSC and harness overhead, linearity of "
-                                               "spin, run-to-run spread");
+    auto* sub = app.add_subcommand("selftest",
+                                   "Measure the measurement: TSC and harness overhead, linearity of "
+                                   "spin, run-to-run spread");
     sub->add_option("--cpu", o->cpus, "Worker CPU (default: the last allowed CPU)");
-    sub->add_flag_callback("--quick", [o] { o->scale = 0.2; }, "Shorter runs (about 5x faster, noisier)");
+    sub->add_flag_callback(
+        "--quick", [o] { o->scale = 0.2; }, "Shorter runs (about 5x faster, noisier)");
     return {sub, [o] { return execute(*o); }};
 }
 

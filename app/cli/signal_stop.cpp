@@ -12,7 +12,7 @@ SignalStop::SignalStop()
     sigaddset(&m_set, SIGINT);
     sigaddset(&m_set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &m_set, &m_previous);
-    m_watcher = std::jthread([this](std::stop_token own) {
+    m_watcher = std::jthread([this](const std::stop_token& own) {
         const timespec tick{0, 100'000'000};
         while (!own.stop_requested()) {
             const int sig = sigtimedwait(&m_set, nullptr, &tick);

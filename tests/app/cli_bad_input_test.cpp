@@ -21,9 +21,9 @@ protected:
     static void SetUpTestSuite()
     {
         s_dir = new TempDir();
-        const auto r = runCli({"--db", s_dir->file("runs.db"), "run", "spin", "--reps", "2", "--duration", "0.02",
-                               "--warmup", "0"},
-                              *s_dir);
+        const auto r = runCli(
+            {"--db", s_dir->file("runs.db"), "run", "spin", "--reps", "2", "--duration", "0.02", "--warmup", "0"},
+            *s_dir);
         ASSERT_EQ(r.status, 0) << r.err;
         std::ofstream(s_dir->file("not-a-db")) << "this is a text file, not SQLite\n";
     }

@@ -11,8 +11,8 @@ TEST(Metric, RatioOfTotalsNotMeanOfRatios)
     const auto metrics = callLoopMetrics(q);
     ASSERT_EQ(metrics.size(), 3u);
     EXPECT_EQ(metrics[0].name, "tsc_per_op");
-    const std::vector<double> a = {10, 100, 40};    // 10 ticks/op
-    const std::vector<double> b = {1000, 2000, 800}; // 2 ticks/op
+    const std::vector<double> a = {10, 100, 40};      // 10 ticks/op
+    const std::vector<double> b = {1000, 2000, 800};  // 2 ticks/op
     // Mean of ratios would be 6; the ratio of totals is 2100 / 1010.
     EXPECT_DOUBLE_EQ(*metricValue(metrics[0], q, {&a, &b}), 2100.0 / 1010.0);
     EXPECT_DOUBLE_EQ(*metricValue(metrics[2], q, {&a}), 10 * 1e9 / 40);

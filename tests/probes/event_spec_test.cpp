@@ -136,10 +136,10 @@ TEST(EventSpec, ResolveEventsRejectsUnknownAndDuplicates)
 TEST(EventSpec, LibpfmNamedEvent)
 {
     const char* candidates[] = {
-        "retired_instructions",    // AMD family 17h and later
-        "inst_retired:any_p",      // Intel
-        "instruction_retired",     // older Intel
-        "inst_retired",            // Arm
+        "retired_instructions",  // AMD family 17h and later
+        "inst_retired:any_p",    // Intel
+        "instruction_retired",   // older Intel
+        "inst_retired",          // Arm
     };
     for (const char* name : candidates) {
         Result<EventSpec> spec = resolveEvent(name);

@@ -93,8 +93,8 @@ TEST(SystemFacts, CapabilitiesAreKnownNames)
 {
     const SystemFacts facts = readSystemFacts();
     for (const std::string& cap : facts.capabilities) {
-        EXPECT_TRUE(cap == "CAP_NET_ADMIN" || cap == "CAP_SYS_ADMIN" || cap == "CAP_BPF" || cap == "CAP_PERFMON"
-                    || cap == "CAP_NET_RAW")
+        EXPECT_TRUE(cap == "CAP_NET_ADMIN" || cap == "CAP_SYS_ADMIN" || cap == "CAP_BPF" || cap == "CAP_PERFMON" ||
+                    cap == "CAP_NET_RAW")
             << cap;
     }
 }
