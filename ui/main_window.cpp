@@ -74,8 +74,9 @@ void MainWindow::chooseDatabase()
     const QString dir = m_path.isEmpty() ? QString() : QFileInfo(m_path).absolutePath();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open noisefloor database"), dir,
                                                       tr("SQLite databases (*.db *.sqlite);;All files (*)"));
-    if (!path.isEmpty())
+    if (!path.isEmpty()) {
         openDatabase(path);
+}
 }
 
 bool MainWindow::openDatabase(const QString& path)
@@ -121,15 +122,17 @@ void MainWindow::reload()
         return;
     }
     setStatus((runs == 1 ? tr("1 run in %1") : tr("%1 runs in %2").arg(runs)).arg(m_path));
-    if (keep == 0 || !selectRun(keep))
+    if (keep == 0 || !selectRun(keep)) {
         selectNewestRun();
+}
 }
 
 bool MainWindow::selectRun(std::int64_t runId)
 {
     const int row = m_model->rowOf(runId);
-    if (row < 0)
+    if (row < 0) {
         return false;
+}
     m_table->setCurrentIndex(m_model->index(row, 0));
     m_table->selectRow(row);
     showSelectedRun();  // also when the row was already current
@@ -138,8 +141,9 @@ bool MainWindow::selectRun(std::int64_t runId)
 
 void MainWindow::selectNewestRun()
 {
-    if (const data::RunRow* newest = m_model->runAt(0))
+    if (const data::RunRow* newest = m_model->runAt(0)) {
         selectRun(newest->id);
+}
 }
 
 void MainWindow::showSelectedRun()

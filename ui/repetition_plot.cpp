@@ -25,8 +25,9 @@ std::vector<int> repetitionsOf(const engine::RunData& data, int variant)
 {
     std::set<int> reps;
     for (const auto& s : data.samples) {
-        if (s.variant == variant)
+        if (s.variant == variant) {
             reps.insert(s.repetition);
+}
     }
     return {reps.begin(), reps.end()};
 }
@@ -34,8 +35,9 @@ std::vector<int> repetitionsOf(const engine::RunData& data, int variant)
 // Horizontal offset of a variant, so that variants measured in the same repetition don't overlap.
 double dodge(int variant, int variants)
 {
-    if (variants < 2)
+    if (variants < 2) {
         return 0;
+}
     const double spread = std::min(0.36, 0.12 * (variants - 1));
     return -spread / 2 + spread * variant / (variants - 1);
 }
@@ -43,8 +45,9 @@ double dodge(int variant, int variants)
 QString metricLabel(const engine::MetricSpec& metric)
 {
     QString label = QString::fromStdString(metric.name);
-    if (!metric.unit.empty())
+    if (!metric.unit.empty()) {
         label += QStringLiteral(" (%1)").arg(QString::fromStdString(metric.unit));
+}
     return label + (metric.higherIsBetter ? QObject::tr(", higher is better") : QObject::tr(", lower is better"));
 }
 
@@ -163,8 +166,9 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
             yMin = std::min(yMin, values[i]);
             yMax = std::max(yMax, values[i]);
         }
-        if (!values.empty())
+        if (!values.empty()) {
             s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
         series.push_back(std::move(s));
     }
 
@@ -199,15 +203,17 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
 
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     const int step = std::max(1, lastRep / 12);
-    for (int r = 1; r <= lastRep; r += step)
+    for (int r = 1; r <= lastRep; r += step) {
         ticker->addTick(r, QString::number(r));
+}
     ticker->addTick(meanX, tr("mean"));
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, meanX + 0.6);
 
     double pad = (yMax - yMin) * 0.12;
-    if (pad <= 0)
+    if (pad <= 0) {
         pad = std::abs(yMax) > 0 ? std::abs(yMax) * 0.05 : 1.0;
+}
     m_plot->yAxis->setRange(yMin - pad, yMax + pad);
     m_plot->legend->setVisible(true);
     setAxesVisible(true);
