@@ -168,6 +168,15 @@ Statement& Statement::bind(int index, std::string_view value)
     return *this;
 }
 
+Statement& Statement::bind(int index, std::span<const unsigned char> blob)
+{
+    // A zero-length blob, not NULL, even when data() is null.
+    static const unsigned char kEmpty = 0;
+    const void* data = blob.data() != nullptr ? static_cast<const void*>(blob.data()) : &kEmpty;
+    sqlite3_bind_blob64(m_stmt.get(), index, data, blob.size(), SQLITE_TRANSIENT);
+    return *this;
+}
+
 Statement& Statement::bindNull(int index)
 {
     sqlite3_bind_null(m_stmt.get(), index);
@@ -234,6 +243,17 @@ std::string Statement::text(int column) const
     }
     int size = sqlite3_column_bytes(m_stmt.get(), column);
     return std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
+}
+
+std::span<const unsigned char> Statement::blob(int column) const
+{
+    // sqlite3_column_blob first: it may convert the value, which changes what _bytes reports.
+    const void* data = sqlite3_column_blob(m_stmt.get(), column);
+    if (data == nullptr) {
+        return {};
+    }
+    int size = sqlite3_column_bytes(m_stmt.get(), column);
+    return {static_cast<const unsigned char*>(data), static_cast<std::size_t>(size)};
 }
 
 // --- Transaction ---

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -49,6 +50,7 @@ public:
     Statement& bind(int index, double value);
     Statement& bind(int index, std::string_view value);
     Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+    Statement& bind(int index, std::span<const unsigned char> blob);
     Statement& bindNull(int index);
     template <typename T>
     Statement& bind(int index, const std::optional<T>& value)
@@ -65,6 +67,8 @@ public:
     std::int64_t int64(int column) const;
     double real(int column) const;
     std::string text(int column) const;
+    // The column's bytes, valid until the next step() or reset(); empty for NULL or a zero-length blob.
+    std::span<const unsigned char> blob(int column) const;
 
 private:
     friend class Database;

@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <limits>
-#include <unordered_map>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "process_identity.h"
 #include "run_store.h"
+#include "sample_blob.h"
 
 namespace nf::data {
 
@@ -120,67 +120,169 @@ Result<void> forEachRow(Database& db, const char* sql, std::int64_t runId, OnRow
     }
 }
 
-Result<void> loadLayout(Database& db, StoredRun& run, std::unordered_map<std::int64_t, int>& variantOf,
-                        std::unordered_map<std::int64_t, std::size_t>& quantityOf)
+Result<void> loadLayout(Database& db, StoredRun& run)
 {
     engine::RunData& data = run.data;
-    auto variants = forEachRow(db, "SELECT id, name, params_json FROM variants WHERE run_id = ? ORDER BY idx",
-                               run.row.id, [&](const Statement& s) {
-                                   variantOf[s.int64(0)] = static_cast<int>(data.variantNames.size());
-                                   data.variantNames.push_back(s.text(1));
-                                   run.variantParams.push_back(parseJson(s.text(2)));
+    auto variants = forEachRow(db, "SELECT name, params_json FROM variants WHERE run_id = ? ORDER BY idx", run.row.id,
+                               [&](const Statement& s) {
+                                   data.variantNames.push_back(s.text(0));
+                                   run.variantParams.push_back(parseJson(s.text(1)));
                                });
     if (!variants) {
         return variants;
     }
-    auto quantities = forEachRow(db, "SELECT id, name FROM quantities WHERE run_id = ? ORDER BY idx", run.row.id,
-                                 [&](const Statement& s) {
-                                     quantityOf[s.int64(0)] = data.layout.quantities.size();
-                                     data.layout.quantities.push_back(s.text(1));
-                                 });
+    auto quantities = forEachRow(db, "SELECT name FROM quantities WHERE run_id = ? ORDER BY idx", run.row.id,
+                                 [&](const Statement& s) { data.layout.quantities.push_back(s.text(0)); });
     if (!quantities) {
         return quantities;
     }
     return forEachRow(db,
-                      "SELECT name, unit, numerator, denominator, scale, higher_is_better, description "
+                      "SELECT name, unit, numerator, denominator, scale, higher_is_better, description, alias_of "
                       "FROM metrics WHERE run_id = ? ORDER BY idx",
                       run.row.id, [&](const Statement& s) {
-                          data.layout.metrics.push_back(
-                              {s.text(0), s.text(1), s.text(2), s.text(3), s.real(4), s.int64(5) != 0, s.text(6)});
+                          data.layout.metrics.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.real(4),
+                                                         s.int64(5) != 0, s.text(6), s.text(7)});
                       });
 }
 
-Result<void> loadSamples(Database& db, StoredRun& run, const std::unordered_map<std::int64_t, int>& variantOf,
-                         const std::unordered_map<std::int64_t, std::size_t>& quantityOf)
+// A repetitions row of the run: its samples' variant and repetition index.
+struct RepetitionRow {
+    std::int64_t id = 0;
+    int variant = 0;
+    int index = 0;
+};
+
+// In the order they were stored (seq).
+Result<std::vector<RepetitionRow>> loadRepetitions(Database& db, std::int64_t runId)
 {
-    std::vector<engine::Sample>& samples = run.data.samples;
-    std::unordered_map<std::int64_t, std::size_t> sampleOf;
-    const std::size_t width = run.data.layout.quantities.size();
-    auto rows = forEachRow(
-        db,
-        "SELECT s.id, p.variant_id, p.idx, s.idx, s.pair, s.start_s, s.duration_s FROM samples s "
-        "JOIN repetitions p ON p.id = s.repetition_id WHERE p.run_id = ? ORDER BY s.start_s, p.seq, s.idx",
-        run.row.id, [&](const Statement& s) {
-            sampleOf[s.int64(0)] = samples.size();
-            auto variant = variantOf.find(s.int64(1));
-            samples.push_back({variant != variantOf.end() ? variant->second : -1, static_cast<int>(s.int64(2)),
-                               static_cast<int>(s.int64(3)), s.isNull(4) ? -1 : static_cast<int>(s.int64(4)), s.real(5),
-                               s.real(6), std::vector<double>(width, std::nan(""))});
-        });
+    std::vector<RepetitionRow> reps;
+    auto rows = forEachRow(db,
+                           "SELECT p.id, v.idx, p.idx FROM repetitions p JOIN variants v ON v.id = p.variant_id "
+                           "WHERE p.run_id = ? ORDER BY p.seq",
+                           runId, [&](const Statement& s) {
+                               reps.push_back({s.int64(0), static_cast<int>(s.int64(1)), static_cast<int>(s.int64(2))});
+                           });
     if (!rows) {
-        return rows;
+        return rows.error();
     }
-    return forEachRow(db,
-                      "SELECT v.sample_id, v.quantity_id, v.value FROM sample_values v "
-                      "JOIN samples s ON s.id = v.sample_id JOIN repetitions p ON p.id = s.repetition_id "
-                      "WHERE p.run_id = ?",
-                      run.row.id, [&](const Statement& s) {
-                          auto sample = sampleOf.find(s.int64(0));
-                          auto quantity = quantityOf.find(s.int64(1));
-                          if (sample != sampleOf.end() && quantity != quantityOf.end() && !s.isNull(2)) {
-                              samples[sample->second].values[quantity->second] = s.real(2);
-                          }
-                      });
+    return reps;
+}
+
+Error badBlob(const Database& db, const StoredRun& run, const engine::Sample& sample, std::size_t bytes)
+{
+    const std::vector<std::string>& names = run.data.variantNames;
+    const auto variant = static_cast<std::size_t>(sample.variant);
+    const std::size_t width = run.data.layout.quantities.size();
+    return Error{"cannot load run " + std::to_string(run.row.id) + " from " + db.path() + ": sample " +
+                 std::to_string(sample.index) + " of variant " +
+                 (variant < names.size() ? names[variant] : std::to_string(sample.variant)) + " in repetition " +
+                 std::to_string(sample.repetition) + " has " + std::to_string(bytes) + " bytes of values, expected " +
+                 std::to_string(width * kValueBytes) + " (" + std::to_string(width) + " quantities)"};
+}
+
+bool earlier(const engine::Sample& a, const engine::Sample& b)
+{
+    return a.start < b.start;
+}
+
+// Puts the samples in start order as each repetitions row is appended. Rows come in seq order,
+// each in idx order, and ties keep that order: the order of ORDER BY start_s, seq, idx. Rows of one
+// repetition interleave in time (alternating variants) but rows of different repetitions rarely
+// do, so merging only the overlapping tail keeps this about linear. Should rows overlap more than
+// that (the budget runs out), the rest are appended as they come and one stable sort orders all.
+class StartOrder {
+public:
+    explicit StartOrder(std::vector<engine::Sample>& samples) : m_samples(samples) {}
+
+    // samples[from, end) is the row just appended.
+    void rowAdded(std::size_t from)
+    {
+        auto first = m_samples.begin() + static_cast<std::ptrdiff_t>(from);
+        if (!m_merging || first == m_samples.end()) {
+            return;
+        }
+        if (!std::is_sorted(first, m_samples.end(), earlier)) {
+            std::stable_sort(first, m_samples.end(), earlier);
+        }
+        m_budget += kBudgetPerSample * (m_samples.size() - from);
+        auto overlap = std::upper_bound(m_samples.begin(), first, *first, earlier);
+        const auto moves = static_cast<std::size_t>(m_samples.end() - overlap);
+        if (overlap == first) {
+            return;
+        }
+        if (moves > m_budget) {
+            m_merging = false;
+            return;
+        }
+        m_budget -= moves;
+        std::inplace_merge(overlap, first, m_samples.end(), earlier);
+    }
+
+    void finish()
+    {
+        if (!m_merging) {
+            std::stable_sort(m_samples.begin(), m_samples.end(), earlier);
+        }
+    }
+
+private:
+    static constexpr std::size_t kBudgetPerSample = 4;
+    std::vector<engine::Sample>& m_samples;
+    std::size_t m_budget = 0;
+    bool m_merging = true;
+};
+
+// One query per repetitions row, driven by the (repetition_id, idx) index: no sort in SQLite, and
+// each row's variant and repetition come from the row it belongs to, not from a lookup.
+Result<void> loadSamples(Database& db, StoredRun& run)
+{
+    auto reps = loadRepetitions(db, run.row.id);
+    if (!reps) {
+        return reps.error();
+    }
+    auto stmt =
+        db.prepare("SELECT idx, pair, start_s, duration_s, vals FROM samples WHERE repetition_id = ? ORDER BY idx");
+    if (!stmt) {
+        return stmt.error();
+    }
+    const std::size_t width = run.data.layout.quantities.size();
+    std::vector<engine::Sample>& samples = run.data.samples;
+    StartOrder order(samples);
+    for (const RepetitionRow& rep : *reps) {
+        const std::size_t from = samples.size();
+        if (from != 0 && samples.capacity() == from) {
+            // Repetitions tend to be the same size: make room for the rest, estimated from those read.
+            const auto read = static_cast<std::size_t>(&rep - reps->data());
+            samples.reserve(from / read * reps->size());
+        }
+        stmt->bind(1, rep.id);
+        for (;;) {
+            auto row = stmt->step();
+            if (!row) {
+                return row.error();
+            }
+            if (!*row) {
+                break;
+            }
+            engine::Sample& sample = samples.emplace_back();
+            sample.variant = rep.variant;
+            sample.repetition = rep.index;
+            sample.index = static_cast<int>(stmt->int64(0));
+            sample.pair = stmt->isNull(1) ? -1 : static_cast<int>(stmt->int64(1));
+            sample.start = stmt->real(2);
+            sample.duration = stmt->real(3);
+            std::span<const unsigned char> blob = stmt->blob(4);
+            if (blob.size() != width * kValueBytes) {
+                return badBlob(db, run, sample, blob.size());
+            }
+            sample.values.resize(width);
+            decodeValues(blob, sample.values.data());
+        }
+        stmt->reset();
+        order.rowAdded(from);
+    }
+    order.finish();
+    return {};
 }
 
 }  // namespace
@@ -225,12 +327,10 @@ try {
     run.spec = parseJson(stmt->text(15));
     run.environment = parseJson(stmt->text(16));
     stmt->reset();
-    std::unordered_map<std::int64_t, int> variantOf;
-    std::unordered_map<std::int64_t, std::size_t> quantityOf;
-    if (auto layout = loadLayout(db, run, variantOf, quantityOf); !layout) {
+    if (auto layout = loadLayout(db, run); !layout) {
         return layout.error();
     }
-    if (auto samples = loadSamples(db, run, variantOf, quantityOf); !samples) {
+    if (auto samples = loadSamples(db, run); !samples) {
         return samples.error();
     }
     return run;

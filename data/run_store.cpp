@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <ctime>
 #include <exception>
 #include <fstream>
@@ -16,6 +15,7 @@
 
 #include "nf_version.h"
 #include "process_identity.h"
+#include "sample_blob.h"
 
 namespace nf::data {
 namespace {
@@ -114,7 +114,7 @@ Result<void> insertMetrics(Database& db, std::int64_t runId, const engine::RunLa
 {
     auto stmt = db.prepare(
         "INSERT INTO metrics (run_id, idx, name, unit, numerator, denominator, scale, higher_is_better, "
-        "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "description, alias_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt) {
         return stmt.error();
     }
@@ -122,7 +122,7 @@ Result<void> insertMetrics(Database& db, std::int64_t runId, const engine::RunLa
         const engine::MetricSpec& m = layout.metrics[i];
         stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, m.name).bind(4, m.unit);
         stmt->bind(5, m.numerator).bind(6, m.denominator).bind(7, m.scale);
-        stmt->bind(8, m.higherIsBetter ? 1 : 0).bind(9, m.description);
+        stmt->bind(8, m.higherIsBetter ? 1 : 0).bind(9, m.description).bind(10, m.aliasOf);
         if (auto done = stmt->run(); !done) {
             return done.error();
         }
@@ -178,6 +178,24 @@ std::pair<double, double> variantSpan(const engine::RepetitionResult& rep, int v
     return {first, last};
 }
 
+// The samples by repetitions row, then index: the order loadRun reads them in (by the
+// (repetition_id, idx) index), so that its reads visit the table's rows one after the other instead
+// of jumping between variants. The variants were checked by insertRepetitions.
+std::vector<const engine::Sample*> storageOrder(const engine::RepetitionResult& rep,
+                                                const std::vector<std::int64_t>& repIds)
+{
+    std::vector<const engine::Sample*> order;
+    order.reserve(rep.samples.size());
+    for (const engine::Sample& sample : rep.samples) {
+        order.push_back(&sample);
+    }
+    auto rowOf = [&](const engine::Sample* s) { return repIds[static_cast<std::size_t>(s->variant)]; };
+    std::stable_sort(order.begin(), order.end(), [&](const engine::Sample* a, const engine::Sample* b) {
+        return rowOf(a) < rowOf(b) || (rowOf(a) == rowOf(b) && a->index < b->index);
+    });
+    return order;
+}
+
 Error badSample(const std::string& what, const engine::Sample& sample)
 {
     return Error{"cannot store sample " + std::to_string(sample.index) + " of variant " +
@@ -187,23 +205,21 @@ Error badSample(const std::string& what, const engine::Sample& sample)
 // The statements that store one repetition, prepared once and reused for every row.
 class RepetitionWriter {
 public:
-    static Result<RepetitionWriter> prepare(Database& db, std::int64_t runId,
-                                            const std::vector<std::int64_t>& quantityIds)
+    static Result<RepetitionWriter> prepare(Database& db, std::int64_t runId, std::size_t quantities)
     {
         auto seq = nextSeq(db, runId);
         auto rep = db.prepare(
             "INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status) "
             "VALUES (?, ?, ?, ?, ?, ?, 'complete')");
-        auto sample =
-            db.prepare("INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s) VALUES (?, ?, ?, ?, ?)");
-        auto value = db.prepare("INSERT INTO sample_values (sample_id, quantity_id, value) VALUES (?, ?, ?)");
+        auto sample = db.prepare(
+            "INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals) VALUES (?, ?, ?, ?, ?, ?)");
         if (!seq) {
             return seq.error();
         }
-        if (!rep || !sample || !value) {
-            return !rep ? rep.error() : !sample ? sample.error() : value.error();
+        if (!rep || !sample) {
+            return !rep ? rep.error() : sample.error();
         }
-        return RepetitionWriter(db, runId, quantityIds, *seq, std::move(*rep), std::move(*sample), std::move(*value));
+        return RepetitionWriter(db, runId, quantities, *seq, std::move(*rep), std::move(*sample));
     }
 
     // One repetitions row per variant; returns the row ids indexed by variant.
@@ -227,54 +243,42 @@ public:
         return repIds;
     }
 
+    // One samples row; its values go into the vals blob (sample_blob.h), NaN included.
     Result<void> insertSample(const engine::Sample& sample, std::int64_t repetitionId)
     {
-        if (sample.values.size() != m_quantityIds.size()) {
-            return badSample(std::to_string(sample.values.size()) + " values for " +
-                                 std::to_string(m_quantityIds.size()) + " quantities",
-                             sample);
+        if (sample.values.size() != m_quantities) {
+            return badSample(
+                std::to_string(sample.values.size()) + " values for " + std::to_string(m_quantities) + " quantities",
+                sample);
         }
+        encodeValues(sample.values, m_blob);
         m_sample.bind(1, repetitionId).bind(2, sample.index);
         if (sample.pair >= 0) {
             m_sample.bind(3, sample.pair);
         }
-        m_sample.bind(4, sample.start).bind(5, sample.duration);
-        if (auto done = m_sample.run(); !done) {
-            return done;
-        }
-        std::int64_t sampleId = m_db.lastInsertId();
-        for (std::size_t q = 0; q < m_quantityIds.size(); ++q) {
-            if (std::isnan(sample.values[q])) {
-                continue;  // a missing value reads back as NaN
-            }
-            m_value.bind(1, sampleId).bind(2, m_quantityIds[q]).bind(3, sample.values[q]);
-            if (auto done = m_value.run(); !done) {
-                return done;
-            }
-        }
-        return {};
+        m_sample.bind(4, sample.start).bind(5, sample.duration).bind(6, m_blob);
+        return m_sample.run();
     }
 
 private:
-    RepetitionWriter(Database& db, std::int64_t runId, const std::vector<std::int64_t>& quantityIds, std::int64_t seq,
-                     Statement rep, Statement sample, Statement value)
+    RepetitionWriter(Database& db, std::int64_t runId, std::size_t quantities, std::int64_t seq, Statement rep,
+                     Statement sample)
         : m_db(db),
           m_runId(runId),
-          m_quantityIds(quantityIds),
+          m_quantities(quantities),
           m_seq(seq),
           m_rep(std::move(rep)),
-          m_sample(std::move(sample)),
-          m_value(std::move(value))
+          m_sample(std::move(sample))
     {
     }
 
     Database& m_db;
     std::int64_t m_runId;
-    const std::vector<std::int64_t>& m_quantityIds;
+    std::size_t m_quantities;
     std::int64_t m_seq;
     Statement m_rep;
     Statement m_sample;
-    Statement m_value;
+    std::vector<unsigned char> m_blob;  // reused for every sample
 };
 
 }  // namespace
@@ -320,7 +324,7 @@ try {
     if (!tx) {
         return tx.error();
     }
-    auto writer = RepetitionWriter::prepare(m_db, m_runId, m_quantityIds);
+    auto writer = RepetitionWriter::prepare(m_db, m_runId, m_quantityIds.size());
     if (!writer) {
         return writer.error();
     }
@@ -328,8 +332,9 @@ try {
     if (!repIds) {
         return repIds.error();
     }
-    for (const engine::Sample& sample : rep.samples) {
-        if (auto stored = writer->insertSample(sample, (*repIds)[static_cast<std::size_t>(sample.variant)]); !stored) {
+    for (const engine::Sample* sample : storageOrder(rep, *repIds)) {
+        if (auto stored = writer->insertSample(*sample, (*repIds)[static_cast<std::size_t>(sample->variant)]);
+            !stored) {
             return stored;
         }
     }

@@ -14,8 +14,8 @@ namespace nf::data {
 
 // A RunObserver that stores the run: the runs row (status running) with spec, environment and
 // host facts on runStarted, the variants, the quantities and the metric definitions; each
-// repetition (its repetitions rows and all its samples and values) in one transaction when it
-// ends; the final status and end time on runFinished. A run that stops without runFinished (crash,
+// repetition (its repetitions rows and its samples, one row each with its values as a blob) in one
+// transaction when it ends; the final status and end time on runFinished. A run that stops without runFinished (crash,
 // SIGKILL) stays 'running' with the pid that wrote it, and readers show it as aborted once that
 // pid is gone.
 class RunRecorder : public engine::RunObserver {

@@ -18,8 +18,11 @@ struct Migration {
     const char* sql;
 };
 
-// Migration 1: runs, their variants, quantities and metric definitions; repetitions, samples and
-// one value per (sample, quantity). Deleting a run cascades to everything below it.
+// Migration 1: runs, their variants, quantities and metric definitions (a metric may only convert
+// another: ns_per_op is an alias of tsc_per_op), repetitions and samples. A sample's values are one
+// blob, `vals`: a little-endian IEEE-754 float64 per quantity in quantities.idx order, NaN where a
+// value is missing (see sample_blob.h); reading a run is then one row per sample. Deleting a run
+// cascades to everything below it.
 constexpr const char* kMigration1 = R"sql(
 CREATE TABLE runs (
     id               INTEGER PRIMARY KEY,
@@ -69,6 +72,7 @@ CREATE TABLE metrics (
     scale            REAL NOT NULL DEFAULT 1.0,
     higher_is_better INTEGER NOT NULL DEFAULT 0,
     description      TEXT NOT NULL DEFAULT '',
+    alias_of         TEXT NOT NULL DEFAULT '',  -- the metric this one only converts, '' if none
     PRIMARY KEY (run_id, idx)
 );
 
@@ -92,16 +96,9 @@ CREATE TABLE samples (
     pair          INTEGER,
     start_s       REAL NOT NULL,
     duration_s    REAL NOT NULL,
+    vals          BLOB NOT NULL,  -- 8 bytes per quantity: float64 little-endian, NaN if missing
     UNIQUE (repetition_id, idx)
 );
-
-CREATE TABLE sample_values (
-    sample_id   INTEGER NOT NULL REFERENCES samples (id) ON DELETE CASCADE,
-    quantity_id INTEGER NOT NULL REFERENCES quantities (id) ON DELETE CASCADE,
-    value       REAL,
-    PRIMARY KEY (sample_id, quantity_id)
-) WITHOUT ROWID;
-CREATE INDEX sample_values_quantity ON sample_values (quantity_id);
 )sql";
 
 const std::vector<Migration>& migrations()

@@ -17,18 +17,19 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
 {
     std::vector<MetricSpec> all = {
         {"tsc_per_op", "ticks/op", quantity::kTscTicks, quantity::kOps, 1.0, false,
-         "TSC ticks per operation (fenced rdtscp around the loop)"},
+         "TSC ticks per operation (fenced rdtscp around the loop)", ""},
         {"ns_per_op", "ns/op", quantity::kElapsedNs, quantity::kOps, 1.0, false,
-         "nanoseconds per operation (TSC converted with the calibrated frequency)"},
-        {"ops_per_sec", "ops/s", quantity::kOps, quantity::kElapsedNs, 1e9, true, "operations per second"},
-        {"cycles_per_op", "cycles/op", "cycles", quantity::kOps, 1.0, false, "CPU cycles per operation"},
+         "nanoseconds per operation (TSC converted with the calibrated frequency)", "tsc_per_op"},
+        {"ops_per_sec", "ops/s", quantity::kOps, quantity::kElapsedNs, 1e9, true, "operations per second",
+         "tsc_per_op"},
+        {"cycles_per_op", "cycles/op", "cycles", quantity::kOps, 1.0, false, "CPU cycles per operation", ""},
         {"instructions_per_op", "instr/op", "instructions", quantity::kOps, 1.0, false,
-         "instructions retired per operation"},
-        {"ipc", "instr/cycle", "instructions", "cycles", 1.0, true, "instructions per cycle"},
+         "instructions retired per operation", ""},
+        {"ipc", "instr/cycle", "instructions", "cycles", 1.0, true, "instructions per cycle", ""},
         {"branch_misses_per_op", "misses/op", "branch-misses", quantity::kOps, 1.0, false,
-         "mispredicted branches per operation"},
+         "mispredicted branches per operation", ""},
         {"cache_misses_per_op", "misses/op", "cache-misses", quantity::kOps, 1.0, false,
-         "last-level cache misses per operation"},
+         "last-level cache misses per operation", ""},
     };
     std::vector<MetricSpec> present;
     for (auto& m : all) {

@@ -25,6 +25,7 @@ struct MetricSpec {
     double scale = 1.0;       // value = scale * sum(numerator) / sum(denominator)
     bool higherIsBetter = false;
     std::string description;
+    std::string aliasOf;  // another metric this one only converts (ns_per_op of tsc_per_op)
 };
 
 // The metrics every call-loop workload reports, in this order: tsc_per_op, ns_per_op,

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <span>
+#include <vector>
 
 #include "data_test_support.h"
 
@@ -148,6 +150,29 @@ TEST(Database, StatementBindsStepsAndReads)
         ++rows;
     }
     EXPECT_EQ(rows, 3);
+}
+
+TEST(Database, BlobsBindAndReadBack)
+{
+    TempDir dir;
+    auto db = Database::open(dir.file("runs.db"));
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("CREATE TABLE t (i INTEGER, b BLOB)").ok());
+    auto insert = db->prepare("INSERT INTO t VALUES (?, ?)");
+    ASSERT_TRUE(insert.ok());
+    const std::vector<unsigned char> bytes = {0x00, 0xff, 0x10, 0x00, 0x7f};
+    ASSERT_TRUE(insert->bind(1, 0).bind(2, bytes).run().ok());
+    ASSERT_TRUE(insert->bind(1, 1).bind(2, std::span<const unsigned char>()).run().ok());
+    auto select = db->prepare("SELECT b, typeof(b), length(b) FROM t ORDER BY i");
+    ASSERT_TRUE(select.ok());
+    ASSERT_TRUE(select->step().ok());
+    std::span<const unsigned char> read = select->blob(0);
+    EXPECT_EQ(std::vector<unsigned char>(read.begin(), read.end()), bytes);
+    EXPECT_EQ(select->text(1), "blob");
+    ASSERT_TRUE(select->step().ok());
+    EXPECT_TRUE(select->blob(0).empty());
+    EXPECT_EQ(select->text(1), "blob");  // zero-length, not NULL
+    EXPECT_EQ(select->int64(2), 0);
 }
 
 TEST(Database, ErrorsAreValues)

@@ -30,15 +30,32 @@ bool hasTable(Database& db, const char* name)
     return row.ok() && *row;
 }
 
+// "name type notnull default" of the table's column, "" if it has none of that name.
+std::string column(Database& db, const char* table, const char* name)
+{
+    auto stmt =
+        db.prepare("SELECT type, \"notnull\", coalesce(dflt_value, '') FROM pragma_table_info(?) WHERE name = ?");
+    if (!stmt)
+        return "";
+    stmt->bind(1, table).bind(2, name);
+    auto row = stmt->step();
+    if (!row.ok() || !*row)
+        return "";
+    return std::string(name) + " " + stmt->text(0) + " " + stmt->text(1) + " " + stmt->text(2);
+}
+
 TEST(Schema, MigrateSetsUserVersionAndCreatesTables)
 {
     TempDir dir;
     auto db = openStore(dir.file("runs.db"));
     ASSERT_TRUE(db.ok()) << db.error().message;
     EXPECT_EQ(pragma(*db, "user_version"), schemaVersion());
-    EXPECT_GE(schemaVersion(), 1);
-    for (const char* table : {"runs", "variants", "quantities", "metrics", "repetitions", "samples", "sample_values"})
+    EXPECT_EQ(schemaVersion(), 1);
+    for (const char* table : {"runs", "variants", "quantities", "metrics", "repetitions", "samples"})
         EXPECT_TRUE(hasTable(*db, table)) << table;
+    EXPECT_FALSE(hasTable(*db, "sample_values"));  // values are the samples.vals blob
+    EXPECT_EQ(column(*db, "samples", "vals"), "vals BLOB 1 ");
+    EXPECT_EQ(column(*db, "metrics", "alias_of"), "alias_of TEXT 1 ''");
     EXPECT_EQ(pragma(*db, "foreign_keys"), 1);
 }
 

@@ -35,10 +35,10 @@ TEST(Metric, CounterMetricsOnlyWhereCountersOpened)
 TEST(Metric, UndefinedWhenDenominatorIsZeroOrMissing)
 {
     const std::vector<std::string> q = {"ops", "tsc_ticks"};
-    const MetricSpec m{"x", "", "tsc_ticks", "ops", 1, false, ""};
+    const MetricSpec m{"x", "", "tsc_ticks", "ops", 1, false, "", ""};
     const std::vector<double> zero = {0, 5};
     EXPECT_FALSE(metricValue(m, q, {&zero}).has_value());
-    const MetricSpec missing{"y", "", "cycles", "ops", 1, false, ""};
+    const MetricSpec missing{"y", "", "cycles", "ops", 1, false, "", ""};
     const std::vector<double> row = {1, 5};
     EXPECT_FALSE(metricValue(missing, q, {&row}).has_value());
     EXPECT_FALSE(metricValue(m, q, {}).has_value());
