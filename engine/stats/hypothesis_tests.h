@@ -1,0 +1,43 @@
+#pragma once
+// Two-sided hypothesis tests as pure functions over samples. Each agrees with SciPy 1.10
+// (ttest_ind(equal_var=False), ttest_1samp, mannwhitneyu, wilcoxon) to 1e-6; see
+// docs/statistics.md for the exact conventions.
+
+#include <cstddef>
+#include <vector>
+
+namespace nf::engine::stats {
+
+struct TestResult {
+    double statistic = 0;       // t, U1 (MWU) or T = min(R+, R-) (Wilcoxon)
+    double df = 0;              // degrees of freedom (t tests), 0 otherwise
+    double p = 1;               // two-sided
+    bool exact = false;         // exact null distribution rather than a normal approximation
+    double minAttainableP = 0;  // the smallest p this test can give at this n (rank tests)
+};
+
+// Welch's unequal-variance t test of mean(x) == mean(y). Needs n >= 2 in each.
+TestResult welchT(const std::vector<double>& x, const std::vector<double>& y);
+
+// One-sample t test of mean(d) == 0. Needs n >= 2.
+TestResult oneSampleT(const std::vector<double>& d);
+
+// Mann-Whitney U of x against y (statistic: U of x). Exact null distribution when there are no
+// ties and both samples have at most 50 values; otherwise the normal approximation with tie and
+// continuity correction.
+TestResult mannWhitneyU(const std::vector<double>& x, const std::vector<double>& y);
+
+// Wilcoxon signed-rank test of d's location == 0; zeros are dropped (zero_method "wilcox").
+// Exact when at most 50 non-zero values and no ties in |d|; otherwise the normal approximation
+// with tie correction and no continuity correction.
+TestResult wilcoxonSignedRank(const std::vector<double>& d);
+// The same over d already sorted ascending: ranks |d| by merging the two signs, without a sort.
+TestResult wilcoxonSignedRankSorted(const std::vector<double>& sortedD);
+
+// Holm's step-down adjustment of a family of p-values (same order as given).
+std::vector<double> holm(const std::vector<double>& p);
+
+// Midranks (1-based) of xs, and the tie term sum(t^3 - t) over groups of equal values.
+std::vector<double> midranks(const std::vector<double>& xs, double* tieTerm = nullptr);
+
+}  // namespace nf::engine::stats
