@@ -140,7 +140,8 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
                 start.variantParams.emplace_back(params.all());
             }
             start.environment["system"] = systemFactsJson(p.facts);
-            start.environment["tool"] = {{"name", "noisefloor"}, {"version", NF_VERSION}};
+            start.environment["tool"] = {
+                {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", control.commandLine}};
             auto r = observer.runStarted(start);
             started = r.ok();
             if (!r) {

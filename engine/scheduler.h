@@ -32,6 +32,7 @@ Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::System
 struct RunControl {
     std::stop_token stop;                      // requested on SIGINT/SIGTERM
     const std::atomic<int>* signal = nullptr;  // the signal that requested it, for the reason text
+    std::string commandLine;                   // how the run was asked for, recorded with it
 };
 
 struct RunOutcome {

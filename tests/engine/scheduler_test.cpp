@@ -134,7 +134,7 @@ TEST(RunExperiment, StopKeepsFinishedRepetitionsAndAborts)
     ASSERT_TRUE(p.ok());
     std::stop_source stop;
     StopAfterFirst observer(stop);
-    const auto outcome = runExperiment(*p, observer, {stop.get_token()});
+    const auto outcome = runExperiment(*p, observer, {stop.get_token(), nullptr, ""});
     EXPECT_EQ(outcome.status, RunStatus::Aborted);
     EXPECT_LE(observer.repetitions(), 2);
     EXPECT_GE(observer.repetitions(), 1);

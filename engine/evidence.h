@@ -1,0 +1,35 @@
+#pragma once
+// The evidence a reviewer reads: the analysis as mail-ready text (at most 72 columns), as JSON
+// (with schema_version) and as CSV summary rows.
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis.h"
+
+namespace nf::engine {
+
+// What the analysis was made from, for the header and the warnings.
+struct EvidenceContext {
+    std::string title;                  // "run 12: spin, complete"
+    std::vector<std::string> header;    // command line, kernel, CPU, cores, repetitions x duration, order
+    std::string designNote;             // how the pairs or repetitions were made
+    std::vector<std::string> warnings;  // from the environment: counters missing, noisy machine
+    nlohmann::json source;              // runs or files, for JSON
+};
+
+inline constexpr int kEvidenceSchemaVersion = 1;
+
+void writeEvidenceText(const Analysis& analysis, const EvidenceContext& context, std::ostream& out);
+nlohmann::json evidenceJson(const Analysis& analysis, const EvidenceContext& context);
+void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
+
+// One sentence: "b is 0.49% slower than a (tsc_per_op +0.49%, 95% CI +0.45..+0.53%, p<0.001)".
+std::string verdictSentence(const MetricComparison& c, const stats::CompareOptions& options);
+
+// Splits `text` into lines of at most `width` columns, each after the first indented by `indent`.
+std::vector<std::string> wrap(const std::string& text, std::size_t width, const std::string& indent);
+
+}  // namespace nf::engine

@@ -1,0 +1,199 @@
+#include "analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "evidence.h"
+
+namespace nf::engine {
+namespace {
+
+// An alternating run: `reps` repetitions of `rounds` chunk pairs; b costs `shift` more than a.
+RunData alternatingRun(double shift, int reps = 3, int rounds = 100, double drift = 0, unsigned seed = 1)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> noise(0, 0.002);
+    RunData d;
+    d.variantNames = {"a", "b"};
+    d.layout.quantities = {"ops", "tsc_ticks", "elapsed_ns"};
+    d.layout.metrics = callLoopMetrics(d.layout.quantities);
+    double t = 0;
+    for (int r = 0; r < reps; ++r) {
+        for (int p = 0; p < rounds; ++p) {
+            const double machine = 1 + drift * t / (reps * rounds);  // slow drift hits a and b alike
+            for (int v = 0; v < 2; ++v) {
+                const double perOp = 1000 * machine * (v == 1 ? 1 + shift : 1) * (1 + noise(rng));
+                d.samples.push_back({v, r, p, p, t, 0.002, {100, perOp * 100, perOp * 40}});
+                t += 1;
+            }
+        }
+    }
+    return d;
+}
+
+const MetricComparison& primaryOf(const Analysis& a, const std::string& metric = "tsc_per_op")
+{
+    for (const auto& c : a.comparisons) {
+        if (c.primary && c.metric == metric) {
+            return c;
+        }
+    }
+    throw std::runtime_error("no primary comparison for " + metric);
+}
+
+TEST(AnalysisInput, PairsAlignAndAliasesAreLeftOut)
+{
+    const auto d = alternatingRun(0.01);
+    auto in = analysisInput(d, true, {});
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    EXPECT_TRUE(in->alternating);
+    ASSERT_EQ(in->metrics.size(), 1u);  // ns_per_op and ops_per_sec only convert tsc_per_op
+    EXPECT_EQ(in->metrics[0].name, "tsc_per_op");
+    EXPECT_EQ(in->pairs[0][0].size(), 300u);
+    EXPECT_EQ(in->repetitions[0][1].size(), 3u);
+    auto named = analysisInput(d, true, {"ns_per_op", "tsc_per_op"});
+    ASSERT_TRUE(named.ok());
+    EXPECT_EQ(named->metrics.size(), 2u);
+    auto unknown = analysisInput(d, true, {"ipc"});
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().message.rfind("--metric ipc: not measured in this run", 0), 0u);
+}
+
+TEST(Analyze, FindsAOnePercentShiftInChunkPairs)
+{
+    auto in = analysisInput(alternatingRun(0.01), true, {});
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok());
+    const auto& c = primaryOf(*a);
+    EXPECT_EQ(c.result.design, stats::Design::Paired);
+    EXPECT_EQ(c.result.n, 300u);
+    EXPECT_EQ(c.result.verdict, stats::Verdict::Different);
+    EXPECT_NEAR(c.result.deltaPct, 1.0, 0.1);
+    EXPECT_LT(c.result.ciLowPct, 1.0);
+    EXPECT_GT(c.result.ciHighPct, 1.0);
+    EXPECT_EQ(verdictSentence(c, {}).rfind("b is 1.0", 0), 0u) << verdictSentence(c, {});
+}
+
+TEST(Analyze, SameCodeIsNotDifferentAndWithinTheMargin)
+{
+    auto in = analysisInput(alternatingRun(0.0, 3, 100, 0, 7), true, {});
+    auto a = analyze(*in, {});
+    const auto& c = primaryOf(*a);
+    EXPECT_NE(c.result.verdict, stats::Verdict::Different);
+    EXPECT_TRUE(c.result.withinMargin);
+}
+
+TEST(Analyze, PairingCancelsDriftThatHidesTheDifferenceBetweenRepetitionMeans)
+{
+    // 0.5% real difference, 5% drift over the run: repetition means cannot see it, chunk pairs can.
+    auto in = analysisInput(alternatingRun(0.005, 3, 200, 0.05), true, {});
+    auto a = analyze(*in, {});
+    const auto& paired = primaryOf(*a);
+    EXPECT_EQ(paired.result.verdict, stats::Verdict::Different);
+    const auto& independent = *std::find_if(a->comparisons.begin(), a->comparisons.end(),
+                                            [](const MetricComparison& c) { return !c.primary; });
+    EXPECT_EQ(independent.result.design, stats::Design::Independent);
+    EXPECT_NE(independent.result.verdict, stats::Verdict::Different);
+    bool drift = false;
+    for (const auto& w : a->warnings) {
+        drift = drift || w.rfind("drift: a tsc_per_op moved", 0) == 0;
+    }
+    EXPECT_TRUE(drift);
+}
+
+TEST(Analyze, BaselineByNameAndHolmAcrossMetrics)
+{
+    auto in = analysisInput(alternatingRun(0.01), true, {"tsc_per_op", "ns_per_op"});
+    AnalysisOptions o;
+    o.baseline = "b";
+    auto a = analyze(*in, o);
+    ASSERT_TRUE(a.ok());
+    const auto& c = primaryOf(*a);
+    EXPECT_EQ(c.baseline, "b");
+    EXPECT_EQ(c.candidate, "a");
+    EXPECT_LT(c.result.deltaPct, 0);
+    EXPECT_GE(c.result.pAdjusted, c.result.p);
+    o.baseline = "z";
+    EXPECT_FALSE(analyze(*in, o).ok());
+}
+
+TEST(Analyze, OutliersAreFlaggedAndDroppedOnlyWhenAsked)
+{
+    auto d = alternatingRun(0.0, 6, 20);
+    for (auto& s : d.samples) {
+        if (s.variant == 1 && s.repetition == 4) {
+            s.values[1] *= 1.5;  // one repetition of b ran 50% slow
+        }
+    }
+    auto in = analysisInput(d, true, {});
+    auto kept = analyze(*in, {});
+    const auto& b = kept->variants[1];
+    EXPECT_EQ(b.outliers, (std::vector<std::size_t>{4}));
+    EXPECT_EQ(b.dropped, 0u);
+    EXPECT_EQ(b.summary.n, 6u);
+    AnalysisOptions o;
+    o.dropOutliers = true;
+    auto dropped = analyze(*in, o);
+    EXPECT_EQ(dropped->variants[1].summary.n, 5u);
+    EXPECT_GT(primaryOf(*dropped).result.droppedOutliers, 0u);
+}
+
+TEST(Analyze, AcrossRunsIsIndependent)
+{
+    const auto vanilla = alternatingRun(0.0, 5, 10, 0, 3);
+    const auto patched = alternatingRun(0.0, 5, 10, 0, 4);
+    auto in = analysisInputAcross({{"vanilla", &vanilla, 0}, {"patched", &patched, 1}}, {});
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    EXPECT_FALSE(in->alternating);
+    auto a = analyze(*in, {});
+    const auto& c = primaryOf(*a);
+    EXPECT_EQ(c.result.design, stats::Design::Independent);
+    EXPECT_EQ(c.baseline, "vanilla");
+    EXPECT_EQ(c.result.n, 5u);
+}
+
+TEST(Evidence, TextFitsAMailAndJsonCarriesTheContract)
+{
+    auto in = analysisInput(alternatingRun(0.01), true, {});
+    auto a = analyze(*in, {});
+    EvidenceContext ctx;
+    ctx.title = "noisefloor: run 1 (spin, complete)";
+    ctx.header = {"$ noisefloor run spin --variant a:work=1000 --variant b:work=1010 --reps 3 --duration 0.2",
+                  "kernel 6.1.0, AMD EPYC (VM), host vm, worker CPU 1"};
+    ctx.designNote = "paired design: each pair is two adjacent chunks of one repetition (A B, B A, ...).";
+    ctx.warnings = {"not measured: cycles, instructions (no hardware PMU on this machine, e.g. a VM without vPMU)"};
+    std::ostringstream text;
+    writeEvidenceText(*a, ctx, text);
+    std::istringstream lines(text.str());
+    std::string line;
+    while (std::getline(lines, line)) {
+        EXPECT_LE(line.size(), 72u) << line;
+    }
+    EXPECT_NE(text.str().find("verdict: b is 1.0"), std::string::npos) << text.str();
+    const auto j = evidenceJson(*a, ctx);
+    EXPECT_EQ(j["schema_version"], kEvidenceSchemaVersion);
+    const auto& c = j["comparisons"][0];
+    for (const char* key : {"metric", "design", "baseline", "candidate", "delta_pct", "ci_low_pct", "ci_high_pct", "p",
+                            "p_paired_t", "p_wilcoxon", "verdict", "mde_pct", "n_needed"}) {
+        EXPECT_TRUE(c.contains(key)) << key;
+    }
+    EXPECT_EQ(c["design"], "paired");
+    for (const char* key : {"name", "metric", "n", "mean", "median", "stddev", "cv", "ci_low", "ci_high", "outliers"}) {
+        EXPECT_TRUE(j["variants"][0].contains(key)) << key;
+    }
+    std::ostringstream csv;
+    writeEvidenceCsv(*a, csv);
+    EXPECT_EQ(csv.str().rfind("metric,design,primary,baseline,candidate,", 0), 0u);
+}
+
+TEST(Evidence, WrapKeepsWordsAndIndents)
+{
+    const auto lines = wrap("  - one two three four five", 12, "    ");
+    EXPECT_EQ(lines, (std::vector<std::string>{"  - one two", "    three", "    four", "    five"}));
+}
+
+}  // namespace
+}  // namespace nf::engine
