@@ -203,10 +203,12 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
         const auto first = std::find_if(a.comparisons.begin(), a.comparisons.end(),
                                         [&](const MetricComparison& c) { return c.metric == v.metric; });
         out << '\n';
-        const std::string direction = first == a.comparisons.end() ? ""
-                                      : first->higherIsBetter      ? ", higher is better"
-                                                                   : ", lower is better";
-        emit(out, v.metric + (first == a.comparisons.end() ? "" : " (" + first->unit + direction + ")"), "  ");
+        std::string about;
+        if (first != a.comparisons.end()) {
+            about = std::string(first->unit.empty() ? "" : first->unit + ", ") +
+                    (first->higherIsBetter ? "higher is better" : "lower is better");
+        }
+        emit(out, v.metric + (about.empty() ? "" : " (" + about + ")"), "  ");
         writeVariantTable(a, v.metric, out);
         for (const auto& c : a.comparisons) {
             if (c.metric == v.metric) {

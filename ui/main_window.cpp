@@ -76,7 +76,7 @@ void MainWindow::chooseDatabase()
                                                       tr("SQLite databases (*.db *.sqlite);;All files (*)"));
     if (!path.isEmpty()) {
         openDatabase(path);
-}
+    }
 }
 
 bool MainWindow::openDatabase(const QString& path)
@@ -124,7 +124,7 @@ void MainWindow::reload()
     setStatus((runs == 1 ? tr("1 run in %1") : tr("%1 runs in %2").arg(runs)).arg(m_path));
     if (keep == 0 || !selectRun(keep)) {
         selectNewestRun();
-}
+    }
 }
 
 bool MainWindow::selectRun(std::int64_t runId)
@@ -132,7 +132,7 @@ bool MainWindow::selectRun(std::int64_t runId)
     const int row = m_model->rowOf(runId);
     if (row < 0) {
         return false;
-}
+    }
     m_table->setCurrentIndex(m_model->index(row, 0));
     m_table->selectRow(row);
     showSelectedRun();  // also when the row was already current
@@ -143,7 +143,7 @@ void MainWindow::selectNewestRun()
 {
     if (const data::RunRow* newest = m_model->runAt(0)) {
         selectRun(newest->id);
-}
+    }
 }
 
 void MainWindow::showSelectedRun()

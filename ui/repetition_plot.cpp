@@ -27,7 +27,7 @@ std::vector<int> repetitionsOf(const engine::RunData& data, int variant)
     for (const auto& s : data.samples) {
         if (s.variant == variant) {
             reps.insert(s.repetition);
-}
+        }
     }
     return {reps.begin(), reps.end()};
 }
@@ -37,7 +37,7 @@ double dodge(int variant, int variants)
 {
     if (variants < 2) {
         return 0;
-}
+    }
     const double spread = std::min(0.36, 0.12 * (variants - 1));
     return -spread / 2 + spread * variant / (variants - 1);
 }
@@ -47,7 +47,7 @@ QString metricLabel(const engine::MetricSpec& metric)
     QString label = QString::fromStdString(metric.name);
     if (!metric.unit.empty()) {
         label += QStringLiteral(" (%1)").arg(QString::fromStdString(metric.unit));
-}
+    }
     return label + (metric.higherIsBetter ? QObject::tr(", higher is better") : QObject::tr(", lower is better"));
 }
 
@@ -168,7 +168,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
         }
         if (!values.empty()) {
             s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-}
+        }
         series.push_back(std::move(s));
     }
 
@@ -205,7 +205,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     const int step = std::max(1, lastRep / 12);
     for (int r = 1; r <= lastRep; r += step) {
         ticker->addTick(r, QString::number(r));
-}
+    }
     ticker->addTick(meanX, tr("mean"));
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(0.4, meanX + 0.6);
@@ -213,7 +213,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     double pad = (yMax - yMin) * 0.12;
     if (pad <= 0) {
         pad = std::abs(yMax) > 0 ? std::abs(yMax) * 0.05 : 1.0;
-}
+    }
     m_plot->yAxis->setRange(yMin - pad, yMax + pad);
     m_plot->legend->setVisible(true);
     setAxesVisible(true);

@@ -44,7 +44,7 @@ const data::RunRow* RunListModel::runAt(int row) const
 {
     if (row < 0 || row >= static_cast<int>(m_runs.size())) {
         return nullptr;
-}
+    }
     return &m_runs[static_cast<std::size_t>(row)];
 }
 
@@ -53,7 +53,7 @@ int RunListModel::rowOf(std::int64_t runId) const
     for (std::size_t i = 0; i < m_runs.size(); ++i) {
         if (m_runs[i].id == runId) {
             return static_cast<int>(i);
-}
+        }
     }
     return -1;
 }
@@ -73,31 +73,31 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     const data::RunRow* run = index.isValid() ? runAt(index.row()) : nullptr;
     if (run == nullptr) {
         return {};
-}
+    }
     const int column = index.column();
     switch (role) {
         case Qt::DisplayRole: return displayText(*run, column);
         case Qt::TextAlignmentRole:
             if (column == Id || column == Variants || column == Reps) {
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-}
+            }
             return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
         case Qt::ForegroundRole:
             if (column == Status &&
                 (run->status == engine::RunStatus::Failed || run->status == engine::RunStatus::Aborted)) {
                 return QBrush(QColor(180, 30, 30));
-}
+            }
             return {};
         case Qt::ToolTipRole:
             if (column == Status && !run->statusReason.empty()) {
                 return qs(run->statusReason);
-}
+            }
             if (column == Started) {
                 return qs(run->startedAt) + (run->endedAt.empty() ? QString() : " - " + qs(run->endedAt));
-}
+            }
             if (column == Workload && !run->host.empty()) {
                 return QStringLiteral("%1 on %2 (%3)").arg(qs(run->workload), qs(run->host), qs(run->cpuModel));
-}
+            }
             return {};
         default: return {};
     }
@@ -121,7 +121,7 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
         return QAbstractTableModel::headerData(section, orientation, role);
-}
+    }
     switch (section) {
         case Id: return tr("id");
         case Started: return tr("started");
@@ -139,7 +139,7 @@ QString RunListModel::displayTime(const std::string& isoUtc)
     const QDateTime time = QDateTime::fromString(qs(isoUtc), Qt::ISODate);
     if (!time.isValid()) {
         return qs(isoUtc);
-}
+    }
     return time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis.h"
 #include "database.h"
+#include "evidence.h"
+#include "run_store.h"
 
 namespace nf::cli {
 
@@ -16,7 +19,8 @@ inline constexpr int kExitRuntime = 1;
 inline constexpr int kExitUsage = 2;
 
 struct Context {
-    std::string dbPath;  // --db, else the default path
+    std::string dbPath;       // --db, else the default path
+    std::string commandLine;  // as typed, recorded with every run
 };
 
 struct Command {
@@ -37,5 +41,17 @@ Command addListCommand(CLI::App& app, Context& ctx);
 Command addShowCommand(CLI::App& app, Context& ctx);
 Command addExportCommand(CLI::App& app, Context& ctx);
 Command addSelftestCommand(CLI::App& app);
+Command addCompareCommand(CLI::App& app, Context& ctx);
+Command addStatCommand(CLI::App& app);
+Command addCalibrateCommand(CLI::App& app, Context& ctx);
+
+// The evidence in `format` (text, json or csv); returns the exit status.
+int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,
+                  std::ostream& out);
+// One run's variants compared, as `compare RUN` prints it.
+int printRunComparison(const data::StoredRun& run, const std::vector<std::string>& metrics,
+                       const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
+// --baseline, --alpha, --margin, --target, --drop-outliers, --no-holm.
+void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& options, double& target, bool& noHolm);
 
 }  // namespace nf::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "evidence_context.h"
 #include "nf_version.h"
 #include "schema.h"
 
@@ -37,13 +38,19 @@ int runMain(int argc, char** argv)
     app.require_subcommand(1);
     app.fallthrough();
     Context ctx;
+    ctx.commandLine = "noisefloor";
+    for (int i = 1; i < argc; ++i) {
+        ctx.commandLine += " " + shellQuote(argv[i]);
+    }
     app.add_option("--db", ctx.dbPath,
                    "SQLite database (default: $NOISEFLOOR_DB, else "
                    "$XDG_DATA_HOME/noisefloor/runs.db)");
 
     std::vector<Command> commands = {
-        addRunCommand(app, ctx),  addListCommand(app, ctx), addShowCommand(app, ctx), addExportCommand(app, ctx),
-        addWorkloadsCommand(app), addCheckCommand(app),     addSelftestCommand(app),
+        addRunCommand(app, ctx),       addListCommand(app, ctx),    addShowCommand(app, ctx),
+        addExportCommand(app, ctx),    addCompareCommand(app, ctx), addStatCommand(app),
+        addCalibrateCommand(app, ctx), addWorkloadsCommand(app),    addCheckCommand(app),
+        addSelftestCommand(app),
     };
     std::string names;
     for (const auto& c : commands) {

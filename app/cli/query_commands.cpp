@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "export.h"
 #include "report.h"
+#include "run_lookup.h"
 #include "run_store.h"
 #include "run_text.h"
 #include "schema.h"
@@ -15,11 +16,6 @@
 namespace nf::cli {
 
 namespace {
-
-std::string pathOf(const Context& ctx)
-{
-    return ctx.dbPath.empty() ? data::defaultDatabasePath() : ctx.dbPath;
-}
 
 nlohmann::json rowJson(const data::RunRow& r)
 {
@@ -38,42 +34,17 @@ nlohmann::json rowJson(const data::RunRow& r)
             {"repetitions", r.repetitions}};
 }
 
-// Loads RUN ("last" or an id) from the database; prints the error and sets *status on failure.
+// Loads RUN ("last" or an id); prints the error and sets *status on failure.
 std::optional<data::StoredRun> loadNamedRun(const Context& ctx, const std::string& name, int* status)
 {
-    std::int64_t id = 0;
-    if (name != "last") {
-        try {
-            std::size_t used = 0;
-            id = std::stoll(name, &used);
-            if (used != name.size() || id <= 0) {
-                throw std::invalid_argument(name);
-            }
-        } catch (const std::exception&) {
-            *status = fail(kExitUsage, "RUN '" + name + "': expected a run id (see 'noisefloor list') or 'last'");
-            return std::nullopt;
-        }
-    }
-    if (!std::filesystem::exists(pathOf(ctx))) {
-        *status = fail(kExitRuntime, "no run " + name + ": " + pathOf(ctx) + " does not exist");
-        return std::nullopt;
-    }
-    auto db = openDatabase(ctx, data::Database::Mode::ReadOnly);
+    auto db = openExisting(ctx);
     if (!db) {
-        *status = fail(kExitRuntime, db.error().message);
+        *status = failWith(db.error());
         return std::nullopt;
     }
-    if (id == 0) {
-        auto runs = data::listRuns(*db);
-        if (!runs || runs->empty()) {
-            *status = fail(kExitRuntime, runs ? "no runs in " + pathOf(ctx) : runs.error().message);
-            return std::nullopt;
-        }
-        id = runs->front().id;
-    }
-    auto run = data::loadRun(*db, id);
+    auto run = cli::loadNamedRun(*db, name);
     if (!run) {
-        *status = fail(kExitRuntime, run.error().message);
+        *status = failWith(run.error());
         return std::nullopt;
     }
     return std::move(*run);
@@ -81,11 +52,11 @@ std::optional<data::StoredRun> loadNamedRun(const Context& ctx, const std::strin
 
 int listRuns(const Context& ctx, const std::string& format)
 {
-    if (!std::filesystem::exists(pathOf(ctx))) {
+    if (!std::filesystem::exists(databasePath(ctx))) {
         if (format == "json") {
             std::cout << "[]\n";
         } else {
-            std::cout << "no runs yet (" << pathOf(ctx) << " does not exist)\n";
+            std::cout << "no runs yet (" << databasePath(ctx) << " does not exist)\n";
         }
         return 0;
     }
@@ -134,7 +105,7 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
         std::cout << out.dump(2) << '\n';
         return 0;
     }
-    printRunText(*run, pathOf(ctx), std::cout);
+    printRunText(*run, databasePath(ctx), std::cout);
     return 0;
 }
 

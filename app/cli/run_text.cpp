@@ -35,23 +35,8 @@ void printCounters(const nlohmann::json& env, std::ostream& out)
     const auto& c = env.value("counters", nlohmann::json::object());
     out << "  counters on " << c.value("target", std::string("?")) << ": "
         << (c.value("opened", nlohmann::json::array()).empty() ? "none" : join(c["opened"])) << '\n';
-    const auto& unsupported = c.value("unsupported", nlohmann::json::array());
-    if (unsupported.empty()) {
-        return;
-    }
-    // Group the missing counters by reason so a machine without a PMU reads as one line.
-    std::vector<std::pair<std::string, std::string>> byReason;
-    for (const auto& u : unsupported) {
-        const auto reason = u.value("reason", std::string());
-        auto it = std::find_if(byReason.begin(), byReason.end(), [&](const auto& p) { return p.first == reason; });
-        if (it == byReason.end()) {
-            byReason.emplace_back(reason, u.value("name", std::string()));
-        } else {
-            it->second += ", " + u.value("name", std::string());
-        }
-    }
-    for (const auto& [reason, names] : byReason) {
-        out << "  not measured: " << names << " (" << reason << ")\n";
+    for (const auto& line : missingCounters(env)) {
+        out << "  not measured: " << line << '\n';
     }
 }
 
@@ -69,7 +54,28 @@ void printClock(const nlohmann::json& env, std::ostream& out)
 
 }  // namespace
 
-void printRunText(const data::StoredRun& run, const std::string& dbPath, std::ostream& out)
+std::vector<std::string> missingCounters(const nlohmann::json& env)
+{
+    const auto& c = env.value("counters", nlohmann::json::object());
+    // Group the missing counters by reason so a machine without a PMU reads as one line.
+    std::vector<std::pair<std::string, std::string>> byReason;
+    for (const auto& u : c.value("unsupported", nlohmann::json::array())) {
+        const auto reason = u.value("reason", std::string());
+        auto it = std::find_if(byReason.begin(), byReason.end(), [&](const auto& p) { return p.first == reason; });
+        if (it == byReason.end()) {
+            byReason.emplace_back(reason, u.value("name", std::string()));
+        } else {
+            it->second += ", " + u.value("name", std::string());
+        }
+    }
+    std::vector<std::string> lines;
+    for (const auto& [reason, names] : byReason) {
+        lines.push_back(names + " (" + reason + ")");
+    }
+    return lines;
+}
+
+void printRunHeader(const data::StoredRun& run, std::ostream& out)
 {
     const auto& r = run.row;
     out << fmt::format("run {}  {}  {}{}\n", r.id, r.workload, engine::toString(r.status),
@@ -85,13 +91,20 @@ void printRunText(const data::StoredRun& run, const std::string& dbPath, std::os
         std::string params;
         if (v < run.variantParams.size()) {
             for (const auto& [k, value] : run.variantParams[v].items()) {
-                params += (params.empty() ? "" : " ") + k + "=" + value.get<std::string>();
+                params += (params.empty() ? "" : " ") + k + "=" +
+                          (value.is_string() ? value.get<std::string>() : value.dump());
             }
         }
         out << "  variant " << run.data.variantNames[v] << ": " << params << '\n';
     }
     printCounters(run.environment, out);
     printClock(run.environment, out);
+}
+
+void printRunText(const data::StoredRun& run, const std::string& dbPath, std::ostream& out)
+{
+    const auto& r = run.row;
+    printRunHeader(run, out);
     out << '\n';
     engine::writeSummaryText(run.data, out);
     out << fmt::format(

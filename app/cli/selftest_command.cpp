@@ -42,7 +42,7 @@ Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engin
         return prepared.error();
     }
     engine::RunCollector collector;
-    const auto outcome = engine::runExperiment(*prepared, collector, {signals.token(), &signals.signal()});
+    const auto outcome = engine::runExperiment(*prepared, collector, {signals.token(), &signals.signal(), ""});
     if (outcome.status != engine::RunStatus::Complete) {
         return Error{"selftest run " + std::string(engine::toString(outcome.status)) + ": " + outcome.reason};
     }

@@ -19,7 +19,7 @@ void preferOffscreenWithoutDisplay(int argc, char* argv[])
     if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY") ||
         qEnvironmentVariableIsSet("WAYLAND_DISPLAY")) {
         return;
-}
+    }
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
         if (arg == "-h" || arg == "--help" || arg == "-v" || arg == "--version" || arg.startsWith("--screenshot")) {

@@ -1,0 +1,195 @@
+// noisefloor compare: the variants of one run, or variants across runs, with the evidence a
+// reviewer reads.
+
+#include <cmath>
+#include <iostream>
+#include <set>
+
+#include "cli.h"
+#include "evidence_context.h"
+#include "run_lookup.h"
+
+namespace nf::cli {
+
+namespace {
+
+struct CompareArgs {
+    std::vector<std::string> runs;
+    std::vector<std::string> labels;
+    std::vector<std::string> metrics;
+    engine::AnalysisOptions analysis;
+    std::string format = "text";
+    bool noHolm = false;
+    double target = std::nan("");
+};
+
+struct Selected {
+    data::StoredRun run;
+    std::string variant;  // "" = every variant of the run
+};
+
+std::string displayName(const data::StoredRun& run, const std::string& variant, bool withRunId)
+{
+    const std::string runPart = withRunId || run.row.label.empty() ? "run" + std::to_string(run.row.id) : run.row.label;
+    return variant == "default" ? runPart : runPart + ":" + variant;
+}
+
+Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& a)
+{
+    if (!a.runs.empty() && !a.labels.empty()) {
+        return usageError("give RUN arguments or --label, not both");
+    }
+    std::vector<Selected> selected;
+    for (const auto& label : a.labels) {
+        auto run = loadRunWithLabel(db, label);
+        if (!run) {
+            return run.error();
+        }
+        selected.push_back({std::move(*run), ""});
+    }
+    for (const auto& text : a.runs.empty() && a.labels.empty() ? std::vector<std::string>{"last"} : a.runs) {
+        const auto colon = text.find(':');
+        auto run = loadNamedRun(db, text.substr(0, colon));
+        if (!run) {
+            return run.error();
+        }
+        std::string variant = colon == std::string::npos ? "" : text.substr(colon + 1);
+        const auto& names = run->data.variantNames;
+        if (!variant.empty() && std::find(names.begin(), names.end(), variant) == names.end()) {
+            return usageError(text + ": run " + std::to_string(run->row.id) + " has no variant '" + variant + "'");
+        }
+        selected.push_back({std::move(*run), std::move(variant)});
+    }
+    return selected;
+}
+
+Result<void> validate(const CompareArgs& a)
+{
+    const auto& o = a.analysis.compare;
+    if (!(o.alpha > 0 && o.alpha < 0.5)) {
+        return usageError("--alpha " + std::to_string(o.alpha) + ": must be between 0 and 0.5");
+    }
+    if (!(o.marginPct > 0 && o.marginPct < 100)) {
+        return usageError("--margin " + std::to_string(o.marginPct) + ": must be a percentage above 0 and below 100");
+    }
+    if (o.targetPct && !(*o.targetPct > 0 && *o.targetPct < 100)) {
+        return usageError("--target " + std::to_string(*o.targetPct) + ": must be a percentage above 0 and below 100");
+    }
+    return {};
+}
+
+// Every variant of every selected run, named uniquely.
+std::vector<engine::RunVariant> acrossRuns(const std::vector<Selected>& selected)
+{
+    std::vector<engine::RunVariant> out;
+    for (const bool withRunId : {false, true}) {
+        out.clear();
+        std::set<std::string> names;
+        for (const auto& s : selected) {
+            for (std::size_t v = 0; v < s.run.data.variantNames.size(); ++v) {
+                const auto& name = s.run.data.variantNames[v];
+                if (s.variant.empty() || s.variant == name) {
+                    out.push_back({displayName(s.run, name, withRunId), &s.run.data, static_cast<int>(v)});
+                    names.insert(out.back().name);
+                }
+            }
+        }
+        if (names.size() == out.size()) {
+            break;
+        }
+    }
+    return out;
+}
+
+int execute(CompareArgs& a, const Context& ctx)
+{
+    a.analysis.holm = !a.noHolm;
+    if (!std::isnan(a.target)) {
+        a.analysis.compare.targetPct = a.target;
+    }
+    if (auto ok = validate(a); !ok) {
+        return failWith(ok.error());
+    }
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    auto selected = selectRuns(*db, a);
+    if (!selected) {
+        return failWith(selected.error());
+    }
+    if (selected->size() == 1 && selected->front().variant.empty()) {
+        return printRunComparison(selected->front().run, a.metrics, a.analysis, a.format, std::cout);
+    }
+    const auto variants = acrossRuns(*selected);
+    auto input = engine::analysisInputAcross(variants, a.metrics);
+    if (!input) {
+        return failWith(usageError(input.error().message));
+    }
+    auto analysis = engine::analyze(*input, a.analysis);
+    if (!analysis) {
+        return failWith(usageError(analysis.error().message));
+    }
+    std::vector<const data::StoredRun*> runs;
+    for (const auto& s : *selected) {
+        runs.push_back(&s.run);
+    }
+    return printEvidence(*analysis, contextForRuns(runs), a.format, std::cout);
+}
+
+}  // namespace
+
+int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,
+                  std::ostream& out)
+{
+    if (format == "json") {
+        out << engine::evidenceJson(analysis, context).dump(2) << '\n';
+    } else if (format == "csv") {
+        engine::writeEvidenceCsv(analysis, out);
+    } else {
+        engine::writeEvidenceText(analysis, context, out);
+    }
+    return 0;
+}
+
+int printRunComparison(const data::StoredRun& run, const std::vector<std::string>& metrics,
+                       const engine::AnalysisOptions& options, const std::string& format, std::ostream& out)
+{
+    const bool interleaved = run.spec.value("order", std::string()) != "blocked";
+    auto input = engine::analysisInput(run.data, interleaved, metrics);
+    if (!input) {
+        return failWith(usageError(input.error().message));
+    }
+    auto analysis = engine::analyze(*input, options);
+    if (!analysis) {
+        return failWith(usageError(analysis.error().message));
+    }
+    return printEvidence(*analysis, contextForRun(run, *input), format, out);
+}
+
+void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, double& target, bool& noHolm)
+{
+    sub->add_option("--baseline", o.baseline, "Variant the others are compared against (default: the first)");
+    sub->add_option("--alpha", o.compare.alpha, "Significance level")->capture_default_str();
+    sub->add_option("--margin", o.compare.marginPct, "Equivalence margin in percent (+-)")->capture_default_str();
+    sub->add_option("--target", target, "Effect in percent to size n_needed for (default: the observed delta)");
+    sub->add_flag("--drop-outliers", o.dropOutliers, "Leave out outliers (modified z-score > 3.5); the report says so");
+    sub->add_flag("--no-holm", noHolm, "No Holm correction across the metrics of one comparison");
+}
+
+Command addCompareCommand(CLI::App& app, Context& ctx)
+{
+    auto a = std::make_shared<CompareArgs>();
+    auto* sub = app.add_subcommand("compare", "Is the difference real? Estimates, intervals, tests and a verdict");
+    sub->add_option("runs", a->runs, "RUN or RUN:VARIANT, one or more (default: the last run); RUN is an id or 'last'");
+    sub->add_option("--label", a->labels, "Pick the newest run with this label (repeatable, instead of RUN)");
+    sub->add_option("--metric", a->metrics,
+                    "Metric to compare (repeatable; default: every metric but unit conversions)");
+    sub->add_option("--format", a->format, "text, json or csv")
+        ->check(CLI::IsMember({"text", "json", "csv"}))
+        ->capture_default_str();
+    addAnalysisOptions(sub, a->analysis, a->target, a->noHolm);
+    return {sub, [a, &ctx] { return execute(*a, ctx); }};
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,80 @@
+#include "run_lookup.h"
+
+#include <filesystem>
+
+#include "schema.h"
+
+namespace nf::cli {
+
+namespace {
+
+constexpr int kUsageMark = -2;  // Error::errnum of a usage error
+
+}  // namespace
+
+std::string databasePath(const Context& ctx)
+{
+    return ctx.dbPath.empty() ? data::defaultDatabasePath() : ctx.dbPath;
+}
+
+Error usageError(std::string message)
+{
+    return Error{std::move(message), kUsageMark};
+}
+
+int failWith(const Error& error)
+{
+    return fail(error.errnum == kUsageMark ? kExitUsage : kExitRuntime, error.message);
+}
+
+Result<data::Database> openExisting(const Context& ctx)
+{
+    const std::string path = databasePath(ctx);
+    if (!std::filesystem::exists(path)) {
+        return Error{path + " does not exist (no runs recorded there yet)"};
+    }
+    return openDatabase(ctx, data::Database::Mode::ReadOnly);
+}
+
+Result<data::StoredRun> loadNamedRun(data::Database& db, const std::string& name)
+{
+    std::int64_t id = 0;
+    if (name != "last") {
+        try {
+            std::size_t used = 0;
+            id = std::stoll(name, &used);
+            if (used != name.size() || id <= 0) {
+                throw std::invalid_argument(name);
+            }
+        } catch (const std::exception&) {
+            return usageError("RUN '" + name + "': expected a run id (see 'noisefloor list') or 'last'");
+        }
+    }
+    if (id == 0) {
+        auto runs = data::listRuns(db);
+        if (!runs) {
+            return runs.error();
+        }
+        if (runs->empty()) {
+            return Error{"no runs in " + db.path()};
+        }
+        id = runs->front().id;
+    }
+    return data::loadRun(db, id);
+}
+
+Result<data::StoredRun> loadRunWithLabel(data::Database& db, const std::string& label)
+{
+    auto runs = data::listRuns(db);
+    if (!runs) {
+        return runs.error();
+    }
+    for (const auto& r : *runs) {  // newest first
+        if (r.label == label) {
+            return data::loadRun(db, r.id);
+        }
+    }
+    return usageError("--label " + label + ": no run with that label in " + db.path());
+}
+
+}  // namespace nf::cli

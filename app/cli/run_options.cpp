@@ -1,0 +1,89 @@
+#include "run_options.h"
+
+#include "parameter.h"
+#include "system_facts.h"
+
+namespace nf::cli {
+
+Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
+{
+    auto& spec = o.spec;
+    spec.workload = o.workload;
+    for (const auto& p : o.params) {
+        auto kv = engine::parseAssignment(p);
+        if (!kv) {
+            return Error{"-p " + kv.error().message};
+        }
+        spec.params[kv->first] = kv->second;
+    }
+    for (const auto& v : o.variants) {
+        auto variant = engine::parseVariant(v);
+        if (!variant) {
+            return variant.error();
+        }
+        spec.variants.push_back(std::move(*variant));
+    }
+    if (!o.cpus.empty()) {
+        bool ok = false;
+        spec.cpus = probes::parseCpuList(o.cpus, &ok);
+        if (!ok) {
+            return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 0-3,8"};
+        }
+    }
+    if (!o.counters.empty()) {
+        std::string name;
+        for (char c : o.counters + ",") {
+            if (c == ',') {
+                if (!name.empty()) {
+                    spec.counters.push_back(name);
+                }
+                name.clear();
+            } else if (c != ' ') {
+                name += c;
+            }
+        }
+    }
+    auto order = engine::parseOrder(o.order);
+    if (!order) {
+        return order.error();
+    }
+    spec.order = *order;
+    if (o.chunkGiven) {
+        spec.chunk = o.chunk;
+    }
+    if (o.seedGiven) {
+        spec.seed = o.seed;
+    }
+    return spec;
+}
+
+void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
+{
+    sub->add_option("workload", o.workload, "Workload to run")->required();
+    sub->add_option("-p,--param", o.params, "key=value for every variant (repeatable)");
+    if (variants) {
+        sub->add_option("--variant", o.variants,
+                        "NAME or NAME:key=value[,key=value...] (repeatable; default: one "
+                        "variant named 'default')");
+        sub->add_option("--order", o.order, "interleaved (A B B A), random (seeded) or blocked")->capture_default_str();
+    }
+    sub->add_option("--reps", o.spec.repetitions, "Repetitions per variant")->capture_default_str();
+    sub->add_option("--duration", o.spec.duration, "Seconds per variant per repetition")->capture_default_str();
+    sub->add_option("--warmup", o.spec.warmup, "Seconds per variant before measuring")->capture_default_str();
+    sub->add_option("--interval", o.spec.interval, "Sample length in seconds when not alternating in chunks")
+        ->capture_default_str();
+    sub->add_option("--chunk", o.chunk,
+                    "Alternate variants in chunks of this many seconds inside each repetition "
+                    "(0: off; default: the workload's, 0.002 for in-process workloads)")
+        ->each([&o](const std::string&) { o.chunkGiven = true; });
+    sub->add_option("--cpu", o.cpus, "CPU list for the worker, e.g. 1 or 2-3 (default: the last allowed CPU)");
+    sub->add_option("--counters", o.counters,
+                    "Counters, comma separated (default: cycles, instructions, "
+                    "branches, branch-misses, cache-misses, task-clock, "
+                    "context-switches, cpu-migrations, page-faults)");
+    sub->add_option("--seed", o.seed, "Seed for random order (default: drawn and recorded)")
+        ->each([&o](const std::string&) { o.seedGiven = true; });
+    sub->add_option("--label", o.spec.label, "A label to find the run by");
+}
+
+}  // namespace nf::cli

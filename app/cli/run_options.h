@@ -1,0 +1,34 @@
+#pragma once
+// The options that describe an experiment, shared by `run` and `calibrate`.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "experiment_spec.h"
+
+namespace nf::cli {
+
+struct RunOptions {
+    engine::ExperimentSpec spec;
+    std::string workload;
+    std::vector<std::string> params;
+    std::vector<std::string> variants;
+    std::string cpus;
+    std::string counters;
+    std::string order = "interleaved";
+    double chunk = 0;
+    bool chunkGiven = false;
+    std::uint64_t seed = 0;
+    bool seedGiven = false;
+};
+
+// Turns the options into a spec; errors name the option and value.
+Result<engine::ExperimentSpec> buildSpec(RunOptions& o);
+
+// Adds the workload argument and -p, --reps, --duration, --warmup, --interval, --chunk, --cpu,
+// --counters, --seed, --label; with `variants`, also --variant and --order.
+void addRunOptions(CLI::App* sub, RunOptions& o, bool variants);
+
+}  // namespace nf::cli

@@ -1,0 +1,96 @@
+#include "run_session.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "scheduler.h"
+#include "signal_stop.h"
+#include "system_facts.h"
+
+namespace nf::cli {
+
+namespace {
+
+// Records the run and shows progress and warnings on the terminal.
+class CliObserver : public engine::RunObserver {
+public:
+    explicit CliObserver(data::RunRecorder& recorder) : m_recorder(recorder), m_tty(isatty(STDERR_FILENO) == 1) {}
+
+    Result<void> runStarted(const engine::RunStart& start) override { return m_recorder.runStarted(start); }
+    Result<void> repetitionFinished(const engine::RepetitionResult& rep) override
+    {
+        return m_recorder.repetitionFinished(rep);
+    }
+    void warning(std::string_view text) override
+    {
+        clearProgress();
+        std::cerr << "noisefloor: warning: " << text << '\n';
+    }
+    void progress(int done, int total, double secondsLeft) override
+    {
+        if (m_tty) {
+            (void)std::fprintf(stderr, "\r  repetition %d of %d, %.1f s left   ", done, total, secondsLeft);
+            m_progressShown = true;
+        }
+    }
+    void runFinished(engine::RunStatus status, std::string_view reason) override
+    {
+        clearProgress();
+        m_recorder.runFinished(status, reason);
+    }
+
+private:
+    void clearProgress()
+    {
+        if (m_progressShown) {
+            (void)std::fprintf(stderr, "\r%60s\r", "");
+            m_progressShown = false;
+        }
+    }
+    data::RunRecorder& m_recorder;
+    bool m_tty;
+    bool m_progressShown = false;
+};
+
+}  // namespace
+
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx,
+                 const std::function<void(const data::StoredRun&, const std::string& dbPath)>& report)
+{
+    auto prepared = engine::prepareExperiment(std::move(spec), probes::readSystemFacts());
+    if (!prepared) {
+        return fail(kExitUsage, prepared.error().message);
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
+    if (!db) {
+        return fail(kExitRuntime, db.error().message);
+    }
+    data::RunRecorder recorder(*db);
+    CliObserver observer(recorder);
+    SignalStop signals;
+    const auto outcome =
+        engine::runExperiment(*prepared, observer, {signals.token(), &signals.signal(), ctx.commandLine});
+    if (recorder.runId() == 0) {
+        return fail(kExitRuntime, "run failed before measuring: " + outcome.reason);
+    }
+    if (auto stored = data::loadRun(*db, recorder.runId())) {
+        report(*stored, db->path());
+    } else {
+        fail(kExitRuntime, "run " + std::to_string(recorder.runId()) +
+                               " was stored but cannot be read back: " + stored.error().message);
+    }
+    if (recorder.finishError()) {
+        return fail(kExitRuntime, "could not record the end of the run: " + recorder.finishError()->message);
+    }
+    switch (outcome.status) {
+        case engine::RunStatus::Complete: return 0;
+        case engine::RunStatus::Aborted:
+            fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
+            return signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime;
+        default: return fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
+    }
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,167 @@
+// noisefloor stat: ministat's job on plain sample files, with noisefloor's statistics.
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli.h"
+#include "run_lookup.h"
+
+namespace nf::cli {
+
+namespace {
+
+struct StatArgs {
+    std::vector<std::string> files;
+    int column = 1;
+    std::string delimiters = " \t,;";
+    bool paired = false;
+    bool higherIsBetter = false;
+    std::string format = "text";
+    engine::AnalysisOptions analysis;
+    double target = std::nan("");
+    bool noHolm = false;
+};
+
+// The column'th field of `line`, split at any of `delimiters` (runs of them count as one).
+std::optional<std::string> field(const std::string& line, int column, const std::string& delimiters)
+{
+    int index = 0;
+    std::size_t pos = line.find_first_not_of(delimiters);
+    while (pos != std::string::npos) {
+        const std::size_t end = line.find_first_of(delimiters, pos);
+        if (++index == column) {
+            return line.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        }
+        pos = end == std::string::npos ? end : line.find_first_not_of(delimiters, end);
+    }
+    return std::nullopt;
+}
+
+Result<std::vector<double>> readValues(const std::string& path, const StatArgs& a)
+{
+    std::ifstream in(path);
+    if (!in) {
+        return usageError("cannot read " + path + ": " + errnoText(errno));
+    }
+    std::vector<double> values;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#') {
+            continue;
+        }
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        const auto text = field(line, a.column, a.delimiters);
+        if (!text) {
+            return usageError(path + ":" + std::to_string(number) + ": no column " + std::to_string(a.column));
+        }
+        std::size_t used = 0;
+        double v = 0;
+        try {
+            v = std::stod(*text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text->size() || !std::isfinite(v)) {
+            return usageError(path + ":" + std::to_string(number) + ": '" + *text + "' is not a finite number");
+        }
+        values.push_back(v);
+    }
+    if (values.size() < 2) {
+        return usageError(path + ": " + std::to_string(values.size()) + " value(s); at least 2 are needed");
+    }
+    return values;
+}
+
+int execute(StatArgs& a)
+{
+    if (a.files.size() < 2) {
+        return fail(kExitUsage, "stat needs at least two files (the first is the baseline)");
+    }
+    if (a.column < 1) {
+        return fail(kExitUsage, "-C " + std::to_string(a.column) + ": columns count from 1");
+    }
+    a.analysis.holm = !a.noHolm;
+    if (!std::isnan(a.target)) {
+        if (!(a.target > 0 && a.target < 100)) {
+            return fail(kExitUsage, "--target: must be a percentage above 0 and below 100");
+        }
+        a.analysis.compare.targetPct = a.target;
+    }
+    if (!(a.analysis.compare.alpha > 0 && a.analysis.compare.alpha < 0.5)) {
+        return fail(kExitUsage, "--alpha: must be between 0 and 0.5");
+    }
+    engine::AnalysisInput in;
+    in.metrics = {{"value", "", "", "", 1.0, a.higherIsBetter, "the numbers in the files", ""}};
+    in.repetitions.assign(1, {});
+    in.pairs.assign(1, {});
+    std::set<std::string> names;
+    for (const auto& file : a.files) {
+        auto values = readValues(file, a);
+        if (!values) {
+            return failWith(values.error());
+        }
+        std::string name = std::filesystem::path(file).filename().string();
+        if (!names.insert(name).second) {
+            name = file;
+        }
+        in.variants.push_back(name);
+        in.repetitions[0].push_back(*values);
+    }
+    if (a.paired) {
+        for (std::size_t f = 1; f < a.files.size(); ++f) {
+            if (in.repetitions[0][f].size() != in.repetitions[0][0].size()) {
+                return fail(kExitUsage, "--paired: " + a.files[f] + " has " +
+                                            std::to_string(in.repetitions[0][f].size()) + " values, " + a.files[0] +
+                                            " has " + std::to_string(in.repetitions[0][0].size()));
+            }
+        }
+        in.pairedRepetitions = true;
+        in.pairedPrimary = true;
+        in.pairUnit = "line pair";
+    }
+    in.unit = "value";
+    auto analysis = engine::analyze(in, a.analysis);
+    if (!analysis) {
+        return failWith(usageError(analysis.error().message));
+    }
+    engine::EvidenceContext ctx;
+    ctx.title = "noisefloor stat: " + std::to_string(a.files.size()) + " files, the first is the baseline";
+    for (const auto& f : a.files) {
+        ctx.header.push_back(f);
+        ctx.source.push_back({{"file", f}});
+    }
+    ctx.designNote = a.paired ? "paired design (--paired): line i of each file forms a pair; the verdict rests on "
+                                "the Wilcoxon signed-rank test. Each value is also treated as an independent sample."
+                              : "independent design: each value is one independent sample; Welch's t test is primary.";
+    return printEvidence(*analysis, ctx, a.format, std::cout);
+}
+
+}  // namespace
+
+Command addStatCommand(CLI::App& app)
+{
+    auto a = std::make_shared<StatArgs>();
+    auto* sub = app.add_subcommand("stat", "Compare plain files of numbers (one per line, or a column), like ministat");
+    sub->add_option("files", a->files, "Two or more files; the first is the baseline")->required();
+    sub->add_option("-C,--column", a->column, "Column to read, from 1")->capture_default_str();
+    sub->add_option("-d,--delimiters", a->delimiters,
+                    "Characters that separate columns (default: space, tab, ',' "
+                    "and ';')");
+    sub->add_flag("--paired", a->paired, "Line i of every file was measured together: analyse pairs");
+    sub->add_flag("--higher-is-better", a->higherIsBetter,
+                  "The numbers are rates (default: lower is better, as "
+                  "times)");
+    sub->add_option("--format", a->format, "text, json or csv")
+        ->check(CLI::IsMember({"text", "json", "csv"}))
+        ->capture_default_str();
+    addAnalysisOptions(sub, a->analysis, a->target, a->noHolm);
+    return {sub, [a] { return execute(*a); }};
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,171 @@
+// End-to-end tests of compare, stat and calibrate: the evidence a reviewer reads.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_process.h"
+
+namespace nf::test {
+namespace {
+
+class CliCompare : public ::testing::Test {
+protected:
+    CliResult run(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return runCli(args, m_dir);
+    }
+    std::string writeFile(const std::string& name, const std::string& text)
+    {
+        std::ofstream(m_dir.file(name)) << text;
+        return m_dir.file(name);
+    }
+    TempDir m_dir;
+};
+
+TEST_F(CliCompare, RunEndsWithTheComparisonAndCompareRepeatsItWithinSeventyTwoColumns)
+{
+    const auto r = run({"run", "spin", "--variant", "a:work=400", "--variant", "b:work=800", "--reps", "3",
+                        "--duration", "0.1", "--warmup", "0.05"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("verdict: b is "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("slower than a"), std::string::npos) << r.out;
+    const auto text = run({"compare", "last"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    std::istringstream lines(text.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        EXPECT_LE(line.size(), 72u) << line;
+    }
+    EXPECT_NE(text.out.find("$ noisefloor --db"), std::string::npos);  // the exact command line
+    EXPECT_NE(text.out.find("paired design"), std::string::npos);
+
+    const auto json = nlohmann::json::parse(run({"compare", "1", "--format", "json"}).out);
+    EXPECT_EQ(json["schema_version"], 1);
+    const auto& c = json["comparisons"][0];
+    EXPECT_EQ(c["design"], "paired");
+    EXPECT_EQ(c["verdict"], "different");
+    EXPECT_NEAR(c["delta_pct"].get<double>(), 100.0, 10.0);
+    EXPECT_TRUE(c.contains("p_wilcoxon"));
+    EXPECT_TRUE(c.contains("n_needed"));
+    const auto csv = run({"compare", "1", "--format", "csv"});
+    EXPECT_EQ(csv.out.rfind("metric,design,primary,baseline,candidate,", 0), 0u);
+}
+
+TEST_F(CliCompare, AcrossRunsByLabelIsIndependent)
+{
+    ASSERT_EQ(run({"run", "spin", "--reps", "3", "--duration", "0.05", "--warmup", "0", "--label", "vanilla"}).status,
+              0);
+    ASSERT_EQ(run({"run", "spin", "-p", "work=1100", "--reps", "3", "--duration", "0.05", "--warmup", "0", "--label",
+                   "patched"})
+                  .status,
+              0);
+    const auto r = run({"compare", "--label", "vanilla", "--label", "patched", "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& c = j["comparisons"][0];
+    EXPECT_EQ(c["design"], "independent");
+    EXPECT_EQ(c["baseline"], "vanilla");
+    EXPECT_EQ(c["candidate"], "patched");
+    EXPECT_TRUE(c.contains("p_welch"));
+    EXPECT_TRUE(c.contains("p_mwu"));
+    const auto byId = run({"compare", "1:default", "2:default", "--format", "json"});
+    ASSERT_EQ(byId.status, 0) << byId.err;
+    EXPECT_EQ(nlohmann::json::parse(byId.out)["comparisons"][0]["design"], "independent");
+}
+
+TEST_F(CliCompare, StatMatchesScipyOnPlainFiles)
+{
+    // The same data as the Welch/Mann-Whitney reference in tests/engine/stats_test.cpp.
+    const auto a = writeFile("x10",
+                             "99.0004\n96.8421\n94.6112\n100.1967\n98.2409\n99.3016\n100.1367\n102.0218\n"
+                             "98.2494\n101.5926\n");
+    const auto b = writeFile("y12",
+                             "# run time, ms\n101.3062\n99.6684\n111.2481\n102.6494\n99.8493\n106.971\n"
+                             "96.8338\n99.3586\n104.9527\n101.7126\n103.7261\n112.4243\n");
+    const auto r = run({"stat", a, b, "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& c = j["comparisons"][0];
+    EXPECT_EQ(c["design"], "independent");
+    EXPECT_NEAR(c["p_welch"].get<double>(), 0.012172473655001376, 1e-6);
+    EXPECT_NEAR(c["p_mwu"].get<double>(), 0.01689950915957108, 1e-6);
+    EXPECT_NEAR(c["ci_low_pct"].get<double>(), 1.10137274706954, 1e-6);
+    const auto text = run({"stat", a, b});
+    EXPECT_NE(text.out.find("y12 vs x10"), std::string::npos) << text.out;
+}
+
+TEST_F(CliCompare, StatPairedReadsAColumn)
+{
+    const auto a = writeFile("a.csv", "1,10.0\n2,10.1\n3,9.9\n4,10.2\n5,10.0\n6,9.8\n7,10.1\n");
+    const auto b = writeFile("b.csv", "1,10.5\n2,10.6\n3,10.3\n4,10.8\n5,10.4\n6,10.3\n7,10.7\n");
+    const auto r = run({"stat", "--paired", "-C", "2", a, b, "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& c = j["comparisons"][0];
+    EXPECT_EQ(c["design"], "paired");
+    EXPECT_EQ(c["n"], 7);
+    EXPECT_GT(c["delta_pct"].get<double>(), 3.0);
+}
+
+TEST_F(CliCompare, CalibrateReportsTheNoiseFloor)
+{
+    const auto r =
+        run({"calibrate", "spin", "--reps", "3", "--duration", "0.1", "--warmup", "0.05", "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["metric"], "tsc_per_op");
+    EXPECT_EQ(j["designs"].size(), 2u);
+    EXPECT_GT(j["designs"][0]["mde_pct"].get<double>(), 0.0);
+    EXPECT_TRUE(j["cv_of_repetition_means"].contains("a1"));
+    const auto list = nlohmann::json::parse(run({"list", "--format", "json"}).out);
+    EXPECT_EQ(list[0]["label"], "calibrate");
+}
+
+TEST_F(CliCompare, BadInputFailsCleanly)
+{
+    ASSERT_EQ(
+        run({"run", "spin", "--variant", "a", "--variant", "b", "--reps", "2", "--duration", "0.02", "--warmup", "0"})
+            .status,
+        0);
+    const auto one = writeFile("one", "1\n2\n3\n");
+    const auto bad = writeFile("bad", "1\n2\nthree\n");
+    const auto shortFile = writeFile("short", "1\n2\n");
+    struct Case {
+        std::vector<std::string> args;
+        int status;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{"compare", "--alpha", "0.7"}, 2, "--alpha"},
+        {{"compare", "--margin", "-1"}, 2, "--margin"},
+        {{"compare", "--target", "0"}, 2, "--target"},
+        {{"compare", "--metric", "warp"}, 2, "--metric warp"},
+        {{"compare", "--baseline", "zz"}, 2, "--baseline zz"},
+        {{"compare", "1:zz"}, 2, "no variant 'zz'"},
+        {{"compare", "7"}, 1, "no run 7"},
+        {{"compare", "--label", "nope"}, 2, "--label nope"},
+        {{"compare", "1", "--label", "x"}, 2, "not both"},
+        {{"compare", "--format", "xml"}, 2, "--format"},
+        {{"stat", one}, 2, "at least two files"},
+        {{"stat", one, bad}, 2, "bad:3: 'three' is not a finite number"},
+        {{"stat", one, m_dir.file("missing")}, 2, "cannot read"},
+        {{"stat", "--paired", one, shortFile}, 2, "--paired"},
+        {{"stat", "-C", "0", one, shortFile}, 2, "-C 0"},
+        {{"stat", "-C", "3", one, shortFile}, 2, "no column 3"},
+        {{"calibrate", "nope"}, 2, "unknown workload 'nope'"},
+        {{"calibrate", "spin", "--reps", "0"}, 2, "--reps 0"},
+    };
+    for (const auto& c : cases) {
+        const auto r = run(c.args);
+        EXPECT_EQ(r.status, c.status) << c.args[0] << " " << c.args.back() << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
+}  // namespace
+}  // namespace nf::test
