@@ -75,7 +75,7 @@ std::string shellQuote(const std::string& arg)
 
 std::string runCommandLine(const data::StoredRun& run)
 {
-    const auto typed = run.environment.value("tool", nlohmann::json::object()).value("command_line", std::string());
+    auto typed = run.environment.value("tool", nlohmann::json::object()).value("command_line", std::string());
     if (!typed.empty()) {
         return typed;
     }

@@ -69,6 +69,7 @@ std::vector<std::string> missingCounters(const nlohmann::json& env)
         }
     }
     std::vector<std::string> lines;
+    lines.reserve(byReason.size());
     for (const auto& [reason, names] : byReason) {
         lines.push_back(names + " (" + reason + ")");
     }

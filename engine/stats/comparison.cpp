@@ -252,6 +252,7 @@ Verdict decide(const Comparison& c, const CompareOptions& o)
 void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& o, bool holmCorrection)
 {
     std::vector<double> ps;
+    ps.reserve(family.size());
     for (const auto* c : family) {
         ps.push_back(c->p);
     }

@@ -102,7 +102,7 @@ TEST(CounterGroup, SoftwareEventsCount)
     const CounterReading after = readOrFail(group);
     const std::vector<double> d = delta(before, after);
     ASSERT_EQ(d.size(), 3U);
-    EXPECT_GT(d[0], 1e6);                                // task-clock: well over 1 ms of the 20 ms spin, in ns
+    EXPECT_GT(d[0], 1e6);  // task-clock: well over 1 ms of the 20 ms spin, in ns
     EXPECT_GE(d[1], static_cast<double>(kPages) * 0.9) << "context-switches " << d[2];  // page-faults
     EXPECT_GE(d[2], 0.0);
     for (double ratio : after.runningRatio) {
