@@ -32,24 +32,6 @@ double normalSf(double z)
     return boost::math::cdf(boost::math::complement(boost::math::normal_distribution<double>(), z));
 }
 
-// Number of ways to reach each rank sum of positive ranks among 1..n, as probabilities.
-std::vector<double> signedRankPmf(std::size_t n)
-{
-    const std::size_t maxSum = n * (n + 1) / 2;
-    std::vector<double> counts(maxSum + 1, 0.0);
-    counts[0] = 1;
-    for (std::size_t k = 1; k <= n; ++k) {
-        for (std::size_t s = maxSum; s >= k; --s) {
-            counts[s] += counts[s - k];
-        }
-    }
-    const double total = std::ldexp(1.0, static_cast<int>(n));
-    for (auto& c : counts) {
-        c /= total;
-    }
-    return counts;
-}
-
 // P(U = u) for u = 0..n1*n2 under the null, with no ties (f(m, n, k) recursion).
 std::vector<double> mannWhitneyPmf(std::size_t n1, std::size_t n2)
 {
@@ -79,6 +61,23 @@ std::vector<double> mannWhitneyPmf(std::size_t n1, std::size_t n2)
 }
 
 }  // namespace
+
+std::vector<double> signedRankPmf(std::size_t n)
+{
+    const std::size_t maxSum = n * (n + 1) / 2;
+    std::vector<double> counts(maxSum + 1, 0.0);
+    counts[0] = 1;
+    for (std::size_t k = 1; k <= n; ++k) {
+        for (std::size_t s = maxSum; s >= k; --s) {
+            counts[s] += counts[s - k];
+        }
+    }
+    const double total = std::ldexp(1.0, static_cast<int>(n));
+    for (auto& c : counts) {
+        c /= total;
+    }
+    return counts;
+}
 
 std::vector<double> midranks(const std::vector<double>& xs, double* tieTerm)
 {

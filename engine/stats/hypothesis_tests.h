@@ -34,6 +34,10 @@ TestResult wilcoxonSignedRank(const std::vector<double>& d);
 // The same over d already sorted ascending: ranks |d| by merging the two signs, without a sort.
 TestResult wilcoxonSignedRankSorted(const std::vector<double>& sortedD);
 
+// Null distribution of the signed-rank statistic R+ for n values without ties: P(R+ = s) for
+// s = 0..n(n+1)/2.
+std::vector<double> signedRankPmf(std::size_t n);
+
 // Holm's step-down adjustment of a family of p-values (same order as given).
 std::vector<double> holm(const std::vector<double>& p);
 

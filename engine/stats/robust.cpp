@@ -5,6 +5,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "statistics.h"
 #include "stats/hypothesis_tests.h"
@@ -46,26 +47,6 @@ double largestAtMost(const std::vector<double>& x, double t)
         best = std::max(best, (x[i] + x[j - 1]) / 2);
     }
     return best;
-}
-
-// Signed-rank pmf for n values (probabilities of each positive-rank sum).
-std::vector<double> signedRankCdf(std::size_t n)
-{
-    const std::size_t maxSum = n * (n + 1) / 2;
-    std::vector<double> counts(maxSum + 1, 0.0);
-    counts[0] = 1;
-    for (std::size_t k = 1; k <= n; ++k) {
-        for (std::size_t s = maxSum; s >= k; --s) {
-            counts[s] += counts[s - k];
-        }
-    }
-    const double total = std::ldexp(1.0, static_cast<int>(n));
-    double running = 0;
-    for (auto& c : counts) {
-        running += c / total;
-        c = running;
-    }
-    return counts;
 }
 
 }  // namespace
@@ -248,7 +229,8 @@ LocationEstimate hodgesLehmannSorted(WalshSelector& selector, double confidence,
     double k = 1;
     if (n <= 50) {
         // largest k with P(V <= k - 1) <= alpha / 2
-        const auto cdf = signedRankCdf(n);
+        auto cdf = signedRankPmf(n);
+        std::partial_sum(cdf.begin(), cdf.end(), cdf.begin());
         std::size_t kk = 0;
         while (kk < cdf.size() && cdf[kk] <= alpha / 2) {
             ++kk;

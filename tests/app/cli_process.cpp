@@ -13,21 +13,6 @@
 
 namespace nf::test {
 
-TempDir::TempDir()
-{
-    std::string templ = (std::filesystem::temp_directory_path() / "nf-cli-XXXXXX").string();
-    if (mkdtemp(templ.data()) == nullptr) {
-        throw std::runtime_error("mkdtemp failed");
-    }
-    m_path = templ;
-}
-
-TempDir::~TempDir()
-{
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
-}
-
 CliProcess::CliProcess(const std::vector<std::string>& args, const TempDir& dir)
 {
     static std::atomic<int> counter{0};

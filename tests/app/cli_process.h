@@ -6,26 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace nf::test {
 
 struct CliResult {
     int status = -1;  // exit status, or 128 + signal
     std::string out;
     std::string err;
-};
-
-// A scratch directory removed when the object goes away.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return m_path; }
-    std::string file(const std::string& name) const { return m_path + "/" + name; }
-
-private:
-    std::string m_path;
 };
 
 class CliProcess {

@@ -11,33 +11,11 @@
 
 #include "metric.h"
 #include "run_data.h"
+#include "temp_dir.h"
 
 namespace nf::data::test {
 
-// mkdtemp directory, removed with everything in it on destruction.
-class TempDir {
-public:
-    TempDir()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "nf-data-test-XXXXXX").string();
-        if (mkdtemp(pattern.data()) != nullptr)
-            m_path = pattern;
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        if (!m_path.empty())
-            std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::string& path() const { return m_path; }
-    std::string file(const std::string& name) const { return m_path + "/" + name; }
-
-private:
-    std::string m_path;
-};
+using nf::test::TempDir;
 
 inline std::string hostName()
 {

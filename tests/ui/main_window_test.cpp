@@ -2,8 +2,10 @@
 // plot, and a missing database. Runs on the offscreen platform, no display needed.
 
 #include <gtest/gtest.h>
+
 #include <qcustomplot.h>
 #include <stdlib.h>
+#include "temp_dir.h"
 
 #include <QApplication>
 #include <QStatusBar>
@@ -36,28 +38,7 @@ QApplication& application()
     return *app;
 }
 
-class TempDir {
-public:
-    TempDir()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "nf-ui-test-XXXXXX").string();
-        if (mkdtemp(pattern.data()) != nullptr)
-            m_path = pattern;
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        if (!m_path.empty())
-            std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    std::string file(const std::string& name) const { return m_path + "/" + name; }
-
-private:
-    std::string m_path;
-};
+using nf::test::TempDir;
 
 constexpr int kReps = 3;
 constexpr int kSamplesPerRep = 4;
