@@ -1,4 +1,6 @@
 #include "workload.h"
+#include "workloads/indirect_call.h"
+#include "workloads/page_pool.h"
 #include "workloads/spin.h"
 
 namespace nf::engine {
@@ -7,6 +9,8 @@ const std::vector<WorkloadInfo>& workloadRegistry()
 {
     static const std::vector<WorkloadInfo> registry = {
         workloads::spinInfo(),
+        workloads::indirectCallInfo(),
+        workloads::pagePoolInfo(),
     };
     return registry;
 }

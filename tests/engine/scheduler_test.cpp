@@ -33,7 +33,7 @@ TEST(PrepareExperiment, RejectsBadInputBeforeRunning)
 {
     auto spec = spinSpec();
     spec.workload = "nope";
-    EXPECT_EQ(prepareError(spec), "unknown workload 'nope' (workloads: spin)");
+    EXPECT_EQ(prepareError(spec).rfind("unknown workload 'nope' (workloads: spin, ", 0), 0u);
     spec = spinSpec();
     spec.variants[1].overrides["work"] = "0";
     EXPECT_EQ(prepareError(spec), "variant b: work=0: out of range 1..100000000");

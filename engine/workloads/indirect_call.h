@@ -1,0 +1,56 @@
+#pragma once
+// `indirect-call`: the cost of a call through a function pointer, with and without a retpoline,
+// against a direct call to the same callee. Models seed 001: xsk_flush() calling
+// sk->sk_data_ready(sk), which a patch replaced by a direct call to sock_def_readable().
+//
+// The hot code is split over three translation units so that each call kind is what it claims:
+//   indirect_call_callee.cpp     the callee (sockDefReadable), never inlined into a loop;
+//   indirect_call.cpp            the direct and the plain indirect loop (-O2);
+//   indirect_call_retpoline.cpp  the indirect loop, built with -mindirect-branch=thunk on x86-64 GCC.
+
+#include <cstdint>
+#include <memory>
+
+#include "workload.h"
+
+namespace nf::engine::workloads {
+
+WorkloadInfo indirectCallInfo();
+
+enum class CallKind { Direct, Indirect, Retpoline };
+
+namespace indirect_call {
+
+// Stands in for struct sock: the callback pointer the kernel calls through (sk_data_ready) and
+// the state the callee works on. The loop owns it; the callee counts its own invocations.
+struct Sock {
+    void (*dataReady)(Sock* sk) = nullptr;
+    std::uint64_t work = 0;           // dependent steps the callee runs per call
+    std::uint64_t state = 1;          // the callee's LCG value
+    std::uint64_t readableCalls = 0;  // how often the callee ran
+};
+
+// The callee, for both the direct and the indirect call (sock_def_readable). Defined in its own
+// translation unit with external linkage, so no loop can inline it.
+void sockDefReadable(Sock* sk);
+
+// `calls` calls from each kind of loop. Each is noinline and reloads sk->dataReady on every call.
+void runDirect(Sock* sk, std::uint64_t calls);
+void runIndirect(Sock* sk, std::uint64_t calls);
+void runRetpoline(Sock* sk, std::uint64_t calls);  // from the thunk-compiled translation unit
+
+// Whether indirect_call_retpoline.cpp was built with -mindirect-branch=thunk (x86-64 GCC only).
+bool retpolineThunkInUse();
+
+// A CallLoop for tests that need the callee's invocation count.
+class IndirectCallLoop : public CallLoop {
+public:
+    virtual std::uint64_t calleeCalls() const = 0;
+};
+
+// Builds the loop, or says why `kind` cannot run here (retpoline on a compiler without thunks).
+Result<std::unique_ptr<IndirectCallLoop>> makeIndirectCallLoop(CallKind kind, std::uint64_t work);
+
+}  // namespace indirect_call
+
+}  // namespace nf::engine::workloads

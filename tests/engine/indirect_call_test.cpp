@@ -1,0 +1,149 @@
+#include "workloads/indirect_call.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "run_collector.h"
+#include "scheduler.h"
+
+namespace nf::engine {
+namespace {
+
+using workloads::CallKind;
+namespace ic = workloads::indirect_call;
+
+std::string factValue(const CallLoop& loop, const std::string& key)
+{
+    for (const auto& [k, v] : loop.facts()) {
+        if (k == key) {
+            return v;
+        }
+    }
+    return "(missing)";
+}
+
+TEST(IndirectCall, IsRegistered)
+{
+    const WorkloadInfo* info = findWorkload("indirect-call");
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(info->primaryMetric, "tsc_per_op");
+    ASSERT_EQ(info->params.size(), 2u);
+    EXPECT_EQ(info->params[0].name, "call");
+    EXPECT_EQ(info->params[0].defaultValue, "indirect");
+    EXPECT_EQ(info->params[1].name, "work");
+    EXPECT_EQ(info->params[1].defaultValue, "4");
+}
+
+TEST(IndirectCall, EveryKindCallsTheCalleeOncePerCall)
+{
+    for (CallKind kind : {CallKind::Direct, CallKind::Indirect, CallKind::Retpoline}) {
+        if (kind == CallKind::Retpoline && !ic::retpolineThunkInUse()) {
+            continue;
+        }
+        for (std::uint64_t work : {0u, 4u, 100u}) {
+            auto loop = ic::makeIndirectCallLoop(kind, work);
+            ASSERT_TRUE(loop.ok()) << loop.error().message;
+            EXPECT_EQ((*loop)->calleeCalls(), 0u);
+            (*loop)->run(1000);
+            EXPECT_EQ((*loop)->calleeCalls(), 1000u);
+            (*loop)->run(0);
+            (*loop)->run(7);
+            EXPECT_EQ((*loop)->calleeCalls(), 1007u);
+        }
+    }
+}
+
+TEST(IndirectCall, LoopFunctionsCallThroughTheStructPointer)
+{
+    // A different callback in the struct is what the indirect loops call; the direct loop ignores it.
+    static int others = 0;
+    ic::Sock sk;
+    sk.dataReady = [](ic::Sock*) { ++others; };
+    ic::runIndirect(&sk, 5);
+    EXPECT_EQ(others, 5);
+    ic::runRetpoline(&sk, 3);
+    EXPECT_EQ(others, 8);
+    ic::runDirect(&sk, 2);
+    EXPECT_EQ(others, 8);
+    EXPECT_EQ(sk.readableCalls, 2u);
+}
+
+TEST(IndirectCall, MakeThroughRegistryAndFacts)
+{
+    const WorkloadInfo* info = findWorkload("indirect-call");
+    ASSERT_NE(info, nullptr);
+    for (const std::string call : {"direct", "indirect", "retpoline"}) {
+        const std::map<std::string, std::string> overrides{{"call", call}};
+        auto params = ParamSet::resolve(info->params, {&overrides}, info->name);
+        ASSERT_TRUE(params.ok()) << params.error().message;
+        auto loop = info->make(*params);
+        if (call == "retpoline" && !ic::retpolineThunkInUse()) {
+            ASSERT_FALSE(loop.ok());
+            EXPECT_NE(loop.error().message.find("call=retpoline"), std::string::npos);
+            continue;
+        }
+        ASSERT_TRUE(loop.ok()) << loop.error().message;
+        (*loop)->run(100);
+        EXPECT_EQ(factValue(**loop, "call"), call);
+        EXPECT_EQ(factValue(**loop, "retpoline_thunk"), call == "retpoline" ? "yes" : "no");
+    }
+}
+
+TEST(IndirectCall, ParametersAreValidated)
+{
+    const WorkloadInfo* info = findWorkload("indirect-call");
+    ASSERT_NE(info, nullptr);
+    auto resolve = [&](const std::map<std::string, std::string>& overrides) {
+        return ParamSet::resolve(info->params, {&overrides}, info->name);
+    };
+    auto defaults = resolve({});
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_EQ(defaults->text("call"), "indirect");
+    EXPECT_EQ(defaults->integer("work"), 4);
+    EXPECT_TRUE(resolve({{"work", "0"}}).ok());
+    EXPECT_TRUE(resolve({{"work", "10000"}}).ok());
+
+    auto jump = resolve({{"call", "jump"}});
+    ASSERT_FALSE(jump.ok());
+    EXPECT_NE(jump.error().message.find("call=jump"), std::string::npos) << jump.error().message;
+    EXPECT_NE(jump.error().message.find("direct|indirect|retpoline"), std::string::npos) << jump.error().message;
+    auto negative = resolve({{"work", "-1"}});
+    ASSERT_FALSE(negative.ok());
+    EXPECT_NE(negative.error().message.find("work=-1"), std::string::npos) << negative.error().message;
+    EXPECT_FALSE(resolve({{"work", "10001"}}).ok());
+}
+
+TEST(IndirectCall, RunsThreeVariantsThroughTheScheduler)
+{
+    ExperimentSpec spec;
+    spec.workload = "indirect-call";
+    spec.variants = {{"direct", {{"call", "direct"}}}, {"indirect", {{"call", "indirect"}}}};
+    if (ic::retpolineThunkInUse()) {
+        spec.variants.push_back({"retpoline", {{"call", "retpoline"}}});
+    }
+    spec.repetitions = 2;
+    spec.duration = 0.02;
+    spec.warmup = 0.01;
+    spec.chunk = 0.002;
+    spec.counters = {"task-clock"};
+    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    RunCollector collector;
+    const auto outcome = runExperiment(*p, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    EXPECT_EQ(outcome.repetitionsDone, 2);
+    const auto& data = collector.data();
+    ASSERT_FALSE(data.samples.empty());
+    std::map<int, int> perVariant;
+    for (const auto& s : data.samples) {
+        ++perVariant[s.variant];
+        EXPECT_GT(s.values.at(0), 0);  // ops
+        EXPECT_GT(s.values.at(1), 0);  // tsc ticks
+    }
+    EXPECT_EQ(perVariant.size(), spec.variants.size());
+}
+
+}  // namespace
+}  // namespace nf::engine
