@@ -186,10 +186,17 @@ nlohmann::json Worker::workerCounters() const
 nlohmann::json Worker::measurementJson(double sliceSeconds) const
 {
     nlohmann::json calls = nlohmann::json::object();
+    nlohmann::json facts = nlohmann::json::object();  // what each prepared variant says of itself
     for (std::size_t v = 0; v < m_calls.size(); ++v) {
         calls[m_spec.variants[v].name] = m_calls[v];
+        nlohmann::json own = nlohmann::json::object();
+        for (const auto& [key, value] : m_loops[v]->facts()) {
+            own[key] = value;
+        }
+        facts[m_spec.variants[v].name] = own;
     }
     return {{"worker_cpu", m_p.workerCpu},
+            {"variant_facts", facts},
             {"slice_seconds", sliceSeconds},
             {"alternating", *m_spec.chunk > 0},
             {"calls_per_slice", calls},

@@ -96,7 +96,16 @@ void printRunHeader(const data::StoredRun& run, std::ostream& out)
                           (value.is_string() ? value.get<std::string>() : value.dump());
             }
         }
-        out << "  variant " << run.data.variantNames[v] << ": " << params << '\n';
+        const auto measurement = run.environment.value("measurement", nlohmann::json::object());
+        const auto facts = measurement.value("variant_facts", nlohmann::json::object())
+                               .value(run.data.variantNames[v], nlohmann::json::object());
+        std::string said;
+        for (const auto& [k, value] : facts.items()) {
+            said +=
+                (said.empty() ? "" : ", ") + k + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+        }
+        out << "  variant " << run.data.variantNames[v] << ": " << params << (said.empty() ? "" : " (" + said + ")")
+            << '\n';
     }
     printCounters(run.environment, out);
     printClock(run.environment, out);

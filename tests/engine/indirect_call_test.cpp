@@ -143,6 +143,10 @@ TEST(IndirectCall, RunsThreeVariantsThroughTheScheduler)
         EXPECT_GT(s.values.at(1), 0);  // tsc ticks
     }
     EXPECT_EQ(perVariant.size(), spec.variants.size());
+    // Each variant's own facts are recorded with the run.
+    const auto& facts = collector.start().environment["measurement"]["variant_facts"];
+    EXPECT_EQ(facts["direct"]["call"], "direct");
+    EXPECT_EQ(facts["indirect"]["call"], "indirect");
 }
 
 }  // namespace
