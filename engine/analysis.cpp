@@ -50,11 +50,6 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
     return chosen;
 }
 
-double ratio(const MetricSpec& m, double num, double den)
-{
-    return den == 0 || std::isnan(num) || std::isnan(den) ? kNaN : m.scale * num / den;
-}
-
 // Finite values of `xs` and the positions they came from.
 std::vector<double> finite(const std::vector<double>& xs)
 {
@@ -223,7 +218,7 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
         const auto den = static_cast<std::size_t>(data.layout.quantityIndex(metric.denominator));
         for (std::size_t v = 0; v < nv; ++v) {
             for (const auto& [rep, totals] : repTotals[v]) {
-                in.repetitions[m][v].push_back(ratio(metric, totals[num], totals[den]));
+                in.repetitions[m][v].push_back(metricRatio(metric, totals[num], totals[den]));
             }
             if (in.alternating) {
                 in.pairs[m][v].assign(rounds.size(), kNaN);
@@ -236,7 +231,7 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
             const auto& s = data.samples[i];
             if (s.pair >= 0) {
                 in.pairs[m][static_cast<std::size_t>(s.variant)][roundOf[i]] =
-                    ratio(metric, s.values[num], s.values[den]);
+                    metricRatio(metric, s.values[num], s.values[den]);
             }
         }
     }

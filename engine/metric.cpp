@@ -1,6 +1,8 @@
 #include "metric.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace nf::engine {
 
@@ -59,10 +61,16 @@ std::optional<double> metricValue(const MetricSpec& metric, const std::vector<st
         sumNum += (*row)[ni];
         sumDen += (*row)[di];
     }
-    if (sumDen == 0 || sumNum != sumNum || sumDen != sumDen) {
-        return std::nullopt;
+    const double value = metricRatio(metric, sumNum, sumDen);
+    return std::isnan(value) ? std::nullopt : std::optional<double>(value);
+}
+
+double metricRatio(const MetricSpec& metric, double numerator, double denominator)
+{
+    if (denominator == 0 || std::isnan(numerator) || std::isnan(denominator)) {
+        return std::numeric_limits<double>::quiet_NaN();
     }
-    return metric.scale * sumNum / sumDen;
+    return metric.scale * numerator / denominator;
 }
 
 }  // namespace nf::engine

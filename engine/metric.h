@@ -33,6 +33,10 @@ struct MetricSpec {
 // branch_misses_per_op, cache_misses_per_op) for those whose quantities are present.
 std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities);
 
+// scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
+// denominator or a missing value).
+double metricRatio(const MetricSpec& metric, double numerator, double denominator);
+
 // Value of `metric` over rows of quantities (each row laid out like `quantities`); nullopt when a
 // quantity is missing or the denominator sums to zero.
 std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,

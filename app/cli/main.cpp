@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "evidence_context.h"
 #include "nf_version.h"
+#include "run_lookup.h"
 #include "schema.h"
 
 namespace nf::cli {
@@ -18,8 +19,7 @@ int fail(int status, const std::string& message)
 
 Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mode)
 {
-    const std::string path = ctx.dbPath.empty() ? data::defaultDatabasePath() : ctx.dbPath;
-    return data::openStore(path, mode);
+    return data::openStore(databasePath(ctx), mode);
 }
 
 }  // namespace nf::cli

@@ -15,15 +15,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double twoSidedT(double t, double df)
-{
-    if (!std::isfinite(t)) {
-        return std::isnan(t) ? kNaN : 0.0;
-    }
-    const boost::math::students_t_distribution<double> dist(df);
-    return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
-}
-
 double normalSf(double z)
 {
     if (std::isinf(z)) {
@@ -61,6 +52,15 @@ std::vector<double> mannWhitneyPmf(std::size_t n1, std::size_t n2)
 }
 
 }  // namespace
+
+double twoSidedT(double t, double df)
+{
+    if (!std::isfinite(t)) {
+        return std::isnan(t) ? kNaN : 0.0;
+    }
+    const boost::math::students_t_distribution<double> dist(df);
+    return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
+}
 
 std::vector<double> signedRankPmf(std::size_t n)
 {

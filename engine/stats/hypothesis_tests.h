@@ -16,6 +16,9 @@ struct TestResult {
     double minAttainableP = 0;  // the smallest p this test can give at this n (rank tests)
 };
 
+// Two-sided p of Student's t statistic `t` with `df` degrees of freedom.
+double twoSidedT(double t, double df);
+
 // Welch's unequal-variance t test of mean(x) == mean(y). Needs n >= 2 in each.
 TestResult welchT(const std::vector<double>& x, const std::vector<double>& y);
 

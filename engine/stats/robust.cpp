@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -280,8 +279,7 @@ Correlation spearman(const std::vector<double>& x, const std::vector<double>& y)
         return c;
     }
     const double t = c.rho * std::sqrt(df / ((1 - c.rho) * (1 + c.rho)));
-    const boost::math::students_t_distribution<double> dist(df);
-    c.p = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
+    c.p = twoSidedT(t, df);
     return c;
 }
 
