@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include "cli.h"
+#include "run_lookup.h"
 #include "run_options.h"
 #include "run_session.h"
 #include "run_store.h"
 #include "run_text.h"
 #include "scheduler.h"
+#include "sweep.h"
 #include "system_facts.h"
 
 namespace nf::cli {
@@ -28,11 +30,48 @@ void report(const data::StoredRun& run, const std::string& dbPath)
               << " --format json' for the figures\n";
 }
 
+// One line per finished point; the table of every point comes at the end.
+void reportPoint(const data::StoredRun& run, const std::string& /*dbPath*/)
+{
+    const auto& s = run.spec.at("sweep");
+    std::cout << s.value("param", "") << "=" << s.value("value", "") << " (point " << s.value("index", 0) + 1 << " of "
+              << s.value("points", 0) << "): run " << run.row.id << " " << engine::toString(run.row.status)
+              << std::endl;
+}
+
+int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, const Context& ctx)
+{
+    auto sweep = engine::parseSweep(sweepText);
+    if (!sweep) {
+        return fail(kExitUsage, sweep.error().message);
+    }
+    const std::string id = engine::newSweepId();
+    auto specs = engine::expandSweep(spec, *sweep, id);
+    if (!specs) {
+        return fail(kExitUsage, specs.error().message);
+    }
+    std::cout << "Sweep " << id << ": " << spec.workload << " at " << sweep->param << " = ";
+    for (std::size_t i = 0; i < sweep->values.size(); ++i) {
+        std::cout << (i > 0 ? ", " : "") << sweep->values[i];
+    }
+    std::cout << "\n\n";
+    const int status = runAllAndReport(std::move(*specs), ctx, reportPoint);
+    if (auto db = openExisting(ctx); db && status != kExitUsage) {
+        std::cout << '\n';
+        (void)printSweepComparison(*db, id, {}, {}, "text", std::cout);
+        std::cout << "\n'noisefloor compare --sweep RUN' shows this again for any run of the sweep.\n";
+    }
+    return status;
+}
+
 int execute(RunOptions& o, const Context& ctx)
 {
     auto spec = buildSpec(o);
     if (!spec) {
         return fail(kExitUsage, spec.error().message);
+    }
+    if (!o.sweep.empty()) {
+        return runSweep(*spec, o.sweep, ctx);
     }
     return runAndReport(std::move(*spec), ctx, report);
 }
@@ -54,6 +93,9 @@ Command addRunCommand(CLI::App& app, Context& ctx)
     auto* sub = app.add_subcommand("run", "Run an A/B experiment and store every sample");
     sub->footer(workloadFooter());
     addRunOptions(sub, *o, true);
+    sub->add_option("--sweep", o->sweep,
+                    "PARAM=v1,v2,...: run every variant at each value of PARAM, one run per point, and "
+                    "compare each point");
     return {sub, [o, &ctx] { return execute(*o, ctx); }};
 }
 

@@ -54,29 +54,19 @@ private:
     bool m_progressShown = false;
 };
 
-}  // namespace
-
-int runAndReport(engine::ExperimentSpec spec, const Context& ctx,
-                 const std::function<void(const data::StoredRun&, const std::string& dbPath)>& report)
+// Runs one prepared experiment into `db` and reports it; returns the exit status.
+int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const Context& ctx, SignalStop& signals,
+           const RunReport& report)
 {
-    auto prepared = engine::prepareExperiment(std::move(spec), probes::readSystemFacts());
-    if (!prepared) {
-        return fail(kExitUsage, prepared.error().message);
-    }
-    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
-    if (!db) {
-        return fail(kExitRuntime, db.error().message);
-    }
-    data::RunRecorder recorder(*db);
+    data::RunRecorder recorder(db);
     CliObserver observer(recorder);
-    SignalStop signals;
     const auto outcome =
-        engine::runExperiment(*prepared, observer, {signals.token(), &signals.signal(), ctx.commandLine});
+        engine::runExperiment(prepared, observer, {signals.token(), &signals.signal(), ctx.commandLine});
     if (recorder.runId() == 0) {
         return fail(kExitRuntime, "run failed before measuring: " + outcome.reason);
     }
-    if (auto stored = data::loadRun(*db, recorder.runId())) {
-        report(*stored, db->path());
+    if (auto stored = data::loadRun(db, recorder.runId())) {
+        report(*stored, db.path());
     } else {
         fail(kExitRuntime, "run " + std::to_string(recorder.runId()) +
                                " was stored but cannot be read back: " + stored.error().message);
@@ -91,6 +81,43 @@ int runAndReport(engine::ExperimentSpec spec, const Context& ctx,
             return signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime;
         default: return fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
     }
+}
+
+}  // namespace
+
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report)
+{
+    std::vector<engine::ExperimentSpec> specs;
+    specs.push_back(std::move(spec));
+    return runAllAndReport(std::move(specs), ctx, report);
+}
+
+int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report)
+{
+    const auto facts = probes::readSystemFacts();
+    std::vector<engine::PreparedExperiment> prepared;
+    for (auto& spec : specs) {
+        const std::string point = spec.sweep ? spec.sweep->param + "=" + spec.sweep->value : "";
+        auto p = engine::prepareExperiment(std::move(spec), facts);
+        if (!p) {
+            // Name the sweep point unless the message already does.
+            const auto& message = p.error().message;
+            const bool named = point.empty() || message.find(point) != std::string::npos;
+            return fail(kExitUsage, named ? message : "--sweep " + point + ": " + message);
+        }
+        prepared.push_back(std::move(*p));
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
+    if (!db) {
+        return fail(kExitRuntime, db.error().message);
+    }
+    SignalStop signals;
+    for (const auto& p : prepared) {
+        if (int status = runOne(p, *db, ctx, signals, report); status != 0) {
+            return status;
+        }
+    }
+    return 0;
 }
 
 }  // namespace nf::cli

@@ -88,6 +88,11 @@ void printRunHeader(const data::StoredRun& run, std::ostream& out)
                        r.endedAt.empty() ? "" : ", ended " + r.endedAt, r.host, r.kernel);
     out << "  CPU " << r.cpuModel << '\n';
     printSchedule(run.spec, run.environment, out);
+    if (!r.sweepId.empty()) {
+        out << fmt::format("  sweep {}: point {} of {}, {}={} ('noisefloor compare --sweep {}' for every point)\n",
+                           r.sweepId, r.sweepIndex + 1, run.spec["sweep"].value("points", 0), r.sweepParam,
+                           r.sweepValue, r.id);
+    }
     for (std::size_t v = 0; v < run.data.variantNames.size(); ++v) {
         std::string params;
         if (v < run.variantParams.size()) {
