@@ -100,8 +100,16 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
     }
     if (format == "json") {
         nlohmann::json variants = nlohmann::json::array();
+        const auto code = codeSizes(*run);
         for (std::size_t v = 0; v < run->data.variantNames.size(); ++v) {
-            variants.push_back({{"name", run->data.variantNames[v]}, {"params", run->variantParams.at(v)}});
+            nlohmann::json variant = {{"name", run->data.variantNames[v]}, {"params", run->variantParams.at(v)}};
+            if (code[v].bytes) {
+                variant["code_bytes"] = *code[v].bytes;
+                variant["code_bytes_delta"] =
+                    code[v].deltaBytes ? nlohmann::json(*code[v].deltaBytes) : nlohmann::json(nullptr);
+                variant["code_symbols"] = code[v].symbols;
+            }
+            variants.push_back(std::move(variant));
         }
         nlohmann::json out = rowJson(run->row);
         out["spec"] = run->spec;

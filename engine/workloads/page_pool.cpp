@@ -323,6 +323,12 @@ public:
         };
     }
 
+    std::vector<const void*> hotCode() const override
+    {
+        return {codeAddress(&pagePoolPutPage<kEarly, false>), codeAddress(&pagePoolDmaSyncForDevice<false>),
+                codeAddress(&pagePoolAllocPage<false>)};
+    }
+
 private:
     Config m_config;
     PagePoolModel m_model;
