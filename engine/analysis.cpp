@@ -157,6 +157,44 @@ void checkDrift(const std::string& variant, const MetricSpec& metric, const std:
     }
 }
 
+// Which chunks to leave out of the pairs: those whose context-switches count is above zero, when
+// the counter was recorded and no variant loses more than half its chunks (a machine that busy, or
+// a variant that blocks by design, keeps every chunk and gets a warning instead).
+std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
+{
+    std::vector<bool> out(data.samples.size(), false);
+    const int q = data.layout.quantityIndex("context-switches");
+    if (q < 0 || !in.alternating) {
+        return out;
+    }
+    std::vector<std::size_t> chunks(in.variants.size(), 0);
+    std::vector<std::size_t> hit(in.variants.size(), 0);
+    for (std::size_t i = 0; i < data.samples.size(); ++i) {
+        const auto& s = data.samples[i];
+        if (s.pair < 0) {
+            continue;
+        }
+        const auto v = static_cast<std::size_t>(s.variant);
+        ++chunks.at(v);
+        const auto col = static_cast<std::size_t>(q);
+        if (col < s.values.size() && s.values[col] > 0) {
+            out[i] = true;
+            ++hit.at(v);
+        }
+    }
+    for (std::size_t v = 0; v < chunks.size(); ++v) {
+        in.chunks += chunks[v];
+        in.preemptedChunks += hit[v];
+        if (2 * hit[v] > chunks[v]) {
+            in.keptPreempted = true;
+        }
+    }
+    if (in.keptPreempted) {
+        std::fill(out.begin(), out.end(), false);
+    }
+    return out;
+}
+
 }  // namespace
 
 Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& names)
@@ -210,6 +248,7 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
         }
     }
     in.alternating = !rounds.empty();
+    const auto preempted = preemptedChunks(data, in);
     in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
@@ -229,7 +268,7 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
         }
         for (std::size_t i = 0; i < data.samples.size(); ++i) {
             const auto& s = data.samples[i];
-            if (s.pair >= 0) {
+            if (s.pair >= 0 && !preempted[i]) {
                 in.pairs[m][static_cast<std::size_t>(s.variant)][roundOf[i]] =
                     metricRatio(metric, s.values[num], s.values[den]);
             }
@@ -294,6 +333,18 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
     }
     if (in.variants.size() < 2) {
         a.warnings.emplace_back("one variant: nothing to compare (add --variant NAME:key=value)");
+    }
+    if (in.preemptedChunks > 0) {
+        const double pct = 100.0 * static_cast<double>(in.preemptedChunks) / static_cast<double>(in.chunks);
+        a.warnings.push_back(
+            in.keptPreempted
+                ? fmt::format("the measuring thread was switched out in {} of {} chunks ({:.0f}%): too many to "
+                              "leave out, so the chunk values include other tasks' time (a busy machine, or a "
+                              "variant that blocks)",
+                              in.preemptedChunks, in.chunks, pct)
+                : fmt::format("{} of {} chunks ({:.1f}%) left out of the paired analysis: the measuring thread was "
+                              "switched out during them (context-switches > 0)",
+                              in.preemptedChunks, in.chunks, pct));
     }
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
         for (std::size_t v = 0; v < in.variants.size(); ++v) {

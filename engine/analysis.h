@@ -26,9 +26,15 @@ struct AnalysisInput {
     bool pairedPrimary = false;           // the paired analysis of repetitions is the primary one (stat --paired)
     std::string pairUnit = "chunk pair";  // what one pair is
     std::string unit = "repetition";      // what one independent value is
+    // Chunks during which the measuring thread was switched out (context-switches > 0): their
+    // time includes another task's, so they are NaN in `pairs` and left out of the paired analysis.
+    std::size_t chunks = 0;
+    std::size_t preemptedChunks = 0;
+    bool keptPreempted = false;  // a variant lost more than half its chunks: none were left out
 };
 
-// Builds the input from one run: repetition values and, when the run alternated, chunk values.
+// Builds the input from one run: repetition values and, when the run alternated, chunk values
+// (without the chunks in which the measuring thread was switched out, unless that is most of them).
 // `metrics` empty: the metrics worth comparing (unit conversions of another metric left out).
 Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& metrics);
 

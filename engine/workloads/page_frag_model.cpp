@@ -18,7 +18,9 @@ inline std::uintptr_t encodeVa(const char* va, std::uint32_t order, bool pfmemal
 }
 inline char* decodeVirt(std::uintptr_t encoded)
 {
-    return reinterpret_cast<char*>(encoded & ~(static_cast<std::uintptr_t>(kPageSize) - 1));
+    // The kernel's encoded_page keeps the order and pfmemalloc bits in the address: so does the model.
+    return reinterpret_cast<char*>(encoded &
+                                   ~(static_cast<std::uintptr_t>(kPageSize) - 1));  // NOLINT(performance-no-int-to-ptr)
 }
 inline std::uint32_t decodeOrder(std::uintptr_t encoded)
 {
@@ -122,7 +124,8 @@ FakePage* PageArena::virtToHeadPage(const void* va) const
 {
     FakePage* page = virtToPage(va);
     const std::uintptr_t head = page->compoundHead;  // compound_head()
-    return (head & 1) != 0 ? reinterpret_cast<FakePage*>(head - 1) : page;
+    // A tail page's compound_head is the head's address with bit 0 set, as in the kernel.
+    return (head & 1) != 0 ? reinterpret_cast<FakePage*>(head - 1) : page;  // NOLINT(performance-no-int-to-ptr)
 }
 
 char* PageArena::pageAddress(const FakePage* page) const

@@ -62,6 +62,56 @@ TEST(AnalysisInput, PairsAlignAndAliasesAreLeftOut)
     EXPECT_EQ(unknown.error().message.rfind("--metric ipc: not measured in this run", 0), 0u);
 }
 
+// The same A/A run with a context-switches column: every `period`-th chunk of b (only b, the
+// pattern a periodic neighbour can fall into) was switched out and took three times as long.
+RunData preemptedRun(int period)
+{
+    RunData d = alternatingRun(0.0);
+    d.layout.quantities.push_back("context-switches");
+    int i = 0;
+    for (auto& s : d.samples) {
+        const bool hit = s.variant == 1 && i++ % period == 0;
+        s.values.push_back(hit ? 1 : 0);
+        if (hit) {
+            s.values[1] *= 3;
+            s.values[2] *= 3;
+        }
+    }
+    return d;
+}
+
+TEST(Analyze, ChunksWithTheWorkerSwitchedOutAreLeftOutOfThePairs)
+{
+    auto in = analysisInput(preemptedRun(3), true, {});
+    ASSERT_TRUE(in.ok());
+    EXPECT_EQ(in->chunks, 600u);
+    EXPECT_EQ(in->preemptedChunks, 100u);
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok());
+    const auto& c = primaryOf(*a);
+    EXPECT_EQ(c.result.n, 200u);
+    EXPECT_EQ(c.result.verdict, stats::Verdict::Equivalent) << c.result.deltaPct;
+    EXPECT_NEAR(c.result.deltaPct, 0, 0.1);
+    bool said = false;
+    for (const auto& w : a->warnings) {
+        said = said || w.find("100 of 600 chunks (16.7%) left out of the paired analysis") != std::string::npos;
+    }
+    EXPECT_TRUE(said);
+
+    // Most chunks hit: nothing is left out, and the warning says the values include other tasks' time.
+    auto busy = analysisInput(preemptedRun(1), true, {});
+    ASSERT_TRUE(busy.ok());
+    auto b = analyze(*busy, {});
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(primaryOf(*b).result.n, 300u);
+    EXPECT_GT(primaryOf(*b).result.deltaPct, 100);
+    said = false;
+    for (const auto& w : b->warnings) {
+        said = said || w.find("too many to leave out") != std::string::npos;
+    }
+    EXPECT_TRUE(said);
+}
+
 TEST(Analyze, FindsAOnePercentShiftInChunkPairs)
 {
     auto in = analysisInput(alternatingRun(0.01), true, {});
