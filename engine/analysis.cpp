@@ -158,8 +158,8 @@ void checkDrift(const std::string& variant, const MetricSpec& metric, const std:
 }
 
 // Which chunks to leave out of the pairs: those whose context-switches count is above zero, when
-// the counter was recorded and no variant loses more than half its chunks (a machine that busy, or
-// a variant that blocks by design, keeps every chunk and gets a warning instead).
+// the counter was recorded and no variant loses more than 90% of its chunks (a variant that blocks
+// by design, or a machine too busy to measure on, keeps every chunk and gets a warning instead).
 std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
 {
     std::vector<bool> out(data.samples.size(), false);
@@ -185,7 +185,7 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
     for (std::size_t v = 0; v < chunks.size(); ++v) {
         in.chunks += chunks[v];
         in.preemptedChunks += hit[v];
-        if (2 * hit[v] > chunks[v]) {
+        if (10 * hit[v] > 9 * chunks[v]) {
             in.keptPreempted = true;
         }
     }

@@ -30,11 +30,11 @@ struct AnalysisInput {
     // time includes another task's, so they are NaN in `pairs` and left out of the paired analysis.
     std::size_t chunks = 0;
     std::size_t preemptedChunks = 0;
-    bool keptPreempted = false;  // a variant lost more than half its chunks: none were left out
+    bool keptPreempted = false;  // a variant lost more than 90% of its chunks: none were left out
 };
 
 // Builds the input from one run: repetition values and, when the run alternated, chunk values
-// (without the chunks in which the measuring thread was switched out, unless that is most of them).
+// (without the chunks in which the measuring thread was switched out, unless that is nearly all).
 // `metrics` empty: the metrics worth comparing (unit conversions of another metric left out).
 Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& metrics);
 
