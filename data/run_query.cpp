@@ -100,6 +100,23 @@ RunRow readRow(const Statement& stmt, const std::string& host)
     return row;
 }
 
+// Every row a kRowColumns query returns.
+Result<std::vector<RunRow>> readRows(Statement& stmt)
+{
+    const std::string host = currentHost();
+    std::vector<RunRow> rows;
+    for (;;) {
+        auto row = stmt.step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            return rows;
+        }
+        rows.push_back(readRow(stmt, host));
+    }
+}
+
 nlohmann::json parseJson(const std::string& text)
 {
     auto json = nlohmann::json::parse(text, nullptr, false);
@@ -300,18 +317,7 @@ Result<std::vector<RunRow>> listRuns(Database& db)
     if (!stmt) {
         return stmt.error();
     }
-    std::string host = currentHost();
-    std::vector<RunRow> rows;
-    for (;;) {
-        auto row = stmt->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            return rows;
-        }
-        rows.push_back(readRow(*stmt, host));
-    }
+    return readRows(*stmt);
 }
 
 Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId)
@@ -323,18 +329,7 @@ Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId)
         return stmt.error();
     }
     stmt->bind(1, sweepId);
-    std::string host = currentHost();
-    std::vector<RunRow> rows;
-    for (;;) {
-        auto row = stmt->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            return rows;
-        }
-        rows.push_back(readRow(*stmt, host));
-    }
+    return readRows(*stmt);
 }
 
 Result<StoredRun> loadRun(Database& db, std::int64_t id)

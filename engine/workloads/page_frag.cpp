@@ -305,9 +305,8 @@ Result<Config> checkedConfig(const ParamSet& params)
     return c;
 }
 
-}  // namespace
-
-Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls)
+// The checked configuration and the pop thread's CPU.
+Result<std::pair<Config, int>> modelSetup(const ParamSet& params)
 {
     auto c = checkedConfig(params);
     if (!c) {
@@ -317,9 +316,20 @@ Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64
     if (!popCpu) {
         return popCpu.error();
     }
+    return std::pair{*c, *popCpu};
+}
+
+}  // namespace
+
+Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls)
+{
+    auto setup = modelSetup(params);
+    if (!setup) {
+        return setup.error();
+    }
     PageFragModelStats stats;
     {
-        PageFragModel model(*c, *popCpu);
+        PageFragModel model(setup->first, setup->second);
         model.run<true>(calls);
         auto& s = model.state();
         stats.pushed = s.pushed;
@@ -390,15 +400,11 @@ WorkloadInfo pageFragInfo()
     info.primaryMetric = "tsc_per_op";
     info.defaultChunk = 0.002;
     info.make = [](const ParamSet& params) -> Result<std::unique_ptr<CallLoop>> {
-        auto c = checkedConfig(params);
-        if (!c) {
-            return c.error();
+        auto setup = modelSetup(params);
+        if (!setup) {
+            return setup.error();
         }
-        auto popCpu = choosePopCpu(*c);
-        if (!popCpu) {
-            return popCpu.error();
-        }
-        return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(*c, *popCpu));
+        return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup->first, setup->second));
     };
     return info;
 }
