@@ -1,16 +1,17 @@
 #include "workload.h"
+#include "workloads/iface_rx.h"
 #include "workloads/indirect_call.h"
 #include "workloads/page_pool.h"
 #include "workloads/spin.h"
+#include "workloads/udp_rx.h"
 
 namespace nf::engine {
 
 const std::vector<WorkloadInfo>& workloadRegistry()
 {
     static const std::vector<WorkloadInfo> registry = {
-        workloads::spinInfo(),
-        workloads::indirectCallInfo(),
-        workloads::pagePoolInfo(),
+        workloads::spinInfo(),  workloads::indirectCallInfo(), workloads::pagePoolInfo(),
+        workloads::udpRxInfo(), workloads::ifaceRxInfo(),
     };
     return registry;
 }
