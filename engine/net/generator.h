@@ -31,4 +31,10 @@ public:
 // `sendmmsg`: a connected UDP socket in the sending namespace, `batch` datagrams per call.
 Result<std::unique_ptr<Generator>> makeSendmmsgGenerator(const Testbed& bed, const GeneratorOptions& options);
 
+// `xdp-live`: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES into an XDP_TX program on the sending
+// veth end, `batch` frames per kernel batch (at most 256). With GRO off on the receiving end, an
+// XDP_PASS program is attached there for the NAPI that XDP-sent frames need, and detached on
+// destruction. `bed` must outlive the generator.
+Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options);
+
 }  // namespace nf::engine::net

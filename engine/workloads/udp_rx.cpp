@@ -317,7 +317,7 @@ Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
         return bed.error();
     }
     net::GeneratorOptions g{c->txCpu, c->txBatch, c->payload, c->rate, kPort};
-    auto gen = net::makeSendmmsgGenerator(**bed, g);
+    auto gen = c->generator == "xdp-live" ? net::makeXdpLiveGenerator(**bed, g) : net::makeSendmmsgGenerator(**bed, g);
     if (!gen) {
         return gen.error();
     }
@@ -355,7 +355,7 @@ WorkloadInfo udpRxInfo()
          0,
          {"veth", "loopback"},
          ""},
-        {"generator", ParamType::Choice, "sendmmsg", "traffic generator", 0, 0, {"sendmmsg"}, ""},
+        {"generator", ParamType::Choice, "sendmmsg", "traffic generator", 0, 0, {"sendmmsg", "xdp-live"}, ""},
         {"tx_cpu", ParamType::Int, "0", "CPU of the generator thread", 0, 4095, {}, ""},
         {"rx_cpu", ParamType::Int, "1", "CPU of the receiver thread", 0, 4095, {}, ""},
         {"share_cpu", ParamType::Int, "0", "1 allows tx_cpu == rx_cpu", 0, 1, {}, ""},
@@ -368,7 +368,14 @@ WorkloadInfo udpRxInfo()
          {},
          ""},
         {"size", ParamType::Int, "64", "UDP payload per datagram", 1, 1472, {}, "bytes"},
-        {"tx_batch", ParamType::Int, "64", "datagrams per sendmmsg call", 1, 1024, {}, ""},
+        {"tx_batch",
+         ParamType::Int,
+         "64",
+         "datagrams per sendmmsg call; frames per kernel batch for xdp-live (at most 256)",
+         1,
+         1024,
+         {},
+         ""},
         {"rate", ParamType::Real, "0", "generator rate limit; 0 = as fast as it goes", 0, 1e9, {}, "packets/s"},
         {"batch", ParamType::Int, "64", "recvmmsg vector length; 1 = recvmsg", 1, 1024, {}, ""},
         {"busy_poll", ParamType::Int, "0", "SO_BUSY_POLL time with SO_PREFER_BUSY_POLL; 0 = off", 0, 100000, {}, "us"},
