@@ -203,6 +203,32 @@ TEST(LiveRun, TwoVariantsStorePpsPerInterval)
     EXPECT_TRUE(ownLinks().empty());
 }
 
+TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
+{
+    NF_REQUIRE_NET_ADMIN();
+    auto spec = udpSpec();
+    spec.params["generator"] = "xdp-live";
+    spec.variants = {{"gro", {{"gro", "1"}}}, {"xdp_pass", {{"gro", "0"}}}};
+    spec.repetitions = 1;
+    spec.duration = 0.2;
+    auto prepared = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    RunCollector collector;
+    const auto outcome = runExperiment(*prepared, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    const auto& data = collector.data();
+    const auto packets = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kPackets));
+    const auto sent = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kGenPackets));
+    ASSERT_EQ(data.samples.size(), 2u * 2u);
+    for (const auto& s : data.samples) {
+        EXPECT_GT(s.values[sent], 0) << "variant " << s.variant;
+        EXPECT_GT(s.values[packets], 0) << "variant " << s.variant << ": frames sent by XDP need NAPI on the receiver";
+    }
+    const auto facts = collector.start().environment["measurement"]["variant_facts"];
+    EXPECT_NE(facts["xdp_pass"]["generator"].get<std::string>().find("XDP_PASS"), std::string::npos);
+    EXPECT_EQ(facts["gro"]["generator"].get<std::string>().find("XDP_PASS"), std::string::npos);
+}
+
 TEST(LiveRun, StopTearsDownAtOnceAndAborts)
 {
     NF_REQUIRE_NET_ADMIN();
