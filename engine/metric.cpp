@@ -42,6 +42,42 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
     return present;
 }
 
+std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
+{
+    std::vector<MetricSpec> all = {
+        {"pps", "packets/s", quantity::kPackets, quantity::kElapsedNs, 1e9, true, "packets received per second", ""},
+        {"bytes_per_sec", "bytes/s", quantity::kBytes, quantity::kElapsedNs, 1e9, true,
+         "payload bytes received per second", ""},
+        {"drops_per_sec", "drops/s", quantity::kDrops, quantity::kElapsedNs, 1e9, false,
+         "packets dropped per second by the receiving socket or device", ""},
+        {"gen_pps", "packets/s", quantity::kGenPackets, quantity::kElapsedNs, 1e9, true,
+         "packets the generator sent per second", ""},
+    };
+    for (const auto* prefix : {quantity::kThreadPrefix, quantity::kCpuPrefix}) {
+        const std::string p = prefix;
+        const std::string where = p == quantity::kThreadPrefix ? "on the receiver thread" : "on the counter CPUs";
+        for (const auto& q : quantities) {
+            if (q.rfind(p, 0) != 0) {
+                continue;
+            }
+            std::string name = q + "_per_packet";
+            std::replace(name.begin(), name.end(), '-', '_');
+            std::replace(name.begin(), name.end(), ':', '_');
+            all.push_back({name, "per packet", q, quantity::kPackets, 1.0, false,
+                           q.substr(p.size()) + " " + where + " per packet received", ""});
+        }
+        all.push_back({p + "ipc", "instr/cycle", p + "instructions", p + "cycles", 1.0, true,
+                       "instructions per cycle " + where, ""});
+    }
+    std::vector<MetricSpec> present;
+    for (auto& m : all) {
+        if (has(quantities, m.numerator) && has(quantities, m.denominator)) {
+            present.push_back(std::move(m));
+        }
+    }
+    return present;
+}
+
 std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
                                   const std::vector<const std::vector<double>*>& rows)
 {

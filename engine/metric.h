@@ -15,6 +15,14 @@ namespace quantity {
 inline constexpr const char* kOps = "ops";
 inline constexpr const char* kTscTicks = "tsc_ticks";
 inline constexpr const char* kElapsedNs = "elapsed_ns";
+// Live workloads: what the receiver got, what the socket or device dropped, what the generator sent.
+inline constexpr const char* kPackets = "packets";
+inline constexpr const char* kBytes = "bytes";
+inline constexpr const char* kDrops = "drops";
+inline constexpr const char* kGenPackets = "gen_packets";
+// Prefixes of counter quantities in live runs: on the receiver thread, and summed over counter_cpus.
+inline constexpr const char* kThreadPrefix = "rx_";
+inline constexpr const char* kCpuPrefix = "cpu_";
 }  // namespace quantity
 
 struct MetricSpec {
@@ -32,6 +40,11 @@ struct MetricSpec {
 // ops_per_sec, then per-op counter metrics (cycles_per_op, instructions_per_op, ipc,
 // branch_misses_per_op, cache_misses_per_op) for those whose quantities are present.
 std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities);
+
+// The metrics of a live workload, in this order: pps, bytes_per_sec, drops_per_sec, gen_pps, then
+// per-packet counter metrics for every rx_* and cpu_* counter quantity (rx_cycles_per_packet, ...)
+// and rx_ipc / cpu_ipc where cycles and instructions are both present.
+std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities);
 
 // scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
 // denominator or a missing value).

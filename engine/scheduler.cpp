@@ -11,6 +11,7 @@
 
 #include "call_loop_worker.h"
 #include "environment.h"
+#include "live_worker.h"
 #include "nf_version.h"
 
 namespace nf::engine {
@@ -121,9 +122,18 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     std::promise<bool> go;
     std::stop_source stopWorker;
     std::stop_callback forward(control.stop, [&] { stopWorker.request_stop(); });
-    moveOffCpu(p.workerCpu, p.facts.allowedCpus);
+    const bool live = static_cast<bool>(p.workload->makeLive);
+    if (!live) {
+        moveOffCpu(p.workerCpu, p.facts.allowedCpus);
+    }
     std::jthread worker(
-        [&](std::future<bool> started) { runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started)); },
+        [&](std::future<bool> started) {
+            if (live) {
+                runLiveWorker(p, stopWorker.get_token(), channel, std::move(started));
+            } else {
+                runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started));
+            }
+        },
         go.get_future());
 
     RunOutcome outcome;

@@ -1,6 +1,8 @@
 #pragma once
 // The workload interface and the registry that lists every workload.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,6 +37,24 @@ const void* codeAddress(R (*function)(Args...))
     return reinterpret_cast<const void*>(function);
 }
 
+// A live workload prepared for one variant (e.g. a testbed with a receiver and a traffic
+// generator): set up once when made, torn down when destroyed. The live runner calls start(), then
+// sample() at each interval boundary, then stop(), once per repetition of the variant.
+class LiveSession {
+public:
+    virtual ~LiveSession() = default;
+    // Names of the cumulative quantities sample() returns, in order; the same for every variant.
+    virtual std::vector<std::string> quantities() const = 0;
+    virtual Result<void> start() = 0;
+    // Cumulative values since start(), in quantities() order.
+    virtual Result<std::vector<double>> sample() = 0;
+    virtual void stop() = 0;
+    // The thread whose counters to read while running (0: none), and CPUs to count system-wide.
+    virtual pid_t counterThread() const { return 0; }
+    virtual std::vector<int> counterCpus() const { return {}; }
+    virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+};
+
 struct WorkloadInfo {
     std::string name;
     std::string summary;      // one line
@@ -43,6 +63,8 @@ struct WorkloadInfo {
     std::string primaryMetric = "tsc_per_op";
     double defaultChunk = 0.002;  // seconds; 0 = the workload cannot alternate in chunks
     std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make;
+    // Set instead of `make` for a live workload (run by the live runner, sampled every interval).
+    std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive;
 };
 
 // Every workload, in the order `noisefloor workloads` lists them.

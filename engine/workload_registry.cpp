@@ -1,8 +1,10 @@
 #include "workload.h"
+#include "workloads/iface_rx.h"
 #include "workloads/indirect_call.h"
 #include "workloads/page_frag.h"
 #include "workloads/page_pool.h"
 #include "workloads/spin.h"
+#include "workloads/udp_rx.h"
 
 namespace nf::engine {
 
@@ -13,6 +15,8 @@ const std::vector<WorkloadInfo>& workloadRegistry()
         workloads::indirectCallInfo(),
         workloads::pagePoolInfo(),
         workloads::pageFragInfo(),
+        workloads::udpRxInfo(),
+        workloads::ifaceRxInfo(),
     };
     return registry;
 }

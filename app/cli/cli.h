@@ -36,6 +36,7 @@ Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mod
 
 Command addWorkloadsCommand(CLI::App& app);
 Command addCheckCommand(CLI::App& app);
+Command addCleanupCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app, Context& ctx);
 Command addListCommand(CLI::App& app, Context& ctx);
 Command addShowCommand(CLI::App& app, Context& ctx);

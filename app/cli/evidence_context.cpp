@@ -18,8 +18,11 @@ std::string machineLine(const data::StoredRun& run)
     const auto& sys = run.environment.value("system", nlohmann::json::object());
     const bool vm = sys.value("hypervisor", false);
     const auto& m = run.environment.value("measurement", nlohmann::json::object());
-    return fmt::format("kernel {}, {}{}, host {}, worker CPU {}", run.row.kernel, run.row.cpuModel, vm ? " (VM)" : "",
-                       run.row.host, m.value("worker_cpu", -1));
+    const std::string where = m.value("kind", std::string()) == "live"
+                                  ? std::string("live session")
+                                  : fmt::format("worker CPU {}", m.value("worker_cpu", -1));
+    return fmt::format("kernel {}, {}{}, host {}, {}", run.row.kernel, run.row.cpuModel, vm ? " (VM)" : "",
+                       run.row.host, where);
 }
 
 std::string scheduleLine(const data::StoredRun& run)

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "environment.h"
 #include "metric.h"
+#include "net/iface_check.h"
 #include "text_table.h"
 #include "workload.h"
 
@@ -38,7 +39,16 @@ nlohmann::json workloadJson(const engine::WorkloadInfo& w)
                                           "instructions",
                                           "branch-misses",
                                           "cache-misses"};
-    for (const auto& m : engine::callLoopMetrics(all)) {
+    const std::vector<std::string> live = {engine::quantity::kPackets,
+                                           engine::quantity::kBytes,
+                                           engine::quantity::kDrops,
+                                           engine::quantity::kGenPackets,
+                                           engine::quantity::kElapsedNs,
+                                           "rx_cycles",
+                                           "rx_instructions",
+                                           "cpu_cycles",
+                                           "cpu_instructions"};
+    for (const auto& m : w.makeLive ? engine::liveMetrics(live) : engine::callLoopMetrics(all)) {
         metrics.push_back({{"name", m.name},
                            {"unit", m.unit},
                            {"higher_is_better", m.higherIsBetter},
@@ -71,15 +81,26 @@ int listWorkloads(const std::string& format)
                           p.description + (p.unit.empty() ? "" : " (" + p.unit + ")")});
         }
         table.write(std::cout, "  ");
-        std::cout << "\n  primary metric: " << w.primaryMetric << "; alternates variants in " << w.defaultChunk * 1e3
-                  << " ms chunks by default\n";
+        std::cout << "\n  primary metric: " << w.primaryMetric;
+        if (w.defaultChunk > 0) {
+            std::cout << "; alternates variants in " << w.defaultChunk * 1e3 << " ms chunks by default\n";
+        } else {
+            std::cout << "; live: each variant runs for a repetition at a time, sampled every --interval\n";
+        }
     }
     return 0;
 }
 
-int runChecks(const std::string& format)
+int runChecks(const std::string& format, const std::string& iface)
 {
-    const auto checks = engine::checkMachine(probes::readSystemFacts());
+    auto checks = engine::checkMachine(probes::readSystemFacts());
+    if (!iface.empty()) {
+        auto net = engine::net::checkInterface(iface);
+        if (!net) {
+            return fail(kExitRuntime, net.error().message);
+        }
+        checks.insert(checks.end(), net->begin(), net->end());
+    }
     if (format == "json") {
         std::cout << engine::toJson(checks).dump(2) << '\n';
         return 0;
@@ -109,8 +130,12 @@ Command addCheckCommand(CLI::App& app)
 {
     auto format = std::make_shared<std::string>("text");
     auto* sub = app.add_subcommand("check", "What this machine can measure and what adds noise, with fixes");
+    auto iface = std::make_shared<std::string>();
     sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-    return {sub, [format] { return runChecks(*format); }};
+    sub->add_option("--iface", *iface,
+                    "also report network facts of this interface: driver, queues, IRQ affinity, GRO, busy "
+                    "polling, irqbalance, RPS/XPS");
+    return {sub, [format, iface] { return runChecks(*format, *iface); }};
 }
 
 }  // namespace nf::cli

@@ -28,8 +28,10 @@ void printSchedule(const nlohmann::json& spec, const nlohmann::json& env, std::o
     out << fmt::format("  {} variant(s) x {} repetition(s) x {:g} s, {}, order {}, warmup {:g} s\n",
                        spec["variants"].size(), spec.value("repetitions", 0), spec.value("duration", 0.0), how,
                        spec.value("order", std::string("?")), spec.value("warmup", 0.0));
-    out << fmt::format("  worker CPU {}, seed {}\n", m.value("worker_cpu", -1),
-                       spec.value("seed", nlohmann::json()).dump());
+    const std::string where = m.value("kind", std::string()) == "live"
+                                  ? std::string("live session (threads and CPUs in each variant's facts)")
+                                  : fmt::format("worker CPU {}", m.value("worker_cpu", -1));
+    out << fmt::format("  {}, seed {}\n", where, spec.value("seed", nlohmann::json()).dump());
 }
 
 void printCounters(const nlohmann::json& env, std::ostream& out)
@@ -49,9 +51,13 @@ void printClock(const nlohmann::json& env, std::ostream& out)
     if (t.empty()) {
         return;
     }
-    out << fmt::format("  TSC {:.1f} MHz{}, read overhead {:g} ticks; harness loop {:.2f} ticks/op (not subtracted)\n",
-                       t.value("hz", 0.0) / 1e6, t.value("invariant", false) ? " (invariant)" : " (NOT invariant)",
-                       t.value("read_overhead_ticks", 0.0), m.value("loop_overhead_ticks_per_op", 0.0));
+    const std::string harness =
+        m.contains("loop_overhead_ticks_per_op")
+            ? fmt::format("; harness loop {:.2f} ticks/op (not subtracted)", m.value("loop_overhead_ticks_per_op", 0.0))
+            : std::string();
+    out << fmt::format("  TSC {:.1f} MHz{}, read overhead {:g} ticks{}\n", t.value("hz", 0.0) / 1e6,
+                       t.value("invariant", false) ? " (invariant)" : " (NOT invariant)",
+                       t.value("read_overhead_ticks", 0.0), harness);
 }
 
 void printCodeSizes(const data::StoredRun& run, std::ostream& out)

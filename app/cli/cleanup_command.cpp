@@ -1,0 +1,52 @@
+// noisefloor cleanup: removes the namespaces and devices a killed live run left behind.
+
+#include <iostream>
+
+#include "cli.h"
+#include "net/cleanup.h"
+#include "net/cpu_pin.h"
+
+namespace nf::cli {
+
+namespace {
+
+int runCleanup(bool dryRun)
+{
+    if (dryRun) {
+        const auto found = engine::net::findLeftovers();
+        for (const auto& l : found) {
+            std::cout << "would remove " << l.kind << " " << l.name << " (pid " << l.pid << " is gone)\n";
+        }
+        if (found.empty()) {
+            std::cout << "nothing to remove\n";
+        }
+        return 0;
+    }
+    if (auto r = engine::net::requireNetworkCapabilities("cleanup"); !r) {
+        return fail(kExitRuntime, r.error().message);
+    }
+    const auto report = engine::net::removeLeftovers();
+    for (const auto& l : report.removed) {
+        std::cout << "removed " << l.kind << " " << l.name << " (pid " << l.pid << " is gone)\n";
+    }
+    if (report.removed.empty() && report.failures.empty()) {
+        std::cout << "nothing to remove\n";
+    }
+    for (const auto& f : report.failures) {
+        fail(kExitRuntime, "could not remove " + f);
+    }
+    return report.failures.empty() ? 0 : kExitRuntime;
+}
+
+}  // namespace
+
+Command addCleanupCommand(CLI::App& app)
+{
+    auto dryRun = std::make_shared<bool>(false);
+    auto* sub = app.add_subcommand(
+        "cleanup", "Remove network namespaces and devices (nf<pid>...) left by live runs whose process is gone");
+    sub->add_flag("--dry-run", *dryRun, "only list what would be removed");
+    return {sub, [dryRun] { return runCleanup(*dryRun); }};
+}
+
+}  // namespace nf::cli

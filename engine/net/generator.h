@@ -1,0 +1,40 @@
+#pragma once
+// Traffic generators for live receive tests: each sends UDP from the testbed's sending side to the
+// receiving side, from a thread pinned to one CPU, and counts what it handed to the kernel.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/testbed.h"
+#include "result.h"
+
+namespace nf::engine::net {
+
+struct GeneratorOptions {
+    int cpu = 0;
+    int batch = 64;          // packets per system call (sendmmsg) or per BPF_PROG_RUN
+    int payload = 64;        // UDP payload bytes
+    double rate = 0;         // packets per second; 0 = as fast as it goes
+    std::uint16_t port = 0;  // destination UDP port on the receiving side
+};
+
+class Generator {
+public:
+    virtual ~Generator() = default;
+    virtual Result<void> start() = 0;        // starts the sending thread
+    virtual void stop() = 0;                 // stops and joins it; safe to call twice
+    virtual std::uint64_t sent() const = 0;  // cumulative, since construction
+    virtual std::string describe() const = 0;
+};
+
+// `sendmmsg`: a connected UDP socket in the sending namespace, `batch` datagrams per call.
+Result<std::unique_ptr<Generator>> makeSendmmsgGenerator(const Testbed& bed, const GeneratorOptions& options);
+
+// `xdp-live`: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES into an XDP_TX program on the sending
+// veth end, `batch` frames per kernel batch (at most 256). With GRO off on the receiving end, an
+// XDP_PASS program is attached there for the NAPI that XDP-sent frames need, and detached on
+// destruction. `bed` must outlive the generator.
+Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options);
+
+}  // namespace nf::engine::net

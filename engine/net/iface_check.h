@@ -1,0 +1,16 @@
+#pragma once
+// `noisefloor check --iface NAME`: the network facts that decide a receive test's noise: driver,
+// queues, where their interrupts go, GRO and busy polling, irqbalance, RPS and XPS.
+
+#include <string>
+#include <vector>
+
+#include "environment.h"
+#include "result.h"
+
+namespace nf::engine::net {
+
+// Fails only when the interface does not exist.
+Result<std::vector<MachineCheck>> checkInterface(const std::string& iface);
+
+}  // namespace nf::engine::net

@@ -1,0 +1,396 @@
+#include "workloads/udp_rx.h"
+
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "metric.h"
+#include "net/cpu_pin.h"
+#include "net/generator.h"
+#include "net/testbed.h"
+#include "system_facts.h"
+
+namespace nf::engine::workloads {
+
+namespace {
+
+using net::Fd;
+
+constexpr std::uint16_t kPort = 5001;
+
+struct Config {
+    net::TestbedPath path = net::TestbedPath::Veth;
+    std::string generator;
+    int txCpu = 0;
+    int rxCpu = 1;
+    bool shareCpu = false;
+    std::vector<int> counterCpus;
+    int payload = 64;
+    int txBatch = 64;
+    double rate = 0;
+    int batch = 64;
+    int busyPoll = 0;
+    bool gro = true;
+    int rcvbuf = 0;
+};
+
+Result<Config> readConfig(const ParamSet& p)
+{
+    Config c;
+    c.path = p.text("path") == "loopback" ? net::TestbedPath::Loopback : net::TestbedPath::Veth;
+    c.generator = p.text("generator");
+    c.txCpu = static_cast<int>(p.integer("tx_cpu"));
+    c.rxCpu = static_cast<int>(p.integer("rx_cpu"));
+    c.shareCpu = p.integer("share_cpu") != 0;
+    c.payload = static_cast<int>(p.integer("size"));
+    c.txBatch = static_cast<int>(p.integer("tx_batch"));
+    c.rate = p.real("rate");
+    c.batch = static_cast<int>(p.integer("batch"));
+    c.busyPoll = static_cast<int>(p.integer("busy_poll"));
+    c.gro = p.integer("gro") != 0;
+    c.rcvbuf = static_cast<int>(p.integer("rcvbuf"));
+    if (auto r = net::checkCpu("tx_cpu", c.txCpu); !r) {
+        return r.error();
+    }
+    if (auto r = net::checkCpu("rx_cpu", c.rxCpu); !r) {
+        return r.error();
+    }
+    if (c.txCpu == c.rxCpu && !c.shareCpu) {
+        return Error{"tx_cpu=" + std::to_string(c.txCpu) + " and rx_cpu=" + std::to_string(c.rxCpu) +
+                     " are the same CPU (set share_cpu=1 to allow it)"};
+    }
+    std::vector<int> automatic = {c.txCpu};
+    if (c.rxCpu != c.txCpu) {
+        automatic.push_back(c.rxCpu);
+    }
+    auto cpus = net::parseCounterCpus(p.text("counter_cpus"), automatic);
+    if (!cpus) {
+        return cpus.error();
+    }
+    c.counterCpus = std::move(*cpus);
+    return c;
+}
+
+int setInt(int fd, int level, int name, int value)
+{
+    return ::setsockopt(fd, level, name, &value, sizeof value);
+}
+
+// The receiving socket, in the receiving namespace, bound to the testbed's receive address.
+Result<Fd> openReceiver(const net::Testbed& bed, const Config& c)
+{
+    auto guard = net::NetnsGuard::enter(bed.rx().nsFd);
+    if (!guard) {
+        return guard.error();
+    }
+    Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!sock.valid()) {
+        return Error::fromErrno("cannot open the receiving socket");
+    }
+    if (c.rcvbuf > 0 && setInt(sock.get(), SOL_SOCKET, SO_RCVBUFFORCE, c.rcvbuf) != 0) {
+        return Error::fromErrno("rcvbuf=" + std::to_string(c.rcvbuf) + ": SO_RCVBUFFORCE");
+    }
+    if (c.busyPoll > 0) {
+        if (setInt(sock.get(), SOL_SOCKET, SO_BUSY_POLL, c.busyPoll) != 0) {
+            return Error::fromErrno("busy_poll=" + std::to_string(c.busyPoll) + ": SO_BUSY_POLL");
+        }
+        if (setInt(sock.get(), SOL_SOCKET, SO_PREFER_BUSY_POLL, 1) != 0) {
+            return Error::fromErrno("busy_poll=" + std::to_string(c.busyPoll) + ": SO_PREFER_BUSY_POLL");
+        }
+    }
+    timeval timeout{0, 50000};  // a blocked receive notices stop() within 50 ms
+    if (::setsockopt(sock.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) != 0) {
+        return Error::fromErrno("SO_RCVTIMEO");
+    }
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(kPort);
+    addr.sin_addr = bed.rx().addr;
+    if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {  // NOLINT
+        return Error::fromErrno("cannot bind the receiving socket");
+    }
+    return sock;
+}
+
+// The receiver: recvmmsg with `batch` buffers (recvmsg when batch is 1) on a thread pinned to rx_cpu.
+class Receiver {
+public:
+    Receiver(Fd sock, int cpu, int batch)
+        : m_sock(std::move(sock)), m_cpu(cpu), m_buffers(static_cast<std::size_t>(batch))
+    {
+        m_iovs.resize(m_buffers.size());
+        m_msgs.resize(m_buffers.size());
+        for (std::size_t i = 0; i < m_buffers.size(); ++i) {
+            m_iovs[i] = {m_buffers[i].data(), m_buffers[i].size()};
+            m_msgs[i].msg_hdr.msg_iov = &m_iovs[i];
+            m_msgs[i].msg_hdr.msg_iovlen = 1;
+        }
+    }
+    ~Receiver() { stop(); }
+    Receiver(const Receiver&) = delete;
+    Receiver& operator=(const Receiver&) = delete;
+
+    pid_t start()
+    {
+        drain();
+        m_stopping.store(false);
+        m_tid.store(0);
+        m_thread = std::jthread([this] { loop(); });
+        while (m_tid.load() == 0) {
+            std::this_thread::yield();
+        }
+        return m_tid.load();
+    }
+
+    void stop()
+    {
+        if (m_thread.joinable()) {
+            m_stopping.store(true);
+            m_thread.join();
+        }
+    }
+
+    std::uint64_t packets() const { return m_packets.load(std::memory_order_relaxed); }
+    std::uint64_t bytes() const { return m_bytes.load(std::memory_order_relaxed); }
+
+    // Packets the socket dropped (full receive buffer), cumulative: SK_MEMINFO_DROPS.
+    std::uint64_t drops() const
+    {
+        std::uint32_t info[SK_MEMINFO_VARS] = {};
+        socklen_t len = sizeof info;
+        if (::getsockopt(m_sock.get(), SOL_SOCKET, SO_MEMINFO, info, &len) != 0) {
+            return 0;
+        }
+        return info[SK_MEMINFO_DROPS];
+    }
+
+private:
+    // Discards what queued while stopped, so a repetition starts with an empty socket.
+    void drain()
+    {
+        while (::recvmmsg(m_sock.get(), m_msgs.data(), static_cast<unsigned>(m_msgs.size()), MSG_DONTWAIT, nullptr) >
+               0) {
+        }
+    }
+
+    void loop()
+    {
+        static_cast<void>(net::pinThread(m_cpu));
+        m_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
+        std::uint64_t packets = m_packets.load(std::memory_order_relaxed);
+        std::uint64_t bytes = m_bytes.load(std::memory_order_relaxed);
+        const auto vlen = static_cast<unsigned>(m_msgs.size());
+        while (!m_stopping.load(std::memory_order_relaxed)) {
+            if (vlen == 1) {
+                const ssize_t n = ::recvmsg(m_sock.get(), &m_msgs[0].msg_hdr, 0);
+                if (n >= 0) {
+                    ++packets;
+                    bytes += static_cast<std::uint64_t>(n);
+                }
+            } else {
+                const int n = ::recvmmsg(m_sock.get(), m_msgs.data(), vlen, MSG_WAITFORONE, nullptr);
+                for (int i = 0; i < n; ++i) {
+                    bytes += m_msgs[static_cast<std::size_t>(i)].msg_len;
+                }
+                packets += static_cast<std::uint64_t>(std::max(n, 0));
+            }
+            m_packets.store(packets, std::memory_order_relaxed);
+            m_bytes.store(bytes, std::memory_order_relaxed);
+        }
+    }
+
+    Fd m_sock;
+    int m_cpu;
+    std::vector<std::array<char, 2048>> m_buffers;
+    std::vector<iovec> m_iovs;
+    std::vector<mmsghdr> m_msgs;
+    std::atomic<bool> m_stopping{false};
+    std::atomic<pid_t> m_tid{0};
+    std::atomic<std::uint64_t> m_packets{0};
+    std::atomic<std::uint64_t> m_bytes{0};
+    std::jthread m_thread;
+};
+
+class UdpRxSession : public LiveSession {
+public:
+    UdpRxSession(Config c, std::unique_ptr<net::Testbed> bed, std::unique_ptr<net::Generator> gen, Fd sock)
+        : m_c(std::move(c)), m_bed(std::move(bed)), m_gen(std::move(gen)), m_rx(std::move(sock), m_c.rxCpu, m_c.batch)
+    {
+    }
+    ~UdpRxSession() override { UdpRxSession::stop(); }
+    UdpRxSession(const UdpRxSession&) = delete;
+    UdpRxSession& operator=(const UdpRxSession&) = delete;
+
+    std::vector<std::string> quantities() const override
+    {
+        return {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+    }
+
+    Result<void> start() override
+    {
+        m_tid = m_rx.start();
+        if (auto r = m_gen->start(); !r) {
+            m_rx.stop();
+            return r;
+        }
+        if (!m_rateChecked && m_c.rate > 0) {
+            m_rateChecked = true;
+            return checkRate();
+        }
+        return {};
+    }
+
+    Result<std::vector<double>> sample() override
+    {
+        return std::vector<double>{static_cast<double>(m_rx.packets()), static_cast<double>(m_rx.bytes()),
+                                   static_cast<double>(m_rx.drops()), static_cast<double>(m_gen->sent())};
+    }
+
+    void stop() override
+    {
+        m_gen->stop();
+        m_rx.stop();
+        m_tid = 0;
+    }
+
+    pid_t counterThread() const override { return m_tid; }
+    std::vector<int> counterCpus() const override { return m_c.counterCpus; }
+
+    std::vector<std::pair<std::string, std::string>> facts() const override
+    {
+        const auto& rx = m_bed->rx();
+        const auto& tx = m_bed->tx();
+        return {{"path", m_c.path == net::TestbedPath::Veth ? "veth" : "loopback"},
+                {"sender", tx.ifname + " (ifindex " + std::to_string(tx.ifindex) + ")"},
+                {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
+                {"generator", m_gen->describe()},
+                {"receiver_call", m_c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(m_c.batch) + " buffers"},
+                {"counter_cpus", probes::formatCpuList(m_c.counterCpus)}};
+    }
+
+private:
+    // A rate limit the generator cannot reach would make every figure meaningless: refuse it.
+    Result<void> checkRate()
+    {
+        const auto before = m_gen->sent();
+        const auto t0 = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double achieved = static_cast<double>(m_gen->sent() - before) / seconds;
+        if (achieved < 0.9 * m_c.rate) {
+            stop();
+            return Error{"rate=" + std::to_string(static_cast<long long>(m_c.rate)) +
+                         ": unreachable, the generator reached " + std::to_string(static_cast<long long>(achieved)) +
+                         " packets/s on CPU " + std::to_string(m_c.txCpu)};
+        }
+        return {};
+    }
+
+    Config m_c;
+    std::unique_ptr<net::Testbed> m_bed;
+    std::unique_ptr<net::Generator> m_gen;
+    Receiver m_rx;
+    pid_t m_tid = 0;
+    bool m_rateChecked = false;
+};
+
+Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
+{
+    if (auto r = net::requireNetworkCapabilities("udp-rx"); !r) {
+        return r.error();
+    }
+    auto c = readConfig(params);
+    if (!c) {
+        return c.error();
+    }
+    auto bed = net::Testbed::create({c->path, c->gro});
+    if (!bed) {
+        return bed.error();
+    }
+    net::GeneratorOptions g{c->txCpu, c->txBatch, c->payload, c->rate, kPort};
+    auto gen = c->generator == "xdp-live" ? net::makeXdpLiveGenerator(**bed, g) : net::makeSendmmsgGenerator(**bed, g);
+    if (!gen) {
+        return gen.error();
+    }
+    auto sock = openReceiver(**bed, *c);
+    if (!sock) {
+        return sock.error();
+    }
+    return std::unique_ptr<LiveSession>(
+        std::make_unique<UdpRxSession>(std::move(*c), std::move(*bed), std::move(*gen), std::move(*sock)));
+}
+
+}  // namespace
+
+WorkloadInfo udpRxInfo()
+{
+    WorkloadInfo info;
+    info.name = "udp-rx";
+    info.summary = "UDP receive on the tool's own veth testbed: pps, drops, generator rate, counters per packet";
+    info.description =
+        "Seed 000's test, run by the tool: two network namespaces joined by a veth pair (or one namespace's "
+        "loopback), a generator thread pinned to tx_cpu sending `size`-byte UDP datagrams, and a receiver thread "
+        "pinned to rx_cpu reading them with recvmmsg (`batch` buffers; recvmsg when batch=1). Samples every "
+        "interval: packets, bytes and socket drops received, packets the generator sent, counters on the "
+        "receiver thread (rx_*) and system-wide on counter_cpus (cpu_*; the softirq CPU is where the kernel's "
+        "receive work runs). Variants compare receiver settings: batch, busy_poll, gro, rx_cpu. Needs "
+        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces.";
+    info.primaryMetric = "pps";
+    info.defaultChunk = 0;
+    info.params = {
+        {"path",
+         ParamType::Choice,
+         "veth",
+         "veth pair between two namespaces, or loopback in one",
+         0,
+         0,
+         {"veth", "loopback"},
+         ""},
+        {"generator", ParamType::Choice, "sendmmsg", "traffic generator", 0, 0, {"sendmmsg", "xdp-live"}, ""},
+        {"tx_cpu", ParamType::Int, "0", "CPU of the generator thread", 0, 4095, {}, ""},
+        {"rx_cpu", ParamType::Int, "1", "CPU of the receiver thread", 0, 4095, {}, ""},
+        {"share_cpu", ParamType::Int, "0", "1 allows tx_cpu == rx_cpu", 0, 1, {}, ""},
+        {"counter_cpus",
+         ParamType::Text,
+         "auto",
+         "CPUs counted system-wide (perf stat -C): auto = tx_cpu and rx_cpu, none, or a list such as 0-1",
+         0,
+         0,
+         {},
+         ""},
+        {"size", ParamType::Int, "64", "UDP payload per datagram", 1, 1472, {}, "bytes"},
+        {"tx_batch",
+         ParamType::Int,
+         "64",
+         "datagrams per sendmmsg call; frames per kernel batch for xdp-live (at most 256)",
+         1,
+         1024,
+         {},
+         ""},
+        {"rate", ParamType::Real, "0", "generator rate limit; 0 = as fast as it goes", 0, 1e9, {}, "packets/s"},
+        {"batch", ParamType::Int, "64", "recvmmsg vector length; 1 = recvmsg", 1, 1024, {}, ""},
+        {"busy_poll", ParamType::Int, "0", "SO_BUSY_POLL time with SO_PREFER_BUSY_POLL; 0 = off", 0, 100000, {}, "us"},
+        {"gro", ParamType::Int, "1", "GRO on the receiving veth (which also gives it NAPI)", 0, 1, {}, ""},
+        {"rcvbuf",
+         ParamType::Int,
+         "0",
+         "receive buffer (SO_RCVBUFFORCE); 0 = the system default",
+         0,
+         1 << 30,
+         {},
+         "bytes"},
+    };
+    info.makeLive = makeUdpRx;
+    return info;
+}
+
+}  // namespace nf::engine::workloads

@@ -1,0 +1,141 @@
+// End-to-end tests of the live receive workloads through the `noisefloor` binary. They make
+// network namespaces and veth devices, so they run as root (as in CI) and skip otherwise.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli_process.h"
+
+namespace nf::test {
+namespace {
+
+class CliLive : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (::geteuid() != 0) {
+            GTEST_SKIP() << "live workloads make namespaces and veth devices: needs root";
+        }
+    }
+    CliResult run(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return runCli(args, m_dir);
+    }
+    TempDir m_dir;
+};
+
+// Runs a shell command line, returning its exit status and its merged output.
+std::pair<int, std::string> shell(const std::string& command)
+{
+    std::string out;
+    FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+    if (p == nullptr) {
+        return {-1, ""};
+    }
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) {
+        out += buf;
+    }
+    const int status = ::pclose(p);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+bool anyLinkOf(pid_t pid)
+{
+    return shell("ip -o link show").second.find("nf" + std::to_string(pid)) != std::string::npos;
+}
+
+TEST_F(CliLive, SigintTearsDownWithin5sKeepsRepetitionsAndMarksAborted)
+{
+    CliProcess p({"--db", m_dir.file("runs.db"), "run", "udp-rx", "--reps", "1000", "--duration", "0.2", "--interval",
+                  "0.1", "--warmup", "0.05", "--variant", "a:batch=1", "--variant", "b:batch=64", "-p", "share_cpu=1"},
+                 m_dir);
+    for (int i = 0; i < 300; ++i) {
+        usleep(50000);
+        const auto list = run({"list", "--format", "json"});
+        if (list.status == 0 && !list.out.empty() && list.out != "[]\n") {
+            const auto j = nlohmann::json::parse(list.out);
+            if (!j.empty() && j[0]["repetitions"].get<int>() >= 1) {
+                break;
+            }
+        }
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    kill(p.pid(), SIGINT);
+    const auto r = p.wait();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(seconds, 5.0);
+    EXPECT_EQ(r.status, 130) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGINT"), std::string::npos) << r.err;
+    const auto j = nlohmann::json::parse(run({"list", "--format", "json"}).out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
+    EXPECT_GE(j[0]["repetitions"].get<int>(), 1);
+    EXPECT_FALSE(anyLinkOf(p.pid()));
+    // The kept repetitions hold pps per interval.
+    const auto exported = nlohmann::json::parse(run({"export", "1", "--format", "json"}).out);
+    EXPECT_NE(exported.dump().find("\"pps\""), std::string::npos);
+}
+
+TEST_F(CliLive, CleanupRemovesAPlantedLeftoverAndListsIt)
+{
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::_exit(0);
+    }
+    ::waitpid(child, nullptr, 0);
+    const std::string name = "nf" + std::to_string(child);
+    ASSERT_EQ(shell("ip link add " + name + "t0 type veth peer name " + name + "r0").first, 0);
+    ASSERT_EQ(shell("ip netns add " + name + "tx").first, 0);
+    const auto r = run({"cleanup"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("removed link " + name + "t0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("removed namespace " + name + "tx"), std::string::npos) << r.out;
+    EXPECT_FALSE(anyLinkOf(child));
+    EXPECT_EQ(shell("ip netns list").second.find(name), std::string::npos);
+}
+
+TEST_F(CliLive, BadLiveInputIsOneLineAndExit1)
+{
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{"run", "udp-rx", "-p", "tx_cpu=4000"}, "tx_cpu=4000: CPU 4000 is offline or not allowed"},
+        {{"run", "udp-rx", "-p", "tx_cpu=0", "-p", "rx_cpu=0"}, "are the same CPU"},
+        {{"run", "udp-rx", "-p", "rate=900000000", "-p", "share_cpu=1"}, "rate=900000000: unreachable"},
+        {{"run", "iface-rx", "-p", "iface=nf-no-such"}, "iface=nf-no-such: no such network interface"},
+        {{"check", "--iface", "nf-no-such"}, "--iface nf-no-such: no such network interface"},
+    };
+    for (const auto& c : cases) {
+        const auto r = run(c.args);
+        EXPECT_EQ(r.status, 1) << c.args[1] << ": " << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    EXPECT_EQ(run({"list", "--format", "json"}).out, "[]\n");
+    EXPECT_FALSE(anyLinkOf(::getpid()));
+}
+
+TEST_F(CliLive, WithoutCapNetAdminStopsBeforeStarting)
+{
+    if (shell("command -v setpriv").first != 0) {
+        GTEST_SKIP() << "setpriv (util-linux) is needed to drop the capability";
+    }
+    const auto [status, out] = shell("setpriv --inh-caps=-net_admin --bounding-set=-net_admin " +
+                                     std::string(NF_CLI_PATH) + " --db " + m_dir.file("runs.db") + " run udp-rx");
+    EXPECT_EQ(status, 1) << out;
+    EXPECT_NE(out.find("udp-rx needs CAP_NET_ADMIN"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace nf::test

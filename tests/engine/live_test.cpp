@@ -1,0 +1,254 @@
+// Live receive tests on the tool's own testbed. These make network namespaces and veth devices,
+// so they need CAP_NET_ADMIN and CAP_SYS_ADMIN (root in CI) and skip without them.
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "metric.h"
+#include "net/cleanup.h"
+#include "net/cpu_pin.h"
+#include "net/rtnl.h"
+#include "net/testbed.h"
+#include "run_collector.h"
+#include "scheduler.h"
+
+namespace nf::engine {
+namespace {
+
+#define NF_REQUIRE_NET_ADMIN()                                                                       \
+    if (!net::hasCapability(CAP_NET_ADMIN) || !net::hasCapability(CAP_SYS_ADMIN)) {                  \
+        GTEST_SKIP() << "needs CAP_NET_ADMIN and CAP_SYS_ADMIN to make namespaces and veth devices"; \
+    }
+
+// Inodes of the network namespaces this process holds descriptors to.
+std::set<std::string> heldNetns()
+{
+    std::set<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const auto target = std::filesystem::read_symlink(e.path(), ec).string();
+        if (target.rfind("net:[", 0) == 0) {
+            out.insert(target);
+        }
+    }
+    return out;
+}
+
+// Links in the calling namespace whose name carries this process's pid.
+std::vector<std::string> ownLinks()
+{
+    std::vector<std::string> out;
+    auto sock = net::RtnlSocket::open();
+    EXPECT_TRUE(sock.ok());
+    for (const auto& name : sock->linkNames()) {
+        if (name.rfind(net::Testbed::namePrefix(), 0) == 0) {
+            out.push_back(name);
+        }
+    }
+    return out;
+}
+
+TEST(LiveMetrics, PpsFirstThenCountersPerPacket)
+{
+    const std::vector<std::string> q = {"packets",   "bytes",         "drops",           "gen_packets", "elapsed_ns",
+                                        "tsc_ticks", "rx_task-clock", "rx_instructions", "rx_cycles",   "cpu_cycles"};
+    const auto metrics = liveMetrics(q);
+    ASSERT_GE(metrics.size(), 8u);
+    EXPECT_EQ(metrics[0].name, "pps");
+    EXPECT_TRUE(metrics[0].higherIsBetter);
+    std::set<std::string> names;
+    for (const auto& m : metrics) {
+        names.insert(m.name);
+    }
+    for (const char* n : {"gen_pps", "drops_per_sec", "rx_task_clock_per_packet", "rx_ipc", "cpu_cycles_per_packet"}) {
+        EXPECT_EQ(names.count(n), 1u) << n;
+    }
+    EXPECT_EQ(names.count("cpu_ipc"), 0u);  // no cpu_instructions
+}
+
+TEST(Cleanup, OwnerPidOnlyFromOurNames)
+{
+    EXPECT_EQ(net::ownerPid("nf1234t0"), 1234);
+    EXPECT_EQ(net::ownerPid("nf77rx"), 77);
+    EXPECT_EQ(net::ownerPid("nf1234"), 0);
+    EXPECT_EQ(net::ownerPid("eth0"), 0);
+    EXPECT_EQ(net::ownerPid("nf12x0"), 0);
+    EXPECT_EQ(net::ownerPid("xnf12t0"), 0);
+}
+
+TEST(Testbed, ComesUpCarriesUdpAndLeavesNothing)
+{
+    NF_REQUIRE_NET_ADMIN();
+    const auto before = heldNetns();
+    {
+        auto bed = net::Testbed::create({});
+        ASSERT_TRUE(bed.ok()) << bed.error().message;
+        const auto& tx = (*bed)->tx();
+        const auto& rx = (*bed)->rx();
+        EXPECT_GT(tx.ifindex, 0);
+        EXPECT_GT(rx.ifindex, 0);
+        EXPECT_EQ(heldNetns().size(), before.size() + 2);
+        EXPECT_TRUE(ownLinks().empty()) << "devices live only inside the testbed's namespaces";
+
+        // One datagram from the sending namespace arrives in the receiving one.
+        net::Fd rxSock;
+        {
+            auto g = net::NetnsGuard::enter(rx.nsFd);
+            ASSERT_TRUE(g.ok());
+            rxSock = net::Fd(::socket(AF_INET, SOCK_DGRAM, 0));
+            sockaddr_in a{AF_INET, htons(7777), rx.addr, {}};
+            ASSERT_EQ(::bind(rxSock.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+            timeval t{2, 0};
+            ::setsockopt(rxSock.get(), SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
+        }
+        {
+            auto g = net::NetnsGuard::enter(tx.nsFd);
+            ASSERT_TRUE(g.ok());
+            net::Fd txSock(::socket(AF_INET, SOCK_DGRAM, 0));
+            sockaddr_in a{AF_INET, htons(7777), rx.addr, {}};
+            ASSERT_EQ(::sendto(txSock.get(), "ping", 4, 0, reinterpret_cast<sockaddr*>(&a), sizeof a), 4);
+        }
+        char buf[16] = {};
+        EXPECT_EQ(::recv(rxSock.get(), buf, sizeof buf, 0), 4);
+        EXPECT_EQ(std::string(buf), "ping");
+    }
+    EXPECT_EQ(heldNetns(), before);
+    EXPECT_TRUE(ownLinks().empty());
+    EXPECT_FALSE(std::filesystem::exists("/run/netns/" + net::Testbed::namePrefix() + "tx"));
+}
+
+TEST(Cleanup, RemovesAPlantedLeftoverOfADeadProcessOnly)
+{
+    NF_REQUIRE_NET_ADMIN();
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::_exit(0);
+    }
+    ASSERT_GT(child, 0);
+    ::waitpid(child, nullptr, 0);
+    const std::string dead = "nf" + std::to_string(child);
+    const std::string alive = net::Testbed::namePrefix();
+    auto sock = net::RtnlSocket::open();
+    ASSERT_TRUE(sock.ok());
+    ASSERT_TRUE(sock->addVeth(dead + "t0", {2, 0, 0, 0, 0, 1}, dead + "r0", {2, 0, 0, 0, 0, 2}, -1).ok());
+    ASSERT_TRUE(sock->addVeth(alive + "t9", {2, 0, 0, 0, 0, 3}, alive + "r9", {2, 0, 0, 0, 0, 4}, -1).ok());
+
+    const auto report = net::removeLeftovers();
+    EXPECT_TRUE(report.failures.empty());
+    std::set<std::string> removed;
+    for (const auto& l : report.removed) {
+        removed.insert(l.name);
+    }
+    EXPECT_EQ(removed.count(dead + "t0"), 1u);
+    EXPECT_EQ(removed.count(dead + "r0"), 1u);
+    EXPECT_EQ(removed.count(alive + "t9"), 0u) << "a running process's devices are not leftovers";
+    EXPECT_FALSE(sock->ifindex(dead + "t0").ok());
+    EXPECT_TRUE(sock->ifindex(alive + "t9").ok());
+    EXPECT_TRUE(sock->deleteLink(alive + "t9").ok());
+}
+
+ExperimentSpec udpSpec()
+{
+    ExperimentSpec spec;
+    spec.workload = "udp-rx";
+    spec.variants = {{"b1", {{"batch", "1"}}}, {"b64", {{"batch", "64"}}}};
+    spec.repetitions = 2;
+    spec.duration = 0.3;
+    spec.interval = 0.1;
+    spec.warmup = 0.05;
+    spec.counters = {"task-clock", "context-switches"};
+    const auto cpus = net::allowedCpus();
+    spec.params = {{"tx_cpu", std::to_string(cpus.front())},
+                   {"rx_cpu", std::to_string(cpus.back())},
+                   {"share_cpu", cpus.size() == 1 ? "1" : "0"}};
+    return spec;
+}
+
+TEST(LiveRun, TwoVariantsStorePpsPerInterval)
+{
+    NF_REQUIRE_NET_ADMIN();
+    auto prepared = prepareExperiment(udpSpec(), probes::readSystemFacts());
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    RunCollector collector;
+    const auto outcome = runExperiment(*prepared, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    const auto& data = collector.data();
+    EXPECT_EQ(data.layout.metrics.front().name, "pps");
+    const int packets = data.layout.quantityIndex(quantity::kPackets);
+    const int sent = data.layout.quantityIndex(quantity::kGenPackets);
+    const int elapsed = data.layout.quantityIndex(quantity::kElapsedNs);
+    ASSERT_GE(packets, 0);
+    ASSERT_GE(sent, 0);
+    ASSERT_GE(data.layout.quantityIndex("rx_task-clock"), 0);
+    ASSERT_EQ(data.samples.size(), 2u * 2u * 3u);  // variants x repetitions x intervals
+    for (const auto& s : data.samples) {
+        EXPECT_GT(s.values[static_cast<std::size_t>(packets)], 0) << "variant " << s.variant;
+        EXPECT_GE(s.values[static_cast<std::size_t>(sent)], s.values[static_cast<std::size_t>(packets)] * 0.5);
+        EXPECT_NEAR(s.values[static_cast<std::size_t>(elapsed)], 0.1e9, 0.05e9);
+    }
+    for (int v = 0; v < 2; ++v) {
+        const auto pps = data.repetitionValues(v, data.layout.metrics.front());
+        ASSERT_EQ(pps.size(), 2u);
+        EXPECT_GT(pps[0], 100);
+    }
+    EXPECT_TRUE(ownLinks().empty());
+}
+
+TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
+{
+    NF_REQUIRE_NET_ADMIN();
+    auto spec = udpSpec();
+    spec.params["generator"] = "xdp-live";
+    spec.variants = {{"gro", {{"gro", "1"}}}, {"xdp_pass", {{"gro", "0"}}}};
+    spec.repetitions = 1;
+    spec.duration = 0.2;
+    auto prepared = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    RunCollector collector;
+    const auto outcome = runExperiment(*prepared, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    const auto& data = collector.data();
+    const auto packets = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kPackets));
+    const auto sent = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kGenPackets));
+    ASSERT_EQ(data.samples.size(), 2u * 2u);
+    for (const auto& s : data.samples) {
+        EXPECT_GT(s.values[sent], 0) << "variant " << s.variant;
+        EXPECT_GT(s.values[packets], 0) << "variant " << s.variant << ": frames sent by XDP need NAPI on the receiver";
+    }
+    const auto facts = collector.start().environment["measurement"]["variant_facts"];
+    EXPECT_NE(facts["xdp_pass"]["generator"].get<std::string>().find("XDP_PASS"), std::string::npos);
+    EXPECT_EQ(facts["gro"]["generator"].get<std::string>().find("XDP_PASS"), std::string::npos);
+}
+
+TEST(LiveRun, StopTearsDownAtOnceAndAborts)
+{
+    NF_REQUIRE_NET_ADMIN();
+    auto spec = udpSpec();
+    spec.repetitions = 100;
+    auto prepared = prepareExperiment(spec, probes::readSystemFacts());
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    const auto before = heldNetns();
+    std::stop_source stop;
+    std::jthread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+        stop.request_stop();
+    });
+    RunCollector collector;
+    const auto outcome = runExperiment(*prepared, collector, {stop.get_token(), nullptr, ""});
+    EXPECT_EQ(outcome.status, RunStatus::Aborted);
+    EXPECT_LT(outcome.repetitionsDone, 100);
+    EXPECT_EQ(collector.repetitions(), outcome.repetitionsDone);
+    EXPECT_EQ(heldNetns(), before);
+}
+
+}  // namespace
+}  // namespace nf::engine
