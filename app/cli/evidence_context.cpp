@@ -161,6 +161,7 @@ engine::EvidenceContext contextForRuns(const std::vector<const data::StoredRun*>
     }
     ctx.title = "noisefloor: " + names;
     std::vector<engine::RunFacts> facts;
+    facts.reserve(runs.size());
     for (const auto* run : runs) {
         facts.push_back({runName(*run), run->row.kernel, run->row.host, run->row.cpuModel, run->row.toolVersion,
                          run->environment, run->spec});

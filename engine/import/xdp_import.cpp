@@ -96,6 +96,7 @@ Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& /
         {"tx_pps", "packets/s", "tx_packets", "seconds", 1.0, true, "AF_XDP packets sent per second", ""},
     };
     std::vector<ImportSample> samples;
+    samples.reserve(intervals.size());
     for (const auto& iv : intervals) {
         samples.push_back({iv.seconds, {iv.rx * iv.seconds, iv.tx * iv.seconds, iv.seconds}});
     }
