@@ -1,4 +1,5 @@
 #include "workload.h"
+#include "workloads/command.h"
 #include "workloads/indirect_call.h"
 #include "workloads/page_pool.h"
 #include "workloads/spin.h"
@@ -11,6 +12,7 @@ const std::vector<WorkloadInfo>& workloadRegistry()
         workloads::spinInfo(),
         workloads::indirectCallInfo(),
         workloads::pagePoolInfo(),
+        workloads::commandInfo(),
     };
     return registry;
 }
