@@ -48,6 +48,10 @@ TEST_F(CliImport, ImportedRunIsListedShownExportedAndCompared)
     const auto show = run({"show", "1"});
     ASSERT_EQ(show.status, 0) << show.err;
     EXPECT_NE(show.out.find("ns_per_iteration"), std::string::npos);
+    EXPECT_NE(show.out.find("imported from page-frag-test output: " + sample("page_frag_test_dmesg.txt") +
+                            " (5 repetition(s)); host from option, kernel from option"),
+              std::string::npos)
+        << show.out;
 }
 
 TEST_F(CliImport, GarbageIsOneLineNamingFileAndLineWithNothingStored)
