@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "call_loop_worker.h"
+#include "command_experiment.h"
 #include "environment.h"
 #include "live_worker.h"
 #include "nf_version.h"
@@ -118,6 +119,9 @@ Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::System
 
 RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
 {
+    if (p.workload->external) {
+        return runCommandExperiment(p, observer, control);
+    }
     Channel<WorkerMessage> channel;
     std::promise<bool> go;
     std::stop_source stopWorker;

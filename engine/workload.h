@@ -62,6 +62,7 @@ struct WorkloadInfo {
     std::vector<ParamSpec> params;
     std::string primaryMetric = "tsc_per_op";
     double defaultChunk = 0.002;  // seconds; 0 = the workload cannot alternate in chunks
+    bool external = false;        // runs a process per repetition (command_experiment.cpp), `make` unused
     std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make;
     // Set instead of `make` for a live workload (run by the live runner, sampled every interval).
     std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive;

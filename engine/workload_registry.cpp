@@ -1,4 +1,5 @@
 #include "workload.h"
+#include "workloads/command.h"
 #include "workloads/iface_rx.h"
 #include "workloads/indirect_call.h"
 #include "workloads/page_frag.h"
@@ -11,12 +12,8 @@ namespace nf::engine {
 const std::vector<WorkloadInfo>& workloadRegistry()
 {
     static const std::vector<WorkloadInfo> registry = {
-        workloads::spinInfo(),
-        workloads::indirectCallInfo(),
-        workloads::pagePoolInfo(),
-        workloads::pageFragInfo(),
-        workloads::udpRxInfo(),
-        workloads::ifaceRxInfo(),
+        workloads::spinInfo(),  workloads::indirectCallInfo(), workloads::pagePoolInfo(), workloads::pageFragInfo(),
+        workloads::udpRxInfo(), workloads::ifaceRxInfo(),      workloads::commandInfo(),
     };
     return registry;
 }

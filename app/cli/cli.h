@@ -45,6 +45,8 @@ Command addSelftestCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app, Context& ctx);
 Command addStatCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app, Context& ctx);
+Command addImportCommand(CLI::App& app, Context& ctx);
+Command addSeriesCommand(CLI::App& app, Context& ctx);
 
 // The evidence in `format` (text, json or csv); returns the exit status.
 int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,

@@ -43,10 +43,21 @@ Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& 
     std::vector<Selected> selected;
     for (const auto& label : a.labels) {
         auto run = loadRunWithLabel(db, label);
+        std::string variant;
+        const auto colon = label.rfind(':');
+        if (!run && colon != std::string::npos) {  // LABEL:VARIANT
+            run = loadRunWithLabel(db, label.substr(0, colon));
+            variant = label.substr(colon + 1);
+        }
         if (!run) {
             return run.error();
         }
-        selected.push_back({std::move(*run), ""});
+        const auto& names = run->data.variantNames;
+        if (!variant.empty() && std::find(names.begin(), names.end(), variant) == names.end()) {
+            return usageError("--label " + label + ": run " + std::to_string(run->row.id) + " has no variant '" +
+                              variant + "'");
+        }
+        selected.push_back({std::move(*run), std::move(variant)});
     }
     for (const auto& text : a.runs.empty() && a.labels.empty() ? std::vector<std::string>{"last"} : a.runs) {
         const auto colon = text.find(':');
@@ -193,7 +204,8 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
     auto a = std::make_shared<CompareArgs>();
     auto* sub = app.add_subcommand("compare", "Is the difference real? Estimates, intervals, tests and a verdict");
     sub->add_option("runs", a->runs, "RUN or RUN:VARIANT, one or more (default: the last run); RUN is an id or 'last'");
-    sub->add_option("--label", a->labels, "Pick the newest run with this label (repeatable, instead of RUN)");
+    sub->add_option("--label", a->labels,
+                    "Pick the newest run with this label, or LABEL:VARIANT (repeatable, instead of RUN)");
     sub->add_option("--metric", a->metrics,
                     "Metric to compare (repeatable; default: every metric but unit conversions)");
     sub->add_option("--format", a->format, "text, json or csv")

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "environment_diff.h"
 #include "run_text.h"
 
 namespace nf::cli {
@@ -13,8 +14,17 @@ std::string runName(const data::StoredRun& run)
     return "run " + std::to_string(run.row.id) + (run.row.label.empty() ? "" : " '" + run.row.label + "'");
 }
 
+std::string orUnknown(const std::string& text)
+{
+    return text.empty() ? "unknown" : text;
+}
+
 std::string machineLine(const data::StoredRun& run)
 {
+    if (run.environment.contains("import")) {
+        return fmt::format("kernel {}, CPU {}, host {}", orUnknown(run.row.kernel), orUnknown(run.row.cpuModel),
+                           orUnknown(run.row.host));
+    }
     const auto& sys = run.environment.value("system", nlohmann::json::object());
     const bool vm = sys.value("hypervisor", false);
     const auto& m = run.environment.value("measurement", nlohmann::json::object());
@@ -28,6 +38,15 @@ std::string machineLine(const data::StoredRun& run)
 std::string scheduleLine(const data::StoredRun& run)
 {
     const auto& spec = run.spec;
+    if (run.environment.contains("import")) {
+        const auto& imp = run.environment["import"];
+        std::string files;
+        for (const auto& f : imp.value("files", nlohmann::json::array())) {
+            files += (files.empty() ? "" : " ") + f.get<std::string>();
+        }
+        return fmt::format("imported from {} output: {} repetitions from {}", imp.value("format", std::string("?")),
+                           spec.value("repetitions", 0), files);
+    }
     const double chunk = spec.value("chunk", nlohmann::json(0)).is_number() ? spec["chunk"].get<double>() : 0.0;
     return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec["variants"].size(),
                        spec.value("repetitions", 0), spec.value("duration", 0.0),
@@ -53,6 +72,12 @@ void addEnvironmentWarnings(const data::StoredRun& run, const std::string& prefi
     }
     if (sys.value("boost", std::string()) == "on") {
         out.push_back(prefix + "CPU boost was on: the clock moves with temperature and load");
+    }
+    const auto& imp = run.environment.value("import", nlohmann::json::object());
+    if (imp.value("reconstructed", false)) {
+        out.push_back(prefix +
+                      "values rebuilt from perf stat -r summaries: the means, intervals and Welch's t are exact, "
+                      "the rank tests are not meaningful");
     }
     const auto& tsc = run.environment.value("tsc", nlohmann::json::object());
     if (!tsc.empty() && !tsc.value("invariant", true)) {
@@ -138,15 +163,19 @@ engine::EvidenceContext contextForRuns(const std::vector<const data::StoredRun*>
         ctx.source.push_back({{"run", run->row.id}, {"label", run->row.label}, {"kernel", run->row.kernel}});
     }
     ctx.title = "noisefloor: " + names;
+    std::vector<engine::RunFacts> facts;
+    facts.reserve(runs.size());
+    for (const auto* run : runs) {
+        facts.push_back({runName(*run), run->row.kernel, run->row.host, run->row.cpuModel, run->row.toolVersion,
+                         run->environment, run->spec});
+    }
+    ctx.header.insert(ctx.header.begin(), engine::kernelsLine(facts));
+    for (auto& line : engine::environmentDifferences(facts)) {
+        ctx.warnings.push_back(std::move(line));
+    }
     ctx.designNote =
         "independent design across runs: the unit is the repetition; runs recorded at different times "
         "(or boots) cannot be paired, so run-to-run drift counts as noise.";
-    for (const auto* run : runs) {
-        if (run->row.workload != runs.front()->row.workload) {
-            ctx.warnings.push_back("the runs compared ran different workloads");
-            break;
-        }
-    }
     return ctx;
 }
 

@@ -50,7 +50,8 @@ int runMain(int argc, char** argv)
         addRunCommand(app, ctx),       addListCommand(app, ctx),    addShowCommand(app, ctx),
         addExportCommand(app, ctx),    addCompareCommand(app, ctx), addStatCommand(app),
         addCalibrateCommand(app, ctx), addWorkloadsCommand(app),    addCheckCommand(app),
-        addSelftestCommand(app),       addCleanupCommand(app),
+        addSelftestCommand(app),       addCleanupCommand(app),      addImportCommand(app, ctx),
+        addSeriesCommand(app, ctx),
     };
     std::string names;
     for (const auto& c : commands) {

@@ -21,6 +21,14 @@ std::string join(const nlohmann::json& array, const char* sep = ", ")
 
 void printSchedule(const nlohmann::json& spec, const nlohmann::json& env, std::ostream& out)
 {
+    if (env.contains("import")) {  // results of another tool: no schedule of ours
+        const auto& imp = env["import"];
+        out << fmt::format("  imported from {} output: {} ({} repetition(s)); host from {}, kernel from {}\n",
+                           imp.value("format", std::string("?")), join(imp.value("files", nlohmann::json::array())),
+                           spec.value("repetitions", 0), imp.value("host_from", std::string("?")),
+                           imp.value("kernel_from", std::string("?")));
+        return;
+    }
     const auto& m = env.value("measurement", nlohmann::json::object());
     const double chunk = spec.value("chunk", nlohmann::json(0)).is_number() ? spec["chunk"].get<double>() : 0;
     std::string how = chunk > 0 ? fmt::format("alternating {:g} ms chunks", chunk * 1e3)

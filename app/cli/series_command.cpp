@@ -1,0 +1,298 @@
+// noisefloor series: the steps of a patch set (labels, runs or the variants of one run, in order),
+// the metric per step and the step where it changes.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "cli.h"
+#include "environment_diff.h"
+#include "run_lookup.h"
+#include "series.h"
+
+namespace nf::cli {
+
+namespace {
+
+struct SeriesArgs {
+    std::vector<std::string> runs;
+    std::vector<std::string> labels;
+    std::string metric;
+    engine::SeriesOptions options;
+    std::string format = "text";
+};
+
+struct Step {
+    std::string name;
+    std::shared_ptr<data::StoredRun> run;
+    int variant = 0;
+};
+
+std::string runName(const data::StoredRun& run)
+{
+    return "run " + std::to_string(run.row.id) + (run.row.label.empty() ? "" : " '" + run.row.label + "'");
+}
+
+// One step from a run: its only variant, or the one named after ':'.
+Result<Step> stepOf(std::shared_ptr<data::StoredRun> run, const std::string& variant, const std::string& asked,
+                    std::string name)
+{
+    const auto& names = run->data.variantNames;
+    if (variant.empty() && names.size() != 1) {
+        return usageError(asked + ": " + runName(*run) + " has " + std::to_string(names.size()) +
+                          " variants: name one as " + asked + ":VARIANT");
+    }
+    const std::string chosen = variant.empty() ? names.front() : variant;
+    auto it = std::find(names.begin(), names.end(), chosen);
+    if (it == names.end()) {
+        return usageError(asked + ": " + runName(*run) + " has no variant '" + chosen + "'");
+    }
+    if (!variant.empty() && name.find(':') == std::string::npos) {
+        name += ":" + variant;
+    }
+    return Step{std::move(name), std::move(run), static_cast<int>(it - names.begin())};
+}
+
+Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
+{
+    if (!a.runs.empty() && !a.labels.empty()) {
+        return usageError("give RUN arguments or --label, not both");
+    }
+    std::vector<Step> steps;
+    for (const auto& label : a.labels) {
+        auto run = loadRunWithLabel(db, label);
+        std::string variant;
+        const auto colon = label.rfind(':');
+        if (!run && colon != std::string::npos) {
+            run = loadRunWithLabel(db, label.substr(0, colon));
+            variant = label.substr(colon + 1);
+        }
+        if (!run) {
+            return run.error();
+        }
+        auto step = stepOf(std::make_shared<data::StoredRun>(std::move(*run)), variant, "--label " + label, label);
+        if (!step) {
+            return step.error();
+        }
+        steps.push_back(std::move(*step));
+    }
+    if (a.runs.size() == 1 && a.runs.front().find(':') == std::string::npos) {  // the variants of one run
+        auto run = loadNamedRun(db, a.runs.front());
+        if (!run) {
+            return run.error();
+        }
+        auto shared = std::make_shared<data::StoredRun>(std::move(*run));
+        for (std::size_t v = 0; v < shared->data.variantNames.size(); ++v) {
+            steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v)});
+        }
+        return steps;
+    }
+    for (const auto& text : a.runs) {
+        const auto colon = text.find(':');
+        auto run = loadNamedRun(db, text.substr(0, colon));
+        if (!run) {
+            return run.error();
+        }
+        const std::string variant = colon == std::string::npos ? "" : text.substr(colon + 1);
+        auto shared = std::make_shared<data::StoredRun>(std::move(*run));
+        const std::string name = shared->row.label.empty() ? "run" + std::to_string(shared->row.id) : shared->row.label;
+        auto step = stepOf(shared, variant, "RUN " + text, name);
+        if (!step) {
+            return step.error();
+        }
+        steps.push_back(std::move(*step));
+    }
+    return steps;
+}
+
+// The metric asked for, else the first metric of the first step that is not a unit conversion.
+Result<engine::MetricSpec> chooseMetric(const std::vector<Step>& steps, const std::string& asked)
+{
+    const auto& metrics = steps.front().run->data.layout.metrics;
+    for (const auto& m : metrics) {
+        if (asked.empty() ? m.aliasOf.empty() : m.name == asked) {
+            return m;
+        }
+    }
+    return usageError(asked.empty() ? "the first step has no metric"
+                                    : "--metric " + asked + ": not a metric of " + runName(*steps.front().run));
+}
+
+Result<std::vector<engine::SeriesStep>> valuesOf(const std::vector<Step>& steps, const engine::MetricSpec& metric)
+{
+    std::vector<engine::SeriesStep> out;
+    for (const auto& s : steps) {
+        const auto& metrics = s.run->data.layout.metrics;
+        auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == metric.name; });
+        if (it == metrics.end()) {
+            return usageError("step " + s.name + " (" + runName(*s.run) + ") has no metric " + metric.name);
+        }
+        out.push_back({s.name, s.run->data.repetitionValues(s.variant, *it)});
+    }
+    return out;
+}
+
+std::string pText(double p)
+{
+    if (std::isnan(p)) {
+        return "n/a";
+    }
+    return p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p);
+}
+
+// "p<0.001" or "p=0.042".
+std::string pClause(double p)
+{
+    const auto text = pText(p);
+    return "p" + (text.front() == '<' ? text : "=" + text);
+}
+
+void writeWrapped(const std::string& text, std::ostream& out, const std::string& indent = "  ")
+{
+    for (const auto& line : engine::wrap(text, 72, indent)) {
+        out << line << '\n';
+    }
+}
+
+std::string rtrim(std::string text)
+{
+    text.erase(text.find_last_not_of(' ') + 1);
+    return text;
+}
+
+void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, const std::vector<Step>& steps,
+               const engine::SeriesOptions& o, std::ostream& out)
+{
+    out << fmt::format("noisefloor series: {} ({}, {} is better), {} steps\n", metric.name, metric.unit,
+                       metric.higherIsBetter ? "higher" : "lower", steps.size());
+    std::vector<engine::RunFacts> facts;
+    for (const auto& s : steps) {
+        if (facts.empty() || facts.back().name != runName(*s.run)) {
+            facts.push_back({runName(*s.run), s.run->row.kernel, s.run->row.host, s.run->row.cpuModel,
+                             s.run->row.toolVersion, s.run->environment, s.run->spec});
+        }
+    }
+    out << '\n'
+        << rtrim(fmt::format("  {:<14} {:>3} {:>11} {:>21} {:>8} {:>7}", "step", "n", "mean",
+                             fmt::format("{:g}% CI of mean", (1 - o.alpha) * 100), "vs prev", "p"))
+        << '\n';
+    for (std::size_t k = 0; k < r.steps.size(); ++k) {
+        const auto& s = r.steps[k];
+        const std::string ci = std::isnan(s.ciLow) ? "-" : fmt::format("{:.5g}..{:.5g}", s.ciLow, s.ciHigh);
+        const std::string delta = std::isnan(s.deltaPrevPct) ? "" : fmt::format("{:+.2f}%", s.deltaPrevPct);
+        out << rtrim(fmt::format("  {:<14} {:>3} {:>11.5g} {:>21} {:>8} {:>7}", s.name.substr(0, 14), s.summary.n,
+                                 s.summary.mean, ci, delta, k == 0 ? "" : pText(s.pPrev)))
+            << '\n';
+    }
+    out << "  (p: Welch's t against the previous step, Holm-adjusted over the steps)\n\n";
+    if (r.changes.empty()) {
+        out << fmt::format("no change point at alpha {:g}", o.alpha);
+        out << (r.tested.empty() ? "\n"
+                                 : fmt::format(" (best split before {}: p={})\n", r.steps[r.tested.front().step].name,
+                                               pText(r.tested.front().pAdjusted)));
+    }
+    for (const auto& c : r.changes) {
+        writeWrapped(fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {:+.2f}..{:+.2f}%), {} (Holm)",
+                                 r.steps[c.step].name, r.steps[c.step - 1].name, c.effect.deltaPct, (1 - o.alpha) * 100,
+                                 c.effect.ciLowPct, c.effect.ciHighPct, pClause(c.pAdjusted)),
+                     out);
+        out << fmt::format("  steps {}..{} against {}..{}\n", r.steps[c.segmentBegin].name, r.steps[c.step - 1].name,
+                           r.steps[c.step].name, r.steps[c.segmentEnd - 1].name);
+    }
+    out << '\n';
+    for (const auto& line : engine::wrap("method: " + r.method, 72, "  ")) {
+        out << line << '\n';
+    }
+    writeWrapped(engine::kernelsLine(facts), out);
+    std::vector<std::string> warnings = r.warnings;
+    for (auto& w : engine::environmentDifferences(facts)) {
+        warnings.push_back(std::move(w));
+    }
+    if (!warnings.empty()) {
+        out << "warnings:\n";
+        for (const auto& w : warnings) {
+            for (const auto& line : engine::wrap("  - " + w, 72, "    ")) {
+                out << line << '\n';
+            }
+        }
+    }
+}
+
+void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, std::ostream& out)
+{
+    out << "step,name,metric,unit,n,mean,ci_low,ci_high,delta_prev_pct,p_prev_holm,change_here,change_delta_pct,"
+           "change_ci_low_pct,change_ci_high_pct,change_p_holm\n";
+    auto num = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.10g}", v); };
+    for (std::size_t k = 0; k < r.steps.size(); ++k) {
+        const auto& s = r.steps[k];
+        auto c = std::find_if(r.changes.begin(), r.changes.end(), [&](const auto& x) { return x.step == k; });
+        const bool here = c != r.changes.end();
+        std::string name = s.name;
+        if (name.find_first_of(",\"") != std::string::npos) {
+            name = "\"" + name + "\"";
+        }
+        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k + 1, name, metric.name, metric.unit,
+                           s.summary.n, num(s.summary.mean), num(s.ciLow), num(s.ciHigh), num(s.deltaPrevPct),
+                           num(s.pPrev), here ? 1 : 0, here ? num(c->effect.deltaPct) : "",
+                           here ? num(c->effect.ciLowPct) : "", here ? num(c->effect.ciHighPct) : "",
+                           here ? num(c->pAdjusted) : "");
+    }
+}
+
+int execute(const SeriesArgs& a, const Context& ctx)
+{
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    auto steps = selectSteps(*db, a);
+    if (!steps) {
+        return failWith(steps.error());
+    }
+    if (steps->size() < 2) {
+        return failWith(
+            usageError("a series needs at least 2 steps (give --label twice or more, or a run with "
+                       "several variants)"));
+    }
+    auto metric = chooseMetric(*steps, a.metric);
+    if (!metric) {
+        return failWith(metric.error());
+    }
+    auto values = valuesOf(*steps, *metric);
+    if (!values) {
+        return failWith(values.error());
+    }
+    auto result = engine::analyzeSeries(*values, a.options);
+    if (!result) {
+        return failWith(usageError(result.error().message));
+    }
+    if (a.format == "csv") {
+        writeCsv(*result, *metric, std::cout);
+    } else {
+        writeText(*result, *metric, *steps, a.options, std::cout);
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command addSeriesCommand(CLI::App& app, Context& ctx)
+{
+    auto a = std::make_shared<SeriesArgs>();
+    auto* sub = app.add_subcommand("series",
+                                   "Which step of a patch series moved the metric? Steps with intervals "
+                                   "and change points");
+    sub->add_option("runs", a->runs, "RUN (its variants are the steps, in order) or RUN[:VARIANT] per step");
+    sub->add_option("--label", a->labels,
+                    "A step: the newest run with this label, or LABEL:VARIANT (repeat, in order)");
+    sub->add_option("--metric", a->metric, "Metric to follow (default: the first step's primary metric)");
+    sub->add_option("--alpha", a->options.alpha, "Significance level")->capture_default_str();
+    sub->add_option("--permutations", a->options.permutations, "Permutations per change-point test")
+        ->capture_default_str();
+    sub->add_option("--seed", a->options.seed, "Seed of the permutations")->capture_default_str();
+    sub->add_option("--format", a->format, "text or csv")->check(CLI::IsMember({"text", "csv"}))->capture_default_str();
+    return {sub, [a, &ctx] { return execute(*a, ctx); }};
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,15 @@
+#pragma once
+// Runs an experiment of the `command` workload: every repetition of every variant is one run of
+// the variant's command (command_process.h); each becomes one sample of its repetition.
+
+#include "scheduler.h"
+
+namespace nf::engine {
+
+RunOutcome runCommandExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
+
+// Splits a command into arguments like a shell would split words, with '...' and "..." quoting and
+// backslash escapes, but without expansion of any kind. Fails on an unterminated quote.
+Result<std::vector<std::string>> splitCommand(const std::string& text);
+
+}  // namespace nf::engine

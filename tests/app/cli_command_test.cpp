@@ -1,0 +1,78 @@
+// The command workload end to end: the metric read by regex, a failing command recorded and left
+// out with a warning, a timeout.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "cli_process.h"
+
+namespace nf::test {
+namespace {
+
+class CliCommand : public ::testing::Test {
+protected:
+    CliResult run(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return runCli(args, m_dir);
+    }
+    TempDir m_dir;
+};
+
+TEST_F(CliCommand, MetricByRegexIsComparedLikeAnyMetric)
+{
+    auto r =
+        run({"run", "command", "-p", "metric_regex=took: ([0-9]+) us", "-p", "metric_name=took", "-p", "metric_unit=us",
+             "--variant", "a:cmd=echo took: 100 us", "--variant", "b:cmd=echo took: 110 us", "--reps", "3"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto json = nlohmann::json::parse(run({"compare", "last", "--metric", "took", "--format", "json"}).out);
+    const auto& c = json["comparisons"][0];
+    EXPECT_EQ(c["metric"], "took");
+    EXPECT_NEAR(c["delta_pct"].get<double>(), 10.0, 1e-9);
+    const auto csv = run({"export", "last", "--format", "csv"});
+    EXPECT_NE(csv.out.find("wall_ns"), std::string::npos);
+    EXPECT_NE(csv.out.find("exit_status"), std::string::npos);
+}
+
+TEST_F(CliCommand, FailingRepetitionIsRecordedAndLeftOutWithAWarning)
+{
+    const auto flag = m_dir.file("flag");  // the first repetition succeeds, the others fail
+    auto r = run({"run", "command", "-p", "cmd=sh -c 'test -e " + flag + " && exit 3; touch " + flag + "; echo v: 7'",
+                  "-p", "metric_regex=v: ([0-9]+)", "--reps", "3"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("repetition 1 failed: exit status 3; it is recorded (ok=0) and left out"), std::string::npos)
+        << r.err;
+    const auto show = run({"show", "last", "--format", "json"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    const auto csv = run({"export", "last", "--format", "csv"}).out;
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header and three repetitions, the failed ones too
+    const auto json = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);
+    int seen = 0;
+    for (const auto& v : json["variants"]) {
+        if (v["metric"] == "metric") {
+            EXPECT_EQ(v["n"], 1);  // only the repetition that succeeded
+            EXPECT_EQ(v["mean"], 7.0);
+            ++seen;
+        }
+    }
+    EXPECT_EQ(seen, 1);
+}
+
+TEST_F(CliCommand, TimeoutEndsTheCommand)
+{
+    auto r = run({"run", "command", "-p", "cmd=sleep 10", "-p", "timeout=0.2", "--reps", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("timed out after 0.2"), std::string::npos) << r.err;
+}
+
+TEST_F(CliCommand, BadRegexIsRefusedBeforeAnythingRuns)
+{
+    auto r = run({"run", "command", "-p", "cmd=true", "-p", "metric_regex=(a)(b)"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("has 2 capture groups; it needs exactly one"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace nf::test

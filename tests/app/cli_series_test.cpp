@@ -1,0 +1,97 @@
+// noisefloor series end to end: five builds imported as labels, the third one slower.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli_process.h"
+
+namespace nf::test {
+namespace {
+
+class CliSeries : public ::testing::Test {
+protected:
+    CliResult run(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return runCli(args, m_dir);
+    }
+    // page_frag_test logs of one build: `n` module loads taking about `us` each.
+    void importStep(const std::string& label, int us, int n)
+    {
+        std::ostringstream log;
+        for (int i = 0; i < n; ++i) {
+            const int jitter = ((i * 7919) % 11 - 5) * 300;  // +-1500 us, deterministic
+            log << "[ " << 100 + i << ".000000] 2000000 of iterations for non-aligned testing took: " << us + jitter
+                << "us\n";
+        }
+        const auto path = m_dir.file(label + ".txt");
+        std::ofstream(path) << log.str();
+        ASSERT_EQ(run({"import", "page-frag-test", path, "--label", label, "--kernel", "6.12-" + label}).status, 0);
+    }
+    TempDir m_dir;
+};
+
+TEST_F(CliSeries, NamesTheStepThatMovedTheMetric)
+{
+    const int base = 400000;
+    importStep("step1", base, 8);
+    importStep("step2", base, 8);
+    importStep("step3", base + 20000, 8);  // +5%
+    importStep("step4", base + 20000, 8);
+    importStep("step5", base + 20000, 8);
+    const std::vector<std::string> labels = {"series", "--label", "step1", "--label", "step2", "--label",
+                                             "step3",  "--label", "step4", "--label", "step5"};
+    auto text = run(labels);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("noisefloor series: ns_per_iteration (ns, lower is better), 5 steps"), std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("change at step3 (after step2): +5."), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("change at step4"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("kernels: 6.12-step1"), std::string::npos);
+    std::istringstream lines(text.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        EXPECT_LE(line.size(), 72u) << line;
+    }
+
+    auto args = labels;
+    args.insert(args.end(), {"--format", "csv", "--metric", "took_us"});
+    auto csv = run(args);
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    std::istringstream rows(csv.out);
+    std::vector<std::string> all;
+    while (std::getline(rows, line)) {
+        all.push_back(line);
+    }
+    ASSERT_EQ(all.size(), 6u);
+    EXPECT_EQ(all[3].rfind("3,step3,took_us,us,8,", 0), 0u) << all[3];
+    auto fields = [](const std::string& row) {
+        std::vector<std::string> out;
+        std::istringstream in(row);
+        std::string f;
+        while (std::getline(in, f, ',')) {
+            out.push_back(f);
+        }
+        return out;
+    };
+    const auto step3 = fields(all[3]);
+    ASSERT_GE(step3.size(), 12u);
+    EXPECT_EQ(step3[10], "1");                    // change_here
+    EXPECT_NEAR(std::stod(step3[11]), 5.0, 0.1);  // change_delta_pct
+    EXPECT_EQ(fields(all[2])[10], "0");
+}
+
+TEST_F(CliSeries, OneStepOrAnUnknownMetricIsAUsageError)
+{
+    importStep("only", 400000, 4);
+    EXPECT_EQ(run({"series", "--label", "only"}).status, 2);
+    importStep("next", 400000, 4);
+    auto r = run({"series", "--label", "only", "--label", "next", "--metric", "pps"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--metric pps"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace nf::test

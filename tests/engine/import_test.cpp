@@ -1,0 +1,323 @@
+// The importers against real captured outputs (perf stat, sar) and outputs written exactly as the
+// tools' sources print them (xdpsock, xdp-bench, time_bench, page_frag_test, pktgen).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "import_format.h"
+#include "imported_run.h"
+#include "statistics.h"
+
+namespace nf::engine {
+namespace {
+
+ImportSource sample(const std::string& name)
+{
+    std::ifstream in(std::string(NF_IMPORT_SAMPLES) + "/" + name, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    EXPECT_FALSE(text.str().empty()) << name;
+    return {name, text.str()};
+}
+
+Result<ImportTable> parse(const std::string& format, const ImportSource& src, ImportOptions options = {})
+{
+    return parseImportFiles(*findImportFormat(format), {src}, options);
+}
+
+// The metric's value per repetition, as compare computes it.
+std::vector<double> values(const ImportTable& table, const std::string& metric)
+{
+    ImportRequest request{"x", {"f"}, "label"};
+    auto run = importedRun(table, request);
+    EXPECT_TRUE(run.ok());
+    RunData data{{"default"}, table.layout, {}};
+    for (const auto& rep : run->repetitions) {
+        data.samples.insert(data.samples.end(), rep.samples.begin(), rep.samples.end());
+    }
+    for (const auto& m : table.layout.metrics) {
+        if (m.name == metric) {
+            return data.repetitionValues(0, m);
+        }
+    }
+    ADD_FAILURE() << "no metric " << metric;
+    return {};
+}
+
+double mean(const std::vector<double>& v)
+{
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double sd(const std::vector<double>& v)
+{
+    const double m = mean(v);
+    double ss = 0;
+    for (double x : v) {
+        ss += (x - m) * (x - m);
+    }
+    return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
+// Replaces the `n`-th line (1-based) of `text`, or removes it when `with` is null.
+std::string editLine(const std::string& text, std::size_t n, const char* with)
+{
+    std::istringstream in(text);
+    std::string out;
+    std::string line;
+    for (std::size_t i = 1; std::getline(in, line); ++i) {
+        if (i == n) {
+            if (with != nullptr) {
+                out += std::string(with) + "\n";
+            }
+        } else {
+            out += line + "\n";
+        }
+    }
+    return out;
+}
+
+TEST(PerfStatImport, AppendedRunsAreOneRepetitionEachAndUncountedEventsAreRecorded)
+{
+    auto t = parse("perf-stat", sample("perf_stat_appended.csv"));
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->repetitions.size(), 5u);
+    ASSERT_EQ(t->layout.metrics.size(), 3u);
+    EXPECT_EQ(t->layout.metrics[0].name, "task-clock");
+    EXPECT_EQ(t->layout.metrics[0].unit, "msec");
+    EXPECT_EQ(t->layout.metrics[2].name, "page-faults");
+    ASSERT_EQ(t->unsupported.size(), 1u);
+    EXPECT_EQ(t->unsupported[0]["name"], "cycles");
+    EXPECT_EQ(t->unsupported[0]["reason"], "<not supported>");
+    EXPECT_DOUBLE_EQ(values(*t, "task-clock")[0], 0.55);  // the file's first run
+    EXPECT_DOUBLE_EQ(values(*t, "page-faults")[1], 50);
+    EXPECT_FALSE(t->reconstructed);
+}
+
+TEST(PerfStatImport, CsvSummaryNeedsItsRunCountAndKeepsMeanAndNoise)
+{
+    const auto src = sample("perf_stat_r5.csv");
+    auto missing = parse("perf-stat", src);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("perf_stat_r5.csv:3:"), std::string::npos) << missing.error().message;
+    EXPECT_NE(missing.error().message.find("--runs"), std::string::npos);
+
+    auto t = parse("perf-stat", src, {"", 5});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_TRUE(t->reconstructed);
+    const auto v = values(*t, "task-clock");
+    ASSERT_EQ(v.size(), 5u);
+    EXPECT_NEAR(mean(v), 0.47, 1e-12);
+    // perf's "3.40%" is the standard error of the mean: sd = 0.47 * 0.034 * sqrt(5).
+    EXPECT_NEAR(sd(v), 0.47 * 0.034 * std::sqrt(5.0), 1e-12);
+}
+
+TEST(PerfStatImport, TextSummariesGiveNValuesEachAndTheElapsedTime)
+{
+    auto t = parse("perf-stat", sample("perf_stat_r5_text.txt"));
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->repetitions.size(), 20u);  // four "-r 5" invocations
+    const auto v = values(*t, "task-clock");
+    std::vector<double> first(v.begin(), v.begin() + 5);
+    EXPECT_NEAR(mean(first), 0.53, 1e-12);
+    EXPECT_NEAR(sd(first), 0.53 * 0.0412 * std::sqrt(5.0), 1e-12);
+    const auto elapsed = values(*t, "time_elapsed");
+    EXPECT_NEAR(mean(std::vector<double>(elapsed.begin(), elapsed.begin() + 5)), 0.000575, 1e-15);
+}
+
+TEST(PerfStatImport, SingleTextRunIsOneRepetition)
+{
+    auto t = parse("perf-stat", sample("perf_stat_single_text.txt"));
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->repetitions.size(), 1u);
+    EXPECT_DOUBLE_EQ(values(*t, "task-clock")[0], 0.56);
+    EXPECT_DOUBLE_EQ(values(*t, "time_elapsed")[0], 0.001232848);
+}
+
+TEST(PerfStatImport, TruncatedMixedAndGarbageInputNameTheLine)
+{
+    auto src = sample("perf_stat_appended.csv");
+    src.text = src.text.substr(0, src.text.rfind("page-faults") - 4);  // the last run cut short
+    auto truncated = parse("perf-stat", src);
+    ASSERT_FALSE(truncated.ok());
+    EXPECT_NE(truncated.error().message.find("truncated"), std::string::npos) << truncated.error().message;
+
+    auto mixed = sample("perf_stat_appended.csv");
+    mixed.text = editLine(mixed.text, 10, "0.61,msec,cpu-clock,535213,100.00,0.034,CPUs utilized");
+    auto e = parse("perf-stat", mixed);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("perf_stat_appended.csv:10: event 'cpu-clock'"), std::string::npos)
+        << e.error().message;
+
+    auto garbage = parse("perf-stat", {"junk.bin", std::string("0.5,msec,task-clock,1,100\n") + "\x01\x02\x7f"});
+    ASSERT_FALSE(garbage.ok());
+    EXPECT_EQ(garbage.error().message, "junk.bin:2: binary data, not perf stat output");
+
+    auto words = parse("perf-stat", {"notes.txt", "hello world\n"});
+    ASSERT_FALSE(words.ok());
+    EXPECT_EQ(words.error().message, "notes.txt:1: not a perf stat -x, line: 'hello world'");
+}
+
+TEST(SarImport, OneInterfaceRatesAgreeWithSarsOwnAverage)
+{
+    const auto src = sample("sar_dev.txt");
+    auto several = parse("sar", src);
+    ASSERT_FALSE(several.ok());
+    EXPECT_NE(several.error().message.find("--iface"), std::string::npos);
+
+    auto t = parse("sar", src, {"lo", std::nullopt});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->kernel, "6.18.44-fc-v857");
+    EXPECT_EQ(t->host, "vm");
+    ASSERT_EQ(t->repetitions.size(), 1u);
+    EXPECT_EQ(t->repetitions[0].size(), 3u);
+    // sar's "Average:" line for lo divides by the true elapsed time; the intervals here come from
+    // its one-second timestamps, so the two agree to the timestamps' rounding (well within 0.5%).
+    double average = 0;
+    std::istringstream in(src.text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream words(line);
+        std::string a;
+        std::string iface;
+        if (words >> a >> iface && a == "Average:" && iface == "lo") {
+            words >> average;
+        }
+    }
+    ASSERT_GT(average, 0);
+    EXPECT_NEAR(values(*t, "rx_pps")[0] / average, 1.0, 0.005);
+}
+
+TEST(SarImport, TruncatedLineIsAnError)
+{
+    auto src = sample("sar_dev.txt");
+    src.text = editLine(src.text, 4, "03:44:59           lo  67722.77  67722.77");
+    auto t = parse("sar", src, {"lo", std::nullopt});
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.error().message.find("sar_dev.txt:4: expected 8 values"), std::string::npos) << t.error().message;
+}
+
+TEST(XdpsockImport, IntervalsWeightedByTheirPeriodMatchTheCumulativeCount)
+{
+    const auto src = sample("xdpsock_rxdrop.txt");
+    auto t = parse("xdpsock", src);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions.size(), 1u);
+    EXPECT_EQ(t->repetitions[0].size(), 5u);
+    // The last "rx" line's pkts column is the total; over 4.41 s it is the mean rate.
+    const auto last = src.text.rfind("\nrx ");
+    std::istringstream words(src.text.substr(last + 4));
+    std::string pps;
+    std::string pkts;
+    words >> pps >> pkts;
+    pkts.erase(std::remove(pkts.begin(), pkts.end(), ','), pkts.end());
+    EXPECT_NEAR(values(*t, "rx_pps")[0], std::stod(pkts) / 4.41, 1.0);
+
+    auto cut = src;
+    cut.text = cut.text.substr(0, cut.text.rfind("rx "));
+    auto truncated = parse("xdpsock", cut);
+    ASSERT_FALSE(truncated.ok());
+    EXPECT_NE(truncated.error().message.find("truncated"), std::string::npos);
+}
+
+TEST(XdpBenchImport, SummaryLinesAreTheIntervals)
+{
+    const auto src = sample("xdp_bench_drop.txt");
+    auto t = parse("xdp-bench", src);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions[0].size(), 6u);
+    EXPECT_DOUBLE_EQ(t->repetitions[0][0].values[0], 2015738);
+    auto cut = src;
+    cut.text = editLine(cut.text, 2, "Summary                 2,015,7");
+    auto e = parse("xdp-bench", cut);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("xdp_bench_drop.txt:2:"), std::string::npos) << e.error().message;
+}
+
+TEST(TimeBenchImport, OneMetricPerTypeAndOneRepetitionPerModuleLoad)
+{
+    const auto src = sample("time_bench_dmesg.txt");
+    auto t = parse("time-bench", src);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->repetitions.size(), 3u);
+    ASSERT_EQ(t->layout.metrics.size(), 12u);  // six Types in cycles, and in ns as their aliases
+    EXPECT_EQ(t->layout.metrics[3].name, "no-softirq-page_pool01");
+    EXPECT_EQ(t->layout.metrics[6 + 3].aliasOf, "no-softirq-page_pool01");
+    EXPECT_DOUBLE_EQ(values(*t, "atomic_inc")[0], 19);
+
+    auto cut = src;
+    cut.text = editLine(cut.text, 4, nullptr);  // the first load's "lock" line lost
+    auto e = parse("time-bench", cut);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("Type:lock appears 2 times"), std::string::npos) << e.error().message;
+}
+
+TEST(PageFragTestImport, TimePerIterationAndMixedModesRefused)
+{
+    const auto src = sample("page_frag_test_dmesg.txt");
+    auto t = parse("page-frag-test", src);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions.size(), 5u);
+    const double us = t->repetitions[0][0].values[0];
+    EXPECT_DOUBLE_EQ(values(*t, "ns_per_iteration")[0], us * 1000 / 2000000);
+
+    auto mixed = src;
+    mixed.text += "[ 2000.000000] 2000000 of iterations for aligned testing took: 398000us\n";
+    auto e = parse("page-frag-test", mixed);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("page_frag_test_dmesg.txt:11: test mode 'aligned'"), std::string::npos)
+        << e.error().message;
+}
+
+TEST(PktgenImport, EachFileIsARunAndTheRateAgreesWithPktgens)
+{
+    const std::vector<ImportSource> files = {sample("pktgen_veth0_run1.txt"), sample("pktgen_veth0_run2.txt"),
+                                             sample("pktgen_veth0_run3.txt")};
+    auto t = parseImportFiles(*findImportFormat("pktgen"), files, {});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions.size(), 3u);
+    const auto pps = values(*t, "pps");
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto at = files[i].text.find("pps ");
+        const auto start = files[i].text.rfind(' ', at) + 1;
+        const double printed = std::stod(files[i].text.substr(start, at - start));
+        EXPECT_NEAR(pps[i] / printed, 1.0, 1e-5);  // pktgen divides by ns, the Result line shows us
+    }
+    auto idle = files[0];
+    idle.text = editLine(editLine(idle.text, 20, nullptr), 19, "Result: Idle");
+    auto e = parseImportFiles(*findImportFormat("pktgen"), {idle}, {});
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().message, "pktgen_veth0_run1.txt:19: pktgen did not finish a run: 'Result: Idle'");
+}
+
+TEST(ImportFiles, FilesWithOtherMetricsAreRefusedByName)
+{
+    auto e = parseImportFiles(*findImportFormat("perf-stat"),
+                              {sample("perf_stat_appended.csv"), sample("perf_stat_single_text.txt")}, {});
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().message.rfind("perf_stat_single_text.txt: its metrics", 0), 0u) << e.error().message;
+}
+
+TEST(ImportedRunTest, RecordsOriginAndIsAnOrdinaryRun)
+{
+    auto t = parse("page-frag-test", sample("page_frag_test_dmesg.txt"));
+    ASSERT_TRUE(t.ok());
+    ImportRequest request{"page-frag-test", {"page_frag_test_dmesg.txt"}, "vanilla", "default", "box", "6.1.0"};
+    auto run = importedRun(*t, request);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(run->start.spec.workload, "import:page-frag-test");
+    EXPECT_EQ(run->start.environment["system"]["kernel_release"], "6.1.0");
+    EXPECT_EQ(run->start.environment["system"]["hostname"], "box");
+    EXPECT_EQ(run->start.environment["import"]["files"][0], "page_frag_test_dmesg.txt");
+    EXPECT_EQ(run->start.environment["import"]["kernel_from"], "option");
+    EXPECT_EQ(run->repetitions.size(), 5u);
+    request.label.clear();
+    EXPECT_FALSE(importedRun(*t, request).ok());
+}
+
+}  // namespace
+}  // namespace nf::engine
