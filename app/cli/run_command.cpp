@@ -28,9 +28,23 @@ void report(const data::StoredRun& run, const std::string& dbPath)
               << " --format json' for the figures\n";
 }
 
-int execute(RunOptions& o, const Context& ctx)
+int execute(RunOptions& o, const Context& ctx, const std::string& events)
 {
     auto spec = buildSpec(o);
+    if (events == "jsonl") {
+        if (!spec) {
+            std::cout << nlohmann::json{{"event", "error"},
+                                        {"run", 0},
+                                        {"message", spec.error().message},
+                                        {"exit_status", kExitUsage}}
+                             .dump()
+                      << std::endl;
+            return fail(kExitUsage, spec.error().message);
+        }
+        // stdout carries only the events; the run's id is in them for `compare`.
+        return runAndReport(
+            std::move(*spec), ctx, [](const data::StoredRun&, const std::string&) {}, &std::cout);
+    }
     if (!spec) {
         return fail(kExitUsage, spec.error().message);
     }
@@ -51,10 +65,15 @@ std::string workloadFooter()
 Command addRunCommand(CLI::App& app, Context& ctx)
 {
     auto o = std::make_shared<RunOptions>();
+    auto events = std::make_shared<std::string>();
     auto* sub = app.add_subcommand("run", "Run an A/B experiment and store every sample");
     sub->footer(workloadFooter());
     addRunOptions(sub, *o, true);
-    return {sub, [o, &ctx] { return execute(*o, ctx); }};
+    sub->add_option("--events", *events,
+                    "jsonl: write the run to stdout as JSON lines (run_started, samples, progress, warning, "
+                    "finished, error; see docs/events.md) instead of the text report")
+        ->check(CLI::IsMember({"jsonl"}));
+    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }};
 }
 
 }  // namespace nf::cli

@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "event_stream.h"
 #include "scheduler.h"
 #include "signal_stop.h"
 #include "system_facts.h"
@@ -57,39 +59,57 @@ private:
 }  // namespace
 
 int runAndReport(engine::ExperimentSpec spec, const Context& ctx,
-                 const std::function<void(const data::StoredRun&, const std::string& dbPath)>& report)
+                 const std::function<void(const data::StoredRun&, const std::string& dbPath)>& report,
+                 std::ostream* events)
 {
+    std::optional<EventStream> stream;
+    const auto failRun = [&](int status, const std::string& message) {
+        if (stream) {
+            stream->error(message, status);
+        } else if (events != nullptr) {
+            *events
+                << nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", status}}.dump()
+                << std::endl;
+        }
+        return fail(status, message);
+    };
     auto prepared = engine::prepareExperiment(std::move(spec), probes::readSystemFacts());
     if (!prepared) {
-        return fail(kExitUsage, prepared.error().message);
+        return failRun(kExitUsage, prepared.error().message);
     }
     auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
     if (!db) {
-        return fail(kExitRuntime, db.error().message);
+        return failRun(kExitRuntime, db.error().message);
     }
     data::RunRecorder recorder(*db);
-    CliObserver observer(recorder);
+    CliObserver cliObserver(recorder);
+    engine::RunObserver* observer = &cliObserver;
+    if (events != nullptr) {
+        stream.emplace(cliObserver, *events, db->path());
+        stream->setRunId([&recorder] { return recorder.runId(); });
+        observer = &*stream;
+    }
     SignalStop signals;
     const auto outcome =
-        engine::runExperiment(*prepared, observer, {signals.token(), &signals.signal(), ctx.commandLine});
+        engine::runExperiment(*prepared, *observer, {signals.token(), &signals.signal(), ctx.commandLine});
     if (recorder.runId() == 0) {
-        return fail(kExitRuntime, "run failed before measuring: " + outcome.reason);
+        return failRun(kExitRuntime, "run failed before measuring: " + outcome.reason);
     }
     if (auto stored = data::loadRun(*db, recorder.runId())) {
         report(*stored, db->path());
     } else {
-        fail(kExitRuntime, "run " + std::to_string(recorder.runId()) +
-                               " was stored but cannot be read back: " + stored.error().message);
+        failRun(kExitRuntime, "run " + std::to_string(recorder.runId()) +
+                                  " was stored but cannot be read back: " + stored.error().message);
     }
     if (recorder.finishError()) {
-        return fail(kExitRuntime, "could not record the end of the run: " + recorder.finishError()->message);
+        return failRun(kExitRuntime, "could not record the end of the run: " + recorder.finishError()->message);
     }
     switch (outcome.status) {
         case engine::RunStatus::Complete: return 0;
         case engine::RunStatus::Aborted:
-            fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
-            return signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime;
-        default: return fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
+            return failRun(signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime,
+                           "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
+        default: return failRun(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
     }
 }
 
