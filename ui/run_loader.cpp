@@ -1,0 +1,89 @@
+#include "run_loader.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QMetaObject>
+
+#include "schema.h"
+
+namespace nf::ui {
+
+namespace {
+
+std::shared_ptr<LoadedRuns> load(const std::string& dbPath, const std::vector<std::int64_t>& ids,
+                                 const QStringList& variants)
+{
+    QElapsedTimer timer;
+    timer.start();
+    auto out = std::make_shared<LoadedRuns>();
+    auto db = data::openStore(dbPath, data::Database::Mode::ReadOnly);
+    if (!db) {
+        out->error = QString::fromStdString(db.error().message);
+        return out;
+    }
+    for (auto id : ids) {
+        auto run = data::loadRun(*db, id);
+        if (!run) {
+            out->error = QString::fromStdString(run.error().message);
+            return out;
+        }
+        out->runs.push_back(std::make_shared<const data::StoredRun>(std::move(*run)));
+    }
+    const bool oneRun = out->runs.size() == 1 && (variants.isEmpty() || variants.front().isEmpty());
+    if (oneRun) {
+        out->comparison = compareRun(*out->runs.front());
+    } else {
+        std::vector<const data::StoredRun*> runs;
+        for (const auto& r : out->runs) {
+            runs.push_back(r.get());
+        }
+        out->comparison = compareAcross(runs, variants);
+    }
+    out->seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
+    return out;
+}
+
+}  // namespace
+
+RunLoader::RunLoader(QObject* parent) : QObject(parent)
+{
+    m_pool.setMaxThreadCount(1);
+}
+
+RunLoader::~RunLoader()
+{
+    m_pool.waitForDone();
+}
+
+std::uint64_t RunLoader::request(const QString& dbPath, const std::vector<std::int64_t>& runIds,
+                                 const QStringList& variants)
+{
+    const std::uint64_t generation = ++m_generation;
+    ++m_inFlight;
+    m_pool.start([this, generation, path = dbPath.toStdString(), runIds, variants] {
+        auto result = load(path, runIds, variants);
+        QMetaObject::invokeMethod(
+            this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
+    });
+    return generation;
+}
+
+void RunLoader::deliver(std::uint64_t generation, const std::shared_ptr<LoadedRuns>& result)
+{
+    --m_inFlight;
+    if (generation != m_generation) {
+        ++m_dropped;  // stale: a newer request was made since
+        return;
+    }
+    emit loaded(generation, *result);
+}
+
+void RunLoader::waitForIdle()
+{
+    while (m_inFlight > 0) {
+        m_pool.waitForDone();
+        QCoreApplication::processEvents();
+    }
+}
+
+}  // namespace nf::ui
