@@ -2,9 +2,10 @@
 //
 //   ui_bench ENGINE [DATABASE RUN]
 //
-// 1. Event-loop latency while ENGINE (the noisefloor binary) streams a spin run alternating in
-//    1 ms chunks (about 1,000 samples a second) into the Live panel: a 5 ms timer records how
-//    late the event loop serves it.
+// 1. Event-loop latency (a 5 ms timer records how late the event loop serves it) while the Live
+//    panel takes samples: replayed from a real run at 10,000 samples a second, then streamed by
+//    ENGINE (the noisefloor binary) running spin alternating in 1 ms chunks (1,000 samples per
+//    second of measurement).
 // 2. With DATABASE and RUN (e.g. made by `data_store_bench 1000000 big.db`): time to open the run
 //    (load and analysis off the GUI thread, then the GUI-thread part that fills the plots), and
 //    the longest event-loop stall meanwhile.
@@ -12,6 +13,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QTimer>
 
 #include <qcustomplot.h>
@@ -68,10 +70,12 @@ private:
     std::vector<double> m_late;
 };
 
-void streamLatency(const QString& engine)
+const QStringList kRunArgs = {"run", "spin", "--variant", "a", "--variant", "b:work=200", "--duration", "1",
+                               "--warmup", "0.1", "--chunk", "0.001"};
+
+// The real engine streaming a spin run in 1 ms chunks into the Live panel.
+void streamLatency(const QString& engine, const QString& db)
 {
-    const std::string db = (std::filesystem::temp_directory_path() / "noisefloor_ui_bench.db").string();
-    std::filesystem::remove(db);
     LivePanel live;
     live.resize(1200, 800);
     live.setAttribute(Qt::WA_DontShowOnScreen);
@@ -81,20 +85,77 @@ void streamLatency(const QString& engine)
     QEventLoop loop;
     QObject::connect(&client, &EventClient::processEnded, &loop, &QEventLoop::quit);
     QElapsedTimer wall;
+    double first = -1;
+    double last = 0;
+    QObject::connect(&client, &EventClient::samplesArrived, [&](const std::vector<nf::ui::LiveSample>&) {
+        last = static_cast<double>(wall.elapsed()) / 1000.0;
+        first = first < 0 ? last : first;
+    });
     wall.start();
-    client.start(engine, {"--db", QString::fromStdString(db), "run", "spin", "--variant", "a", "--variant",
-                          "b:work=200", "--reps", "10", "--duration", "1", "--warmup", "0.1", "--chunk", "0.001"});
+    client.start(engine, QStringList{"--db", db} + kRunArgs + QStringList{"--reps", "10"});
     LatencyProbe probe;
     loop.exec();
-    const double seconds = static_cast<double>(wall.elapsed()) / 1000.0;
-    std::printf("stream: %d samples in %.1f s (%.0f samples/s while measuring), %d replots, %d event lines\n",
-                live.sampleCount(), seconds, live.sampleCount() / 20.0, live.replotCount(), client.linesRead());
-    std::printf("event-loop lateness while streaming: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks\n",
+    std::printf("engine stream: %d samples in %d batches; %.0f samples/s while the engine measured (%.1f s wall, %.1f s "
+                "from first to last batch); %d replots\n",
+                live.sampleCount(), client.linesRead() - 3 - 2 * 10, live.sampleCount() / 20.0,
+                static_cast<double>(wall.elapsed()) / 1000.0, last - first, live.replotCount());
+    std::printf("event-loop lateness while the engine streams: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks\n",
                 probe.percentile(0.5), probe.percentile(0.99), probe.max(), probe.ticks());
-    if (!client.stderrText().isEmpty() && live.sampleCount() == 0) {
-        std::printf("engine stderr: %s\n", qPrintable(client.stderrText()));
+}
+
+// The samples lines of a short real run, replayed into the Live panel ten times faster than the
+// engine sends them: one ~2,000-sample batch every 200 ms, 10,000 samples a second.
+void replayLatency(const QString& engine, const QString& db)
+{
+    QProcess process;
+    process.start(engine, QStringList{"--db", db} + kRunArgs + QStringList{"--reps", "3", "--events", "jsonl"});
+    process.waitForFinished(300000);
+    QByteArray header;
+    QList<QByteArray> batches;
+    for (const auto& line : process.readAllStandardOutput().split('\n')) {
+        if (line.contains("\"run_started\"")) {
+            header = line + '\n';
+        } else if (line.contains("\"samples\"")) {
+            batches << line + '\n';
+        }
     }
-    std::filesystem::remove(db);
+    if (batches.isEmpty()) {
+        std::printf("replay: the engine produced no samples\n");
+        return;
+    }
+    LivePanel live;
+    live.resize(1200, 800);
+    live.setAttribute(Qt::WA_DontShowOnScreen);
+    live.show();
+    EventClient client;
+    live.attach(&client);
+    client.feed(header);
+    std::vector<double> feedMs;
+    int fed = 0;
+    QTimer feeder;
+    QEventLoop loop;
+    QObject::connect(&feeder, &QTimer::timeout, [&] {
+        QElapsedTimer t;
+        t.start();
+        client.feed(batches[fed % batches.size()]);
+        feedMs.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+        if (++fed == 50) {
+            loop.quit();
+        }
+    });
+    LatencyProbe probe;
+    feeder.start(200);
+    loop.exec();
+    QElapsedTimer t;
+    t.start();
+    live.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+    const double replotMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
+    std::sort(feedMs.begin(), feedMs.end());
+    std::printf("replay at 10,000 samples/s: %d samples; parse + add per batch median %.1f ms, max %.1f ms; live "
+                "replot at the end %.1f ms\n",
+                live.sampleCount(), feedMs[feedMs.size() / 2], feedMs.back(), replotMs);
+    std::printf("event-loop lateness during the replay: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks\n",
+                probe.percentile(0.5), probe.percentile(0.99), probe.max(), probe.ticks());
 }
 
 void openRun(const QString& db, qint64 runId)
@@ -182,7 +243,14 @@ int main(int argc, char* argv[])
         std::fprintf(stderr, "usage: ui_bench ENGINE [DATABASE RUN]\n");
         return 2;
     }
-    streamLatency(QString::fromLocal8Bit(argv[1]));
+    const std::string db = (std::filesystem::temp_directory_path() / "noisefloor_ui_bench.db").string();
+    std::filesystem::remove(db);
+    const QString engine = QString::fromLocal8Bit(argv[1]);
+    replayLatency(engine, QString::fromStdString(db));
+    streamLatency(engine, QString::fromStdString(db));
+    std::filesystem::remove(db);
+    std::filesystem::remove(db + "-wal");
+    std::filesystem::remove(db + "-shm");
     if (argc >= 4) {
         openRun(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]).toLongLong());
     }
