@@ -21,7 +21,10 @@ constexpr const char* kRowColumns =
     "SELECT r.id, r.label, r.workload, r.status, r.status_reason, r.started_at, r.ended_at, r.host, "
     "r.kernel, r.cpu_model, r.tool_version, r.pid, "
     "(SELECT count(*) FROM variants v WHERE v.run_id = r.id), "
-    "(SELECT count(DISTINCT p.idx) FROM repetitions p WHERE p.run_id = r.id), r.pid_start";
+    "(SELECT count(DISTINCT p.idx) FROM repetitions p WHERE p.run_id = r.id), r.pid_start, "
+    "coalesce(json_extract(r.spec_json, '$.sweep.id'), ''), coalesce(json_extract(r.spec_json, '$.sweep.param'), ''), "
+    "coalesce(json_extract(r.spec_json, '$.sweep.value'), ''), coalesce(json_extract(r.spec_json, '$.sweep.index'), "
+    "-1)";
 
 // Reads of one run see one snapshot, even while its writer commits repetitions (WAL).
 class ReadSnapshot {
@@ -90,6 +93,10 @@ RunRow readRow(const Statement& stmt, const std::string& host)
     row.variants = static_cast<int>(stmt.int64(12));
     row.repetitions = static_cast<int>(stmt.int64(13));
     resolveLiveness(row, stmt.text(14), host);
+    row.sweepId = stmt.text(15);
+    row.sweepParam = stmt.text(16);
+    row.sweepValue = stmt.text(17);
+    row.sweepIndex = static_cast<int>(stmt.int64(18));
     return row;
 }
 
@@ -307,6 +314,29 @@ Result<std::vector<RunRow>> listRuns(Database& db)
     }
 }
 
+Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId)
+{
+    auto stmt = db.prepare(std::string(kRowColumns) +
+                           " FROM runs r WHERE json_extract(r.spec_json, '$.sweep.id') = ? "
+                           "ORDER BY json_extract(r.spec_json, '$.sweep.index'), r.id");
+    if (!stmt) {
+        return stmt.error();
+    }
+    stmt->bind(1, sweepId);
+    std::string host = currentHost();
+    std::vector<RunRow> rows;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            return rows;
+        }
+        rows.push_back(readRow(*stmt, host));
+    }
+}
+
 Result<StoredRun> loadRun(Database& db, std::int64_t id)
 try {
     ReadSnapshot snapshot(db);
@@ -324,8 +354,8 @@ try {
     }
     StoredRun run;
     run.row = readRow(*stmt, currentHost());
-    run.spec = parseJson(stmt->text(15));
-    run.environment = parseJson(stmt->text(16));
+    run.spec = parseJson(stmt->text(19));
+    run.environment = parseJson(stmt->text(20));
     stmt->reset();
     if (auto layout = loadLayout(db, run); !layout) {
         return layout.error();

@@ -52,6 +52,11 @@ struct RunRow {
     std::int64_t pid = 0;
     int variants = 0;
     int repetitions = 0;  // repetitions stored (all variants counted once per index)
+    // A run that is one point of a sweep (ExperimentSpec::sweep); sweepId "" otherwise.
+    std::string sweepId;
+    std::string sweepParam;
+    std::string sweepValue;
+    int sweepIndex = -1;
 };
 
 struct StoredRun {
@@ -64,6 +69,8 @@ struct StoredRun {
 
 // Newest first.
 Result<std::vector<RunRow>> listRuns(Database& db);
+// The runs of one sweep in point order (a point run twice appears twice, oldest first).
+Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId);
 // Fails with "no run 42 in runs.db" for an unknown id.
 Result<StoredRun> loadRun(Database& db, std::int64_t id);
 

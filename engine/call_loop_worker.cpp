@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 
+#include "code_size.h"
 #include "counter_group.h"
 #include "environment.h"
 #include "schedule.h"
@@ -183,12 +184,36 @@ nlohmann::json Worker::workerCounters() const
     return json;
 }
 
+// The variant's hot functions and their sizes from the ELF symbol table: {bytes, symbols} or
+// {error} when the binary is stripped.
+nlohmann::json codeJson(const CallLoop& loop)
+{
+    nlohmann::json symbols = nlohmann::json::array();
+    std::uint64_t bytes = 0;
+    std::string file;
+    for (const void* address : loop.hotCode()) {
+        auto symbol = probes::codeSymbolAt(address);
+        if (!symbol) {
+            return {{"error", symbol.error().message}};
+        }
+        bytes += symbol->bytes;
+        file = symbol->file;
+        symbols.push_back({{"name", symbol->name}, {"bytes", symbol->bytes}});
+    }
+    if (symbols.empty()) {
+        return {{"error", "the workload names no hot functions"}};
+    }
+    return {{"bytes", bytes}, {"symbols", symbols}, {"source", "ELF symbol table of " + file}};
+}
+
 nlohmann::json Worker::measurementJson(double sliceSeconds) const
 {
     nlohmann::json calls = nlohmann::json::object();
     nlohmann::json facts = nlohmann::json::object();  // what each prepared variant says of itself
+    nlohmann::json code = nlohmann::json::object();
     for (std::size_t v = 0; v < m_calls.size(); ++v) {
         calls[m_spec.variants[v].name] = m_calls[v];
+        code[m_spec.variants[v].name] = codeJson(*m_loops[v]);
         nlohmann::json own = nlohmann::json::object();
         for (const auto& [key, value] : m_loops[v]->facts()) {
             own[key] = value;
@@ -197,6 +222,7 @@ nlohmann::json Worker::measurementJson(double sliceSeconds) const
     }
     return {{"worker_cpu", m_p.workerCpu},
             {"variant_facts", facts},
+            {"code", code},
             {"slice_seconds", sliceSeconds},
             {"alternating", *m_spec.chunk > 0},
             {"calls_per_slice", calls},

@@ -29,6 +29,16 @@ void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
 // One sentence: "b is 0.49% slower than a (tsc_per_op +0.49%, 95% CI +0.45..+0.53%, p<0.001)".
 std::string verdictSentence(const MetricComparison& c, const stats::CompareOptions& options);
 
+// "different: slower", "equivalent" or "inconclusive".
+std::string verdictWord(const MetricComparison& c);
+
+// Formatting shared by the reports: "p<0.001" / "p=0.042"; "+0.49%"; "+0.45..+0.53%".
+std::string formatP(double p);
+std::string signedPct(double v);
+std::string percentInterval(double lo, double hi);
+// Per-op times and rates read as speed (faster/slower); other metrics as higher or lower.
+bool isSpeed(const MetricComparison& c);
+
 // Splits `text` into lines of at most `width` columns, each after the first indented by `indent`.
 std::vector<std::string> wrap(const std::string& text, std::size_t width, const std::string& indent);
 

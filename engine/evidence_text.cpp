@@ -13,34 +13,6 @@ namespace {
 
 constexpr std::size_t kWidth = 72;
 
-std::string formatP(double p)
-{
-    if (std::isnan(p)) {
-        return "p n/a";
-    }
-    return p < 0.001 ? "p<0.001" : fmt::format("p={:.3f}", p);
-}
-
-std::string signedPct(double v)
-{
-    return std::isfinite(v) ? fmt::format("{:+.2f}%", v) : "unbounded";
-}
-
-std::string interval(double lo, double hi)
-{
-    if (!std::isfinite(lo) || !std::isfinite(hi)) {
-        return "unbounded";
-    }
-    return fmt::format("{:+.2f}..{:+.2f}%", lo, hi);
-}
-
-// Per-op time and rates read as speed; other metrics as higher or lower.
-bool isSpeed(const MetricComparison& c)
-{
-    return c.metric == "tsc_per_op" || c.metric == "ns_per_op" || c.metric == "cycles_per_op" ||
-           c.metric == "ops_per_sec" || c.metric == "pps";
-}
-
 void emit(std::ostream& out, const std::string& text, const std::string& indent = "")
 {
     for (const auto& line : wrap(text, kWidth, indent)) {
@@ -84,7 +56,7 @@ void writeComparison(const MetricComparison& c, const stats::CompareOptions& o, 
     if (c.primary) {
         emit(out,
              fmt::format("  {} vs {}: {} ({}% CI {}), {} over {} {}s{}", c.candidate, c.baseline, signedPct(r.deltaPct),
-                         level, interval(r.ciLowPct, r.ciHighPct), formatP(r.pAdjusted), r.n, r.unit,
+                         level, percentInterval(r.ciLowPct, r.ciHighPct), formatP(r.pAdjusted), r.n, r.unit,
                          r.pAdjusted != r.p ? " (Holm)" : ""),
              "    ");
         std::string tests = r.design == stats::Design::Paired
@@ -103,7 +75,7 @@ void writeComparison(const MetricComparison& c, const stats::CompareOptions& o, 
         emit(out,
              fmt::format("    {} analysis ({}s): {} ({}% CI {}), {}",
                          r.design == stats::Design::Paired ? "paired" : "independent", r.unit, signedPct(r.deltaPct),
-                         level, interval(r.ciLowPct, r.ciHighPct),
+                         level, percentInterval(r.ciLowPct, r.ciHighPct),
                          r.design == stats::Design::Paired
                              ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
                              : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
@@ -117,6 +89,46 @@ void writeComparison(const MetricComparison& c, const stats::CompareOptions& o, 
 }
 
 }  // namespace
+
+std::string formatP(double p)
+{
+    if (std::isnan(p)) {
+        return "p n/a";
+    }
+    return p < 0.001 ? "p<0.001" : fmt::format("p={:.3f}", p);
+}
+
+std::string signedPct(double v)
+{
+    return std::isfinite(v) ? fmt::format("{:+.2f}%", v) : "unbounded";
+}
+
+std::string percentInterval(double lo, double hi)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi)) {
+        return "unbounded";
+    }
+    return fmt::format("{:+.2f}..{:+.2f}%", lo, hi);
+}
+
+bool isSpeed(const MetricComparison& c)
+{
+    return c.metric == "tsc_per_op" || c.metric == "ns_per_op" || c.metric == "cycles_per_op" ||
+           c.metric == "ops_per_sec" || c.metric == "pps";
+}
+
+std::string verdictWord(const MetricComparison& c)
+{
+    const auto& r = c.result;
+    if (r.verdict != stats::Verdict::Different) {
+        return std::string(stats::toString(r.verdict));
+    }
+    const bool better = (r.deltaPct < 0) != c.higherIsBetter;
+    if (isSpeed(c)) {
+        return better ? "different: faster" : "different: slower";
+    }
+    return better ? "different: better" : "different: worse";
+}
 
 std::vector<std::string> wrap(const std::string& text, std::size_t width, const std::string& indent)
 {
@@ -159,11 +171,11 @@ std::string verdictSentence(const MetricComparison& c, const stats::CompareOptio
                 r.withinMargin ? fmt::format("; smaller than the +-{:g}% equivalence margin", o.marginPct) : "";
             return fmt::format("{} is {:.2f}% {} than {} ({} {}, {}% CI {}, {}){}", c.candidate, std::fabs(r.deltaPct),
                                direction, c.baseline, c.metric, signedPct(r.deltaPct), level,
-                               interval(r.ciLowPct, r.ciHighPct), formatP(r.pAdjusted), margin);
+                               percentInterval(r.ciLowPct, r.ciHighPct), formatP(r.pAdjusted), margin);
         }
         case stats::Verdict::Equivalent:
             return fmt::format("equivalent: {} vs {} lies within {} ({}% CI), inside the +-{:g}% margin", c.candidate,
-                               c.baseline, interval(r.tostLowPct, r.tostHighPct),
+                               c.baseline, percentInterval(r.tostLowPct, r.tostHighPct),
                                static_cast<int>(std::lround((1 - 2 * alpha) * 100)), o.marginPct);
         case stats::Verdict::Inconclusive: break;
     }

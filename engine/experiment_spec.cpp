@@ -146,6 +146,10 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     };
     j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
     j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
+    if (spec.sweep) {
+        const auto& s = *spec.sweep;
+        j["sweep"] = {{"id", s.id}, {"param", s.param}, {"value", s.value}, {"index", s.index}, {"points", s.points}};
+    }
     return j;
 }
 
@@ -176,6 +180,12 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         }
         if (j.contains("seed") && !j["seed"].is_null()) {
             spec.seed = j["seed"].get<std::uint64_t>();
+        }
+        if (j.contains("sweep") && !j["sweep"].is_null()) {
+            const auto& s = j["sweep"];
+            spec.sweep =
+                SweepPoint{s.at("id").get<std::string>(), s.at("param").get<std::string>(),
+                           s.at("value").get<std::string>(), s.at("index").get<int>(), s.at("points").get<int>()};
         }
         return spec;
     } catch (const nlohmann::json::exception& e) {

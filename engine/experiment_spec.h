@@ -25,6 +25,16 @@ struct VariantSpec {
 // "b:work=1000,check=early" -> {b, {work:1000, check:early}}; "a" -> {a, {}}.
 Result<VariantSpec> parseVariant(std::string_view text);
 
+// One point of a parameter sweep: every point is a complete run of all variants with `param` set to
+// `value`; the runs of one sweep share `id`.
+struct SweepPoint {
+    std::string id;
+    std::string param;
+    std::string value;
+    int index = 0;  // 0-based position of this point in the sweep
+    int points = 0;
+};
+
 struct ExperimentSpec {
     std::string workload;
     std::map<std::string, std::string> params;  // -p, applied to every variant
@@ -39,6 +49,7 @@ struct ExperimentSpec {
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded
     std::string label;
+    std::optional<SweepPoint> sweep;  // set on the runs of a sweep
 
     // Checks what does not need the workload: counts and durations in range, variant names unique
     // and non-empty. Errors name the option and value.

@@ -21,9 +21,19 @@ class CallLoop {
 public:
     virtual ~CallLoop() = default;
     virtual void run(std::uint64_t calls) = 0;
-    // Facts about this instance worth recording (e.g. code size of the hot function).
+    // Facts about this instance worth recording (e.g. the pages it set up).
     virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+    // Entry addresses of the functions this variant's operations run (see codeAddress); their sizes
+    // from the ELF symbol table are recorded per variant as its code_bytes.
+    virtual std::vector<const void*> hotCode() const { return {}; }
 };
+
+// The address of a function, for CallLoop::hotCode().
+template <class R, class... Args>
+const void* codeAddress(R (*function)(Args...))
+{
+    return reinterpret_cast<const void*>(function);
+}
 
 struct WorkloadInfo {
     std::string name;

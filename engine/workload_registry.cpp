@@ -1,5 +1,6 @@
 #include "workload.h"
 #include "workloads/indirect_call.h"
+#include "workloads/page_frag.h"
 #include "workloads/page_pool.h"
 #include "workloads/spin.h"
 
@@ -11,6 +12,7 @@ const std::vector<WorkloadInfo>& workloadRegistry()
         workloads::spinInfo(),
         workloads::indirectCallInfo(),
         workloads::pagePoolInfo(),
+        workloads::pageFragInfo(),
     };
     return registry;
 }

@@ -105,10 +105,17 @@ void LivePanel::onStarted(const LiveRunInfo& info)
 
 void LivePanel::onSamples(const std::vector<LiveSample>& samples)
 {
+    const bool wasSmall = m_samples <= kDotsAbove;
     for (const auto& s : samples) {
         if (s.variant >= 0 && s.variant < m_plot->graphCount() && std::isfinite(s.primary)) {
             m_plot->graph(s.variant)->addData(s.start + s.duration / 2, s.primary);
             ++m_samples;
+        }
+    }
+    if (wasSmall && m_samples > kDotsAbove) {
+        // Discs cost a path each; with this many points, one-pixel dots keep a replot cheap.
+        for (int v = 0; v < m_plot->graphCount(); ++v) {
+            m_plot->graph(v)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, RepetitionPlot::variantColor(v), 1));
         }
     }
     scheduleReplot();

@@ -51,6 +51,9 @@ int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContex
 // One run's variants compared, as `compare RUN` prints it.
 int printRunComparison(const data::StoredRun& run, const std::vector<std::string>& metrics,
                        const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
+// Every point of sweep `sweepId` compared, one table (text), or JSON/CSV; returns the exit status.
+int printSweepComparison(data::Database& db, const std::string& sweepId, const std::vector<std::string>& metrics,
+                         const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
 // --baseline, --alpha, --margin, --target, --drop-outliers, --no-holm.
 void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& options, double& target, bool& noHolm);
 

@@ -20,6 +20,7 @@ struct CompareArgs {
     engine::AnalysisOptions analysis;
     std::string format = "text";
     bool noHolm = false;
+    bool sweep = false;
     double target = std::nan("");
 };
 
@@ -118,6 +119,16 @@ int execute(CompareArgs& a, const Context& ctx)
     if (!selected) {
         return failWith(selected.error());
     }
+    if (a.sweep) {
+        if (selected->size() != 1) {
+            return failWith(usageError("--sweep takes one RUN (any run of the sweep)"));
+        }
+        const auto& row = selected->front().run.row;
+        if (row.sweepId.empty()) {
+            return failWith(usageError("run " + std::to_string(row.id) + " is not part of a sweep"));
+        }
+        return printSweepComparison(*db, row.sweepId, a.metrics, a.analysis, a.format, std::cout);
+    }
     if (selected->size() == 1 && selected->front().variant.empty()) {
         return printRunComparison(selected->front().run, a.metrics, a.analysis, a.format, std::cout);
     }
@@ -188,6 +199,8 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
     sub->add_option("--format", a->format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))
         ->capture_default_str();
+    sub->add_flag("--sweep", a->sweep,
+                  "Compare every point of the sweep RUN belongs to, one row per point and variant");
     addAnalysisOptions(sub, a->analysis, a->target, a->noHolm);
     return {sub, [a, &ctx] { return execute(*a, ctx); }};
 }

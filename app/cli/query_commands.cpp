@@ -31,7 +31,12 @@ nlohmann::json rowJson(const data::RunRow& r)
             {"cpu_model", r.cpuModel},
             {"tool_version", r.toolVersion},
             {"variants", r.variants},
-            {"repetitions", r.repetitions}};
+            {"repetitions", r.repetitions},
+            {"sweep",
+             r.sweepId.empty()
+                 ? nlohmann::json(nullptr)
+                 : nlohmann::json{
+                       {"id", r.sweepId}, {"param", r.sweepParam}, {"value", r.sweepValue}, {"index", r.sweepIndex}}}};
 }
 
 // Loads RUN ("last" or an id); prints the error and sets *status on failure.
@@ -76,10 +81,11 @@ int listRuns(const Context& ctx, const std::string& format)
         std::cout << out.dump(2) << '\n';
         return 0;
     }
-    engine::TextTable table({">id", "started", "status", "workload", ">variants", ">reps", "label"});
+    engine::TextTable table({">id", "started", "status", "workload", ">variants", ">reps", "label", "sweep point"});
     for (const auto& r : *runs) {
         table.addRow({std::to_string(r.id), r.startedAt, std::string(engine::toString(r.status)), r.workload,
-                      std::to_string(r.variants), std::to_string(r.repetitions), r.label});
+                      std::to_string(r.variants), std::to_string(r.repetitions), r.label,
+                      r.sweepId.empty() ? "" : r.sweepParam + "=" + r.sweepValue});
     }
     table.write(std::cout);
     return 0;
@@ -94,8 +100,16 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
     }
     if (format == "json") {
         nlohmann::json variants = nlohmann::json::array();
+        const auto code = codeSizes(*run);
         for (std::size_t v = 0; v < run->data.variantNames.size(); ++v) {
-            variants.push_back({{"name", run->data.variantNames[v]}, {"params", run->variantParams.at(v)}});
+            nlohmann::json variant = {{"name", run->data.variantNames[v]}, {"params", run->variantParams.at(v)}};
+            if (code[v].bytes) {
+                variant["code_bytes"] = *code[v].bytes;
+                variant["code_bytes_delta"] =
+                    code[v].deltaBytes ? nlohmann::json(*code[v].deltaBytes) : nlohmann::json(nullptr);
+                variant["code_symbols"] = code[v].symbols;
+            }
+            variants.push_back(std::move(variant));
         }
         nlohmann::json out = rowJson(run->row);
         out["spec"] = run->spec;

@@ -22,6 +22,7 @@ struct RunOptions {
     bool chunkGiven = false;
     std::uint64_t seed = 0;
     bool seedGiven = false;
+    std::string sweep;  // PARAM=v1,v2,...; "" = no sweep
 };
 
 // Turns the options into a spec; errors name the option and value.

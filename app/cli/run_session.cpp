@@ -56,61 +56,95 @@ private:
     bool m_progressShown = false;
 };
 
-}  // namespace
-
-int runAndReport(engine::ExperimentSpec spec, const Context& ctx,
-                 const std::function<void(const data::StoredRun&, const std::string& dbPath)>& report,
-                 std::ostream* events)
+// Prints the error on stderr and, with an event stream, as an error event; returns `status`.
+int failRun(std::ostream* events, EventStream* stream, int status, const std::string& message)
 {
-    std::optional<EventStream> stream;
-    const auto failRun = [&](int status, const std::string& message) {
-        if (stream) {
-            stream->error(message, status);
-        } else if (events != nullptr) {
-            *events
-                << nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", status}}.dump()
+    if (stream != nullptr) {
+        stream->error(message, status);
+    } else if (events != nullptr) {
+        *events << nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", status}}.dump()
                 << std::endl;
-        }
-        return fail(status, message);
-    };
-    auto prepared = engine::prepareExperiment(std::move(spec), probes::readSystemFacts());
-    if (!prepared) {
-        return failRun(kExitUsage, prepared.error().message);
     }
-    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
-    if (!db) {
-        return failRun(kExitRuntime, db.error().message);
-    }
-    data::RunRecorder recorder(*db);
+    return fail(status, message);
+}
+
+// Runs one prepared experiment into `db` and reports it; returns the exit status.
+int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const Context& ctx, SignalStop& signals,
+           const RunReport& report, std::ostream* events)
+{
+    data::RunRecorder recorder(db);
     CliObserver cliObserver(recorder);
     engine::RunObserver* observer = &cliObserver;
+    std::optional<EventStream> stream;
     if (events != nullptr) {
-        stream.emplace(cliObserver, *events, db->path());
+        stream.emplace(cliObserver, *events, db.path());
         stream->setRunId([&recorder] { return recorder.runId(); });
         observer = &*stream;
     }
-    SignalStop signals;
+    EventStream* s = stream ? &*stream : nullptr;
     const auto outcome =
-        engine::runExperiment(*prepared, *observer, {signals.token(), &signals.signal(), ctx.commandLine});
+        engine::runExperiment(prepared, *observer, {signals.token(), &signals.signal(), ctx.commandLine});
     if (recorder.runId() == 0) {
-        return failRun(kExitRuntime, "run failed before measuring: " + outcome.reason);
+        return failRun(events, s, kExitRuntime, "run failed before measuring: " + outcome.reason);
     }
-    if (auto stored = data::loadRun(*db, recorder.runId())) {
-        report(*stored, db->path());
+    if (auto stored = data::loadRun(db, recorder.runId())) {
+        report(*stored, db.path());
     } else {
-        failRun(kExitRuntime, "run " + std::to_string(recorder.runId()) +
-                                  " was stored but cannot be read back: " + stored.error().message);
+        failRun(events, s, kExitRuntime,
+                "run " + std::to_string(recorder.runId()) +
+                    " was stored but cannot be read back: " + stored.error().message);
     }
     if (recorder.finishError()) {
-        return failRun(kExitRuntime, "could not record the end of the run: " + recorder.finishError()->message);
+        return failRun(events, s, kExitRuntime,
+                       "could not record the end of the run: " + recorder.finishError()->message);
     }
     switch (outcome.status) {
         case engine::RunStatus::Complete: return 0;
         case engine::RunStatus::Aborted:
-            return failRun(signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime,
+            return failRun(events, s, signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime,
                            "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
-        default: return failRun(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
+        default:
+            return failRun(events, s, kExitRuntime,
+                           "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
     }
+}
+
+}  // namespace
+
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report, std::ostream* events)
+{
+    std::vector<engine::ExperimentSpec> specs;
+    specs.push_back(std::move(spec));
+    return runAllAndReport(std::move(specs), ctx, report, events);
+}
+
+int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
+                    std::ostream* events)
+{
+    const auto facts = probes::readSystemFacts();
+    std::vector<engine::PreparedExperiment> prepared;
+    for (auto& spec : specs) {
+        const std::string point = spec.sweep ? spec.sweep->param + "=" + spec.sweep->value : "";
+        auto p = engine::prepareExperiment(std::move(spec), facts);
+        if (!p) {
+            // Name the sweep point unless the message already does.
+            const auto& message = p.error().message;
+            const bool named = point.empty() || message.find(point) != std::string::npos;
+            return failRun(events, nullptr, kExitUsage, named ? message : "--sweep " + point + ": " + message);
+        }
+        prepared.push_back(std::move(*p));
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
+    if (!db) {
+        return failRun(events, nullptr, kExitRuntime, db.error().message);
+    }
+    SignalStop signals;
+    for (const auto& p : prepared) {
+        if (int status = runOne(p, *db, ctx, signals, report, events); status != 0) {
+            return status;
+        }
+    }
+    return 0;
 }
 
 }  // namespace nf::cli

@@ -12,12 +12,19 @@
 
 namespace nf::cli {
 
+using RunReport = std::function<void(const data::StoredRun&, const std::string& dbPath)>;
+
 // Prepares `spec` (bad input: exit 2, nothing stored), records the run in the database, and calls
 // `report` with the stored run, even an aborted one. Returns the exit status: 0 complete, 1
-// failed, 128 + signal when interrupted. With `events`, the run is also written there as JSON lines
-// (docs/events.md), errors included.
-int runAndReport(engine::ExperimentSpec spec, const Context& ctx,
-                 const std::function<void(const data::StoredRun&, const std::string& dbPath)>& report,
+// failed, 128 + signal when interrupted.
+// With `events`, every run is also written there as JSON lines (docs/events.md), errors included.
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report,
                  std::ostream* events = nullptr);
+
+// The points of a sweep: every spec is prepared before the first runs (one bad point: exit 2,
+// nothing stored), then each runs and is reported in turn; a point that does not complete ends the
+// sweep. Returns the exit status as runAndReport does.
+int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
+                    std::ostream* events = nullptr);
 
 }  // namespace nf::cli

@@ -1,5 +1,7 @@
 #include "run_text.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report.h"
@@ -52,7 +54,53 @@ void printClock(const nlohmann::json& env, std::ostream& out)
                        t.value("read_overhead_ticks", 0.0), m.value("loop_overhead_ticks_per_op", 0.0));
 }
 
+void printCodeSizes(const data::StoredRun& run, std::ostream& out)
+{
+    const auto sizes = codeSizes(run);
+    const bool any = std::any_of(sizes.begin(), sizes.end(), [](const CodeSize& c) { return c.bytes.has_value(); });
+    if (!any) {
+        return;
+    }
+    out << "  code size of each variant's hot functions (ELF symbol table):\n";
+    for (const auto& c : sizes) {
+        if (!c.bytes) {
+            out << "    " << c.variant << ": " << (c.error.empty() ? "not recorded" : c.error) << '\n';
+            continue;
+        }
+        std::string parts;
+        for (const auto& s : c.symbols) {
+            parts += (parts.empty() ? "" : ", ") + s.value("name", std::string()) + " " +
+                     std::to_string(s.value("bytes", std::uint64_t{0}));
+        }
+        const std::string delta = c.deltaBytes ? fmt::format(" ({:+d})", *c.deltaBytes) : "";
+        out << fmt::format("    {}: {} bytes{}: {}\n", c.variant, *c.bytes, delta, parts);
+    }
+}
+
 }  // namespace
+
+std::vector<CodeSize> codeSizes(const data::StoredRun& run)
+{
+    const auto code = run.environment.value("measurement", nlohmann::json::object()).value("code", nlohmann::json());
+    std::vector<CodeSize> out;
+    std::optional<std::uint64_t> base;
+    for (const auto& name : run.data.variantNames) {
+        CodeSize c{name, {}, {}, nlohmann::json::array(), ""};
+        const auto own = code.is_object() ? code.value(name, nlohmann::json::object()) : nlohmann::json::object();
+        if (own.contains("bytes")) {
+            c.bytes = own["bytes"].get<std::uint64_t>();
+            c.symbols = own.value("symbols", nlohmann::json::array());
+            if (base) {
+                c.deltaBytes = static_cast<std::int64_t>(*c.bytes) - static_cast<std::int64_t>(*base);
+            } else {
+                base = c.bytes;
+            }
+        }
+        c.error = own.value("error", std::string());
+        out.push_back(std::move(c));
+    }
+    return out;
+}
 
 std::vector<std::string> missingCounters(const nlohmann::json& env)
 {
@@ -88,6 +136,11 @@ void printRunHeader(const data::StoredRun& run, std::ostream& out)
                        r.endedAt.empty() ? "" : ", ended " + r.endedAt, r.host, r.kernel);
     out << "  CPU " << r.cpuModel << '\n';
     printSchedule(run.spec, run.environment, out);
+    if (!r.sweepId.empty()) {
+        out << fmt::format("  sweep {}: point {} of {}, {}={} ('noisefloor compare --sweep {}' for every point)\n",
+                           r.sweepId, r.sweepIndex + 1, run.spec["sweep"].value("points", 0), r.sweepParam,
+                           r.sweepValue, r.id);
+    }
     for (std::size_t v = 0; v < run.data.variantNames.size(); ++v) {
         std::string params;
         if (v < run.variantParams.size()) {
@@ -107,6 +160,7 @@ void printRunHeader(const data::StoredRun& run, std::ostream& out)
         out << "  variant " << run.data.variantNames[v] << ": " << params << (said.empty() ? "" : " (" + said + ")")
             << '\n';
     }
+    printCodeSizes(run, out);
     printCounters(run.environment, out);
     printClock(run.environment, out);
 }

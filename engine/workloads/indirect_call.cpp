@@ -68,6 +68,16 @@ public:
         };
     }
 
+    std::vector<const void*> hotCode() const override
+    {
+        switch (m_kind) {
+            case CallKind::Direct: return {codeAddress(&runDirect), codeAddress(&sockDefReadable)};
+            case CallKind::Indirect: return {codeAddress(&runIndirect), codeAddress(&sockDefReadable)};
+            case CallKind::Retpoline: return {codeAddress(&runRetpoline), codeAddress(&sockDefReadable)};
+        }
+        return {};
+    }
+
     std::uint64_t calleeCalls() const override { return m_sock.readableCalls; }
 
 private:

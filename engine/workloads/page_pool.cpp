@@ -1,4 +1,5 @@
 #include "workloads/page_pool.h"
+#include "workloads/out_of_line.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,15 +11,6 @@
 namespace nf::engine::workloads {
 
 namespace {
-
-// A real call boundary: not inlined, and no inter-procedural facts leak across it, as with the
-// kernel's exported page_pool functions and the out-of-line DMA sync. Each starts on a cache line
-// so the late and early instantiations differ in their code, not in their alignment.
-#if defined(__clang__)
-#define NF_OUT_OF_LINE __attribute__((noinline, aligned(64)))
-#else
-#define NF_OUT_OF_LINE __attribute__((noinline, noipa, aligned(64)))
-#endif
 
 constexpr std::uint32_t kSizeTableBits = 16;
 constexpr std::uint32_t kSizeTableLen = 1U << kSizeTableBits;  // calls per cycle of the size table
@@ -321,6 +313,12 @@ public:
             {"refill_batch", std::to_string(std::max<std::uint32_t>(1, m_config.poolSize / 2))},
             {"max_len", std::to_string(kMaxLen)},
         };
+    }
+
+    std::vector<const void*> hotCode() const override
+    {
+        return {codeAddress(&pagePoolPutPage<kEarly, false>), codeAddress(&pagePoolDmaSyncForDevice<false>),
+                codeAddress(&pagePoolAllocPage<false>)};
     }
 
 private:

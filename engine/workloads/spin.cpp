@@ -21,6 +21,8 @@ class Spin final : public CallLoop {
 public:
     explicit Spin(std::uint64_t work) : m_work(work) {}
 
+    std::vector<const void*> hotCode() const override { return {codeAddress(&spinCall)}; }
+
     void run(std::uint64_t calls) override
     {
         std::uint64_t x = m_state;

@@ -125,6 +125,34 @@ TEST_F(CliCompare, CalibrateReportsTheNoiseFloor)
     EXPECT_EQ(list[0]["label"], "calibrate");
 }
 
+TEST_F(CliCompare, SweepRunsEveryPointAndComparesEach)
+{
+    // page-pool's known truth: with every call at size 0 the early check is much cheaper.
+    const auto r =
+        run({"run", "page-pool", "--variant", "late:check=late", "--variant", "early:check=early", "--sweep",
+             "zero_size_pct=0,100", "--reps", "2", "--duration", "0.1", "--warmup", "0.02", "--label", "pp"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("zero_size_pct=0 (point 1 of 2): run 1 complete"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("zero_size_pct=100 (point 2 of 2): run 2 complete"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Sweep of zero_size_pct (page-pool, 2 points)"), std::string::npos) << r.out;
+
+    const auto json = nlohmann::json::parse(run({"compare", "--sweep", "1", "--format", "json"}).out);
+    ASSERT_EQ(json["points"].size(), 2u);
+    EXPECT_EQ(json["param"], "zero_size_pct");
+    EXPECT_EQ(json["points"][1]["value"], "100");
+    EXPECT_EQ(json["points"][1]["run"], 2);
+    const auto& early = json["points"][1]["variants"][1];
+    EXPECT_EQ(early["name"], "early");
+    EXPECT_EQ(early["verdict"], "different");
+    EXPECT_LT(early["delta_pct"].get<double>(), -15.0);
+
+    const auto list = nlohmann::json::parse(run({"list", "--format", "json"}).out);
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[0]["sweep"]["value"], "100");
+    EXPECT_EQ(list[0]["sweep"]["id"], json["sweep"]);
+    EXPECT_EQ(list[1]["label"], "pp");
+}
+
 TEST_F(CliCompare, BadInputFailsCleanly)
 {
     ASSERT_EQ(

@@ -105,6 +105,32 @@ TEST_F(Cli, ShowAndJsonExportDescribeTheRun)
     EXPECT_FALSE(nlohmann::json::parse(exported.out)["samples"].empty());
 }
 
+TEST_F(Cli, ShowGivesEachVariantsCodeSizeFromTheSymbolTable)
+{
+    ASSERT_EQ(run({"run", "indirect-call", "--variant", "direct:call=direct", "--variant", "retpoline:call=retpoline",
+                   "--reps", "2", "--duration", "0.05", "--warmup", "0"})
+                  .status,
+              0);
+    const auto j = nlohmann::json::parse(run({"show", "last", "--format", "json"}).out);
+    const auto& direct = j["variants"][0];
+    const auto& retpoline = j["variants"][1];
+    ASSERT_TRUE(direct.contains("code_bytes")) << j["environment"]["measurement"].dump();
+    EXPECT_EQ(direct["code_symbols"][0]["name"], "runDirect");
+    EXPECT_EQ(retpoline["code_symbols"][0]["name"], "runRetpoline");
+    EXPECT_EQ(direct["code_symbols"][1]["name"], "sockDefReadable");
+    std::uint64_t sum = 0;
+    for (const auto& s : direct["code_symbols"]) {
+        sum += s["bytes"].get<std::uint64_t>();
+    }
+    EXPECT_EQ(direct["code_bytes"].get<std::uint64_t>(), sum);
+    EXPECT_TRUE(direct["code_bytes_delta"].is_null());
+    EXPECT_EQ(retpoline["code_bytes_delta"].get<std::int64_t>(),
+              retpoline["code_bytes"].get<std::int64_t>() - direct["code_bytes"].get<std::int64_t>());
+    const auto text = run({"show", "last"});
+    EXPECT_NE(text.out.find("code size of each variant's hot functions"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("    retpoline: "), std::string::npos) << text.out;
+}
+
 TEST_F(Cli, CheckReportsEachFindingWithAFix)
 {
     const auto r = run({"check", "--format", "json"});

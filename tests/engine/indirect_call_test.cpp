@@ -5,8 +5,7 @@
 #include <map>
 #include <string>
 
-#include "run_collector.h"
-#include "scheduler.h"
+#include "workload_run.h"
 
 namespace nf::engine {
 namespace {
@@ -117,32 +116,18 @@ TEST(IndirectCall, ParametersAreValidated)
 
 TEST(IndirectCall, RunsThreeVariantsThroughTheScheduler)
 {
-    ExperimentSpec spec;
-    spec.workload = "indirect-call";
-    spec.variants = {{"direct", {{"call", "direct"}}}, {"indirect", {{"call", "indirect"}}}};
+    std::vector<VariantSpec> variants = {{"direct", {{"call", "direct"}}}, {"indirect", {{"call", "indirect"}}}};
     if (ic::retpolineThunkInUse()) {
-        spec.variants.push_back({"retpoline", {{"call", "retpoline"}}});
+        variants.push_back({"retpoline", {{"call", "retpoline"}}});
     }
-    spec.repetitions = 2;
-    spec.duration = 0.02;
-    spec.warmup = 0.01;
-    spec.chunk = 0.002;
-    spec.counters = {"task-clock"};
-    auto p = prepareExperiment(spec, probes::readSystemFacts());
-    ASSERT_TRUE(p.ok()) << p.error().message;
-    RunCollector collector;
-    const auto outcome = runExperiment(*p, collector, {});
-    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
-    EXPECT_EQ(outcome.repetitionsDone, 2);
-    const auto& data = collector.data();
-    ASSERT_FALSE(data.samples.empty());
+    const auto run = test::runBriefly("indirect-call", variants);
+    ASSERT_NE(run, nullptr);
+    const auto& collector = *run;
     std::map<int, int> perVariant;
-    for (const auto& s : data.samples) {
+    for (const auto& s : collector.data().samples) {
         ++perVariant[s.variant];
-        EXPECT_GT(s.values.at(0), 0);  // ops
-        EXPECT_GT(s.values.at(1), 0);  // tsc ticks
     }
-    EXPECT_EQ(perVariant.size(), spec.variants.size());
+    EXPECT_EQ(perVariant.size(), variants.size());
     // Each variant's own facts are recorded with the run.
     const auto& facts = collector.start().environment["measurement"]["variant_facts"];
     EXPECT_EQ(facts["direct"]["call"], "direct");

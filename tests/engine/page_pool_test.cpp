@@ -5,8 +5,7 @@
 #include <map>
 #include <string>
 
-#include "run_collector.h"
-#include "scheduler.h"
+#include "workload_run.h"
 
 namespace nf::engine::workloads {
 namespace {
@@ -132,28 +131,10 @@ TEST(PagePool, RejectsBadParameters)
 
 TEST(PagePool, RunsLateAndEarlyThroughTheScheduler)
 {
-    ExperimentSpec spec;
-    spec.workload = "page-pool";
-    spec.variants = {{"late", {{"check", "late"}}}, {"early", {{"check", "early"}}}};
-    spec.params = {{"zero_size_pct", "100"}};
-    spec.repetitions = 2;
-    spec.duration = 0.05;
-    spec.warmup = 0.02;
-    spec.chunk = 0.002;
-    spec.counters = {"task-clock"};
-    auto p = prepareExperiment(spec, probes::readSystemFacts());
-    ASSERT_TRUE(p.ok()) << p.error().message;
-    RunCollector collector;
-    const auto outcome = runExperiment(*p, collector, {});
-    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
-    EXPECT_EQ(outcome.repetitionsDone, 2);
-    const auto& data = collector.data();
-    ASSERT_FALSE(data.samples.empty());
-    for (const auto& s : data.samples) {
-        EXPECT_GT(s.values.at(0), 0);  // ops
-        EXPECT_GT(s.values.at(1), 0);  // tsc ticks
-    }
-    EXPECT_EQ(data.layout.metrics.front().name, "tsc_per_op");
+    const auto run = test::runBriefly("page-pool", {{"late", {{"check", "late"}}}, {"early", {{"check", "early"}}}},
+                                      {{"zero_size_pct", "100"}});
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->data().layout.metrics.front().name, "tsc_per_op");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QTimer>
 
@@ -123,6 +124,14 @@ void replayLatency(const QString& engine, const QString& db)
         std::printf("replay: the engine produced no samples\n");
         return;
     }
+    QElapsedTimer parse;
+    parse.start();
+    for (const auto& batch : batches) {
+        (void)QJsonDocument::fromJson(batch);
+    }
+    std::printf("replay: %lld batches of about %lld kB; JSON parse alone %.1f ms per batch\n",
+                static_cast<long long>(batches.size()), static_cast<long long>(batches.front().size() / 1024),
+                static_cast<double>(parse.nsecsElapsed()) / 1e6 / static_cast<double>(batches.size()));
     LivePanel live;
     live.resize(1200, 800);
     live.setAttribute(Qt::WA_DontShowOnScreen);
@@ -247,6 +256,9 @@ int main(int argc, char* argv[])
     std::filesystem::remove(db);
     const QString engine = QString::fromLocal8Bit(argv[1]);
     replayLatency(engine, QString::fromStdString(db));
+    if (qEnvironmentVariableIsSet("UI_BENCH_REPLAY_ONLY")) {
+        return 0;
+    }
     streamLatency(engine, QString::fromStdString(db));
     std::filesystem::remove(db);
     std::filesystem::remove(db + "-wal");

@@ -1,0 +1,33 @@
+#pragma once
+// `page-frag`: page_frag_alloc_align() as one function against the prepare + commit refactor,
+// driven like page_frag_test.ko: a push thread allocates fragments into a ptr_ring, a pop thread
+// frees them (seed 002).
+
+#include <cstdint>
+#include <string>
+
+#include "workload.h"
+
+namespace nf::engine::workloads {
+
+WorkloadInfo pageFragInfo();
+
+// What the model saw in pageFragSelfCheck().
+struct PageFragModelStats {
+    bool consistent = false;  // every fragment aligned and inside its page, every page back in the arena
+    std::string problem;
+    std::uint64_t allocs = 0;       // fragments allocated
+    std::uint64_t pushed = 0;       // ... handed to the pop thread through the ring
+    std::uint64_t freedByPush = 0;  // ... freed by the push thread because the ring was full
+    std::uint64_t popped = 0;       // ... freed by the pop thread
+    std::uint64_t refills = 0;      // pages the cache took from the arena
+    std::uint64_t failures = 0;     // allocations that returned NULL
+    std::uint64_t blocks = 0;       // pages in the arena
+    std::uint64_t blocksFree = 0;   // ... free after the cache was drained (must equal blocks)
+};
+
+// Test hook: builds the model from resolved `params`, runs `calls` allocations on this thread with
+// every fragment checked, lets the pop thread drain the ring, drains the cache and audits the pages.
+Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls);
+
+}  // namespace nf::engine::workloads

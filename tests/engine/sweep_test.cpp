@@ -1,0 +1,137 @@
+// Parameter sweeps: parsing, expansion into one spec per point, and the report across points.
+
+#include "sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis.h"
+#include "sweep_report.h"
+
+namespace nf::engine {
+namespace {
+
+TEST(ParseSweep, ParamAndValuesInOrder)
+{
+    auto s = parseSweep("zero_size_pct=0,0.001,1,50,100");
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->param, "zero_size_pct");
+    EXPECT_EQ(s->values, (std::vector<std::string>{"0", "0.001", "1", "50", "100"}));
+    auto one = parseSweep("work=7");
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one->values.size(), 1u);
+}
+
+TEST(ParseSweep, RejectsMalformedNamingTheInput)
+{
+    for (const char* bad : {"", "work", "=1,2", "work=", "work=1,,2", "work=1,2,", "work=1,1"}) {
+        auto s = parseSweep(bad);
+        ASSERT_FALSE(s.ok()) << bad;
+        EXPECT_NE(s.error().message.find("--sweep '" + std::string(bad) + "'"), std::string::npos) << s.error().message;
+    }
+}
+
+ExperimentSpec pagePoolSpec()
+{
+    ExperimentSpec spec;
+    spec.workload = "page-pool";
+    spec.params = {{"sync_size", "64"}};
+    spec.variants = {{"late", {{"check", "late"}}}, {"early", {{"check", "early"}}}};
+    return spec;
+}
+
+TEST(ExpandSweep, OneSpecPerPointWithTheValueForEveryVariant)
+{
+    auto specs = expandSweep(pagePoolSpec(), {"zero_size_pct", {"0", "1", "100"}}, "sweep-1");
+    ASSERT_TRUE(specs.ok()) << specs.error().message;
+    ASSERT_EQ(specs->size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        const auto& s = (*specs)[i];
+        ASSERT_TRUE(s.sweep.has_value());
+        EXPECT_EQ(s.sweep->id, "sweep-1");
+        EXPECT_EQ(s.sweep->index, i);
+        EXPECT_EQ(s.sweep->points, 3);
+        EXPECT_EQ(s.params.at("zero_size_pct"), s.sweep->value);
+        EXPECT_EQ(s.params.at("sync_size"), "64");
+        EXPECT_EQ(s.variants.size(), 2u);
+    }
+    EXPECT_EQ((*specs)[2].sweep->value, "100");
+}
+
+TEST(ExpandSweep, RefusesAnUnknownParameterOrOneAVariantSets)
+{
+    auto unknown = expandSweep(pagePoolSpec(), {"zero_size", {"1"}}, "x");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().message.find("page-pool has no parameter 'zero_size'"), std::string::npos);
+    auto clash = expandSweep(pagePoolSpec(), {"check", {"late", "early"}}, "x");
+    ASSERT_FALSE(clash.ok());
+    EXPECT_NE(clash.error().message.find("variant late sets it too"), std::string::npos);
+}
+
+TEST(ExpandSweep, PointSurvivesTheSpecJson)
+{
+    auto specs = expandSweep(pagePoolSpec(), {"zero_size_pct", {"0", "100"}}, "sweep-2");
+    ASSERT_TRUE(specs.ok());
+    auto back = experimentSpecFromJson(toJson((*specs)[1]));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->sweep.has_value());
+    EXPECT_EQ(back->sweep->value, "100");
+    EXPECT_EQ(back->sweep->index, 1);
+    EXPECT_EQ(toJson(*back), toJson((*specs)[1]));
+    EXPECT_NEAR(std::stod(newSweepId().substr(0, 4)), 2026, 100);  // starts with the year
+}
+
+// Two variants, 8 repetitions each; the candidate's level is `factor` times the baseline's.
+SweepPointResult point(const std::string& value, double factor)
+{
+    AnalysisInput in;
+    in.variants = {"a", "b"};
+    in.metrics = {MetricSpec{"tsc_per_op", "ticks/op", "tsc_ticks", "ops"}};
+    std::vector<double> a;
+    std::vector<double> b;
+    for (int i = 0; i < 8; ++i) {
+        const double noise = 1 + 0.001 * ((i * 7) % 5 - 2);
+        a.push_back(100 * noise);
+        b.push_back(100 * factor * noise);
+    }
+    in.repetitions = {{a, b}};
+    auto analysis = analyze(in, {});
+    EXPECT_TRUE(analysis.ok());
+    return {value, 10 + static_cast<std::int64_t>(factor * 10), *analysis};
+}
+
+TEST(SweepReport, OneRowPerPointAndVariantWithTheVerdict)
+{
+    SweepReport r{
+        "s", "page-pool", "zero_size_pct", "tsc_per_op", {point("0", 1.0), point("100", 0.6)}, {"50 (run 9 aborted)"}};
+    std::ostringstream text;
+    writeSweepText(r, text);
+    EXPECT_NE(text.str().find("Sweep of zero_size_pct (page-pool, 2 points), metric tsc_per_op"), std::string::npos)
+        << text.str();
+    EXPECT_NE(text.str().find("-40.00%"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("different: faster"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("equivalent"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("not compared: zero_size_pct=50 (run 9 aborted)"), std::string::npos);
+
+    const auto json = sweepJson(r);
+    ASSERT_EQ(json["points"].size(), 2u);
+    EXPECT_EQ(json["points"][1]["value"], "100");
+    EXPECT_EQ(json["points"][1]["variants"][1]["verdict"], "different");
+    EXPECT_NEAR(json["points"][1]["variants"][1]["delta_pct"].get<double>(), -40.0, 0.01);
+    EXPECT_FALSE(json["points"][0]["variants"][0].contains("verdict"));  // the baseline
+
+    std::ostringstream csv;
+    writeSweepCsv(r, csv);
+    std::istringstream lines(csv.str());
+    std::string line;
+    int rows = 0;
+    while (std::getline(lines, line)) {
+        ++rows;
+    }
+    EXPECT_EQ(rows, 1 + 4);  // header, 2 points x 2 variants
+}
+
+}  // namespace
+}  // namespace nf::engine
