@@ -28,6 +28,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_warmup(new QDoubleSpinBox(this)),
       m_order(new QComboBox(this)),
       m_label(new QLineEdit(this)),
+      m_sweep(new QLineEdit(this)),
       m_problemsLabel(new QLabel(this)),
       m_command(new QLabel(this)),
       m_run(new QPushButton(tr("Run"), this)),
@@ -85,6 +86,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     schedule->addRow(tr("Warmup"), m_warmup);
     schedule->addRow(tr("Order"), m_order);
     schedule->addRow(tr("Label"), m_label);
+    schedule->addRow(tr("Sweep (optional)"), m_sweep);
     schedule->addRow(tr("Worker CPUs"), m_cpus);
 
     auto* left = new QVBoxLayout;
@@ -119,6 +121,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     }
     connect(m_order, &QComboBox::currentIndexChanged, this, [this] { validate(); });
     connect(m_label, &QLineEdit::textChanged, this, [this] { validate(); });
+    connect(m_sweep, &QLineEdit::textChanged, this, [this] { validate(); });
+    m_sweep->setPlaceholderText(tr("PARAM=v1,v2,... e.g. zero_size_pct=0,1,10,50 (one run per value)"));
+    m_sweep->setProperty("help", tr("Runs every variant at each value; the Explore tab plots the metric against it"));
     connect(m_cpus, &QListWidget::itemChanged, this, [this] { validate(); });
     connect(m_run, &QPushButton::clicked, this, [this] {
         if (runEnabled()) {
@@ -279,6 +284,16 @@ void ExperimentEditor::setDuration(double seconds)
 {
     m_duration->setValue(seconds);
     validate();
+}
+
+void ExperimentEditor::setSweep(const QString& text)
+{
+    m_sweep->setText(text);
+}
+
+bool ExperimentEditor::isSweep() const
+{
+    return !m_sweep->text().trimmed().isEmpty();
 }
 
 void ExperimentEditor::setLabel(const QString& label)

@@ -50,6 +50,9 @@ public:
     // The CLI command a user could type for the same run.
     QString commandLine(const QString& dbPath) const;
     bool runEnabled() const;
+    // A sweep is filled in: the run is one run per value.
+    bool isSweep() const;
+    void setSweep(const QString& text);
     void setRunning(bool running);
 
     QLineEdit* paramField(const QString& name) const;
@@ -64,6 +67,7 @@ private:
     void validate();
     QString paramValue(int index) const;
     QStringList variantProblems(int row, const WorkloadInfoView& w);
+    QString sweepProblem(const WorkloadInfoView& w) const;
     const WorkloadInfoView* current() const;
 
     std::vector<WorkloadInfoView> m_workloads;
@@ -79,6 +83,7 @@ private:
     QDoubleSpinBox* m_warmup = nullptr;
     QComboBox* m_order = nullptr;
     QLineEdit* m_label = nullptr;
+    QLineEdit* m_sweep = nullptr;
     QLabel* m_problemsLabel = nullptr;
     QLabel* m_command = nullptr;
     QPushButton* m_run = nullptr;

@@ -67,6 +67,38 @@ QStringList ExperimentEditor::variantProblems(int row, const WorkloadInfoView& w
     return problems;
 }
 
+QString ExperimentEditor::sweepProblem(const WorkloadInfoView& w) const
+{
+    const QString text = m_sweep->text().trimmed();
+    if (text.isEmpty()) {
+        return {};
+    }
+    const qsizetype eq = text.indexOf('=');
+    const ParamInfo* p = eq > 0 ? w.param(text.left(eq).trimmed()) : nullptr;
+    if (eq <= 0) {
+        return tr("sweep '%1': expected PARAM=v1,v2,...").arg(text);
+    }
+    if (p == nullptr) {
+        return tr("sweep: %1 has no parameter '%2'").arg(w.name, text.left(eq).trimmed());
+    }
+    const QStringList values = text.mid(eq + 1).split(',', Qt::SkipEmptyParts);
+    if (values.size() < 2) {
+        return tr("sweep: give at least two values of %1").arg(p->name);
+    }
+    for (const auto& v : values) {
+        if (const QString why = p->check(v); !why.isEmpty()) {
+            return tr("sweep %1: %2").arg(p->name, why);
+        }
+    }
+    for (int row = 0; row < m_variants->rowCount(); ++row) {
+        if (cellText(m_variants, row, 1).contains(p->name + "=")) {
+            return tr("sweep: variant %1 sets %2 itself; a sweep sets it for every variant")
+                .arg(cellText(m_variants, row, 0), p->name);
+        }
+    }
+    return {};
+}
+
 void ExperimentEditor::validate()
 {
     m_problems.clear();
@@ -111,6 +143,11 @@ void ExperimentEditor::validate()
         for (const auto& p : overrideProblems) {
             m_problems << tr("variant %1: %2").arg(name.isEmpty() ? QString::number(row + 1) : name, p);
         }
+    }
+    const QString sweepWhy = w != nullptr ? sweepProblem(*w) : QString();
+    mark(m_sweep, sweepWhy);
+    if (!sweepWhy.isEmpty()) {
+        m_problems << sweepWhy;
     }
     m_problemsLabel->setText(m_problems.join('\n'));
     m_command->setText(m_problems.isEmpty() ? QStringLiteral("$ ") + commandLine(QString()) : QString());
@@ -169,6 +206,9 @@ QStringList ExperimentEditor::arguments(const QString& dbPath) const
     }
     if (!m_label->text().trimmed().isEmpty()) {
         args << QStringLiteral("--label") << m_label->text().trimmed();
+    }
+    if (isSweep()) {
+        args << QStringLiteral("--sweep") << m_sweep->text().remove(' ');
     }
     return args;
 }

@@ -115,7 +115,8 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
     if (wasSmall && m_samples > kDotsAbove) {
         // Discs cost a path each; with this many points, one-pixel dots keep a replot cheap.
         for (int v = 0; v < m_plot->graphCount(); ++v) {
-            m_plot->graph(v)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, RepetitionPlot::variantColor(v), 1));
+            m_plot->graph(v)->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssDot, RepetitionPlot::variantColor(v), 1));
         }
     }
     scheduleReplot();

@@ -35,7 +35,7 @@ public:
     QString statusText() const;
     QString logText() const;
 
-    static constexpr int kMinReplotMs = 40;  // at most 25 replots a second
+    static constexpr int kMinReplotMs = 40;   // at most 25 replots a second
     static constexpr int kDotsAbove = 20000;  // samples shown as discs up to this count, then as dots
 
 signals:

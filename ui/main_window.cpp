@@ -16,6 +16,7 @@
 #include "environment_panel.h"
 #include "event_client.h"
 #include "experiment_editor.h"
+#include "explore_panel.h"
 #include "live_panel.h"
 #include "repetition_plot.h"
 #include "run_list_model.h"
@@ -33,6 +34,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_compare(new ComparePanel(this)),
       m_history(new HistoryPanel(m_model, this)),
       m_environment(new EnvironmentPanel(this)),
+      m_explore(new ExplorePanel(this)),
       m_client(new EventClient(this)),
       m_loader(new RunLoader(this)),
       m_status(new QLabel(this))
@@ -40,6 +42,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_tabs->addTab(m_editor, tr("Experiment"));
     m_tabs->addTab(m_live, tr("Live"));
     m_tabs->addTab(m_compare, tr("Compare"));
+    m_tabs->addTab(m_explore, tr("Explore"));
     m_tabs->addTab(m_history, tr("History"));
     m_tabs->addTab(m_environment, tr("Environment"));
     setCentralWidget(m_tabs);
@@ -60,7 +63,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     });
     connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
     connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::stopRun);
-    connect(m_client, &EventClient::processEnded, this, [this] { m_editor->setRunning(false); });
+    connect(m_client, &EventClient::processEnded, this, [this] {
+        m_editor->setRunning(false);
+        onEngineEnded();
+    });
     connect(m_live, &LivePanel::runEnded, this, &MainWindow::onRunEnded);
     connect(m_history, &HistoryPanel::runsSelected, this, [this](const std::vector<std::int64_t>& ids) {
         RunSelection selection;
@@ -71,6 +77,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     });
     connect(m_history, &HistoryPanel::variantsTicked, this, [this](const RunSelection& s) { requestLoad(s); });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &RunLoader::sweepLoaded, m_explore,
+            [this](std::uint64_t, const SweepView& sweep) { m_explore->showSweep(sweep); });
+    connect(m_explore, &ExplorePanel::sweepRequested, this,
+            [this](const QString& id, const QString& metric) { m_loader->requestSweep(m_path, id, metric); });
     connect(m_compare, &ComparePanel::copyReportRequested, this, &MainWindow::copyEvidenceReport);
     connect(m_compare, &ComparePanel::saveImageRequested, this, &MainWindow::saveImage);
     connect(m_compare, &ComparePanel::exportCsvRequested, this, &MainWindow::exportCsv);
@@ -146,6 +156,7 @@ void MainWindow::reload()
         setStatus(tr("Cannot read runs from %1: %2").arg(m_path, QString::fromStdString(loaded.error().message)));
         return;
     }
+    m_explore->setSweeps(listSweeps(*m_db));
     const int runs = m_model->rowCount();
     if (runs == 0) {
         plot()->showMessage(QString(), tr("no runs yet"));
@@ -197,8 +208,8 @@ bool MainWindow::compare(const RunSelection& selection)
 
 QStringList MainWindow::tabNames()
 {
-    return {QStringLiteral("experiment"), QStringLiteral("live"), QStringLiteral("compare"), QStringLiteral("history"),
-            QStringLiteral("environment")};
+    return {QStringLiteral("experiment"), QStringLiteral("live"),    QStringLiteral("compare"),
+            QStringLiteral("explore"),    QStringLiteral("history"), QStringLiteral("environment")};
 }
 
 bool MainWindow::showTab(const QString& name)
@@ -208,6 +219,16 @@ bool MainWindow::showTab(const QString& name)
         return false;
     }
     m_tabs->setCurrentIndex(index);
+    return true;
+}
+
+bool MainWindow::showSweep(const QString& id)
+{
+    if (!m_explore->selectSweep(id)) {
+        setStatus(tr("No sweep %1 in %2").arg(id, m_path));
+        return false;
+    }
+    m_tabs->setCurrentWidget(m_explore);
     return true;
 }
 

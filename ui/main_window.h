@@ -26,6 +26,7 @@ class ComparePanel;
 class EnvironmentPanel;
 class EventClient;
 class ExperimentEditor;
+class ExplorePanel;
 class LivePanel;
 class RepetitionPlot;
 class RunListModel;
@@ -50,7 +51,10 @@ public:
     void selectNewestRun();
     // Compares runs (or single variants of runs) against each other.
     bool compare(const RunSelection& selection);
-    // Shows the tab named (case-insensitively) experiment, live, compare, history or environment.
+    // Shows sweep `id` in the Explore tab; false when the database has no such sweep.
+    bool showSweep(const QString& id);
+    // Shows the tab named (case-insensitively) experiment, live, compare, explore, history or
+    // environment.
     bool showTab(const QString& name);
     static QStringList tabNames();
     // Waits for loads and checks in flight, then renders the window into an image file.
@@ -71,6 +75,7 @@ public:
     LivePanel* livePanel() const { return m_live; }
     ExperimentEditor* editor() const { return m_editor; }
     EnvironmentPanel* environmentPanel() const { return m_environment; }
+    ExplorePanel* explorePanel() const { return m_explore; }
     EventClient* eventClient() const { return m_client; }
     RunLoader* loader() const { return m_loader; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -84,6 +89,7 @@ private:
     void requestLoad(const RunSelection& selection);
     void onLoaded(std::uint64_t generation, const LoadedRuns& result);
     void onRunEnded(qint64 runId, const QString& status);
+    void onEngineEnded();
     void copyEvidenceReport();
     void saveImage();
     void exportCsv();
@@ -97,11 +103,13 @@ private:
     ComparePanel* m_compare = nullptr;
     HistoryPanel* m_history = nullptr;
     EnvironmentPanel* m_environment = nullptr;
+    ExplorePanel* m_explore = nullptr;
     EventClient* m_client = nullptr;
     RunLoader* m_loader = nullptr;
     QLabel* m_status = nullptr;
-    bool m_ownRun = false;                                         // the Live tab follows a run this window started
-    RunSelection m_selection;                                      // what the Compare tab shows
+    bool m_ownRun = false;     // the Live tab follows a run this window started
+    bool m_sweepRun = false;   // ... and it is a sweep: Explore shows it when the engine ends
+    RunSelection m_selection;  // what the Compare tab shows
     std::vector<std::shared_ptr<const data::StoredRun>> m_loaded;  // its runs
 };
 

@@ -15,6 +15,7 @@
 #include "export.h"
 #include "live_panel.h"
 #include "main_window.h"
+#include "schema.h"
 #include "workload_catalog.h"
 
 namespace nf::ui {
@@ -28,6 +29,7 @@ bool MainWindow::startRun()
     m_live->clear();
     m_editor->setRunning(true);
     m_ownRun = true;
+    m_sweepRun = m_editor->isSweep();
     m_client->start(engineProgram(), args);
     setStatus(tr("running: %1").arg(m_editor->commandLine(QString())));
     m_tabs->setCurrentWidget(m_live);
@@ -41,8 +43,8 @@ void MainWindow::stopRun()
 
 void MainWindow::onRunEnded(qint64 runId, const QString& status)
 {
-    if (!m_ownRun) {
-        return;  // a replayed stream: its run lives in another database
+    if (!m_ownRun || m_sweepRun) {
+        return;  // a replayed stream (its run lives in another database), or a sweep point
     }
     m_ownRun = false;
     reload();
@@ -50,6 +52,22 @@ void MainWindow::onRunEnded(qint64 runId, const QString& status)
         setStatus(tr("run %1 %2").arg(runId).arg(status));
         if (status == QLatin1String("complete")) {
             m_tabs->setCurrentWidget(m_compare);
+        }
+    }
+}
+
+void MainWindow::onEngineEnded()
+{
+    if (!m_ownRun || !m_sweepRun) {
+        return;
+    }
+    m_ownRun = false;
+    m_sweepRun = false;
+    reload();
+    if (auto db = data::openStore(m_path.toStdString(), data::Database::Mode::ReadOnly)) {
+        const auto sweeps = listSweeps(*db);
+        if (!sweeps.empty()) {
+            showSweep(sweeps.front().first);
         }
     }
 }

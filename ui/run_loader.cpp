@@ -78,6 +78,34 @@ void RunLoader::deliver(std::uint64_t generation, const std::shared_ptr<LoadedRu
     emit loaded(generation, *result);
 }
 
+std::uint64_t RunLoader::requestSweep(const QString& dbPath, const QString& sweepId, const QString& metric)
+{
+    const std::uint64_t generation = ++m_sweepGeneration;
+    ++m_inFlight;
+    m_pool.start(
+        [this, generation, path = dbPath.toStdString(), id = sweepId.toStdString(), name = metric.toStdString()] {
+            auto sweep = std::make_shared<SweepView>();
+            if (auto db = data::openStore(path, data::Database::Mode::ReadOnly)) {
+                *sweep = loadSweep(*db, id, name);
+            } else {
+                sweep->error = QString::fromStdString(db.error().message);
+            }
+            QMetaObject::invokeMethod(
+                this, [this, generation, sweep] { deliverSweep(generation, sweep); }, Qt::QueuedConnection);
+        });
+    return generation;
+}
+
+void RunLoader::deliverSweep(std::uint64_t generation, const std::shared_ptr<SweepView>& sweep)
+{
+    --m_inFlight;
+    if (generation != m_sweepGeneration) {
+        ++m_dropped;
+        return;
+    }
+    emit sweepLoaded(generation, *sweep);
+}
+
 void RunLoader::waitForIdle()
 {
     while (m_inFlight > 0) {

@@ -13,6 +13,7 @@
 
 #include "comparison.h"
 #include "run_store.h"
+#include "sweep_view.h"
 
 namespace nf::ui {
 
@@ -35,6 +36,8 @@ public:
     // Returns the request's generation.
     std::uint64_t request(const QString& dbPath, const std::vector<std::int64_t>& runIds,
                           const QStringList& variants = {});
+    // Loads sweep `sweepId` and analyses `metric` ("" = primary) at each point.
+    std::uint64_t requestSweep(const QString& dbPath, const QString& sweepId, const QString& metric);
     std::uint64_t generation() const { return m_generation; }
     bool busy() const { return m_inFlight > 0; }
     // Blocks until every load has finished and its result was delivered (tests, screenshots).
@@ -43,12 +46,15 @@ public:
 
 signals:
     void loaded(std::uint64_t generation, const nf::ui::LoadedRuns& result);
+    void sweepLoaded(std::uint64_t generation, const nf::ui::SweepView& sweep);
 
 private:
     void deliver(std::uint64_t generation, const std::shared_ptr<LoadedRuns>& result);
+    void deliverSweep(std::uint64_t generation, const std::shared_ptr<SweepView>& sweep);
 
     QThreadPool m_pool;
     std::uint64_t m_generation = 0;
+    std::uint64_t m_sweepGeneration = 0;
     int m_inFlight = 0;
     int m_dropped = 0;
 };

@@ -1,6 +1,6 @@
 // noisefloor-gui: design, run, watch and compare noisefloor experiments.
 //
-//   noisefloor-gui [--db FILE] [--run ID] [--compare ID[:VARIANT] ...] [--tab NAME] [--replay FILE.jsonl]
+//   noisefloor-gui [--db FILE] [--run ID] [--compare ID[:VARIANT] ...] [--sweep ID] [--tab NAME] [--replay FILE.jsonl]
 //                  [--screenshot FILE.png]
 
 #include <QApplication>
@@ -68,7 +68,11 @@ int main(int argc, char* argv[])
         QStringLiteral("replay"),
         QStringLiteral("Show a recorded `noisefloor run --events jsonl` stream in the Live tab."),
         QStringLiteral("FILE"));
+    const QCommandLineOption sweepOption(QStringLiteral("sweep"),
+                                         QStringLiteral("Show sweep ID (from `run --sweep`) in the Explore tab."),
+                                         QStringLiteral("ID"));
     parser.addOption(dbOption);
+    parser.addOption(sweepOption);
     parser.addOption(replayOption);
     parser.addOption(runOption);
     parser.addOption(compareOption);
@@ -114,6 +118,9 @@ int main(int argc, char* argv[])
         window.showTab(QStringLiteral("compare"));
     } else if (runId > 0) {
         window.showTab(QStringLiteral("compare"));
+    }
+    if (parser.isSet(sweepOption) && !window.showSweep(parser.value(sweepOption))) {
+        err << "noisefloor-gui: no sweep " << parser.value(sweepOption) << " in " << db << '\n';
     }
     if (parser.isSet(replayOption)) {
         QFile file(parser.value(replayOption));

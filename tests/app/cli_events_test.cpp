@@ -79,6 +79,29 @@ TEST_F(CliEvents, StreamsACompleteRun)
     EXPECT_EQ(list[0]["status"], "complete");
 }
 
+TEST_F(CliEvents, ASweepStreamsOneRunPerPoint)
+{
+    const auto r = runCli(args({"run", "spin", "--variant", "a", "--variant", "b", "--sweep", "work=100,300", "--reps",
+                                "2", "--duration", "0.03", "--warmup", "0.01", "--events", "jsonl"}),
+                          m_dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> values;
+    int finished = 0;
+    for (const auto& e : events(r.out)) {
+        if (e["event"] == "run_started") {
+            values.push_back(e["spec"]["sweep"]["value"].get<std::string>());
+            EXPECT_EQ(e["spec"]["sweep"]["param"], "work");
+            EXPECT_EQ(e["run"], static_cast<int>(values.size()));
+        } else if (e["event"] == "finished") {
+            ++finished;
+            EXPECT_EQ(e["status"], "complete");
+        }
+    }
+    EXPECT_EQ(values, (std::vector<std::string>{"100", "300"}));
+    EXPECT_EQ(finished, 2);
+    EXPECT_EQ(runCli(args({"run", "spin", "--sweep", "work=0,1", "--events", "jsonl"}), m_dir).status, 2);
+}
+
 TEST_F(CliEvents, BadInputIsAnErrorEventAndExitTwo)
 {
     const auto r = runCli(args({"run", "spin", "-p", "work=0", "--events", "jsonl"}), m_dir);

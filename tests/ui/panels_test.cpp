@@ -20,6 +20,7 @@
 #include "environment_panel.h"
 #include "event_client.h"
 #include "experiment_editor.h"
+#include "explore_panel.h"
 #include "history_panel.h"
 #include "live_panel.h"
 #include "main_window.h"
@@ -159,6 +160,52 @@ TEST_F(PanelsTest, ComparesVariantsAcrossRuns)
     EXPECT_EQ(window.history()->variantList()->count(), 4);
 }
 
+TEST_F(PanelsTest, ExplorePlotsASweepWithBands)
+{
+    const std::string id = "20261130T040000-0badcafe";
+    const std::vector<std::string> values = {"100", "200", "400"};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        ASSERT_GT(test::storeRun(m_dbPath, "sweep", engine::SweepPoint{id, "work", values[i], static_cast<int>(i), 3}),
+                  0);
+    }
+    MainWindow window(m_db);
+    ASSERT_TRUE(window.showSweep(QString::fromStdString(id)));
+    window.waitForLoads();
+    EXPECT_EQ(window.tabs()->currentWidget(), window.explorePanel());
+    QCustomPlot* plot = window.explorePanel()->customPlot();
+    ASSERT_EQ(plot->graphCount(), 6);  // per variant: CI low, CI high (filled), mean
+    EXPECT_EQ(plot->graph(2)->dataCount(), 3);
+    EXPECT_EQ(plot->graph(2)->name().left(1), "a");
+    EXPECT_NEAR(plot->graph(2)->data()->at(0)->value, 31.4, 1.0);
+    EXPECT_LE(plot->graph(0)->data()->at(0)->value, plot->graph(2)->data()->at(0)->value);
+    EXPECT_GE(plot->graph(1)->data()->at(0)->value, plot->graph(2)->data()->at(0)->value);
+    EXPECT_EQ(plot->graph(1)->channelFillGraph(), plot->graph(0));
+    EXPECT_TRUE(window.explorePanel()->message().isEmpty());
+    EXPECT_FALSE(window.showSweep("nosuch"));
+}
+
+TEST_F(PanelsTest, EditorChecksASweep)
+{
+    ExperimentEditor editor;
+    QString error;
+    editor.setWorkloads(loadWorkloads(QStringLiteral(NF_CLI_PATH), &error));
+    ASSERT_TRUE(editor.selectWorkload("spin"));
+    editor.setSweep("work=100,200,400");
+    EXPECT_TRUE(editor.runEnabled()) << editor.problems().join('\n').toStdString();
+    EXPECT_TRUE(editor.isSweep());
+    EXPECT_TRUE(editor.arguments({}).join(' ').contains("--sweep work=100,200,400"));
+    for (const char* bad : {"work=0,100", "nosuch=1,2", "work=100", "work"}) {
+        editor.setSweep(bad);
+        EXPECT_FALSE(editor.runEnabled()) << bad;
+        EXPECT_EQ(editor.problems().size(), 1) << bad;
+    }
+    editor.setSweep("work=100,200");
+    editor.setVariants({{"a", ""}, {"b", "work=300"}});
+    EXPECT_FALSE(editor.runEnabled());  // a variant may not set the swept parameter
+    editor.setSweep("");
+    EXPECT_TRUE(editor.runEnabled());
+}
+
 TEST_F(PanelsTest, StaleLoadsAreDropped)
 {
     RunLoader loader;
@@ -211,6 +258,31 @@ TEST_F(PanelsTest, DesignRunWatchCompare)
     EXPECT_EQ(window.tabs()->currentWidget(), window.comparePanel());
     EXPECT_TRUE(window.comparePanel()->titleText().contains("from the gui"))
         << window.comparePanel()->titleText().toStdString();
+}
+
+}  // namespace
+}  // namespace nf::ui
+
+namespace nf::ui {
+namespace {
+
+TEST_F(PanelsTest, SweepFromTheEditorOpensInExplore)
+{
+    MainWindow window(m_db);
+    ExperimentEditor* editor = window.editor();
+    ASSERT_TRUE(editor->selectWorkload("spin"));
+    editor->setVariants({{"a", ""}, {"b", ""}});
+    editor->setSweep("work=100,300");
+    editor->setRepetitions(2);
+    editor->setDuration(0.05);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    ASSERT_TRUE(window.startRun());
+    ASSERT_TRUE(ended.wait(180000)) << window.eventClient()->stderrText().toStdString();
+    window.waitForLoads();
+    EXPECT_EQ(window.runModel()->rowCount(), 4);  // two stored runs plus one per point
+    EXPECT_EQ(window.tabs()->currentWidget(), window.explorePanel());
+    ASSERT_EQ(window.explorePanel()->customPlot()->graphCount(), 6) << window.explorePanel()->message().toStdString();
+    EXPECT_EQ(window.explorePanel()->customPlot()->graph(2)->dataCount(), 2);
 }
 
 }  // namespace

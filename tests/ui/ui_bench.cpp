@@ -71,8 +71,8 @@ private:
     std::vector<double> m_late;
 };
 
-const QStringList kRunArgs = {"run", "spin", "--variant", "a", "--variant", "b:work=200", "--duration", "1",
-                               "--warmup", "0.1", "--chunk", "0.001"};
+const QStringList kRunArgs = {"run",        "spin", "--variant", "a",   "--variant", "b:work=200",
+                              "--duration", "1",    "--warmup",  "0.1", "--chunk",   "0.001"};
 
 // The real engine streaming a spin run in 1 ms chunks into the Live panel.
 void streamLatency(const QString& engine, const QString& db)
@@ -96,10 +96,11 @@ void streamLatency(const QString& engine, const QString& db)
     client.start(engine, QStringList{"--db", db} + kRunArgs + QStringList{"--reps", "10"});
     LatencyProbe probe;
     loop.exec();
-    std::printf("engine stream: %d samples in %d batches; %.0f samples/s while the engine measured (%.1f s wall, %.1f s "
-                "from first to last batch); %d replots\n",
-                live.sampleCount(), client.linesRead() - 3 - 2 * 10, live.sampleCount() / 20.0,
-                static_cast<double>(wall.elapsed()) / 1000.0, last - first, live.replotCount());
+    std::printf(
+        "engine stream: %d samples in %d batches; %.0f samples/s while the engine measured (%.1f s wall, %.1f s "
+        "from first to last batch); %d replots\n",
+        live.sampleCount(), client.linesRead() - 3 - 2 * 10, live.sampleCount() / 20.0,
+        static_cast<double>(wall.elapsed()) / 1000.0, last - first, live.replotCount());
     std::printf("event-loop lateness while the engine streams: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks\n",
                 probe.percentile(0.5), probe.percentile(0.99), probe.max(), probe.ticks());
 }
@@ -160,9 +161,10 @@ void replayLatency(const QString& engine, const QString& db)
     live.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
     const double replotMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
     std::sort(feedMs.begin(), feedMs.end());
-    std::printf("replay at 10,000 samples/s: %d samples; parse + add per batch median %.1f ms, max %.1f ms; live "
-                "replot at the end %.1f ms\n",
-                live.sampleCount(), feedMs[feedMs.size() / 2], feedMs.back(), replotMs);
+    std::printf(
+        "replay at 10,000 samples/s: %d samples; parse + add per batch median %.1f ms, max %.1f ms; live "
+        "replot at the end %.1f ms\n",
+        live.sampleCount(), feedMs[feedMs.size() / 2], feedMs.back(), replotMs);
     std::printf("event-loop lateness during the replay: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks\n",
                 probe.percentile(0.5), probe.percentile(0.99), probe.max(), probe.ticks());
 }

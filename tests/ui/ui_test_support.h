@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "metric.h"
@@ -76,7 +77,8 @@ inline engine::RepetitionResult makeRepetition(int index)
 }
 
 // Stores a complete run of makeRunStart() with kReps repetitions in `dbPath`; returns its id.
-inline std::int64_t storeRun(const std::string& dbPath, const std::string& label = "gui test")
+inline std::int64_t storeRun(const std::string& dbPath, const std::string& label = "gui test",
+                             const std::optional<engine::SweepPoint>& sweep = std::nullopt)
 {
     auto db = data::openStore(dbPath);
     if (!db) {
@@ -85,6 +87,7 @@ inline std::int64_t storeRun(const std::string& dbPath, const std::string& label
     data::RunRecorder recorder(*db);
     auto start = makeRunStart();
     start.spec.label = label;
+    start.spec.sweep = sweep;
     if (!recorder.runStarted(start)) {
         return 0;
     }
