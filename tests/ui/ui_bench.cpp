@@ -88,7 +88,9 @@ void streamLatency(const QString& engine, const QString& db)
     QElapsedTimer wall;
     double first = -1;
     double last = 0;
+    int batches = 0;
     QObject::connect(&client, &EventClient::samplesArrived, [&](const std::vector<nf::ui::LiveSample>&) {
+        ++batches;
         last = static_cast<double>(wall.elapsed()) / 1000.0;
         first = first < 0 ? last : first;
     });
