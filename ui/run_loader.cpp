@@ -2,7 +2,6 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QMetaObject>
 
 #include "schema.h"
 
@@ -48,6 +47,8 @@ std::shared_ptr<LoadedRuns> load(const std::string& dbPath, const std::vector<st
 RunLoader::RunLoader(QObject* parent) : QObject(parent)
 {
     m_pool.setMaxThreadCount(1);
+    connect(this, &RunLoader::resultReady, this, &RunLoader::deliver, Qt::QueuedConnection);
+    connect(this, &RunLoader::sweepReady, this, &RunLoader::deliverSweep, Qt::QueuedConnection);
 }
 
 RunLoader::~RunLoader()
@@ -62,8 +63,7 @@ std::uint64_t RunLoader::request(const QString& dbPath, const std::vector<std::i
     ++m_inFlight;
     m_pool.start([this, generation, path = dbPath.toStdString(), runIds, variants] {
         auto result = load(path, runIds, variants);
-        QMetaObject::invokeMethod(
-            this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
+        emit resultReady(generation, result);  // queued: delivered on the GUI thread
     });
     return generation;
 }
@@ -90,8 +90,7 @@ std::uint64_t RunLoader::requestSweep(const QString& dbPath, const QString& swee
             } else {
                 sweep->error = QString::fromStdString(db.error().message);
             }
-            QMetaObject::invokeMethod(
-                this, [this, generation, sweep] { deliverSweep(generation, sweep); }, Qt::QueuedConnection);
+            emit sweepReady(generation, sweep);
         });
     return generation;
 }

@@ -47,6 +47,9 @@ public:
 signals:
     void loaded(std::uint64_t generation, const nf::ui::LoadedRuns& result);
     void sweepLoaded(std::uint64_t generation, const nf::ui::SweepView& sweep);
+    // From the loader thread to the GUI thread (queued).
+    void resultReady(std::uint64_t generation, std::shared_ptr<nf::ui::LoadedRuns> result);
+    void sweepReady(std::uint64_t generation, std::shared_ptr<nf::ui::SweepView> sweep);
 
 private:
     void deliver(std::uint64_t generation, const std::shared_ptr<LoadedRuns>& result);

@@ -130,11 +130,11 @@ std::vector<WorkloadInfoView> loadWorkloads(const QString& program, QString* err
 
 QString engineProgram()
 {
-    const QString fromEnv = qEnvironmentVariable("NOISEFLOOR_BIN");
+    QString fromEnv = qEnvironmentVariable("NOISEFLOOR_BIN");
     if (!fromEnv.isEmpty()) {
         return fromEnv;
     }
-    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("noisefloor"));
+    QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("noisefloor"));
     if (QFileInfo(beside).isExecutable()) {
         return beside;
     }

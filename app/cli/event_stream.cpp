@@ -41,7 +41,7 @@ EventStream::EventStream(engine::RunObserver& inner, std::ostream& out, std::str
 {
 }
 
-void EventStream::emit(nlohmann::json event)
+void EventStream::emit(const nlohmann::json& event)
 {
     m_out << event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     m_out.flush();

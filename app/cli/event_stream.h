@@ -33,7 +33,7 @@ public:
     void error(const std::string& message, int exitStatus);
 
 private:
-    void emit(nlohmann::json event);
+    void emit(const nlohmann::json& event);
     std::int64_t runId() const { return m_runId ? m_runId() : 0; }
 
     engine::RunObserver& m_inner;
