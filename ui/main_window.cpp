@@ -4,54 +4,92 @@
 #include <QApplication>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
-#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenuBar>
-#include <QPixmap>
-#include <QSplitter>
 #include <QStatusBar>
-#include <QTableView>
+#include <QTabWidget>
 
 #include <qcustomplot.h>
 
+#include "compare_panel.h"
+#include "compare_plot.h"
+#include "environment_panel.h"
+#include "event_client.h"
+#include "experiment_editor.h"
+#include "explore_panel.h"
+#include "live_panel.h"
 #include "repetition_plot.h"
 #include "run_list_model.h"
 #include "schema.h"
+#include "workload_catalog.h"
 
 namespace nf::ui {
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent),
       m_model(new RunListModel(this)),
-      m_table(new QTableView(this)),
-      m_plot(new RepetitionPlot(this)),
+      m_tabs(new QTabWidget(this)),
+      m_editor(new ExperimentEditor(this)),
+      m_live(new LivePanel(this)),
+      m_compare(new ComparePanel(this)),
+      m_history(new HistoryPanel(m_model, this)),
+      m_environment(new EnvironmentPanel(this)),
+      m_explore(new ExplorePanel(this)),
+      m_client(new EventClient(this)),
+      m_loader(new RunLoader(this)),
       m_status(new QLabel(this))
 {
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { showSelectedRun(); });
+    m_tabs->addTab(m_editor, tr("Experiment"));
+    m_tabs->addTab(m_live, tr("Live"));
+    m_tabs->addTab(m_compare, tr("Compare"));
+    m_tabs->addTab(m_explore, tr("Explore"));
+    m_tabs->addTab(m_history, tr("History"));
+    m_tabs->addTab(m_environment, tr("Environment"));
+    setCentralWidget(m_tabs);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_table);
-    splitter->addWidget(m_plot);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 2);
-    splitter->setChildrenCollapsible(false);
-    setCentralWidget(splitter);
+    QString catalogError;
+    auto workloads = loadWorkloads(engineProgram(), &catalogError);
+    if (workloads.empty()) {
+        m_editor->setCatalogError(catalogError);
+    }
+    m_editor->setWorkloads(std::move(workloads));
+    m_editor->setCpus(readCpuTopology());
+    m_live->attach(m_client);
+
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_tabs->currentWidget() == m_environment && !m_environment->loaded()) {
+            m_environment->refresh();
+        }
+    });
+    connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
+    connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::stopRun);
+    connect(m_client, &EventClient::processEnded, this, [this] {
+        m_editor->setRunning(false);
+        onEngineEnded();
+    });
+    connect(m_live, &LivePanel::runEnded, this, &MainWindow::onRunEnded);
+    connect(m_history, &HistoryPanel::runsSelected, this, [this](const std::vector<std::int64_t>& ids) {
+        RunSelection selection;
+        for (auto id : ids) {
+            selection.emplace_back(id, QString());
+        }
+        requestLoad(selection);
+    });
+    connect(m_history, &HistoryPanel::variantsTicked, this, [this](const RunSelection& s) { requestLoad(s); });
+    connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &RunLoader::sweepLoaded, m_explore,
+            [this](std::uint64_t, const SweepView& sweep) { m_explore->showSweep(sweep); });
+    connect(m_explore, &ExplorePanel::sweepRequested, this,
+            [this](const QString& id, const QString& metric) { m_loader->requestSweep(m_path, id, metric); });
+    connect(m_compare, &ComparePanel::copyReportRequested, this, &MainWindow::copyEvidenceReport);
+    connect(m_compare, &ComparePanel::saveImageRequested, this, &MainWindow::saveImage);
+    connect(m_compare, &ComparePanel::exportCsvRequested, this, &MainWindow::exportCsv);
 
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_status, 1);
     createMenus();
-    resize(1000, 760);
+    resize(1200, 820);
+    m_tabs->setCurrentWidget(m_history);
     openDatabase(databasePath);
 }
 
@@ -67,6 +105,10 @@ void MainWindow::createMenus()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, [this] { close(); });
     quit->setShortcut(QKeySequence::Quit);
+    QMenu* exportMenu = menuBar()->addMenu(tr("&Export"));
+    exportMenu->addAction(tr("Copy evidence report (text for a mail)"), this, [this] { copyEvidenceReport(); });
+    exportMenu->addAction(tr("Samples as CSV..."), this, [this] { exportCsv(); });
+    exportMenu->addAction(tr("Comparison plots as PNG or PDF..."), this, [this] { saveImage(); });
 }
 
 void MainWindow::chooseDatabase()
@@ -86,14 +128,14 @@ bool MainWindow::openDatabase(const QString& path)
     setWindowTitle(tr("noisefloor - %1").arg(path));
     if (!QFileInfo::exists(path)) {
         m_model->clear();
-        m_plot->showMessage(QString(), tr("no database"));
-        setStatus(tr("No database at %1 - record a run with `noisefloor run` or use File > Open database.").arg(path));
+        plot()->showMessage(QString(), tr("no database"));
+        setStatus(tr("No database at %1 - design a run in the Experiment tab, or use File > Open database.").arg(path));
         return false;
     }
     auto db = data::openStore(path.toStdString(), data::Database::Mode::ReadOnly);
     if (!db) {
         m_model->clear();
-        m_plot->showMessage(QString(), tr("cannot open the database"));
+        plot()->showMessage(QString(), tr("cannot open the database"));
         setStatus(tr("Cannot open %1: %2").arg(path, QString::fromStdString(db.error().message)));
         return false;
     }
@@ -108,34 +150,37 @@ void MainWindow::reload()
         openDatabase(m_path);  // it may exist by now
         return;
     }
-    const data::RunRow* current = m_model->runAt(m_table->currentIndex().row());
-    const std::int64_t keep = current != nullptr ? current->id : 0;
+    const auto keep = m_history->selectedRuns();
     if (auto loaded = m_model->load(*m_db); !loaded) {
-        m_plot->showMessage(QString(), tr("cannot read the run list"));
+        plot()->showMessage(QString(), tr("cannot read the run list"));
         setStatus(tr("Cannot read runs from %1: %2").arg(m_path, QString::fromStdString(loaded.error().message)));
         return;
     }
+    m_explore->setSweeps(listSweeps(*m_db));
     const int runs = m_model->rowCount();
     if (runs == 0) {
-        m_plot->showMessage(QString(), tr("no runs yet"));
-        setStatus(tr("No runs in %1 yet").arg(m_path));
+        plot()->showMessage(QString(), tr("no runs yet"));
+        setStatus(tr("No runs in %1 yet - design one in the Experiment tab").arg(m_path));
         return;
     }
     setStatus((runs == 1 ? tr("1 run in %1") : tr("%1 runs in %2").arg(runs)).arg(m_path));
-    if (keep == 0 || !selectRun(keep)) {
+    if (keep.empty() || !m_history->selectRuns(keep)) {
         selectNewestRun();
+    } else {
+        RunSelection selection;
+        for (auto id : keep) {
+            selection.emplace_back(id, QString());
+        }
+        requestLoad(selection);
     }
 }
 
 bool MainWindow::selectRun(std::int64_t runId)
 {
-    const int row = m_model->rowOf(runId);
-    if (row < 0) {
+    if (!m_history->selectRuns({runId})) {
         return false;
     }
-    m_table->setCurrentIndex(m_model->index(row, 0));
-    m_table->selectRow(row);
-    showSelectedRun();  // also when the row was already current
+    requestLoad({{runId, QString()}});
     return true;
 }
 
@@ -146,20 +191,87 @@ void MainWindow::selectNewestRun()
     }
 }
 
-void MainWindow::showSelectedRun()
+bool MainWindow::compare(const RunSelection& selection)
 {
-    const data::RunRow* row = m_model->runAt(m_table->currentIndex().row());
-    if (row == nullptr || !m_db) {
-        m_plot->showMessage(QString(), tr("no run selected"));
+    std::vector<std::int64_t> ids;
+    for (const auto& [id, variant] : selection) {
+        if (m_model->rowOf(id) < 0) {
+            setStatus(tr("No run %1 in %2").arg(id).arg(m_path));
+            return false;
+        }
+        ids.push_back(id);
+    }
+    m_history->selectRuns(ids);
+    requestLoad(selection);
+    return !selection.empty();
+}
+
+QStringList MainWindow::tabNames()
+{
+    return {QStringLiteral("experiment"), QStringLiteral("live"),    QStringLiteral("compare"),
+            QStringLiteral("explore"),    QStringLiteral("history"), QStringLiteral("environment")};
+}
+
+bool MainWindow::showTab(const QString& name)
+{
+    const int index = static_cast<int>(tabNames().indexOf(name.toLower()));
+    if (index < 0) {
+        return false;
+    }
+    m_tabs->setCurrentIndex(index);
+    return true;
+}
+
+bool MainWindow::showSweep(const QString& id)
+{
+    if (!m_explore->selectSweep(id)) {
+        setStatus(tr("No sweep %1 in %2").arg(id, m_path));
+        return false;
+    }
+    m_tabs->setCurrentWidget(m_explore);
+    return true;
+}
+
+void MainWindow::requestLoad(const RunSelection& selection)
+{
+    m_selection = selection;
+    if (selection.empty()) {
         return;
     }
-    const QString title = tr("run %1: %2").arg(row->id).arg(QString::fromStdString(row->workload));
-    auto run = data::loadRun(*m_db, row->id);
-    if (!run) {
-        m_plot->showMessage(title, tr("cannot load this run: %1").arg(QString::fromStdString(run.error().message)));
+    std::vector<std::int64_t> ids;
+    QStringList variants;
+    for (const auto& [id, variant] : selection) {
+        ids.push_back(id);
+        variants << variant;
+    }
+    plot()->showMessage(QString(), tr("loading..."));
+    m_loader->request(m_path, ids, variants);
+}
+
+void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result)
+{
+    if (!result.error.isEmpty()) {
+        plot()->showMessage(QString(), tr("cannot load: %1").arg(result.error));
+        m_compare->showMessage(tr("cannot load: %1").arg(result.error));
         return;
     }
-    m_plot->showRun(title, run->data);
+    m_loaded = result.runs;
+    m_compare->showComparison(result.comparison);
+    std::vector<std::pair<std::int64_t, QStringList>> variants;
+    for (const auto& run : result.runs) {
+        if (std::none_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == run->row.id; })) {
+            QStringList names;
+            for (const auto& n : run->data.variantNames) {
+                names << QString::fromStdString(n);
+            }
+            variants.emplace_back(run->row.id, names);
+        }
+    }
+    m_history->setVariants(variants, m_selection);
+    if (!result.runs.empty()) {
+        const auto& first = *result.runs.front();
+        plot()->showRun(tr("run %1: %2").arg(first.row.id).arg(QString::fromStdString(first.row.workload)), first.data);
+    }
 }
 
 void MainWindow::setStatus(const QString& text)
@@ -172,6 +284,21 @@ QString MainWindow::statusText() const
     return m_status->text();
 }
 
+QTableView* MainWindow::runTable() const
+{
+    return m_history->table();
+}
+
+RepetitionPlot* MainWindow::plot() const
+{
+    return m_history->plot();
+}
+
+void MainWindow::waitForLoads()
+{
+    m_loader->waitForIdle();
+}
+
 bool MainWindow::saveScreenshot(const QString& file)
 {
     if (!isVisible()) {
@@ -179,8 +306,17 @@ bool MainWindow::saveScreenshot(const QString& file)
         setAttribute(Qt::WA_DontShowOnScreen);
         show();
     }
+    if (m_tabs->currentWidget() == m_environment && !m_environment->loaded()) {
+        m_environment->refresh();
+    }
+    m_environment->waitForCheck();
+    waitForLoads();
     QApplication::processEvents();  // let layouts and queued replots settle
-    m_plot->customPlot()->replot();
+    for (auto* p : findChildren<QCustomPlot*>()) {
+        if (p->isVisible()) {
+            p->replot();
+        }
+    }
     return grab().save(file);
 }
 

@@ -1,20 +1,33 @@
 #pragma once
-// The main window: the "Runs" table of a noisefloor database and, below it, the selected run's
-// primary metric per repetition. It only wires the pieces together: the rows come from
-// RunListModel, the plot from RepetitionPlot, the data from nf::data.
+// The main window: tabs for designing a run (Experiment), watching it (Live), comparing variants
+// (Compare), browsing and picking runs (History) and the machine's fitness (Environment); menus
+// for the database and the exports. It wires the pieces together and owns no logic of its own:
+// runs go through EventClient (the engine in its own process), stored runs through RunLoader
+// (off the GUI thread), statistics through nf::engine's analysis.
 
 #include <QMainWindow>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "database.h"
+#include "history_panel.h"
+#include "run_loader.h"
 
-class QTableView;
 class QLabel;
+class QTabWidget;
+class QTableView;
 
 namespace nf::ui {
 
+class ComparePanel;
+class EnvironmentPanel;
+class EventClient;
+class ExperimentEditor;
+class ExplorePanel;
+class LivePanel;
 class RepetitionPlot;
 class RunListModel;
 
@@ -23,40 +36,81 @@ class MainWindow : public QMainWindow {
 
 public:
     // Opens `databasePath` read-only and selects the newest run. A missing or unreadable database
-    // is reported in the status bar, never in a dialog.
+    // is reported in the status bar, never in a dialog. The workload list and the machine check
+    // come from the engine (`noisefloor workloads`, `noisefloor check`).
     explicit MainWindow(const QString& databasePath, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // Switches to another database file; false (and a status message) when it cannot be read.
     bool openDatabase(const QString& path);
-    // Re-reads the run list, keeping the selected run when it still exists.
+    // Re-reads the run list, keeping the selected runs when they still exist.
     void reload();
-    // Selects the run with this id (loads and plots it); false when it is not in the list.
+    // Selects the run with this id and compares its variants; false when it is not in the list.
     bool selectRun(std::int64_t runId);
     // Selects the first row: the newest run.
     void selectNewestRun();
-    // Renders the window into an image file (png by extension); false on failure.
+    // Compares runs (or single variants of runs) against each other.
+    bool compare(const RunSelection& selection);
+    // Shows sweep `id` in the Explore tab; false when the database has no such sweep.
+    bool showSweep(const QString& id);
+    // Shows the tab named (case-insensitively) experiment, live, compare, explore, history or
+    // environment.
+    bool showTab(const QString& name);
+    static QStringList tabNames();
+    // Waits for loads and checks in flight, then renders the window into an image file.
     bool saveScreenshot(const QString& file);
+    // Blocks until the loads in flight have been delivered.
+    void waitForLoads();
+
+    // Starts the experiment the editor describes; false when its input is invalid or a run is going.
+    bool startRun();
+    void stopRun();
 
     const QString& databasePath() const { return m_path; }
     RunListModel* runModel() const { return m_model; }
-    QTableView* runTable() const { return m_table; }
-    RepetitionPlot* plot() const { return m_plot; }
-    // What the status bar says about the database ("3 runs in /path/runs.db").
+    QTableView* runTable() const;
+    RepetitionPlot* plot() const;
+    HistoryPanel* history() const { return m_history; }
+    ComparePanel* comparePanel() const { return m_compare; }
+    LivePanel* livePanel() const { return m_live; }
+    ExperimentEditor* editor() const { return m_editor; }
+    EnvironmentPanel* environmentPanel() const { return m_environment; }
+    ExplorePanel* explorePanel() const { return m_explore; }
+    EventClient* eventClient() const { return m_client; }
+    RunLoader* loader() const { return m_loader; }
+    QTabWidget* tabs() const { return m_tabs; }
+    // What the status bar says ("3 runs in /path/runs.db").
     QString statusText() const;
 
 private:
     void createMenus();
     void chooseDatabase();
-    void showSelectedRun();
     void setStatus(const QString& text);
+    void requestLoad(const RunSelection& selection);
+    void onLoaded(std::uint64_t generation, const LoadedRuns& result);
+    void onRunEnded(qint64 runId, const QString& status);
+    void onEngineEnded();
+    void copyEvidenceReport();
+    void saveImage();
+    void exportCsv();
 
     QString m_path;
     std::optional<data::Database> m_db;
     RunListModel* m_model = nullptr;
-    QTableView* m_table = nullptr;
-    RepetitionPlot* m_plot = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    ExperimentEditor* m_editor = nullptr;
+    LivePanel* m_live = nullptr;
+    ComparePanel* m_compare = nullptr;
+    HistoryPanel* m_history = nullptr;
+    EnvironmentPanel* m_environment = nullptr;
+    ExplorePanel* m_explore = nullptr;
+    EventClient* m_client = nullptr;
+    RunLoader* m_loader = nullptr;
     QLabel* m_status = nullptr;
+    bool m_ownRun = false;     // the Live tab follows a run this window started
+    bool m_sweepRun = false;   // ... and it is a sweep: Explore shows it when the engine ends
+    RunSelection m_selection;  // what the Compare tab shows
+    std::vector<std::shared_ptr<const data::StoredRun>> m_loaded;  // its runs
 };
 
 }  // namespace nf::ui

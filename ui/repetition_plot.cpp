@@ -125,7 +125,9 @@ void RepetitionPlot::showMessage(const QString& title, const QString& text)
 {
     reset(title);
     setMessage(text);
-    m_plot->replot();
+    if (m_plot->width() > 0 && m_plot->height() > 0) {
+        m_plot->replot();  // unsized (a tab never shown): replots when laid out
+    }
 }
 
 QString RepetitionPlot::message() const
@@ -138,7 +140,9 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     reset(title);
     if (run.layout.metrics.empty()) {
         setMessage(tr("this run defines no metrics"));
-        m_plot->replot();
+        if (m_plot->width() > 0 && m_plot->height() > 0) {
+            m_plot->replot();  // unsized (a tab never shown): replots when laid out
+        }
         return;
     }
     const engine::MetricSpec& metric = run.layout.metrics.front();
@@ -197,7 +201,9 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
 
     if (lastRep == 0) {
         setMessage(tr("no samples in this run"));
-        m_plot->replot();
+        if (m_plot->width() > 0 && m_plot->height() > 0) {
+            m_plot->replot();  // unsized (a tab never shown): replots when laid out
+        }
         return;
     }
 
@@ -217,7 +223,9 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     m_plot->yAxis->setRange(yMin - pad, yMax + pad);
     m_plot->legend->setVisible(true);
     setAxesVisible(true);
-    m_plot->replot();
+    if (m_plot->width() > 0 && m_plot->height() > 0) {
+        m_plot->replot();  // unsized (a tab never shown): replots when laid out
+    }
 }
 
 QColor RepetitionPlot::variantColor(int index)

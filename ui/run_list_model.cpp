@@ -113,6 +113,7 @@ QVariant RunListModel::displayText(const data::RunRow& run, int column) const
         case Label: return qs(run.label);
         case Variants: return run.variants;
         case Reps: return run.repetitions;
+        case Kernel: return qs(run.kernel);
         default: return {};
     }
 }
@@ -130,6 +131,7 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
         case Label: return tr("label");
         case Variants: return tr("variants");
         case Reps: return tr("reps");
+        case Kernel: return tr("kernel");
         default: return {};
     }
 }

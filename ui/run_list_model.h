@@ -15,7 +15,7 @@ class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Id, Started, Status, Workload, Label, Variants, Reps, ColumnCount };
+    enum Column { Id, Started, Status, Workload, Label, Variants, Reps, Kernel, ColumnCount };
 
     explicit RunListModel(QObject* parent = nullptr);
 

@@ -39,16 +39,33 @@ void reportPoint(const data::StoredRun& run, const std::string& /*dbPath*/)
               << std::endl;
 }
 
-int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, const Context& ctx)
+// Bad input: one line on stderr and, when streaming events, an error event on stdout.
+int usageFail(bool events, const std::string& message)
+{
+    if (events) {
+        std::cout
+            << nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", kExitUsage}}.dump()
+            << std::endl;
+    }
+    return fail(kExitUsage, message);
+}
+
+void noReport(const data::StoredRun& /*run*/, const std::string& /*dbPath*/) {}
+
+int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, const Context& ctx, bool events)
 {
     auto sweep = engine::parseSweep(sweepText);
     if (!sweep) {
-        return fail(kExitUsage, sweep.error().message);
+        return usageFail(events, sweep.error().message);
     }
     const std::string id = engine::newSweepId();
     auto specs = engine::expandSweep(spec, *sweep, id);
     if (!specs) {
-        return fail(kExitUsage, specs.error().message);
+        return usageFail(events, specs.error().message);
+    }
+    if (events) {
+        // One run_started ... finished sequence per point; each spec names its sweep point.
+        return runAllAndReport(std::move(*specs), ctx, noReport, &std::cout);
     }
     std::cout << "Sweep " << id << ": " << spec.workload << " at " << sweep->param << " = ";
     for (std::size_t i = 0; i < sweep->values.size(); ++i) {
@@ -64,14 +81,19 @@ int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, c
     return status;
 }
 
-int execute(RunOptions& o, const Context& ctx)
+int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat)
 {
+    const bool events = eventsFormat == "jsonl";
     auto spec = buildSpec(o);
     if (!spec) {
-        return fail(kExitUsage, spec.error().message);
+        return usageFail(events, spec.error().message);
     }
     if (!o.sweep.empty()) {
-        return runSweep(*spec, o.sweep, ctx);
+        return runSweep(*spec, o.sweep, ctx, events);
+    }
+    if (events) {
+        // stdout carries only the events; the run's id is in them for `compare`.
+        return runAndReport(std::move(*spec), ctx, noReport, &std::cout);
     }
     return runAndReport(std::move(*spec), ctx, report);
 }
@@ -90,13 +112,18 @@ std::string workloadFooter()
 Command addRunCommand(CLI::App& app, Context& ctx)
 {
     auto o = std::make_shared<RunOptions>();
+    auto events = std::make_shared<std::string>();
     auto* sub = app.add_subcommand("run", "Run an A/B experiment and store every sample");
     sub->footer(workloadFooter());
     addRunOptions(sub, *o, true);
     sub->add_option("--sweep", o->sweep,
                     "PARAM=v1,v2,...: run every variant at each value of PARAM, one run per point, and "
                     "compare each point");
-    return {sub, [o, &ctx] { return execute(*o, ctx); }};
+    sub->add_option("--events", *events,
+                    "jsonl: write the run to stdout as JSON lines (run_started, samples, progress, warning, "
+                    "finished, error; see docs/events.md) instead of the text report")
+        ->check(CLI::IsMember({"jsonl"}));
+    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }};
 }
 
 }  // namespace nf::cli

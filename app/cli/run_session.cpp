@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "event_stream.h"
 #include "scheduler.h"
 #include "signal_stop.h"
 #include "system_facts.h"
@@ -54,45 +56,70 @@ private:
     bool m_progressShown = false;
 };
 
+// Prints the error on stderr and, with an event stream, as an error event; returns `status`.
+int failRun(std::ostream* events, EventStream* stream, int status, const std::string& message)
+{
+    if (stream != nullptr) {
+        stream->error(message, status);
+    } else if (events != nullptr) {
+        *events << nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", status}}.dump()
+                << std::endl;
+    }
+    return fail(status, message);
+}
+
 // Runs one prepared experiment into `db` and reports it; returns the exit status.
 int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const Context& ctx, SignalStop& signals,
-           const RunReport& report)
+           const RunReport& report, std::ostream* events)
 {
     data::RunRecorder recorder(db);
-    CliObserver observer(recorder);
+    CliObserver cliObserver(recorder);
+    engine::RunObserver* observer = &cliObserver;
+    std::optional<EventStream> stream;
+    if (events != nullptr) {
+        stream.emplace(cliObserver, *events, db.path());
+        stream->setRunId([&recorder] { return recorder.runId(); });
+        observer = &*stream;
+    }
+    EventStream* s = stream ? &*stream : nullptr;
     const auto outcome =
-        engine::runExperiment(prepared, observer, {signals.token(), &signals.signal(), ctx.commandLine});
+        engine::runExperiment(prepared, *observer, {signals.token(), &signals.signal(), ctx.commandLine});
     if (recorder.runId() == 0) {
-        return fail(kExitRuntime, "run failed before measuring: " + outcome.reason);
+        return failRun(events, s, kExitRuntime, "run failed before measuring: " + outcome.reason);
     }
     if (auto stored = data::loadRun(db, recorder.runId())) {
         report(*stored, db.path());
     } else {
-        fail(kExitRuntime, "run " + std::to_string(recorder.runId()) +
-                               " was stored but cannot be read back: " + stored.error().message);
+        failRun(events, s, kExitRuntime,
+                "run " + std::to_string(recorder.runId()) +
+                    " was stored but cannot be read back: " + stored.error().message);
     }
     if (recorder.finishError()) {
-        return fail(kExitRuntime, "could not record the end of the run: " + recorder.finishError()->message);
+        return failRun(events, s, kExitRuntime,
+                       "could not record the end of the run: " + recorder.finishError()->message);
     }
     switch (outcome.status) {
         case engine::RunStatus::Complete: return 0;
         case engine::RunStatus::Aborted:
-            fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
-            return signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime;
-        default: return fail(kExitRuntime, "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
+            return failRun(events, s, signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime,
+                           "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
+        default:
+            return failRun(events, s, kExitRuntime,
+                           "run " + std::to_string(recorder.runId()) + " failed: " + outcome.reason);
     }
 }
 
 }  // namespace
 
-int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report)
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report, std::ostream* events)
 {
     std::vector<engine::ExperimentSpec> specs;
     specs.push_back(std::move(spec));
-    return runAllAndReport(std::move(specs), ctx, report);
+    return runAllAndReport(std::move(specs), ctx, report, events);
 }
 
-int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report)
+int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
+                    std::ostream* events)
 {
     const auto facts = probes::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
@@ -103,17 +130,17 @@ int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ct
             // Name the sweep point unless the message already does.
             const auto& message = p.error().message;
             const bool named = point.empty() || message.find(point) != std::string::npos;
-            return fail(kExitUsage, named ? message : "--sweep " + point + ": " + message);
+            return failRun(events, nullptr, kExitUsage, named ? message : "--sweep " + point + ": " + message);
         }
         prepared.push_back(std::move(*p));
     }
     auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
     if (!db) {
-        return fail(kExitRuntime, db.error().message);
+        return failRun(events, nullptr, kExitRuntime, db.error().message);
     }
     SignalStop signals;
     for (const auto& p : prepared) {
-        if (int status = runOne(p, *db, ctx, signals, report); status != 0) {
+        if (int status = runOne(p, *db, ctx, signals, report, events); status != 0) {
             return status;
         }
     }

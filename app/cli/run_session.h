@@ -3,6 +3,7 @@
 // SIGINT/SIGTERM, then hand the stored run to a report.
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include "cli.h"
@@ -16,11 +17,14 @@ using RunReport = std::function<void(const data::StoredRun&, const std::string& 
 // Prepares `spec` (bad input: exit 2, nothing stored), records the run in the database, and calls
 // `report` with the stored run, even an aborted one. Returns the exit status: 0 complete, 1
 // failed, 128 + signal when interrupted.
-int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report);
+// With `events`, every run is also written there as JSON lines (docs/events.md), errors included.
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report,
+                 std::ostream* events = nullptr);
 
 // The points of a sweep: every spec is prepared before the first runs (one bad point: exit 2,
 // nothing stored), then each runs and is reported in turn; a point that does not complete ends the
 // sweep. Returns the exit status as runAndReport does.
-int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report);
+int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
+                    std::ostream* events = nullptr);
 
 }  // namespace nf::cli

@@ -1,11 +1,14 @@
-// noisefloor-gui: browse the runs of a noisefloor database and plot them.
+// noisefloor-gui: design, run, watch and compare noisefloor experiments.
 //
-//   noisefloor-gui [--db FILE] [--screenshot FILE.png]
+//   noisefloor-gui [--db FILE] [--run ID] [--compare ID[:VARIANT] ...] [--sweep ID] [--tab NAME] [--replay FILE.jsonl]
+//                  [--screenshot FILE.png]
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QTextStream>
 
+#include "event_client.h"
 #include "main_window.h"
 #include "nf_version.h"
 #include "schema.h"
@@ -39,7 +42,9 @@ int main(int argc, char* argv[])
     QApplication::setApplicationVersion(QStringLiteral(NF_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Browse and plot the runs of a noisefloor database."));
+    parser.setApplicationDescription(
+        QStringLiteral("Design, run, watch and compare noisefloor experiments. Runs go through the `noisefloor` "
+                       "engine (next to this program, or $NOISEFLOOR_BIN)."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption dbOption(
@@ -50,18 +55,87 @@ int main(int argc, char* argv[])
         QStringLiteral("screenshot"),
         QStringLiteral("Open the database, select the newest run, save the window as FILE (png) and exit."),
         QStringLiteral("FILE"));
+    const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Select run ID and compare its variants."),
+                                       QStringLiteral("ID"));
+    const QCommandLineOption compareOption(
+        QStringLiteral("compare"),
+        QStringLiteral("Compare runs across (repeat it): ID for every variant of a run, ID:VARIANT for one."),
+        QStringLiteral("ID[:VARIANT]"));
+    const QCommandLineOption tabOption(
+        QStringLiteral("tab"), QStringLiteral("Open this tab: %1.").arg(nf::ui::MainWindow::tabNames().join(", ")),
+        QStringLiteral("NAME"));
+    const QCommandLineOption replayOption(
+        QStringLiteral("replay"),
+        QStringLiteral("Show a recorded `noisefloor run --events jsonl` stream in the Live tab."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption sweepOption(QStringLiteral("sweep"),
+                                         QStringLiteral("Show sweep ID (from `run --sweep`) in the Explore tab."),
+                                         QStringLiteral("ID"));
     parser.addOption(dbOption);
+    parser.addOption(sweepOption);
+    parser.addOption(replayOption);
+    parser.addOption(runOption);
+    parser.addOption(compareOption);
+    parser.addOption(tabOption);
     parser.addOption(screenshotOption);
     parser.process(app);
+
+    QTextStream err(stderr);
+    const auto usage = [&err](const QString& message) {
+        err << "noisefloor-gui: " << message << '\n';
+        return 2;
+    };
+    if (parser.isSet(tabOption) && !nf::ui::MainWindow::tabNames().contains(parser.value(tabOption).toLower())) {
+        return usage(QStringLiteral("--tab '%1': expected one of %2")
+                         .arg(parser.value(tabOption), nf::ui::MainWindow::tabNames().join(", ")));
+    }
+    nf::ui::RunSelection selection;
+    for (const auto& text : parser.values(compareOption)) {
+        bool ok = false;
+        const auto id = text.section(':', 0, 0).toLongLong(&ok);
+        if (!ok || id <= 0) {
+            return usage(QStringLiteral("--compare '%1': expected a run id, optionally :VARIANT").arg(text));
+        }
+        selection.emplace_back(id, text.section(':', 1));
+    }
+    qint64 runId = 0;
+    if (parser.isSet(runOption)) {
+        bool ok = false;
+        runId = parser.value(runOption).toLongLong(&ok);
+        if (!ok || runId <= 0) {
+            return usage(QStringLiteral("--run '%1': expected a run id").arg(parser.value(runOption)));
+        }
+    }
 
     const QString db =
         parser.isSet(dbOption) ? parser.value(dbOption) : QString::fromStdString(nf::data::defaultDatabasePath());
     nf::ui::MainWindow window(db);
+    if (runId > 0 && !window.selectRun(runId)) {
+        err << "noisefloor-gui: no run " << runId << " in " << db << '\n';
+    }
+    if (!selection.empty()) {
+        window.compare(selection);
+        window.showTab(QStringLiteral("compare"));
+    } else if (runId > 0) {
+        window.showTab(QStringLiteral("compare"));
+    }
+    if (parser.isSet(sweepOption) && !window.showSweep(parser.value(sweepOption))) {
+        err << "noisefloor-gui: no sweep " << parser.value(sweepOption) << " in " << db << '\n';
+    }
+    if (parser.isSet(replayOption)) {
+        QFile file(parser.value(replayOption));
+        if (!file.open(QIODevice::ReadOnly)) {
+            return usage(QStringLiteral("--replay '%1': %2").arg(file.fileName(), file.errorString()));
+        }
+        window.showTab(QStringLiteral("live"));
+        window.eventClient()->feed(file.readAll());
+    }
+    if (parser.isSet(tabOption)) {
+        window.showTab(parser.value(tabOption));
+    }
 
     if (parser.isSet(screenshotOption)) {
         const QString file = parser.value(screenshotOption);
-        window.selectNewestRun();
-        QTextStream err(stderr);
         err << window.statusText() << '\n';
         if (!window.saveScreenshot(file)) {
             err << "noisefloor-gui: cannot write " << file << '\n';

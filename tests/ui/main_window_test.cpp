@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 #include <stdlib.h>
 #include "temp_dir.h"
+#include "ui_test_support.h"
 
 #include <QApplication>
 #include <QStatusBar>
@@ -24,67 +25,11 @@
 namespace nf::ui {
 namespace {
 
-// One QApplication for the whole binary, created on first use (gtest_main owns main()). It is
-// deliberately never destroyed: tearing Qt down during static destruction is not worth the risk.
-QApplication& application()
-{
-    static int argc = 1;
-    static char name[] = "ui_test";
-    static char* argv[] = {name, nullptr};
-    static QApplication* app = [] {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-        return new QApplication(argc, argv);
-    }();
-    return *app;
-}
-
 using nf::test::TempDir;
-
-constexpr int kReps = 3;
-constexpr int kSamplesPerRep = 4;
-
-engine::RunStart makeRunStart()
-{
-    engine::RunStart start;
-    start.spec.workload = "spin";
-    start.spec.label = "gui test";
-    start.spec.variants = {{"a", {}}, {"b", {{"work", "200"}}}};
-    start.spec.repetitions = kReps;
-    start.spec.seed = 7;
-    start.variantParams = {{{"work", 100}}, {{"work", 200}}};
-    start.layout.quantities = {engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs};
-    start.layout.metrics = engine::callLoopMetrics(start.layout.quantities);
-    start.environment = {{"system", {{"hostname", "testhost"}, {"cpu_model", "Test CPU"}}}};
-    return start;
-}
-
-// Variant a costs about 30 ticks/op, b about 60, with a little spread per repetition.
-engine::RepetitionResult makeRepetition(int index)
-{
-    engine::RepetitionResult rep;
-    rep.index = index;
-    rep.variants = {0, 1};
-    double t = index * 1.0;
-    rep.start = t;
-    for (int i = 0; i < kSamplesPerRep; ++i) {
-        for (int variant : rep.variants) {
-            engine::Sample s;
-            s.variant = variant;
-            s.repetition = index;
-            s.index = i;
-            s.pair = i;
-            s.start = t;
-            s.duration = 0.01;
-            const double ops = 1000.0 + 10.0 * i;
-            const double ticksPerOp = 30.0 * (variant + 1) + index + 0.25 * i;
-            s.values = {ops, ops * ticksPerOp, ops * ticksPerOp / 3.0};
-            rep.samples.push_back(s);
-            t += s.duration;
-        }
-    }
-    rep.end = t;
-    return rep;
-}
+using test::application;
+using test::kReps;
+using test::makeRepetition;
+using test::makeRunStart;
 
 class MainWindowTest : public ::testing::Test {
 protected:
@@ -119,7 +64,7 @@ TEST_F(MainWindowTest, RunListModelShowsTheStoredRun)
     RunListModel model;
     ASSERT_TRUE(model.load(*db).ok());
     ASSERT_EQ(model.rowCount(), 1);
-    EXPECT_EQ(model.columnCount(), 7);
+    EXPECT_EQ(model.columnCount(), 8);
     EXPECT_EQ(model.headerData(RunListModel::Reps, Qt::Horizontal).toString(), "reps");
     EXPECT_EQ(cell(model, 0, RunListModel::Id), QString::number(m_runId));
     EXPECT_FALSE(cell(model, 0, RunListModel::Started).isEmpty());
@@ -140,6 +85,7 @@ TEST_F(MainWindowTest, SelectsTheRunAndPlotsEachVariant)
     EXPECT_TRUE(window.statusText().contains(QString::fromStdString(m_dbPath)));
 
     ASSERT_TRUE(window.selectRun(m_runId));
+    window.waitForLoads();
     EXPECT_EQ(window.runTable()->currentIndex().row(), 0);
     QCustomPlot* plot = window.plot()->customPlot();
     ASSERT_EQ(plot->graphCount(), 2);
@@ -178,9 +124,11 @@ TEST_F(MainWindowTest, RunWithoutSamplesSaysSo)
     MainWindow window(QString::fromStdString(m_dbPath));
     EXPECT_EQ(window.runModel()->rowCount(), 2);
     ASSERT_TRUE(window.selectRun(emptyRun));
+    window.waitForLoads();
     EXPECT_EQ(window.plot()->message(), "no samples in this run");
     // Clicking a row (changing the table's current row) plots that run.
     window.runTable()->selectRow(window.runModel()->rowOf(m_runId));
+    window.waitForLoads();
     EXPECT_TRUE(window.plot()->message().isEmpty());
     EXPECT_EQ(window.plot()->customPlot()->graphCount(), 2);
 }
@@ -198,6 +146,7 @@ TEST_F(MainWindowTest, ReloadShowsNewRunsAndKeepsTheSelection)
         recorder.runFinished(engine::RunStatus::Complete, "");
     }
     window.reload();
+    window.waitForLoads();
     EXPECT_EQ(window.runModel()->rowCount(), 2);
     EXPECT_TRUE(window.statusText().startsWith("2 runs in ")) << window.statusText().toStdString();
     const data::RunRow* selected = window.runModel()->runAt(window.runTable()->currentIndex().row());

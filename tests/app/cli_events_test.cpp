@@ -1,0 +1,143 @@
+// `noisefloor run --events jsonl`: the stream a front end reads, line by line.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_process.h"
+
+namespace nf::test {
+namespace {
+
+std::vector<nlohmann::json> events(const std::string& out)
+{
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+        lines.push_back(nlohmann::json::parse(line));  // every line is one JSON object
+    }
+    return lines;
+}
+
+class CliEvents : public ::testing::Test {
+protected:
+    std::vector<std::string> args(std::vector<std::string> rest)
+    {
+        rest.insert(rest.begin(), {"--db", m_dir.file("runs.db")});
+        return rest;
+    }
+    TempDir m_dir;
+};
+
+TEST_F(CliEvents, StreamsACompleteRun)
+{
+    const auto r = runCli(args({"run", "spin", "--variant", "a", "--variant", "b:work=2000", "--reps", "3",
+                                "--duration", "0.05", "--warmup", "0.01", "--label", "stream", "--events", "jsonl"}),
+                          m_dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto lines = events(r.out);
+    ASSERT_GE(lines.size(), 2U + 3 * 3);
+    const auto& start = lines.front();
+    EXPECT_EQ(start["event"], "run_started");
+    EXPECT_EQ(start["schema_version"], 1);
+    EXPECT_EQ(start["run"], 1);
+    EXPECT_EQ(start["spec"]["label"], "stream");
+    EXPECT_EQ(start["variants"][1]["name"], "b");
+    EXPECT_EQ(start["variants"][1]["params"]["work"], "2000");
+    EXPECT_EQ(start["metrics"][0]["name"], "tsc_per_op");
+    const auto quantities = start["quantities"].size();
+    int sampleEvents = 0;
+    int repetitions = 0;
+    double bMinusA = 0;
+    for (const auto& e : lines) {
+        EXPECT_EQ(e["run"], 1) << e.dump();
+        if (e["event"] == "samples") {
+            ++sampleEvents;
+            for (const auto& s : e["samples"]) {
+                EXPECT_EQ(s["values"].size(), quantities);
+                EXPECT_EQ(s["repetition"], e["repetition"]);
+                ASSERT_TRUE(s["primary"].is_number()) << s.dump();
+                bMinusA += (s["variant"] == 1 ? 1.0 : -1.0) * s["primary"].get<double>();
+            }
+        } else if (e["event"] == "repetition_done") {
+            ++repetitions;
+        }
+    }
+    EXPECT_EQ(sampleEvents, 3);
+    EXPECT_EQ(repetitions, 3);
+    EXPECT_GT(bMinusA, 0);  // b does twenty times the work of a: its ticks per op are higher
+    const auto& last = lines.back();
+    EXPECT_EQ(last["event"], "finished");
+    EXPECT_EQ(last["status"], "complete");
+    // No text report on stdout, but the run is stored as usual.
+    const auto list = nlohmann::json::parse(runCli(args({"list", "--format", "json"}), m_dir).out);
+    ASSERT_EQ(list.size(), 1U);
+    EXPECT_EQ(list[0]["status"], "complete");
+}
+
+TEST_F(CliEvents, ASweepStreamsOneRunPerPoint)
+{
+    const auto r = runCli(args({"run", "spin", "--variant", "a", "--variant", "b", "--sweep", "work=100,300", "--reps",
+                                "2", "--duration", "0.03", "--warmup", "0.01", "--events", "jsonl"}),
+                          m_dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> values;
+    int finished = 0;
+    for (const auto& e : events(r.out)) {
+        if (e["event"] == "run_started") {
+            values.push_back(e["spec"]["sweep"]["value"].get<std::string>());
+            EXPECT_EQ(e["spec"]["sweep"]["param"], "work");
+            EXPECT_EQ(e["run"], static_cast<int>(values.size()));
+        } else if (e["event"] == "finished") {
+            ++finished;
+            EXPECT_EQ(e["status"], "complete");
+        }
+    }
+    EXPECT_EQ(values, (std::vector<std::string>{"100", "300"}));
+    EXPECT_EQ(finished, 2);
+    EXPECT_EQ(runCli(args({"run", "spin", "--sweep", "work=0,1", "--events", "jsonl"}), m_dir).status, 2);
+}
+
+TEST_F(CliEvents, BadInputIsAnErrorEventAndExitTwo)
+{
+    const auto r = runCli(args({"run", "spin", "-p", "work=0", "--events", "jsonl"}), m_dir);
+    EXPECT_EQ(r.status, 2);
+    const auto lines = events(r.out);
+    ASSERT_EQ(lines.size(), 1U);
+    EXPECT_EQ(lines[0]["event"], "error");
+    EXPECT_EQ(lines[0]["exit_status"], 2);
+    EXPECT_NE(lines[0]["message"].get<std::string>().find("work=0"), std::string::npos);
+    EXPECT_EQ(r.err, "noisefloor: work=0: out of range 1..100000000\n");
+    EXPECT_EQ(runCli(args({"run", "spin", "--events", "xml"}), m_dir).status, 2);
+}
+
+TEST_F(CliEvents, StopEndsTheStreamWithAborted)
+{
+    CliProcess p(args({"run", "spin", "--reps", "50", "--duration", "0.2", "--events", "jsonl"}), m_dir);
+    // Wait until the run is stored (it has started), then stop it as the GUI's Stop does.
+    for (int i = 0; i < 200; ++i) {
+        usleep(50000);
+        const auto list = runCli(args({"list", "--format", "json"}), m_dir);
+        if (list.status == 0 && list.out.find("\"id\"") != std::string::npos) {
+            break;
+        }
+    }
+    kill(p.pid(), SIGTERM);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 143) << r.err;
+    const auto lines = events(r.out);
+    ASSERT_GE(lines.size(), 2U) << r.out;
+    EXPECT_EQ(lines.front()["event"], "run_started");
+    const auto& finished = lines[lines.size() - 2];
+    EXPECT_EQ(finished["event"], "finished");
+    EXPECT_EQ(finished["status"], "aborted");
+    EXPECT_EQ(lines.back()["event"], "error");
+    EXPECT_EQ(lines.back()["exit_status"], 143);
+}
+
+}  // namespace
+}  // namespace nf::test

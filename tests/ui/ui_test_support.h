@@ -1,0 +1,121 @@
+#pragma once
+// Shared by the GUI suites: the one QApplication (offscreen) and a small stored run.
+
+#include <QApplication>
+#include <QImage>
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "metric.h"
+#include "run_data.h"
+#include "run_store.h"
+#include "schema.h"
+
+namespace nf::ui::test {
+
+// One QApplication for the whole binary, created on first use (gtest_main owns main()). It is
+// deliberately never destroyed: tearing Qt down during static destruction is not worth the risk.
+inline QApplication& application()
+{
+    static int argc = 1;
+    static char name[] = "ui_test";
+    static char* argv[] = {name, nullptr};
+    static QApplication* app = [] {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return new QApplication(argc, argv);
+    }();
+    return *app;
+}
+
+constexpr int kReps = 3;
+constexpr int kSamplesPerRep = 4;
+
+inline engine::RunStart makeRunStart()
+{
+    engine::RunStart start;
+    start.spec.workload = "spin";
+    start.spec.label = "gui test";
+    start.spec.variants = {{"a", {}}, {"b", {{"work", "200"}}}};
+    start.spec.repetitions = kReps;
+    start.spec.seed = 7;
+    start.variantParams = {{{"work", 100}}, {{"work", 200}}};
+    start.layout.quantities = {engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs};
+    start.layout.metrics = engine::callLoopMetrics(start.layout.quantities);
+    start.environment = {{"system", {{"hostname", "testhost"}, {"cpu_model", "Test CPU"}}}};
+    return start;
+}
+
+// Variant a costs about 30 ticks/op, b about 60, with a little spread per repetition.
+inline engine::RepetitionResult makeRepetition(int index)
+{
+    engine::RepetitionResult rep;
+    rep.index = index;
+    rep.variants = {0, 1};
+    double t = index * 1.0;
+    rep.start = t;
+    for (int i = 0; i < kSamplesPerRep; ++i) {
+        for (int variant : rep.variants) {
+            engine::Sample s;
+            s.variant = variant;
+            s.repetition = index;
+            s.index = i;
+            s.pair = i;
+            s.start = t;
+            s.duration = 0.01;
+            const double ops = 1000.0 + 10.0 * i;
+            const double ticksPerOp = 30.0 * (variant + 1) + index + 0.25 * i;
+            s.values = {ops, ops * ticksPerOp, ops * ticksPerOp / 3.0};
+            rep.samples.push_back(s);
+            t += s.duration;
+        }
+    }
+    rep.end = t;
+    return rep;
+}
+
+// Stores a complete run of makeRunStart() with kReps repetitions in `dbPath`; returns its id.
+inline std::int64_t storeRun(const std::string& dbPath, const std::string& label = "gui test",
+                             const std::optional<engine::SweepPoint>& sweep = std::nullopt)
+{
+    auto db = data::openStore(dbPath);
+    if (!db) {
+        return 0;
+    }
+    data::RunRecorder recorder(*db);
+    auto start = makeRunStart();
+    start.spec.label = label;
+    start.spec.sweep = sweep;
+    if (!recorder.runStarted(start)) {
+        return 0;
+    }
+    for (int r = 0; r < kReps; ++r) {
+        if (!recorder.repetitionFinished(makeRepetition(r))) {
+            return 0;
+        }
+    }
+    recorder.runFinished(engine::RunStatus::Complete, "");
+    return recorder.runId();
+}
+
+// Pixels of `image` that differ from its most common colour: how much is drawn.
+inline int drawnPixels(const QImage& image)
+{
+    std::map<QRgb, int> counts;
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2) {
+            ++counts[image.pixel(x, y)];
+        }
+    }
+    int most = 0;
+    int total = 0;
+    for (const auto& [colour, n] : counts) {
+        most = std::max(most, n);
+        total += n;
+    }
+    return total - most;
+}
+
+}  // namespace nf::ui::test

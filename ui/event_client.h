@@ -1,0 +1,85 @@
+#pragma once
+// The client side of `noisefloor run --events jsonl`: starts the engine with QProcess, splits its
+// stdout into lines, parses each JSON object and turns it into a signal. The GUI never measures in
+// its own process; a crashing engine becomes engineFailed() with its stderr, never a GUI crash.
+
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+namespace nf::ui {
+
+// What run_started says about the run.
+struct LiveRunInfo {
+    std::int64_t runId = 0;
+    QString db;
+    QString workload;
+    QString label;
+    QStringList variants;
+    QString primaryMetric;
+    QString primaryUnit;
+    bool primaryHigherIsBetter = false;
+    int repetitions = 0;
+    double duration = 0;  // seconds per variant per repetition
+    QStringList notMeasured;
+};
+
+// One sample, reduced to what the live plot needs.
+struct LiveSample {
+    int variant = 0;
+    int repetition = 0;
+    double start = 0;     // seconds since the first measurement
+    double duration = 0;  // seconds
+    double primary = 0;   // NaN when undefined
+};
+
+class EventClient : public QObject {
+    Q_OBJECT
+
+public:
+    explicit EventClient(QObject* parent = nullptr);
+    ~EventClient() override;
+
+    // Starts `program args... --events jsonl`; false (and engineFailed) when it cannot start or a
+    // run is already going.
+    bool start(const QString& program, const QStringList& args);
+    // Asks the engine to stop (SIGTERM): it ends the run as aborted and says so.
+    void stop();
+    bool running() const;
+    // Parses stream text as if the engine had written it (tests, recorded streams).
+    void feed(const QByteArray& bytes);
+
+    const QString& stderrText() const { return m_stderr; }
+    int linesRead() const { return m_lines; }
+
+signals:
+    void runStarted(const nf::ui::LiveRunInfo& info);
+    void samplesArrived(const std::vector<nf::ui::LiveSample>& samples);
+    void repetitionDone(int repetition, double start, double end);
+    void progress(int done, int total, double secondsLeft);
+    void warning(const QString& text);
+    void finished(const QString& status, const QString& reason);
+    void error(const QString& message);
+    // The engine exited without a "finished" event (crash, kill) or could not start.
+    void engineFailed(const QString& reason, const QString& stderrText);
+    // The process is gone, whatever happened; exitStatus as QProcess reports it.
+    void processEnded(int exitCode);
+
+private:
+    void readStdout();
+    void handleLine(const QByteArray& line);
+    void processFinished(int exitCode, QProcess::ExitStatus status);
+
+    QProcess* m_process = nullptr;
+    QByteArray m_pending;
+    QString m_stderr;
+    bool m_sawFinished = false;
+    int m_lines = 0;
+};
+
+}  // namespace nf::ui
+
+Q_DECLARE_METATYPE(nf::ui::LiveRunInfo)

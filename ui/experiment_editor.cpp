@@ -1,0 +1,304 @@
+#include "experiment_editor.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace nf::ui {
+
+ExperimentEditor::ExperimentEditor(QWidget* parent)
+    : QWidget(parent),
+      m_workload(new QComboBox(this)),
+      m_description(new QLabel(this)),
+      m_paramBox(new QGroupBox(tr("Parameters (empty: the default)"), this)),
+      m_variants(new QTableWidget(0, 2, this)),
+      m_cpus(new QListWidget(this)),
+      m_reps(new QSpinBox(this)),
+      m_duration(new QDoubleSpinBox(this)),
+      m_warmup(new QDoubleSpinBox(this)),
+      m_order(new QComboBox(this)),
+      m_label(new QLineEdit(this)),
+      m_sweep(new QLineEdit(this)),
+      m_problemsLabel(new QLabel(this)),
+      m_command(new QLabel(this)),
+      m_run(new QPushButton(tr("Run"), this)),
+      m_stop(new QPushButton(tr("Stop"), this))
+{
+    m_description->setWordWrap(true);
+    m_paramForm = new QFormLayout(m_paramBox);
+    m_variants->setHorizontalHeaderLabels({tr("variant"), tr("overrides (key=value, ...)")});
+    m_variants->horizontalHeader()->setStretchLastSection(true);
+    m_variants->verticalHeader()->hide();
+    m_reps->setRange(1, 10000);
+    m_reps->setValue(5);
+    m_duration->setRange(0.01, 3600);
+    m_duration->setDecimals(2);
+    m_duration->setSuffix(tr(" s"));
+    m_duration->setValue(1.0);
+    m_warmup->setRange(0, 600);
+    m_warmup->setDecimals(2);
+    m_warmup->setSuffix(tr(" s"));
+    m_warmup->setValue(0.2);
+    m_order->addItems({QStringLiteral("interleaved"), QStringLiteral("random"), QStringLiteral("blocked")});
+    m_order->setToolTip(tr("interleaved: A B B A ...; random: seeded shuffle; blocked: all of A, then all of B"));
+    m_label->setPlaceholderText(tr("e.g. patched-v2 (to find the run again)"));
+    m_cpus->setToolTip(tr("Worker CPUs; none ticked: the engine picks the last allowed CPU"));
+    m_cpus->setMaximumHeight(110);
+    m_problemsLabel->setWordWrap(true);
+    m_problemsLabel->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_command->setWordWrap(true);
+    m_command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_command->setStyleSheet(QStringLiteral("font-family: monospace; color: #444;"));
+    m_stop->setEnabled(false);
+
+    auto* addVariant = new QPushButton(tr("Add variant"), this);
+    auto* removeVariant = new QPushButton(tr("Remove variant"), this);
+    connect(addVariant, &QPushButton::clicked, this, [this] {
+        const int row = m_variants->rowCount();
+        m_variants->insertRow(row);
+        m_variants->setItem(row, 0, new QTableWidgetItem(QString(QChar('a' + row % 26))));
+        m_variants->setItem(row, 1, new QTableWidgetItem);
+    });
+    connect(removeVariant, &QPushButton::clicked, this, [this] {
+        if (m_variants->rowCount() > 1) {
+            m_variants->removeRow(m_variants->currentRow() >= 0 ? m_variants->currentRow()
+                                                                : m_variants->rowCount() - 1);
+        }
+    });
+    auto* variantButtons = new QHBoxLayout;
+    variantButtons->addWidget(addVariant);
+    variantButtons->addWidget(removeVariant);
+    variantButtons->addStretch(1);
+
+    auto* schedule = new QFormLayout;
+    schedule->addRow(tr("Repetitions"), m_reps);
+    schedule->addRow(tr("Duration per variant"), m_duration);
+    schedule->addRow(tr("Warmup"), m_warmup);
+    schedule->addRow(tr("Order"), m_order);
+    schedule->addRow(tr("Label"), m_label);
+    schedule->addRow(tr("Sweep (optional)"), m_sweep);
+    schedule->addRow(tr("Worker CPUs"), m_cpus);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(new QLabel(tr("Workload"), this));
+    left->addWidget(m_workload);
+    left->addWidget(m_description);
+    left->addWidget(m_paramBox);
+    left->addStretch(1);
+    auto* right = new QVBoxLayout;
+    right->addWidget(new QLabel(tr("Variants (each row: a name and the parameters it changes)"), this));
+    right->addWidget(m_variants, 1);
+    right->addLayout(variantButtons);
+    right->addLayout(schedule);
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(left, 1);
+    columns->addLayout(right, 1);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_problemsLabel, 1);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_stop);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(columns, 1);
+    layout->addWidget(m_command);
+    layout->addLayout(buttons);
+
+    connect(m_workload, &QComboBox::currentIndexChanged, this, [this] { buildParamForm(); });
+    connect(m_variants, &QTableWidget::itemChanged, this, [this] { validate(); });
+    connect(m_variants->model(), &QAbstractItemModel::rowsRemoved, this, [this] { validate(); });
+    for (auto* spin : {static_cast<QAbstractSpinBox*>(m_reps), static_cast<QAbstractSpinBox*>(m_duration),
+                       static_cast<QAbstractSpinBox*>(m_warmup)}) {
+        connect(spin, &QAbstractSpinBox::editingFinished, this, [this] { validate(); });
+    }
+    connect(m_order, &QComboBox::currentIndexChanged, this, [this] { validate(); });
+    connect(m_label, &QLineEdit::textChanged, this, [this] { validate(); });
+    connect(m_sweep, &QLineEdit::textChanged, this, [this] { validate(); });
+    m_sweep->setPlaceholderText(tr("PARAM=v1,v2,... e.g. zero_size_pct=0,1,10,50 (one run per value)"));
+    m_sweep->setProperty("help", tr("Runs every variant at each value; the Explore tab plots the metric against it"));
+    connect(m_cpus, &QListWidget::itemChanged, this, [this] { validate(); });
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        if (runEnabled()) {
+            emit runRequested(arguments(QString()));
+        }
+    });
+    connect(m_stop, &QPushButton::clicked, this, &ExperimentEditor::stopRequested);
+    setVariants({{QStringLiteral("a"), QString()}, {QStringLiteral("b"), QString()}});
+    validate();
+}
+
+void ExperimentEditor::setWorkloads(std::vector<WorkloadInfoView> workloads)
+{
+    m_workloads = std::move(workloads);
+    const QSignalBlocker block(m_workload);
+    m_workload->clear();
+    for (const auto& w : m_workloads) {
+        m_workload->addItem(w.name + QStringLiteral(" - ") + w.summary, w.name);
+    }
+    buildParamForm();
+}
+
+void ExperimentEditor::setCatalogError(const QString& text)
+{
+    m_description->setText(text);
+    m_description->setStyleSheet(QStringLiteral("color: #b00020;"));
+    validate();
+}
+
+void ExperimentEditor::setCpus(const std::vector<CpuInfo>& cpus)
+{
+    m_cpus->clear();
+    for (const auto& c : cpus) {
+        auto* item = new QListWidgetItem(tr("CPU %1 - core %2, package %3, SMT siblings %4")
+                                             .arg(c.cpu)
+                                             .arg(c.core)
+                                             .arg(c.package)
+                                             .arg(c.siblings.isEmpty() ? tr("?") : c.siblings),
+                                         m_cpus);
+        item->setData(Qt::UserRole, c.cpu);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Unchecked);
+    }
+}
+
+const WorkloadInfoView* ExperimentEditor::current() const
+{
+    const int i = m_workload->currentIndex();
+    return i >= 0 && i < static_cast<int>(m_workloads.size()) ? &m_workloads[static_cast<std::size_t>(i)] : nullptr;
+}
+
+bool ExperimentEditor::selectWorkload(const QString& name)
+{
+    const int i = m_workload->findData(name);
+    if (i < 0) {
+        return false;
+    }
+    m_workload->setCurrentIndex(i);
+    return true;
+}
+
+void ExperimentEditor::buildParamForm()
+{
+    while (m_paramForm->rowCount() > 0) {
+        m_paramForm->removeRow(0);
+    }
+    m_paramFields.clear();
+    const WorkloadInfoView* w = current();
+    m_description->setText(w != nullptr ? w->description + tr(" Primary metric: %1.").arg(w->primaryMetric)
+                                        : QString());
+    if (w == nullptr) {
+        validate();
+        return;
+    }
+    for (const auto& p : w->params) {
+        QWidget* field = nullptr;
+        const QString help =
+            QStringLiteral("%1 (%2%3, default %4)")
+                .arg(p.description, p.type, p.rangeText().isEmpty() ? QString() : " " + p.rangeText(), p.defaultValue);
+        if (p.type == QLatin1String("choice")) {
+            auto* combo = new QComboBox(m_paramBox);
+            combo->addItems(p.choices);
+            combo->setCurrentText(p.defaultValue);
+            connect(combo, &QComboBox::currentIndexChanged, this, [this] { validate(); });
+            field = combo;
+        } else {
+            auto* edit = new QLineEdit(m_paramBox);
+            edit->setPlaceholderText(p.defaultValue +
+                                     (p.rangeText().isEmpty() ? QString() : "   (" + p.rangeText() + ")"));
+            edit->setObjectName(p.name);
+            connect(edit, &QLineEdit::textChanged, this, [this] { validate(); });
+            field = edit;
+        }
+        field->setProperty("help", help);
+        field->setToolTip(help);
+        m_paramForm->addRow(p.unit.isEmpty() ? p.name : QStringLiteral("%1 (%2)").arg(p.name, p.unit), field);
+        m_paramFields.push_back(field);
+    }
+    validate();
+}
+
+QString ExperimentEditor::paramValue(int index) const
+{
+    QWidget* field = m_paramFields.at(static_cast<std::size_t>(index));
+    if (auto* combo = qobject_cast<QComboBox*>(field)) {
+        return combo->currentText();
+    }
+    return qobject_cast<QLineEdit*>(field)->text().trimmed();
+}
+
+QLineEdit* ExperimentEditor::paramField(const QString& name) const
+{
+    const WorkloadInfoView* w = current();
+    for (std::size_t i = 0; w != nullptr && i < w->params.size(); ++i) {
+        if (w->params[i].name == name) {
+            return qobject_cast<QLineEdit*>(m_paramFields[i]);
+        }
+    }
+    return nullptr;
+}
+
+bool ExperimentEditor::setParam(const QString& name, const QString& value)
+{
+    const WorkloadInfoView* w = current();
+    for (std::size_t i = 0; w != nullptr && i < w->params.size(); ++i) {
+        if (w->params[i].name == name) {
+            if (auto* combo = qobject_cast<QComboBox*>(m_paramFields[i])) {
+                combo->setCurrentText(value.isEmpty() ? w->params[i].defaultValue : value);
+            } else {
+                qobject_cast<QLineEdit*>(m_paramFields[i])->setText(value);
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+void ExperimentEditor::setVariants(const std::vector<std::pair<QString, QString>>& variants)
+{
+    const QSignalBlocker block(m_variants);
+    m_variants->setRowCount(0);
+    for (const auto& [name, overrides] : variants) {
+        const int row = m_variants->rowCount();
+        m_variants->insertRow(row);
+        m_variants->setItem(row, 0, new QTableWidgetItem(name));
+        m_variants->setItem(row, 1, new QTableWidgetItem(overrides));
+    }
+    validate();
+}
+
+void ExperimentEditor::setRepetitions(int reps)
+{
+    m_reps->setValue(reps);
+    validate();
+}
+
+void ExperimentEditor::setDuration(double seconds)
+{
+    m_duration->setValue(seconds);
+    validate();
+}
+
+void ExperimentEditor::setSweep(const QString& text)
+{
+    m_sweep->setText(text);
+}
+
+bool ExperimentEditor::isSweep() const
+{
+    return !m_sweep->text().trimmed().isEmpty();
+}
+
+void ExperimentEditor::setLabel(const QString& label)
+{
+    m_label->setText(label);
+}
+
+}  // namespace nf::ui

@@ -1,0 +1,187 @@
+#include "history_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "repetition_plot.h"
+#include "run_list_model.h"
+
+namespace nf::ui {
+
+void RunFilterModel::setFilters(const QString& label, const QString& workload, const QString& kernel,
+                                const QString& date)
+{
+    m_label = label.trimmed();
+    m_workload = workload.trimmed();
+    m_kernel = kernel.trimmed();
+    m_date = date.trimmed();
+    invalidateRowsFilter();
+}
+
+bool RunFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+{
+    const auto matches = [&](int column, const QString& filter) {
+        if (filter.isEmpty()) {
+            return true;
+        }
+        const QString text = sourceModel()->index(sourceRow, column, sourceParent).data().toString();
+        return text.contains(filter, Qt::CaseInsensitive);
+    };
+    return matches(RunListModel::Label, m_label) && matches(RunListModel::Workload, m_workload) &&
+           matches(RunListModel::Kernel, m_kernel) && matches(RunListModel::Started, m_date);
+}
+
+HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
+    : QWidget(parent),
+      m_model(model),
+      m_filter(new RunFilterModel(this)),
+      m_table(new QTableView(this)),
+      m_plot(new RepetitionPlot(this)),
+      m_variantList(new QListWidget(this)),
+      m_labelFilter(new QLineEdit(this)),
+      m_workloadFilter(new QLineEdit(this)),
+      m_kernelFilter(new QLineEdit(this)),
+      m_dateFilter(new QLineEdit(this))
+{
+    m_filter->setSourceModel(m_model);
+    m_table->setModel(m_filter);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
+    m_table->setToolTip(tr("Select one run to compare its variants, or several (Ctrl/Shift) to compare across runs"));
+
+    const std::pair<QLineEdit*, QString> filters[] = {{m_labelFilter, tr("label")},
+                                                      {m_workloadFilter, tr("workload")},
+                                                      {m_kernelFilter, tr("kernel")},
+                                                      {m_dateFilter, tr("date, e.g. 2026-11-30")}};
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(new QLabel(tr("Filter:"), this));
+    for (const auto& [edit, hint] : filters) {
+        edit->setPlaceholderText(hint);
+        edit->setClearButtonEnabled(true);
+        filterRow->addWidget(edit);
+        connect(edit, &QLineEdit::textChanged, this, [this] {
+            m_filter->setFilters(m_labelFilter->text(), m_workloadFilter->text(), m_kernelFilter->text(),
+                                 m_dateFilter->text());
+        });
+    }
+    m_variantList->setToolTip(tr("Tick the variants to compare across the selected runs"));
+    m_variantList->setMaximumWidth(260);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { emit runsSelected(selectedRuns()); });
+    connect(m_variantList, &QListWidget::itemChanged, this, [this] {
+        if (!m_updatingVariants) {
+            emit variantsTicked(tickedVariants());
+        }
+    });
+
+    auto* variants = new QWidget(this);
+    auto* variantLayout = new QVBoxLayout(variants);
+    variantLayout->setContentsMargins(0, 0, 0, 0);
+    variantLayout->addWidget(new QLabel(tr("Variants to compare"), variants));
+    variantLayout->addWidget(m_variantList);
+    auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->addWidget(m_plot);
+    bottom->addWidget(variants);
+    bottom->setStretchFactor(0, 4);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(bottom);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(filterRow);
+    layout->addWidget(splitter, 1);
+}
+
+void HistoryPanel::setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date)
+{
+    m_labelFilter->setText(label);
+    m_workloadFilter->setText(workload);
+    m_kernelFilter->setText(kernel);
+    m_dateFilter->setText(date);
+}
+
+std::vector<std::int64_t> HistoryPanel::selectedRuns() const
+{
+    std::vector<std::int64_t> ids;
+    auto rows = m_table->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+    for (const auto& index : rows) {
+        if (const data::RunRow* run = m_model->runAt(m_filter->mapToSource(index).row())) {
+            ids.push_back(run->id);
+        }
+    }
+    return ids;
+}
+
+bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
+{
+    QItemSelection selection;
+    bool all = true;
+    QModelIndex first;
+    for (auto id : ids) {
+        const QModelIndex index = m_filter->mapFromSource(m_model->index(m_model->rowOf(id), 0));
+        if (!index.isValid()) {
+            all = false;
+            continue;
+        }
+        first = first.isValid() ? first : index;
+        selection.select(index, index);
+    }
+    const QSignalBlocker block(m_table->selectionModel());
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (first.isValid()) {
+        m_table->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+        m_table->scrollTo(first);
+    }
+    return all && !ids.empty();
+}
+
+void HistoryPanel::setVariants(const std::vector<std::pair<std::int64_t, QStringList>>& runs,
+                               const RunSelection& ticked)
+{
+    m_updatingVariants = true;
+    m_variantList->clear();
+    for (const auto& [id, names] : runs) {
+        for (const auto& name : names) {
+            auto* item = new QListWidgetItem(tr("run %1: %2").arg(id).arg(name), m_variantList);
+            item->setData(Qt::UserRole, QVariant::fromValue(static_cast<qlonglong>(id)));
+            item->setData(Qt::UserRole + 1, name);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            const bool on = ticked.empty() || std::any_of(ticked.begin(), ticked.end(), [&, runId = id](const auto& t) {
+                                return t.first == runId && (t.second.isEmpty() || t.second == name);
+                            });
+            item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+        }
+    }
+    m_updatingVariants = false;
+}
+
+RunSelection HistoryPanel::tickedVariants() const
+{
+    RunSelection out;
+    for (int i = 0; i < m_variantList->count(); ++i) {
+        const QListWidgetItem* item = m_variantList->item(i);
+        if (item->checkState() == Qt::Checked) {
+            out.emplace_back(item->data(Qt::UserRole).toLongLong(), item->data(Qt::UserRole + 1).toString());
+        }
+    }
+    return out;
+}
+
+}  // namespace nf::ui

@@ -1,0 +1,80 @@
+#pragma once
+// The History tab: the runs of the database in a table that filters by label, workload, kernel and
+// date, the selected run's primary metric per repetition, and the variants of the selected runs
+// to tick for a comparison across runs (vanilla kernel vs patched kernel).
+
+#include <QSortFilterProxyModel>
+#include <QWidget>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+class QLineEdit;
+class QListWidget;
+class QTableView;
+
+namespace nf::ui {
+
+class RepetitionPlot;
+class RunListModel;
+
+// Rows whose label, workload, kernel and start time contain the matching filter text.
+class RunFilterModel : public QSortFilterProxyModel {
+    Q_OBJECT
+
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    QString m_label, m_workload, m_kernel, m_date;
+};
+
+// A run and one of its variants ("" = all of them).
+using RunSelection = std::vector<std::pair<std::int64_t, QString>>;
+
+class HistoryPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit HistoryPanel(RunListModel* model, QWidget* parent = nullptr);
+
+    QTableView* table() const { return m_table; }
+    RepetitionPlot* plot() const { return m_plot; }
+    RunFilterModel* filterModel() const { return m_filter; }
+    QListWidget* variantList() const { return m_variantList; }
+    void setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date);
+
+    // Runs selected in the table, in table order.
+    std::vector<std::int64_t> selectedRuns() const;
+    // Selects exactly these runs; false when one is not shown.
+    bool selectRuns(const std::vector<std::int64_t>& ids);
+    // Lists the variants of the loaded runs, ticked when `ticked` is empty or names them.
+    void setVariants(const std::vector<std::pair<std::int64_t, QStringList>>& runs, const RunSelection& ticked);
+    // The ticked variants, one entry each.
+    RunSelection tickedVariants() const;
+
+signals:
+    // The table selection changed: compare these runs (every variant).
+    void runsSelected(const std::vector<std::int64_t>& ids);
+    // The ticked variants changed.
+    void variantsTicked(const nf::ui::RunSelection& selection);
+
+private:
+    RunListModel* m_model;
+    RunFilterModel* m_filter;
+    QTableView* m_table;
+    RepetitionPlot* m_plot;
+    QListWidget* m_variantList;
+    QLineEdit* m_labelFilter;
+    QLineEdit* m_workloadFilter;
+    QLineEdit* m_kernelFilter;
+    QLineEdit* m_dateFilter;
+    bool m_updatingVariants = false;
+};
+
+}  // namespace nf::ui
