@@ -157,18 +157,33 @@ void checkDrift(const std::string& variant, const MetricSpec& metric, const std:
     }
 }
 
-// Which chunks to leave out of the pairs: those whose context-switches count is above zero, when
-// the counter was recorded and no variant loses more than 90% of its chunks (a variant that blocks
-// by design, or a machine too busy to measure on, keeps every chunk and gets a warning instead).
+// Which chunks to leave out of the pairs: those the measuring thread did not run through. Either
+// it was switched out (its context-switches count is above zero) or the whole CPU stalled (the
+// chunk took more than 1.5 times its variant's median chunk: a hypervisor that deschedules the
+// vCPU leaves no trace in the guest's counters). Chunks are calibrated to one length per variant,
+// so the cut is the same relative to every variant's own speed. When any variant would lose more
+// than 90% of its chunks (a variant that blocks by design, a machine too busy to measure on),
+// every chunk is kept and the report says so.
 std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
 {
     std::vector<bool> out(data.samples.size(), false);
-    const int q = data.layout.quantityIndex("context-switches");
-    if (q < 0 || !in.alternating) {
+    if (!in.alternating) {
         return out;
     }
-    std::vector<std::size_t> chunks(in.variants.size(), 0);
-    std::vector<std::size_t> hit(in.variants.size(), 0);
+    const int q = data.layout.quantityIndex("context-switches");
+    const std::size_t nv = in.variants.size();
+    std::vector<std::vector<double>> durations(nv);
+    for (const auto& s : data.samples) {
+        if (s.pair >= 0) {
+            durations.at(static_cast<std::size_t>(s.variant)).push_back(s.duration);
+        }
+    }
+    std::vector<double> limit(nv, 0);
+    for (std::size_t v = 0; v < nv; ++v) {
+        limit[v] = durations[v].empty() ? 0 : 1.5 * median(durations[v]);
+    }
+    std::vector<std::size_t> chunks(nv, 0);
+    std::vector<std::size_t> hit(nv, 0);
     for (std::size_t i = 0; i < data.samples.size(); ++i) {
         const auto& s = data.samples[i];
         if (s.pair < 0) {
@@ -177,12 +192,13 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
         const auto v = static_cast<std::size_t>(s.variant);
         ++chunks.at(v);
         const auto col = static_cast<std::size_t>(q);
-        if (col < s.values.size() && s.values[col] > 0) {
+        const bool switched = q >= 0 && col < s.values.size() && s.values[col] > 0;
+        if (switched || s.duration > limit[v]) {
             out[i] = true;
             ++hit.at(v);
         }
     }
-    for (std::size_t v = 0; v < chunks.size(); ++v) {
+    for (std::size_t v = 0; v < nv; ++v) {
         in.chunks += chunks[v];
         in.preemptedChunks += hit[v];
         if (10 * hit[v] > 9 * chunks[v]) {
@@ -338,12 +354,13 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         const double pct = 100.0 * static_cast<double>(in.preemptedChunks) / static_cast<double>(in.chunks);
         a.warnings.push_back(
             in.keptPreempted
-                ? fmt::format("the measuring thread was switched out in {} of {} chunks ({:.0f}%): too many to "
-                              "leave out, so the chunk values include other tasks' time (a busy machine, or a "
-                              "variant that blocks)",
-                              in.preemptedChunks, in.chunks, pct)
+                ? fmt::format(
+                      "the measuring thread was switched out or stalled in {} of {} chunks ({:.0f}%): too many to "
+                      "leave out, so the chunk values include other tasks' time (a busy machine, or a "
+                      "variant that blocks)",
+                      in.preemptedChunks, in.chunks, pct)
                 : fmt::format("{} of {} chunks ({:.1f}%) left out of the paired analysis: the measuring thread was "
-                              "switched out during them (context-switches > 0)",
+                              "switched out (context-switches > 0) or stalled (over 1.5x the median chunk)",
                               in.preemptedChunks, in.chunks, pct));
     }
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {

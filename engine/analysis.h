@@ -26,7 +26,8 @@ struct AnalysisInput {
     bool pairedPrimary = false;           // the paired analysis of repetitions is the primary one (stat --paired)
     std::string pairUnit = "chunk pair";  // what one pair is
     std::string unit = "repetition";      // what one independent value is
-    // Chunks during which the measuring thread was switched out (context-switches > 0): their
+    // Chunks during which the measuring thread was switched out (context-switches > 0) or stalled
+    // (longer than 1.5x its variant's median chunk): their
     // time includes another task's, so they are NaN in `pairs` and left out of the paired analysis.
     std::size_t chunks = 0;
     std::size_t preemptedChunks = 0;

@@ -112,6 +112,26 @@ TEST(Analyze, ChunksWithTheWorkerSwitchedOutAreLeftOutOfThePairs)
     EXPECT_TRUE(said);
 }
 
+TEST(Analyze, ChunksThatStalledWithoutASwitchAreLeftOutToo)
+{
+    // No context-switches column: a vCPU the hypervisor descheduled shows only in the chunk's length.
+    RunData d = alternatingRun(0.0);
+    int i = 0;
+    for (auto& s : d.samples) {
+        if (s.variant == 1 && i++ % 4 == 0) {
+            s.duration *= 3;
+            s.values[1] *= 3;
+            s.values[2] *= 3;
+        }
+    }
+    auto in = analysisInput(d, true, {});
+    ASSERT_TRUE(in.ok());
+    EXPECT_EQ(in->preemptedChunks, 75u);
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(primaryOf(*a).result.verdict, stats::Verdict::Equivalent);
+}
+
 TEST(Analyze, FindsAOnePercentShiftInChunkPairs)
 {
     auto in = analysisInput(alternatingRun(0.01), true, {});
