@@ -11,15 +11,7 @@
 namespace nf::test {
 namespace {
 
-class CliCommand : public ::testing::Test {
-protected:
-    CliResult run(std::vector<std::string> args)
-    {
-        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
-        return runCli(args, m_dir);
-    }
-    TempDir m_dir;
-};
+class CliCommand : public CliTest {};
 
 TEST_F(CliCommand, MetricByRegexIsComparedLikeAnyMetric)
 {

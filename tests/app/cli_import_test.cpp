@@ -13,20 +13,14 @@
 namespace nf::test {
 namespace {
 
-class CliImport : public ::testing::Test {
+class CliImport : public CliTest {
 protected:
-    CliResult run(std::vector<std::string> args)
-    {
-        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
-        return runCli(args, m_dir);
-    }
     static std::string sample(const std::string& name) { return std::string(NF_IMPORT_SAMPLES) + "/" + name; }
     std::string writeFile(const std::string& name, const std::string& text)
     {
         std::ofstream(m_dir.file(name)) << text;
         return m_dir.file(name);
     }
-    TempDir m_dir;
 };
 
 TEST_F(CliImport, ImportedRunIsListedShownExportedAndCompared)

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built `noisefloor` binary the way a user would, capturing its output and exit status.
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <string>
@@ -31,5 +32,16 @@ private:
 
 CliResult runCli(const std::vector<std::string>& args, const TempDir& dir);
 std::string readFile(const std::string& path);
+
+// A test with its own directory and database; run() is `noisefloor --db DIR/runs.db args...`.
+class CliTest : public ::testing::Test {
+protected:
+    CliResult run(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return runCli(args, m_dir);
+    }
+    TempDir m_dir;
+};
 
 }  // namespace nf::test

@@ -10,13 +10,8 @@
 namespace nf::test {
 namespace {
 
-class CliSeries : public ::testing::Test {
+class CliSeries : public CliTest {
 protected:
-    CliResult run(std::vector<std::string> args)
-    {
-        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
-        return runCli(args, m_dir);
-    }
     // page_frag_test logs of one build: `n` module loads taking about `us` each.
     void importStep(const std::string& label, int us, int n)
     {
@@ -30,7 +25,6 @@ protected:
         std::ofstream(path) << log.str();
         ASSERT_EQ(run({"import", "page-frag-test", path, "--label", label, "--kernel", "6.12-" + label}).status, 0);
     }
-    TempDir m_dir;
 };
 
 TEST_F(CliSeries, NamesTheStepThatMovedTheMetric)

@@ -24,15 +24,7 @@ std::vector<std::string> splitCsvLine(const std::string& line)
     return cells;
 }
 
-class Cli : public ::testing::Test {
-protected:
-    CliResult run(std::vector<std::string> args)
-    {
-        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
-        return runCli(args, m_dir);
-    }
-    TempDir m_dir;
-};
+class Cli : public CliTest {};
 
 TEST_F(Cli, WorkloadsListsSpinWithItsParameters)
 {
