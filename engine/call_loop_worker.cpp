@@ -68,6 +68,7 @@ private:
     Sample measure(int variant, std::uint64_t calls);
     std::uint64_t calibrateCalls(int variant, double seconds);
     void warmUp(double sliceSeconds);
+    void recalibrate(const RepetitionResult& rep, double sliceSeconds);
     nlohmann::json measurementJson(double sliceSeconds) const;
     nlohmann::json workerCounters() const;
 
@@ -177,6 +178,28 @@ void Worker::warmUp(double sliceSeconds)
     }
 }
 
+// Keeps every variant's chunks one length: the calls per slice follow the median ticks per call of
+// the variant's chunks in the repetition just measured, leaving out chunks the worker was switched
+// out of. A short or disturbed warmup can misjudge a variant by a factor of two; unequal chunk
+// lengths then favour the variant with the longer chunks (its cache warm-up is spread wider).
+void Worker::recalibrate(const RepetitionResult& rep, double sliceSeconds)
+{
+    const int switches = m_layout.quantityIndex("context-switches");
+    std::vector<std::vector<double>> ticksPerCall(m_loops.size());
+    for (const auto& s : rep.samples) {
+        const bool switched = switches >= 0 && s.values[static_cast<std::size_t>(switches)] > 0;
+        if (!switched && s.values[0] > 0) {
+            ticksPerCall[static_cast<std::size_t>(s.variant)].push_back(s.values[1] / s.values[0]);
+        }
+    }
+    for (std::size_t v = 0; v < m_loops.size(); ++v) {
+        if (ticksPerCall[v].size() >= 5) {
+            m_calls[v] = std::max<std::uint64_t>(
+                1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / median(ticksPerCall[v])));
+        }
+    }
+}
+
 nlohmann::json Worker::workerCounters() const
 {
     auto json = countersJson(*m_counters);
@@ -226,6 +249,7 @@ nlohmann::json Worker::measurementJson(double sliceSeconds) const
             {"slice_seconds", sliceSeconds},
             {"alternating", *m_spec.chunk > 0},
             {"calls_per_slice", calls},
+            {"calls_per_slice_note", "after the warmup; alternating runs recalibrate after every repetition"},
             {"loop_overhead_ticks_per_op", m_loopOverhead},
             {"loop_overhead_note", "ticks of one iteration of an empty out-of-line call loop; not subtracted"}};
 }
@@ -280,6 +304,9 @@ WorkerDone Worker::run(std::future<bool>& go)
         }
         rep.start = rep.samples.front().start;
         rep.end = rep.samples.back().start + rep.samples.back().duration;
+        if (alternating) {
+            recalibrate(rep, sliceSeconds);
+        }
         m_out.push(std::move(rep));
     }
     return {RunStatus::Complete, ""};
