@@ -19,8 +19,8 @@ inline std::uintptr_t encodeVa(const char* va, std::uint32_t order, bool pfmemal
 inline char* decodeVirt(std::uintptr_t encoded)
 {
     // The kernel's encoded_page keeps the order and pfmemalloc bits in the address: so does the model.
-    return reinterpret_cast<char*>(encoded &
-                                   ~(static_cast<std::uintptr_t>(kPageSize) - 1));  // NOLINT(performance-no-int-to-ptr)
+    const std::uintptr_t address = encoded & ~(static_cast<std::uintptr_t>(kPageSize) - 1);
+    return reinterpret_cast<char*>(address);  // NOLINT(performance-no-int-to-ptr)
 }
 inline std::uint32_t decodeOrder(std::uintptr_t encoded)
 {

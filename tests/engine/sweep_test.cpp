@@ -88,7 +88,12 @@ SweepPointResult point(const std::string& value, double factor)
 {
     AnalysisInput in;
     in.variants = {"a", "b"};
-    in.metrics = {MetricSpec{"tsc_per_op", "ticks/op", "tsc_ticks", "ops"}};
+    MetricSpec metric;
+    metric.name = "tsc_per_op";
+    metric.unit = "ticks/op";
+    metric.numerator = "tsc_ticks";
+    metric.denominator = "ops";
+    in.metrics = {metric};
     std::vector<double> a;
     std::vector<double> b;
     for (int i = 0; i < 8; ++i) {
