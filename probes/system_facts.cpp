@@ -1,7 +1,10 @@
 #include "system_facts.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -145,16 +148,43 @@ std::string readBoost()
     return {};
 }
 
-// "none [integrity] confidentiality" -> "integrity"
-std::string readLockdown()
+// The lockdown file when securityfs is not mounted: read in a child that mounts securityfs in a
+// private mount namespace of its own, so nothing changes for anyone else. Needs CAP_SYS_ADMIN;
+// otherwise (or on any failure) empty. The child makes system calls only, as a child of a
+// threaded process must.
+std::string readLockdownPrivately()
 {
-    const std::string text = readFile("/sys/kernel/security/lockdown");
-    const auto open = text.find('[');
-    const auto close = text.find(']', open);
-    if (open == std::string::npos || close == std::string::npos) {
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
         return {};
     }
-    return text.substr(open + 1, close - open - 1);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(pipeFds[0]);
+        if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            ::mount("securityfs", "/sys/kernel/security", "securityfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) !=
+                0) {
+            ::_exit(1);
+        }
+        const int fd = ::open("/sys/kernel/security/lockdown", O_RDONLY | O_CLOEXEC);
+        char buf[128];
+        const ssize_t n = fd >= 0 ? ::read(fd, buf, sizeof buf) : -1;
+        ::_exit(n > 0 && ::write(pipeFds[1], buf, static_cast<size_t>(n)) == n ? 0 : 1);
+    }
+    ::close(pipeFds[1]);
+    std::string text;
+    if (child > 0) {
+        char buf[128];
+        ssize_t n = 0;
+        while ((n = ::read(pipeFds[0], buf, sizeof buf)) > 0) {
+            text.append(buf, static_cast<std::size_t>(n));
+        }
+        int status = 0;
+        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    ::close(pipeFds[0]);
+    return text;
 }
 
 std::vector<std::string> readCapabilities()
@@ -217,6 +247,21 @@ void readTopology(SystemFacts& facts)
 
 }  // namespace
 
+// "none [integrity] confidentiality" -> "integrity"
+std::string readKernelLockdown()
+{
+    std::string text = readFile("/sys/kernel/security/lockdown");
+    if (text.empty() && ::access("/sys/kernel/security", F_OK) == 0) {
+        text = readLockdownPrivately();
+    }
+    const auto open = text.find('[');
+    const auto close = text.find(']', open);
+    if (open == std::string::npos || close == std::string::npos) {
+        return {};
+    }
+    return text.substr(open + 1, close - open - 1);
+}
+
 SystemFacts readSystemFacts()
 {
     SystemFacts facts;
@@ -232,7 +277,7 @@ SystemFacts readSystemFacts()
     facts.boost = readBoost();
     facts.kernelCmdline = readFile("/proc/cmdline");
     facts.perfEventParanoid = readInt("/proc/sys/kernel/perf_event_paranoid", facts.perfEventParanoid);
-    facts.lockdown = readLockdown();
+    facts.lockdown = readKernelLockdown();
     facts.capabilities = readCapabilities();
     std::istringstream loadavg(readFile("/proc/loadavg"));
     if (!(loadavg >> facts.loadAverage1)) {

@@ -30,7 +30,7 @@ struct SystemFacts {
     std::vector<int> nohzFullCpus;          // /sys/devices/system/cpu/nohz_full
     std::string kernelCmdline;              // /proc/cmdline
     int perfEventParanoid = 99;             // /proc/sys/kernel/perf_event_paranoid
-    std::string lockdown;                   // the bracketed mode of /sys/kernel/security/lockdown, "" if absent
+    std::string lockdown;                   // readKernelLockdown()
     std::vector<std::string> capabilities;  // effective caps of interest held: CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF,
                                             // CAP_PERFMON, CAP_NET_RAW
     double loadAverage1 = 0;                // /proc/loadavg
@@ -38,6 +38,11 @@ struct SystemFacts {
     bool msrTscEvent = false;  // /sys/bus/event_source/devices/msr/events/tsc exists
     bool hardwarePmu = false;  // a cpu PMU is registered (/sys/bus/event_source/devices/cpu or cpu_core)
 };
+
+// The kernel's lockdown mode ("none", "integrity", "confidentiality"), "" when unknown. Reads
+// /sys/kernel/security/lockdown; when securityfs is not mounted there and the process holds
+// CAP_SYS_ADMIN, reads it in a child's private mount namespace, changing nothing outside it.
+std::string readKernelLockdown();
 
 // Reads everything above; a file that is absent leaves its field empty rather than failing.
 SystemFacts readSystemFacts();

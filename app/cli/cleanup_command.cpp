@@ -1,4 +1,5 @@
-// noisefloor cleanup: removes the namespaces and devices a killed live run left behind.
+// noisefloor cleanup: removes the namespaces and devices, and detaches the XDP programs, that a killed
+// live run left behind.
 
 #include <iostream>
 
@@ -15,7 +16,8 @@ int runCleanup(bool dryRun)
     if (dryRun) {
         const auto found = engine::net::findLeftovers();
         for (const auto& l : found) {
-            std::cout << "would remove " << l.kind << " " << l.name << " (pid " << l.pid << " is gone)\n";
+            std::cout << (l.kind == "xdp" ? "would detach " : "would remove ") << l.kind << " " << l.name << " (pid "
+                      << l.pid << " is gone)\n";
         }
         if (found.empty()) {
             std::cout << "nothing to remove\n";
@@ -27,7 +29,11 @@ int runCleanup(bool dryRun)
     }
     const auto report = engine::net::removeLeftovers();
     for (const auto& l : report.removed) {
-        std::cout << "removed " << l.kind << " " << l.name << " (pid " << l.pid << " is gone)\n";
+        std::cout << (l.kind == "xdp" ? "detached " : "removed ") << l.kind << " " << l.name << " (pid " << l.pid
+                  << " is gone)\n";
+    }
+    for (const auto& n : report.notes) {
+        std::cout << "forgot " << n << "\n";
     }
     if (report.removed.empty() && report.failures.empty()) {
         std::cout << "nothing to remove\n";
@@ -44,7 +50,9 @@ Command addCleanupCommand(CLI::App& app)
 {
     auto dryRun = std::make_shared<bool>(false);
     auto* sub = app.add_subcommand(
-        "cleanup", "Remove network namespaces and devices (nf<pid>...) left by live runs whose process is gone");
+        "cleanup",
+        "Remove network namespaces and devices (nf<pid>...) and detach XDP programs left by live runs whose "
+        "process is gone");
     sub->add_flag("--dry-run", *dryRun, "only list what would be removed");
     return {sub, [dryRun] { return runCleanup(*dryRun); }};
 }

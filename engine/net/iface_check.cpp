@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "net/netns.h"
+#include "net/xdp_check.h"
 
 namespace nf::engine::net {
 
@@ -189,6 +190,9 @@ Result<std::vector<MachineCheck>> checkInterface(const std::string& iface)
     out.push_back(irqbalanceCheck());
     out.push_back(steeringCheck(iface, "rx-", "rps_cpus", "RPS"));
     out.push_back(steeringCheck(iface, "tx-", "xps_cpus", "XPS"));
+    for (auto& c : checkXdp(static_cast<int>(if_nametoindex(iface.c_str())))) {
+        out.push_back(std::move(c));
+    }
     for (auto& c : out) {
         c.name = iface + ": " + c.name;
     }

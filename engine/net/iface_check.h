@@ -1,6 +1,7 @@
 #pragma once
 // `noisefloor check --iface NAME`: the network facts that decide a receive test's noise: driver,
-// queues, where their interrupts go, GRO and busy polling, irqbalance, RPS and XPS.
+// queues, where their interrupts go, GRO and busy polling, irqbalance, RPS and XPS, and what XDP
+// and AF_XDP can use there (net/xdp_check.h).
 
 #include <string>
 #include <vector>
