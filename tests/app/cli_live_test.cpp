@@ -1,7 +1,12 @@
 // End-to-end tests of the live receive workloads through the `noisefloor` binary. They make
 // network namespaces and veth devices, so they run as root (as in CI) and skip otherwise.
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <gtest/gtest.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <net/if.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_process.h"
@@ -101,6 +108,44 @@ TEST_F(CliLive, CleanupRemovesAPlantedLeftoverAndListsIt)
     EXPECT_NE(r.out.find("removed namespace " + name + "tx"), std::string::npos) << r.out;
     EXPECT_FALSE(anyLinkOf(child));
     EXPECT_EQ(shell("ip netns list").second.find(name), std::string::npos);
+}
+
+TEST_F(CliLive, CleanupDetachesAnXdpProgramARealInterfaceRunLeft)
+{
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::_exit(0);
+    }
+    ::waitpid(child, nullptr, 0);
+    // Not a tool-made name: stands for a real interface, which cleanup must not delete.
+    const std::string dev = "nfxd" + std::to_string(child % 100000);
+    ASSERT_EQ(shell("ip link add " + dev + "a type veth peer name " + dev + "b").first, 0);
+    const int ifindex = static_cast<int>(if_nametoindex((dev + "a").c_str()));
+    const bpf_insn pass[] = {{BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, XDP_PASS}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
+    const int prog = bpf_prog_load(BPF_PROG_TYPE_XDP, "nf_test_left", "GPL", pass, 2, nullptr);
+    ASSERT_GE(prog, 0);
+    ASSERT_EQ(bpf_xdp_attach(ifindex, prog, XDP_FLAGS_SKB_MODE, nullptr), 0);
+    bpf_prog_info info{};
+    std::uint32_t len = sizeof info;
+    ASSERT_EQ(bpf_obj_get_info_by_fd(prog, &info, &len), 0);
+    ::close(prog);
+    std::filesystem::create_directories("/run/noisefloor/xdp");
+    const std::string record = "/run/noisefloor/xdp/" + std::to_string(child) + "-" + std::to_string(ifindex);
+    std::ofstream(record) << "pid=" << child << "\nifname=" << dev << "a\nifindex=" << ifindex
+                          << "\nprog_id=" << info.id << "\nmode=skb\n";
+    const std::string named = "program " + std::to_string(info.id) + " (skb) on " + dev + "a";
+
+    const auto listed = run({"cleanup", "--dry-run"});
+    EXPECT_NE(listed.out.find("would detach xdp " + named), std::string::npos) << listed.out;
+    const auto r = run({"cleanup"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("detached xdp " + named + " (pid " + std::to_string(child) + " is gone)"), std::string::npos)
+        << r.out;
+    std::uint32_t attached = 1;
+    EXPECT_EQ(bpf_xdp_query_id(ifindex, XDP_FLAGS_SKB_MODE, &attached), 0);
+    EXPECT_EQ(attached, 0u);
+    EXPECT_FALSE(std::filesystem::exists(record));
+    EXPECT_EQ(shell("ip link del " + dev + "a").first, 0) << "the interface itself stays";
 }
 
 TEST_F(CliLive, BadLiveInputIsOneLineAndExit1)
