@@ -11,6 +11,8 @@ namespace nf::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// perf stat -r N summaries are rebuilt into N values each: at most this many per summary.
+constexpr int kMaxRuns = 100000;
 
 struct EventValue {
     std::string event;
@@ -86,8 +88,13 @@ private:
         static const std::regex runs(R"(\((\d+) runs\))");
         std::match_results<std::string_view::const_iterator> m;
         if (std::regex_search(text.begin(), text.end(), m, runs)) {
+            const auto n = parseNumber(m[1].str());
+            if (!n || *n < 1 || *n > kMaxRuns) {
+                return importError(m_src, number,
+                                   "'(" + m[1].str() + " runs)': expected 1 to " + std::to_string(kMaxRuns) + " runs");
+            }
             m_current.summary = true;
-            m_current.runs = std::stoi(m[1].str());
+            m_current.runs = static_cast<int>(*n);
         }
         m_open = true;
         return {};
@@ -137,7 +144,11 @@ private:
         static const std::regex noise(R"(\(\s*\+-\s*([0-9.]+)%\s*\))");
         std::match_results<std::string_view::const_iterator> m;
         if (std::regex_search(text.begin(), text.end(), m, noise)) {
-            e.relNoise = std::stod(m[1].str());
+            const auto relNoise = parseNumber(m[1].str());
+            if (!relNoise) {
+                return importError(m_src, number, "unreadable '+- N%' noise in " + quoteLine(text));
+            }
+            e.relNoise = *relNoise;
         }
         return addEvent(std::move(e), number);
     }
@@ -332,8 +343,9 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not perf stat output");
     }
-    if (options.runs && *options.runs < 2) {
-        return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages at least 2 runs"};
+    if (options.runs && (*options.runs < 2 || *options.runs > kMaxRuns)) {
+        return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages 2 to " +
+                     std::to_string(kMaxRuns) + " runs"};
     }
     auto runs = PerfStatParser(src, options).parse();
     if (!runs) {

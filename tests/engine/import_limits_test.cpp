@@ -1,0 +1,62 @@
+// Inputs the fuzz targets (tests/fuzz) found to crash or corrupt an import: each must be a one-line
+// error naming the file (and line), never an exception or a table that cannot be stored.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "import_format.h"
+
+namespace nf::engine {
+namespace {
+
+Result<ImportTable> parse(const std::string& format, const std::string& text, ImportOptions options = {})
+{
+    return parseImportFiles(*findImportFormat(format), {{"f.txt", text}}, options);
+}
+
+void expectError(const Result<ImportTable>& r, const std::string& part)
+{
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find(part), std::string::npos) << r.error().message;
+}
+
+std::string perfSummary(const std::string& runs)
+{
+    return " Performance counter stats for 'true' (" + runs +
+           " runs):\n\n          0.43 msec task-clock\n\n       0.00319 +- 0.00244 seconds time elapsed\n";
+}
+
+TEST(ImportLimits, PerfStatRunCountOutOfRangeIsAnError)
+{
+    expectError(parse("perf-stat", perfSummary("99999999999")), "f.txt:1: '(99999999999 runs)': expected 1 to 100000");
+    expectError(parse("perf-stat", perfSummary("0")), "f.txt:1:");
+    ASSERT_TRUE(parse("perf-stat", perfSummary("5")).ok());
+    expectError(parse("perf-stat", "1,,task-clock,2%,100,100.00,,\n", {"", 100001}), "--runs 100001");
+}
+
+TEST(ImportLimits, PerfStatUnreadableNoiseIsAnError)
+{
+    const std::string text =
+        " Performance counter stats for 'true' (5 runs):\n\n  0.43 msec task-clock  ( +- ...% )\n\n"
+        "  0.00319 +- 0.00244 seconds time elapsed\n";
+    expectError(parse("perf-stat", text), "f.txt:3: unreadable '+- N%' noise");
+}
+
+TEST(ImportLimits, KernelLogNumbersTooLargeForADoubleAreErrors)
+{
+    const std::string digits(400, '9');
+    expectError(parse("time-bench", "Type:for_loop Per elem: " + digits + " cycles(tsc) 0.334 ns (step:0)\n"),
+                "f.txt:1: number out of range");
+    expectError(parse("page-frag-test", "2000 of iterations for aligned testing took: " + digits + "us\n"),
+                "f.txt:1: number out of range");
+    expectError(parse("pktgen", "Result: OK: " + digits +
+                                    "(c1+d1) usec, 10 (60byte,0frags)\n  10pps 0Mb/sec (4800bps) "
+                                    "errors: 0\n"),
+                "f.txt:1: number out of range");
+}
+
+}  // namespace
+}  // namespace nf::engine
