@@ -11,8 +11,10 @@ namespace nf::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// perf stat -r N summaries are rebuilt into N values each: at most this many per summary.
+// perf stat -r N summaries are rebuilt into N values each: at most this many per summary, and
+// kMaxRebuilt in all (as many samples as a long measured run has).
 constexpr int kMaxRuns = 100000;
+constexpr long kMaxRebuilt = 1000000;
 
 struct EventValue {
     std::string event;
@@ -353,6 +355,15 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     }
     if (runs->empty()) {
         return importError(src, 0, "no perf stat results in it");
+    }
+    long total = 0;
+    for (const auto& run : *runs) {
+        total += run.summary ? run.runs : 1;
+    }
+    if (total > kMaxRebuilt) {
+        return importError(src, 0,
+                           "its summaries stand for " + std::to_string(total) + " runs, more than " +
+                               std::to_string(kMaxRebuilt) + " can be rebuilt");
     }
     if (auto same = checkSameEvents(src, *runs); !same) {
         return same.error();

@@ -37,6 +37,15 @@ TEST(ImportLimits, PerfStatRunCountOutOfRangeIsAnError)
     expectError(parse("perf-stat", "1,,task-clock,2%,100,100.00,,\n", {"", 100001}), "--runs 100001");
 }
 
+TEST(ImportLimits, PerfStatSummariesRebuildAtMostAMillionValues)
+{
+    std::string text;
+    for (int i = 0; i < 11; ++i) {
+        text += perfSummary("100000");
+    }
+    expectError(parse("perf-stat", text), "stand for 1100000 runs");
+}
+
 TEST(ImportLimits, PerfStatUnreadableNoiseIsAnError)
 {
     const std::string text =
