@@ -323,7 +323,8 @@ ImportTable tableOf(const std::vector<PerfRun>& runs)
             if (elapsed) {
                 sample.values.push_back(
                     rebuilt(run.elapsed, run.elapsedNoise * std::sqrt(static_cast<double>(n)), i, n));
-                sample.duration = sample.values.back();
+                // A rebuilt value can lie below zero (mean - sd); the run itself took the mean.
+                sample.duration = run.elapsed;
             }
             sample.values.push_back(1.0);
             table.repetitions.push_back({std::move(sample)});

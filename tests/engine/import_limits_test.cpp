@@ -54,6 +54,24 @@ TEST(ImportLimits, PerfStatUnreadableNoiseIsAnError)
     expectError(parse("perf-stat", text), "f.txt:3: unreadable '+- N%' noise");
 }
 
+TEST(ImportLimits, PerfStatRebuiltSamplesLastTheMeanRunTime)
+{
+    auto table = parse("perf-stat",
+                       perfSummary("5").replace(perfSummary("5").find("0.00319 +- 0.00244"), 18, "0.00263 +- 0.00142"));
+    ASSERT_TRUE(table.ok()) << table.error().message;
+    ASSERT_EQ(table->repetitions.size(), 5U);
+    const int elapsed = table->layout.quantityIndex("time_elapsed");
+    double sum = 0;
+    double lowest = 1;
+    for (const auto& rep : table->repetitions) {
+        EXPECT_DOUBLE_EQ(rep[0].duration, 0.00263);
+        sum += rep[0].values[static_cast<std::size_t>(elapsed)];
+        lowest = std::min(lowest, rep[0].values[static_cast<std::size_t>(elapsed)]);
+    }
+    EXPECT_NEAR(sum / 5, 0.00263, 1e-12);
+    EXPECT_LT(lowest, 0);  // the reconstruction itself is unchanged
+}
+
 TEST(ImportLimits, KernelLogNumbersTooLargeForADoubleAreErrors)
 {
     const std::string digits(400, '9');
