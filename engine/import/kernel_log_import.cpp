@@ -101,7 +101,7 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         sample.values.push_back(1.0);
         table.repetitions.push_back({std::move(sample)});
     }
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 // "2000000 of iterations for non-aligned testing took: 123456us" (one line per module load).
@@ -148,7 +148,7 @@ Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptio
         {"took_us", "us", "took_us", "runs", 1.0, false, "page_frag_test time for all iterations", ""},
     };
     table.notes.push_back("page_frag_test mode: " + mode);
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 // "Result: OK: 1005183(c1005016+d166) usec, 10000000 (60byte,0frags)" then
@@ -194,7 +194,7 @@ Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*
         {"Mbps", "Mb/s", "bytes", "usec", 8.0, true, "pktgen megabits per second", ""},
         {"errors", "errors/s", "errors", "usec", 1e6, false, "pktgen transmit errors per second", ""},
     };
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 }  // namespace nf::engine

@@ -373,7 +373,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (table.layout.metrics.empty()) {
         return importError(src, 0, "no event was counted in any run");
     }
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 }  // namespace nf::engine

@@ -54,6 +54,8 @@ TEST(ImportLimits, PerfStatUnreadableNoiseIsAnError)
     expectError(parse("perf-stat", text), "f.txt:3: unreadable '+- N%' noise");
 }
 
+// perf stat -r: mean 0.00263 s, +- 0.00142: a rebuilt value lies below zero; the sample still
+// lasts the mean, and the mean of the rebuilt values is the mean perf printed.
 TEST(ImportLimits, PerfStatRebuiltSamplesLastTheMeanRunTime)
 {
     auto table = parse("perf-stat",
@@ -83,6 +85,18 @@ TEST(ImportLimits, KernelLogNumbersTooLargeForADoubleAreErrors)
                                     "(c1+d1) usec, 10 (60byte,0frags)\n  10pps 0Mb/sec (4800bps) "
                                     "errors: 0\n"),
                 "f.txt:1: number out of range");
+}
+
+TEST(ImportLimits, ValuesThatOverflowOnceScaledAreErrors)
+{
+    const std::string sar =
+        "Linux 6.1.0 (h) 11/30/26 _x86_64_ (2 CPU)\n\n"
+        "12:00:00 IFACE rxpck/s txpck/s rxkB/s txkB/s\n"
+        "12:00:02 lo 1e308 1 1 1\n";
+    expectError(parse("sar", sar), "rx_packets of repetition 1 is too large");
+    const std::string pktgen = "Result: OK: 1(c1+d0) usec, 1" + std::string(200, '0') + " (" + "1" +
+                               std::string(200, '0') + "byte,0frags)\n  1pps 1Mb/sec (1bps) errors: 0\n";
+    expectError(parse("pktgen", pktgen), "bytes of repetition 1 is too large");
 }
 
 }  // namespace
