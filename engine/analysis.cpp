@@ -335,8 +335,37 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
     return in;
 }
 
+namespace {
+
+// The statistics square variances (Welch's degrees of freedom): beyond this magnitude a value's
+// fourth power overflows a double and the tests would run on infinities.
+constexpr double kMaxAnalysedValue = 1e60;
+
+// The first value no test can take (infinite, or beyond kMaxAnalysedValue); NaN is a missing value.
+Result<void> checkMagnitudes(const AnalysisInput& in)
+{
+    for (const auto* values : {&in.repetitions, &in.pairs}) {
+        for (std::size_t m = 0; m < values->size() && m < in.metrics.size(); ++m) {
+            for (std::size_t v = 0; v < (*values)[m].size() && v < in.variants.size(); ++v) {
+                for (double x : (*values)[m][v]) {
+                    if (std::isinf(x) || std::fabs(x) > kMaxAnalysedValue) {
+                        return Error{fmt::format("{} of {}: the value {} is too large to analyse (beyond 1e60)",
+                                                 in.metrics[m].name, in.variants[v], x)};
+                    }
+                }
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
 {
+    if (auto r = checkMagnitudes(in); !r) {
+        return r.error();
+    }
     Analysis a;
     a.options = o;
     std::size_t base = 0;

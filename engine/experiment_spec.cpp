@@ -1,6 +1,8 @@
 #include "experiment_spec.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -29,6 +31,35 @@ std::string number(double v)
 {
     nlohmann::json j = v;
     return j.dump();
+}
+
+// A field that does not hold what the spec needs; experimentSpecFromJson turns it into an Error.
+struct BadField {
+    std::string message;
+};
+
+// `value` as a T when it is an integer T holds (an integral float such as 5.0 too), else BadField:
+// a plain cast would wrap 4294967297 to 1, and is undefined for 1e300.
+template <typename T>
+T integer(const nlohmann::json& value, const std::string& key)
+{
+    using Limits = std::numeric_limits<T>;
+    bool fits = false;
+    if (value.is_number_unsigned()) {
+        fits = value.get<std::uint64_t>() <= static_cast<std::uint64_t>(Limits::max());
+    } else if (value.is_number_integer()) {
+        const auto v = value.get<std::int64_t>();
+        fits = v >= static_cast<std::int64_t>(Limits::min()) &&
+               (v < 0 || static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(Limits::max()));
+    } else if (value.is_number_float()) {
+        const double v = value.get<double>();
+        fits = v == std::trunc(v) && v >= static_cast<double>(Limits::min()) && v < std::ldexp(1.0, Limits::digits);
+    }
+    if (!fits) {
+        throw BadField{key + " " + value.dump() + ": expected an integer from " + std::to_string(Limits::min()) +
+                       " to " + std::to_string(Limits::max())};
+    }
+    return value.is_number_float() ? static_cast<T>(value.get<double>()) : value.get<T>();
 }
 
 Result<void> checkSeconds(const char* option, double v, double min, double max, bool minInclusive)
@@ -155,6 +186,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
 
 Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
 {
+    if (!j.is_object()) {
+        return Error{std::string("experiment spec: expected an object, not ") + j.type_name()};
+    }
     try {
         ExperimentSpec spec;
         spec.workload = j.at("workload").get<std::string>();
@@ -163,11 +197,20 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
             spec.variants.push_back(
                 {v.at("name").get<std::string>(), v.value("overrides", std::map<std::string, std::string>{})});
         }
-        spec.repetitions = j.value("repetitions", spec.repetitions);
+        if (j.contains("repetitions")) {
+            spec.repetitions = integer<int>(j["repetitions"], "repetitions");
+        }
         spec.duration = j.value("duration", spec.duration);
         spec.warmup = j.value("warmup", spec.warmup);
         spec.interval = j.value("interval", spec.interval);
-        spec.cpus = j.value("cpus", std::vector<int>{});
+        if (j.contains("cpus")) {
+            if (!j["cpus"].is_array()) {
+                throw BadField{"cpus " + j["cpus"].dump() + ": expected a list of CPU numbers"};
+            }
+            for (const auto& cpu : j["cpus"]) {
+                spec.cpus.push_back(integer<int>(cpu, "cpus"));
+            }
+        }
         spec.counters = j.value("counters", std::vector<std::string>{});
         auto order = parseOrder(j.value("order", std::string("interleaved")));
         if (!order) {
@@ -179,17 +222,19 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
             spec.chunk = j["chunk"].get<double>();
         }
         if (j.contains("seed") && !j["seed"].is_null()) {
-            spec.seed = j["seed"].get<std::uint64_t>();
+            spec.seed = integer<std::uint64_t>(j["seed"], "seed");
         }
         if (j.contains("sweep") && !j["sweep"].is_null()) {
             const auto& s = j["sweep"];
-            spec.sweep =
-                SweepPoint{s.at("id").get<std::string>(), s.at("param").get<std::string>(),
-                           s.at("value").get<std::string>(), s.at("index").get<int>(), s.at("points").get<int>()};
+            spec.sweep = SweepPoint{s.at("id").get<std::string>(), s.at("param").get<std::string>(),
+                                    s.at("value").get<std::string>(), integer<int>(s.at("index"), "sweep.index"),
+                                    integer<int>(s.at("points"), "sweep.points")};
         }
         return spec;
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("experiment spec: ") + e.what()};
+    } catch (const BadField& e) {
+        return Error{"experiment spec: " + e.message};
     }
 }
 

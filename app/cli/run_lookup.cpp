@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "schema.h"
+#include "text_input.h"
 
 namespace nf::cli {
 
@@ -38,18 +39,11 @@ Result<data::Database> openExisting(const Context& ctx)
 
 Result<data::StoredRun> loadNamedRun(data::Database& db, const std::string& name)
 {
-    std::int64_t id = 0;
-    if (name != "last") {
-        try {
-            std::size_t used = 0;
-            id = std::stoll(name, &used);
-            if (used != name.size() || id <= 0) {
-                throw std::invalid_argument(name);
-            }
-        } catch (const std::exception&) {
-            return usageError("RUN '" + name + "': expected a run id (see 'noisefloor list') or 'last'");
-        }
+    auto parsed = engine::parseRunId(name);
+    if (!parsed) {
+        return usageError(parsed.error().message);
     }
+    std::int64_t id = *parsed;
     if (id == 0) {
         auto runs = data::listRuns(db);
         if (!runs) {

@@ -5,9 +5,11 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "cli.h"
 #include "run_lookup.h"
+#include "text_input.h"
 
 namespace nf::cli {
 
@@ -25,55 +27,17 @@ struct StatArgs {
     bool noHolm = false;
 };
 
-// The column'th field of `line`, split at any of `delimiters` (runs of them count as one).
-std::optional<std::string> field(const std::string& line, int column, const std::string& delimiters)
-{
-    int index = 0;
-    std::size_t pos = line.find_first_not_of(delimiters);
-    while (pos != std::string::npos) {
-        const std::size_t end = line.find_first_of(delimiters, pos);
-        if (++index == column) {
-            return line.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-        }
-        pos = end == std::string::npos ? end : line.find_first_not_of(delimiters, end);
-    }
-    return std::nullopt;
-}
-
 Result<std::vector<double>> readValues(const std::string& path, const StatArgs& a)
 {
     std::ifstream in(path);
     if (!in) {
         return usageError("cannot read " + path + ": " + errnoText(errno));
     }
-    std::vector<double> values;
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-        const auto first = line.find_first_not_of(" \t\r");
-        if (first == std::string::npos || line[first] == '#') {
-            continue;
-        }
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
-        const auto text = field(line, a.column, a.delimiters);
-        if (!text) {
-            return usageError(path + ":" + std::to_string(number) + ": no column " + std::to_string(a.column));
-        }
-        std::size_t used = 0;
-        double v = 0;
-        try {
-            v = std::stod(*text, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != text->size() || !std::isfinite(v)) {
-            return usageError(path + ":" + std::to_string(number) + ": '" + *text + "' is not a finite number");
-        }
-        values.push_back(v);
-    }
-    if (values.size() < 2) {
-        return usageError(path + ": " + std::to_string(values.size()) + " value(s); at least 2 are needed");
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto values = engine::parseStatValues(text.str(), path, {a.column, a.delimiters});
+    if (!values) {
+        return usageError(values.error().message);
     }
     return values;
 }

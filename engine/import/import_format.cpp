@@ -187,4 +187,25 @@ std::string quoteLine(std::string_view line)
     return "'" + out + (line.size() > 60 ? "...'" : "'");
 }
 
+Result<ImportTable> checkedTable(const ImportSource& src, ImportTable table)
+{
+    for (std::size_t r = 0; r < table.repetitions.size(); ++r) {
+        for (const auto& sample : table.repetitions[r]) {
+            if (!std::isfinite(sample.duration) || sample.duration < 0) {
+                return importError(src, 0,
+                                   "repetition " + std::to_string(r + 1) + " has an interval of " +
+                                       std::to_string(sample.duration) + " s");
+            }
+            for (std::size_t q = 0; q < sample.values.size(); ++q) {
+                if (std::isinf(sample.values[q])) {
+                    const auto& name = q < table.layout.quantities.size() ? table.layout.quantities[q] : "a value";
+                    return importError(src, 0,
+                                       name + " of repetition " + std::to_string(r + 1) + " is too large to use");
+                }
+            }
+        }
+    }
+    return table;
+}
+
 }  // namespace nf::engine

@@ -71,6 +71,10 @@ std::optional<double> parseNumber(std::string_view text, bool grouped = false);
 std::size_t binaryLine(std::string_view text);
 // Shows a line in an error message: at most 60 characters.
 std::string quoteLine(std::string_view line);
+// `table` when every value is finite (or NaN: missing) and every duration finite and not negative;
+// else an error naming the quantity. Parsers return through it: a number that parses can still
+// overflow once scaled (a rate times its interval, packets times their size).
+Result<ImportTable> checkedTable(const ImportSource& src, ImportTable table);
 
 Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& options);
 Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& options);

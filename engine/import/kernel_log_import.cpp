@@ -17,6 +17,22 @@ bool search(std::string_view text, const std::regex& re, Match& m)
     return std::regex_search(text.begin(), text.end(), m, re);
 }
 
+// The numbers a line's regex captured (digits only), or the first one a double cannot hold.
+Result<std::vector<double>> numbers(const ImportSource& src, std::size_t line, const Match& m,
+                                    std::initializer_list<int> groups)
+{
+    std::vector<double> out;
+    for (int g : groups) {
+        const auto text = m[g].str();
+        auto value = parseNumber(text);
+        if (!value) {
+            return importError(src, line, "number out of range: " + quoteLine(text));
+        }
+        out.push_back(*value);
+    }
+    return out;
+}
+
 }  // namespace
 
 // "Type:for_loop Per elem: 0 cycles(tsc) 0.334 ns (step:0) - (measurement period time:...)".
@@ -40,11 +56,15 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         if (!search(text, re, m)) {
             return importError(src, i + 1, "a time_bench line that does not parse (truncated?): " + quoteLine(text));
         }
+        auto v = numbers(src, i + 1, m, {2, 3});
+        if (!v) {
+            return v.error();
+        }
         const std::string type = m[1].str();
         if (!values.count(type)) {
             types.push_back(type);
         }
-        values[type].emplace_back(std::stod(m[2].str()), std::stod(m[3].str()));
+        values[type].emplace_back((*v)[0], (*v)[1]);
         lastLine[type] = i + 1;
     }
     if (types.empty()) {
@@ -81,7 +101,7 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         sample.values.push_back(1.0);
         table.repetitions.push_back({std::move(sample)});
     }
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 // "2000000 of iterations for non-aligned testing took: 123456us" (one line per module load).
@@ -113,8 +133,11 @@ Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptio
                                "test mode '" + m[2].str() + "' after '" + mode + "' (line " + std::to_string(modeLine) +
                                    "): import each mode separately, e.g. as --variant");
         }
-        table.repetitions.push_back(
-            {ImportSample{std::stod(m[3].str()) / 1e6, {std::stod(m[3].str()), std::stod(m[1].str()), 1.0}}});
+        auto v = numbers(src, i + 1, m, {3, 1});  // took_us, iterations
+        if (!v) {
+            return v.error();
+        }
+        table.repetitions.push_back({ImportSample{(*v)[0] / 1e6, {(*v)[0], (*v)[1], 1.0}}});
     }
     if (table.repetitions.empty()) {
         return importError(src, 0, "no page_frag_test 'testing took:' lines in it");
@@ -125,7 +148,7 @@ Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptio
         {"took_us", "us", "took_us", "runs", 1.0, false, "page_frag_test time for all iterations", ""},
     };
     table.notes.push_back("page_frag_test mode: " + mode);
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 // "Result: OK: 1005183(c1005016+d166) usec, 10000000 (60byte,0frags)" then
@@ -152,10 +175,14 @@ Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*
         if (i + 1 >= lines.size() || !search(lines[i + 1], rate, r)) {
             return importError(src, i + 2, "the pps line after 'Result: OK:' is missing or cut short");
         }
-        const double usec = std::stod(m[1].str());
-        const double packets = std::stod(m[4].str());
-        const double bytes = packets * std::stod(m[5].str());
-        table.repetitions.push_back({ImportSample{usec / 1e6, {packets, bytes, std::stod(r[4].str()), usec}}});
+        auto v = numbers(src, i + 1, m, {1, 4, 5});  // usec, packets, bytes per packet
+        auto errors = numbers(src, i + 2, r, {4});
+        if (!v || !errors) {
+            return !v ? v.error() : errors.error();
+        }
+        const double usec = (*v)[0];
+        const double packets = (*v)[1];
+        table.repetitions.push_back({ImportSample{usec / 1e6, {packets, packets * (*v)[2], (*errors)[0], usec}}});
         ++i;
     }
     if (table.repetitions.empty()) {
@@ -167,7 +194,7 @@ Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*
         {"Mbps", "Mb/s", "bytes", "usec", 8.0, true, "pktgen megabits per second", ""},
         {"errors", "errors/s", "errors", "usec", 1e6, false, "pktgen transmit errors per second", ""},
     };
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 }  // namespace nf::engine

@@ -11,6 +11,10 @@ namespace nf::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// perf stat -r N summaries are rebuilt into N values each: at most this many per summary, and
+// kMaxRebuilt in all (as many samples as a long measured run has).
+constexpr int kMaxRuns = 100000;
+constexpr long kMaxRebuilt = 1000000;
 
 struct EventValue {
     std::string event;
@@ -86,8 +90,13 @@ private:
         static const std::regex runs(R"(\((\d+) runs\))");
         std::match_results<std::string_view::const_iterator> m;
         if (std::regex_search(text.begin(), text.end(), m, runs)) {
+            const auto n = parseNumber(m[1].str());
+            if (!n || *n < 1 || *n > kMaxRuns) {
+                return importError(m_src, number,
+                                   "'(" + m[1].str() + " runs)': expected 1 to " + std::to_string(kMaxRuns) + " runs");
+            }
             m_current.summary = true;
-            m_current.runs = std::stoi(m[1].str());
+            m_current.runs = static_cast<int>(*n);
         }
         m_open = true;
         return {};
@@ -137,7 +146,11 @@ private:
         static const std::regex noise(R"(\(\s*\+-\s*([0-9.]+)%\s*\))");
         std::match_results<std::string_view::const_iterator> m;
         if (std::regex_search(text.begin(), text.end(), m, noise)) {
-            e.relNoise = std::stod(m[1].str());
+            const auto relNoise = parseNumber(m[1].str());
+            if (!relNoise) {
+                return importError(m_src, number, "unreadable '+- N%' noise in " + quoteLine(text));
+            }
+            e.relNoise = *relNoise;
         }
         return addEvent(std::move(e), number);
     }
@@ -310,7 +323,8 @@ ImportTable tableOf(const std::vector<PerfRun>& runs)
             if (elapsed) {
                 sample.values.push_back(
                     rebuilt(run.elapsed, run.elapsedNoise * std::sqrt(static_cast<double>(n)), i, n));
-                sample.duration = sample.values.back();
+                // A rebuilt value can lie below zero (mean - sd); the run itself took the mean.
+                sample.duration = run.elapsed;
             }
             sample.values.push_back(1.0);
             table.repetitions.push_back({std::move(sample)});
@@ -332,8 +346,9 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not perf stat output");
     }
-    if (options.runs && *options.runs < 2) {
-        return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages at least 2 runs"};
+    if (options.runs && (*options.runs < 2 || *options.runs > kMaxRuns)) {
+        return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages 2 to " +
+                     std::to_string(kMaxRuns) + " runs"};
     }
     auto runs = PerfStatParser(src, options).parse();
     if (!runs) {
@@ -342,6 +357,15 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (runs->empty()) {
         return importError(src, 0, "no perf stat results in it");
     }
+    long total = 0;
+    for (const auto& run : *runs) {
+        total += run.summary ? run.runs : 1;
+    }
+    if (total > kMaxRebuilt) {
+        return importError(src, 0,
+                           "its summaries stand for " + std::to_string(total) + " runs, more than " +
+                               std::to_string(kMaxRebuilt) + " can be rebuilt");
+    }
     if (auto same = checkSameEvents(src, *runs); !same) {
         return same.error();
     }
@@ -349,7 +373,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (table.layout.metrics.empty()) {
         return importError(src, 0, "no event was counted in any run");
     }
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 }  // namespace nf::engine

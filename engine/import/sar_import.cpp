@@ -188,7 +188,7 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
         samples.push_back(std::move(sample));
     }
     table.repetitions.push_back(std::move(samples));
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 }  // namespace nf::engine

@@ -101,7 +101,7 @@ Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& /
         samples.push_back({iv.seconds, {iv.rx * iv.seconds, iv.tx * iv.seconds, iv.seconds}});
     }
     table.repetitions.push_back(std::move(samples));
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& /*options*/)
@@ -140,7 +140,7 @@ Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& 
     table.layout.metrics = {
         {"rx_pps", "packets/s", "rx_pps", "intervals", 1.0, true, "xdp-bench rx/s, mean over intervals", ""}};
     table.repetitions.push_back(std::move(samples));
-    return table;
+    return checkedTable(src, std::move(table));
 }
 
 }  // namespace nf::engine

@@ -91,8 +91,8 @@ Result<std::unique_ptr<IndirectCallLoop>> makeIndirectCallLoop(CallKind kind, st
 {
     if (kind == CallKind::Retpoline && !retpolineThunkInUse()) {
         return Error{
-            "call=retpoline: not supported by this build (retpoline thunks need GCC on x86-64, "
-            "-mindirect-branch=thunk)"};
+            "call=retpoline: not supported by this build (retpoline thunks need GCC or clang on x86-64: "
+            "-mindirect-branch=thunk or -mretpoline)"};
     }
     return std::unique_ptr<IndirectCallLoop>(std::make_unique<Loop>(kind, work));
 }

@@ -6,7 +6,7 @@
 // The hot code is split over three translation units so that each call kind is what it claims:
 //   indirect_call_callee.cpp     the callee (sockDefReadable), never inlined into a loop;
 //   indirect_call.cpp            the direct and the plain indirect loop (-O2);
-//   indirect_call_retpoline.cpp  the indirect loop, built with -mindirect-branch=thunk on x86-64 GCC.
+//   indirect_call_retpoline.cpp  the indirect loop, built with thunks on x86-64 (GCC or clang).
 
 #include <cstdint>
 #include <memory>
@@ -39,7 +39,7 @@ void runDirect(Sock* sk, std::uint64_t calls);
 void runIndirect(Sock* sk, std::uint64_t calls);
 void runRetpoline(Sock* sk, std::uint64_t calls);  // from the thunk-compiled translation unit
 
-// Whether indirect_call_retpoline.cpp was built with -mindirect-branch=thunk (x86-64 GCC only).
+// Whether indirect_call_retpoline.cpp was built with thunks (x86-64 GCC or clang).
 bool retpolineThunkInUse();
 
 // A CallLoop for tests that need the callee's invocation count.

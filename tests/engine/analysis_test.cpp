@@ -265,5 +265,22 @@ TEST(Evidence, WrapKeepsWordsAndIndents)
     EXPECT_EQ(lines, (std::vector<std::string>{"  - one two", "    three", "    four", "    five"}));
 }
 
+// Found by tests/fuzz/stat_values_fuzz.cpp: `stat` on a file of 1.5e91, 0.21 and 10 made Welch's
+// degrees of freedom NaN (the variances' squares overflow) and Boost.Math threw out of analyze().
+TEST(Analyze, ValuesTooLargeForTheTestsAreAnError)
+{
+    AnalysisInput in;
+    in.variants = {"a.txt", "b.txt"};
+    in.metrics = {{"value", "", "", "", 1.0, false, "", ""}};
+    in.repetitions = {{{1.5e91, 0.21, 10}, {1.5e91, 0.21, 10}}};
+    in.pairs.assign(1, {});
+    auto r = analyze(in, AnalysisOptions{});
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("value of a.txt"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("too large"), std::string::npos) << r.error().message;
+    in.repetitions = {{{1e59, 2e59, 3e59}, {1e59, 2e59, 4e59}}};
+    EXPECT_TRUE(analyze(in, AnalysisOptions{}).ok());
+}
+
 }  // namespace
 }  // namespace nf::engine

@@ -74,6 +74,30 @@ TEST(ExperimentSpec, JsonRoundTrip)
     EXPECT_EQ(toJson(*back), toJson(spec));
 }
 
+// Found by tests/fuzz/experiment_json_fuzz.cpp: integers out of range were cast (1e300 is
+// undefined behaviour, 4294967297 became 1 repetition); now they are errors naming the field.
+TEST(ExperimentSpec, JsonIntegersOutOfRangeAreErrors)
+{
+    const auto spec = [](const std::string& fields) {
+        return experimentSpecFromJson(
+            nlohmann::json::parse(R"({"workload":"spin","variants":[{"name":"a"}],)" + fields + "}"));
+    };
+    for (const char* bad : {R"("repetitions":1e300)", R"("repetitions":4294967297)", R"("repetitions":2.5)",
+                            R"("seed":-1)", R"("cpus":[1e10])", R"("cpus":3)",
+                            R"("sweep":{"id":"s","param":"work","value":"1","index":1e10,"points":2})"}) {
+        auto r = spec(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        const std::string field = std::string(bad).substr(1, std::string(bad).find('"', 1) - 1);
+        EXPECT_NE(r.error().message.find(field), std::string::npos) << r.error().message;
+    }
+    auto whole = spec(R"("repetitions":5.0,"seed":18446744073709551615,"cpus":[0,3])");
+    ASSERT_TRUE(whole.ok()) << whole.error().message;
+    EXPECT_EQ(whole->repetitions, 5);
+    EXPECT_EQ(*whole->seed, 18446744073709551615ULL);
+    EXPECT_EQ(whole->cpus, (std::vector<int>{0, 3}));
+    EXPECT_FALSE(experimentSpecFromJson(nlohmann::json::array()).ok());
+}
+
 TEST(ParseOrder, KnownNamesOnly)
 {
     EXPECT_EQ(*parseOrder("blocked"), Order::Blocked);

@@ -1,0 +1,82 @@
+// One importer of `noisefloor import` (NF_FUZZ_FORMAT, e.g. "perf-stat"), on any text. A table
+// that parses must be a run noisefloor can store and compare: every sample has one value per
+// quantity, values are finite or NaN (missing), durations finite and not negative, every metric's
+// numerator and denominator are quantities, and importedRun() accepts it. Parsing the same file
+// twice must give the same table twice.
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.h"
+#include "import_format.h"
+#include "imported_run.h"
+
+#ifndef NF_FUZZ_FORMAT
+#error "NF_FUZZ_FORMAT names the import format"
+#endif
+
+namespace {
+
+using namespace nf::engine;
+
+void checkTable(const ImportTable& table, const std::string& text)
+{
+    const auto& layout = table.layout;
+    NF_FUZZ_CHECK(!layout.metrics.empty() && !table.repetitions.empty(), text);
+    for (const auto& m : layout.metrics) {
+        NF_FUZZ_CHECK(layout.quantityIndex(m.numerator) >= 0, m.numerator);
+        NF_FUZZ_CHECK(layout.quantityIndex(m.denominator) >= 0, m.denominator);
+        NF_FUZZ_CHECK(std::isfinite(m.scale) && m.scale > 0, m.name);
+    }
+    for (const auto& rep : table.repetitions) {
+        NF_FUZZ_CHECK(!rep.empty(), text);
+        for (const auto& s : rep) {
+            NF_FUZZ_CHECK(s.values.size() == layout.quantities.size(), text);
+            NF_FUZZ_CHECK(std::isfinite(s.duration) && s.duration >= 0, text);
+            for (double v : s.values) {
+                NF_FUZZ_CHECK(std::isfinite(v) || std::isnan(v), text);
+            }
+        }
+    }
+    ImportRequest request;
+    request.format = NF_FUZZ_FORMAT;
+    request.files = {"fuzz.txt"};
+    request.label = "fuzz";
+    auto run = importedRun(table, request);
+    NF_FUZZ_CHECK(run, run ? std::string() : run.error().message);
+    NF_FUZZ_CHECK(run->repetitions.size() == table.repetitions.size(), text);
+}
+
+void parseWith(const ImportFormat& format, const ImportSource& src, const ImportOptions& options)
+{
+    auto table = format.parse(src, options);
+    if (!table) {
+        NF_FUZZ_CHECK(table.error().message.rfind(src.path, 0) == 0 || table.error().message.rfind("--", 0) == 0,
+                      table.error().message);
+        return;
+    }
+    checkTable(*table, src.text);
+    // Two files of the same text join into one table with twice the repetitions.
+    auto both = parseImportFiles(format, {src, src}, options);
+    NF_FUZZ_CHECK(both && both->repetitions.size() == 2 * table->repetitions.size(), src.text);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    if (size > 65536) {
+        return 0;
+    }
+    static const ImportFormat* format = findImportFormat(NF_FUZZ_FORMAT);
+    NF_FUZZ_CHECK(format != nullptr, NF_FUZZ_FORMAT);
+    const ImportSource src{"fuzz.txt", std::string(reinterpret_cast<const char*>(data), size)};
+    parseWith(*format, src, {});
+    if (format->name == "perf-stat") {
+        parseWith(*format, src, {"", 5});  // --runs 5: -x, summaries of perf stat -r
+    } else if (format->name == "sar") {
+        parseWith(*format, src, {"lo", std::nullopt});  // --iface lo
+    }
+    return 0;
+}
