@@ -219,7 +219,11 @@ public:
         }
         if (m_txStats) {
             if (auto s = m_txStats->read(m_bed->tx().ifindex)) {
-                deviceDrops += static_cast<double>(s->txDropped);
+                // veth counts a frame sent by XDP that found the receiving ring full on both ends (rx_dropped
+                // there, tx_dropped here); a datagram of sendmmsg only here.
+                if (m_c.generator == "sendmmsg") {
+                    deviceDrops += static_cast<double>(s->txDropped);
+                }
                 returned = static_cast<double>(s->rxPackets);
             }
         }
@@ -481,6 +485,9 @@ WorkloadInfo xdpRxInfo()
          ""},
     };
     info.makeLive = makeXdpRx;
+    info.liveQuantities = {quantity::kXskRxDropped,       quantity::kXskRxInvalidDescs, quantity::kXskRxRingFull,
+                           quantity::kXskRxFillRingEmpty, quantity::kXskTxInvalidDescs, quantity::kAppEmptyPolls,
+                           quantity::kAppFillFailures,    quantity::kAppTxPackets,      quantity::kReturnedPackets};
     return info;
 }
 

@@ -55,6 +55,25 @@ TEST_F(CliXdp, RunsAndListsTheXdpStatistics)
     EXPECT_EQ(shell("ip -j link show").second.find("nf" + std::to_string(::getpid())), std::string::npos);
 }
 
+TEST(CliXdpListing, WorkloadsListsTheStatisticsMetrics)
+{
+    TempDir dir;
+    const auto r = runCli({"workloads", "--format", "json"}, dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto all = nlohmann::json::parse(r.out);
+    const auto xdp = std::find_if(all.begin(), all.end(), [](const auto& w) { return w["name"] == "xdp-rx"; });
+    ASSERT_NE(xdp, all.end());
+    EXPECT_EQ((*xdp)["primary_metric"], "pps");
+    std::vector<std::string> metrics;
+    for (const auto& m : (*xdp)["metrics"]) {
+        metrics.push_back(m["name"]);
+    }
+    for (const char* m :
+         {"pps", "gen_pps", "xsk_rx_ring_full_per_sec", "app_empty_polls_per_sec", "returned_packets_per_sec"}) {
+        EXPECT_NE(std::find(metrics.begin(), metrics.end(), m), metrics.end()) << m;
+    }
+}
+
 TEST_F(CliXdp, SigintTearsDownKeepsRepetitionsAndMarksAborted)
 {
     CliProcess p({"--db", m_dir.file("runs.db"), "run", "xdp-rx", "--reps", "1000", "--duration", "0.2", "--interval",

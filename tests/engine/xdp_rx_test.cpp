@@ -55,24 +55,25 @@ std::set<std::string> fdTargets(const std::string& prefix)
     return out;
 }
 
-// Ids of loaded BPF programs named `name` (the kernel keeps the first 15 characters).
-std::vector<std::uint32_t> programsNamed(const std::string& name)
+// Whether a BPF program with this id is still loaded (the kernel frees it once nothing holds it:
+// no descriptor and no attachment). Other runs may load programs of the same name at the same time,
+// so the check is by the id the run recorded.
+bool programLoaded(std::uint32_t id)
 {
-    std::vector<std::uint32_t> out;
-    std::uint32_t id = 0;
-    while (bpf_prog_get_next_id(id, &id) == 0) {
-        const int fd = bpf_prog_get_fd_by_id(id);
-        if (fd < 0) {
-            continue;
-        }
-        bpf_prog_info info{};
-        std::uint32_t len = sizeof info;
-        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && name.compare(0, 15, info.name) == 0) {
-            out.push_back(id);
-        }
-        ::close(fd);
+    const int fd = bpf_prog_get_fd_by_id(id);
+    if (fd < 0) {
+        return false;
     }
-    return out;
+    ::close(fd);
+    return true;
+}
+
+// The id in the `xdp_program` fact: "nf_xsk_redirect (id 685, native mode) on ...".
+std::uint32_t recordedProgramId(const nlohmann::json& facts)
+{
+    const auto text = facts["xdp_program"].get<std::string>();
+    const auto at = text.find("(id ");
+    return at == std::string::npos ? 0 : static_cast<std::uint32_t>(std::stoul(text.substr(at + 4)));
 }
 
 ExperimentSpec xdpSpec(const std::vector<VariantSpec>& variants)
@@ -179,7 +180,11 @@ TEST(XdpRx, RxdropInSkbAndNativeModeReceivesAndTheCountsAddUp)
     // Teardown: no namespace, no socket, no program left.
     EXPECT_EQ(fdTargets("net:["), netnsBefore);
     EXPECT_EQ(fdTargets("socket:["), socketsBefore);
-    EXPECT_TRUE(programsNamed("nf_xsk_redirect").empty());
+    for (const char* v : {"skb", "native"}) {
+        const auto id = recordedProgramId(facts[v]);
+        EXPECT_GT(id, 0u);
+        EXPECT_FALSE(programLoaded(id)) << "variant " << v << ": program " << id << " is still loaded";
+    }
 }
 
 TEST(XdpRx, L2fwdSendsTheFramesBackToTheSender)
@@ -203,7 +208,9 @@ TEST(XdpRx, L2fwdSendsTheFramesBackToTheSender)
     EXPECT_NEAR(completed, received, kInFlight);
     EXPECT_NEAR(returned, completed, kInFlight) << "what l2fwd sent arrives on the sending end";
     EXPECT_GT(returned, 0.5 * received);
-    EXPECT_TRUE(programsNamed("nf_xsk_redirect").empty());
+    const auto id = recordedProgramId(collector.start().environment["measurement"]["variant_facts"]["l2fwd"]);
+    EXPECT_GT(id, 0u);
+    EXPECT_FALSE(programLoaded(id));
 }
 
 TEST(XdpRx, BadQueueIsOneClearError)
@@ -218,7 +225,6 @@ TEST(XdpRx, BadQueueIsOneClearError)
     ASSERT_FALSE(session.ok());
     EXPECT_NE(session.error().message.find("queue=3: "), std::string::npos) << session.error().message;
     EXPECT_NE(session.error().message.find(" receive queue(s) (0.."), std::string::npos) << session.error().message;
-    EXPECT_TRUE(programsNamed("nf_xsk_redirect").empty());
 }
 
 Result<std::unique_ptr<LiveSession>> makeSession(std::map<std::string, std::string> overrides)
