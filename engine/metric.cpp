@@ -53,6 +53,23 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
         {"gen_pps", "packets/s", quantity::kGenPackets, quantity::kElapsedNs, 1e9, true,
          "packets the generator sent per second", ""},
     };
+    // xdp-rx's statistics, each as a rate per second.
+    const std::pair<const char*, const char*> rates[] = {
+        {quantity::kXskRxDropped, "frames the AF_XDP socket dropped (no fill-ring frame, too big)"},
+        {quantity::kXskRxInvalidDescs, "invalid descriptors on the RX side"},
+        {quantity::kXskRxRingFull, "frames dropped because the RX ring was full"},
+        {quantity::kXskRxFillRingEmpty, "times the kernel found the fill ring empty"},
+        {quantity::kXskTxInvalidDescs, "invalid descriptors on the TX ring"},
+        {quantity::kAppEmptyPolls, "application passes that found the RX ring empty"},
+        {quantity::kAppFillFailures, "application passes without room on the fill (l2fwd: TX) ring"},
+        {quantity::kAppTxPackets, "frames l2fwd sent back (completed)"},
+        {quantity::kReturnedPackets, "frames that arrived back on the sending end"},
+    };
+    for (const auto& [q, what] : rates) {
+        const bool sent = std::string(q) == quantity::kAppTxPackets || std::string(q) == quantity::kReturnedPackets;
+        all.push_back({std::string(q) + "_per_sec", "1/s", q, quantity::kElapsedNs, 1e9, sent,
+                       std::string(what) + ", per second", ""});
+    }
     for (const auto* prefix : {quantity::kThreadPrefix, quantity::kCpuPrefix}) {
         const std::string p = prefix;
         const std::string where = p == quantity::kThreadPrefix ? "on the receiver thread" : "on the counter CPUs";

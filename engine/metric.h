@@ -20,6 +20,17 @@ inline constexpr const char* kPackets = "packets";
 inline constexpr const char* kBytes = "bytes";
 inline constexpr const char* kDrops = "drops";
 inline constexpr const char* kGenPackets = "gen_packets";
+// xdp-rx: the AF_XDP socket's XDP_STATISTICS, the application's own statistics, and frames l2fwd
+// sent back (completed on its TX ring, and arrived back on the sending end).
+inline constexpr const char* kXskRxDropped = "xsk_rx_dropped";
+inline constexpr const char* kXskRxInvalidDescs = "xsk_rx_invalid_descs";
+inline constexpr const char* kXskRxRingFull = "xsk_rx_ring_full";
+inline constexpr const char* kXskRxFillRingEmpty = "xsk_rx_fill_ring_empty_descs";
+inline constexpr const char* kXskTxInvalidDescs = "xsk_tx_invalid_descs";
+inline constexpr const char* kAppEmptyPolls = "app_empty_polls";
+inline constexpr const char* kAppFillFailures = "app_fill_failures";
+inline constexpr const char* kAppTxPackets = "app_tx_packets";
+inline constexpr const char* kReturnedPackets = "returned_packets";
 // Prefixes of counter quantities in live runs: on the receiver thread, and summed over counter_cpus.
 inline constexpr const char* kThreadPrefix = "rx_";
 inline constexpr const char* kCpuPrefix = "cpu_";
@@ -41,7 +52,8 @@ struct MetricSpec {
 // branch_misses_per_op, cache_misses_per_op) for those whose quantities are present.
 std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities);
 
-// The metrics of a live workload, in this order: pps, bytes_per_sec, drops_per_sec, gen_pps, then
+// The metrics of a live workload, in this order: pps, bytes_per_sec, drops_per_sec, gen_pps, the
+// per-second rates of xdp-rx's socket and application statistics where present, then
 // per-packet counter metrics for every rx_* and cpu_* counter quantity (rx_cycles_per_packet, ...)
 // and rx_ipc / cpu_ipc where cycles and instructions are both present.
 std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities);

@@ -66,6 +66,9 @@ struct WorkloadInfo {
     std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make;
     // Set instead of `make` for a live workload (run by the live runner, sampled every interval).
     std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive;
+    // A live workload's session quantities beyond packets, bytes, drops and gen_packets, so that
+    // `noisefloor workloads` can list the metrics they give without making a session.
+    std::vector<std::string> liveQuantities;
 };
 
 // Every workload, in the order `noisefloor workloads` lists them.

@@ -6,6 +6,7 @@
 #include "workloads/page_pool.h"
 #include "workloads/spin.h"
 #include "workloads/udp_rx.h"
+#include "workloads/xdp_rx.h"
 
 namespace nf::engine {
 
@@ -13,7 +14,7 @@ const std::vector<WorkloadInfo>& workloadRegistry()
 {
     static const std::vector<WorkloadInfo> registry = {
         workloads::spinInfo(),  workloads::indirectCallInfo(), workloads::pagePoolInfo(), workloads::pageFragInfo(),
-        workloads::udpRxInfo(), workloads::ifaceRxInfo(),      workloads::commandInfo(),
+        workloads::udpRxInfo(), workloads::xdpRxInfo(),        workloads::ifaceRxInfo(),  workloads::commandInfo(),
     };
     return registry;
 }

@@ -39,15 +39,16 @@ nlohmann::json workloadJson(const engine::WorkloadInfo& w)
                                           "instructions",
                                           "branch-misses",
                                           "cache-misses"};
-    const std::vector<std::string> live = {engine::quantity::kPackets,
-                                           engine::quantity::kBytes,
-                                           engine::quantity::kDrops,
-                                           engine::quantity::kGenPackets,
-                                           engine::quantity::kElapsedNs,
-                                           "rx_cycles",
-                                           "rx_instructions",
-                                           "cpu_cycles",
-                                           "cpu_instructions"};
+    std::vector<std::string> live = {engine::quantity::kPackets,
+                                     engine::quantity::kBytes,
+                                     engine::quantity::kDrops,
+                                     engine::quantity::kGenPackets,
+                                     engine::quantity::kElapsedNs,
+                                     "rx_cycles",
+                                     "rx_instructions",
+                                     "cpu_cycles",
+                                     "cpu_instructions"};
+    live.insert(live.end(), w.liveQuantities.begin(), w.liveQuantities.end());
     for (const auto& m : w.makeLive ? engine::liveMetrics(live) : engine::callLoopMetrics(all)) {
         metrics.push_back({{"name", m.name},
                            {"unit", m.unit},

@@ -244,17 +244,22 @@ TestResult wilcoxonSignedRankSorted(const std::vector<double>& sorted)
 
 std::vector<double> holm(const std::vector<double>& p)
 {
-    std::vector<std::size_t> order(p.size());
-    std::iota(order.begin(), order.end(), 0);
+    // A metric without a p-value (no test possible, e.g. constant zero) is not a hypothesis of the
+    // family: NaNs stay NaN, are not counted in m, and sort last (`<` alone is no strict weak
+    // ordering with NaNs, which scrambled the ranks).
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        if (!std::isnan(p[i])) {
+            order.push_back(i);
+        }
+    }
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
-    std::vector<double> adjusted(p.size());
+    std::vector<double> adjusted(p);
     double running = 0;
-    const auto m = static_cast<double>(p.size());
+    const auto m = static_cast<double>(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
-        const double value =
-            std::isnan(p[order[i]]) ? p[order[i]] : std::min(1.0, (m - static_cast<double>(i)) * p[order[i]]);
-        running = std::isnan(value) ? running : std::max(running, value);
-        adjusted[order[i]] = std::isnan(value) ? value : running;
+        running = std::max(running, std::min(1.0, (m - static_cast<double>(i)) * p[order[i]]));
+        adjusted[order[i]] = running;
     }
     return adjusted;
 }

@@ -41,7 +41,8 @@ TestResult wilcoxonSignedRankSorted(const std::vector<double>& sortedD);
 // s = 0..n(n+1)/2.
 std::vector<double> signedRankPmf(std::size_t n);
 
-// Holm's step-down adjustment of a family of p-values (same order as given).
+// Holm's step-down adjustment of a family of p-values (same order as given); NaN (no test) stays
+// NaN and is not counted in the family.
 std::vector<double> holm(const std::vector<double>& p);
 
 // Midranks (1-based) of xs, and the tie term sum(t^3 - t) over groups of equal values.

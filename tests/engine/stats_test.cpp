@@ -140,6 +140,19 @@ TEST(Holm, StepDownAdjustment)
     EXPECT_NEAR(a[3], 0.5, 1e-12);
 }
 
+TEST(Holm, MetricsWithoutATestAreNotInTheFamily)
+{
+    const double nan = std::nan("");
+    const auto a = holm({nan, 0.01, nan, 0.04, 0.03, nan, 0.5, nan});
+    EXPECT_NEAR(a[1], 0.04, 1e-12);  // the same as without the NaNs
+    EXPECT_NEAR(a[4], 0.09, 1e-12);
+    EXPECT_NEAR(a[3], 0.09, 1e-12);
+    EXPECT_NEAR(a[6], 0.5, 1e-12);
+    for (std::size_t i : {0u, 2u, 5u, 7u}) {
+        EXPECT_TRUE(std::isnan(a[i])) << i;
+    }
+}
+
 TEST(HodgesLehmann, MatchesBruteForceWalshAverages)
 {
     std::mt19937_64 rng(3);

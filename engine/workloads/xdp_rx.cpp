@@ -1,0 +1,494 @@
+#include "workloads/xdp_rx.h"
+
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <bit>
+#include <cstdio>
+#include <cstring>
+
+#include "metric.h"
+#include "net/cpu_pin.h"
+#include "net/generator.h"
+#include "net/link_stats.h"
+#include "net/netns.h"
+#include "net/testbed.h"
+#include "net/xsk.h"
+#include "system_facts.h"
+#include "workloads/xdp_rx_app.h"
+
+namespace nf::engine::workloads {
+
+namespace {
+
+constexpr std::uint16_t kPort = 5001;
+constexpr std::uint32_t kVethRing = 256;  // veth's receive ring (VETH_RING_SIZE)
+
+struct Config {
+    std::string iface;  // empty: the testbed's receiving veth end
+    net::XskOptions xsk;
+    XskAppKind app = XskAppKind::RxDrop;
+    std::string generator;
+    int txCpu = 0;
+    int rxCpu = 1;
+    std::vector<int> counterCpus;
+    int batch = 64;
+    int payload = 64;
+    int txBatch = 64;
+    double rate = 0;
+};
+
+bool powerOfTwo(std::int64_t v)
+{
+    return v > 0 && std::has_single_bit(static_cast<std::uint64_t>(v));
+}
+
+Result<Config> readConfig(const ParamSet& p)
+{
+    Config c;
+    c.iface = p.text("iface");
+    c.app = p.text("app") == "l2fwd" ? XskAppKind::L2Fwd : XskAppKind::RxDrop;
+    c.generator = p.text("generator");
+    c.txCpu = static_cast<int>(p.integer("tx_cpu"));
+    c.rxCpu = static_cast<int>(p.integer("rx_cpu"));
+    c.batch = static_cast<int>(p.integer("batch"));
+    c.payload = static_cast<int>(p.integer("size"));
+    c.txBatch = static_cast<int>(p.integer("tx_batch"));
+    c.rate = p.real("rate");
+    auto& x = c.xsk;
+    x.mode = p.text("xdp_mode") == "native" ? net::XdpMode::Native : net::XdpMode::Skb;
+    const auto& bind = p.text("bind");
+    x.bind = bind == "copy" ? net::XskBind::Copy : bind == "zerocopy" ? net::XskBind::ZeroCopy : net::XskBind::Auto;
+    x.queue = static_cast<int>(p.integer("queue"));
+    const auto frameSize = p.integer("frame_size");
+    const auto ringSize = p.integer("ring_size");
+    if (!powerOfTwo(frameSize)) {
+        return Error{"frame_size=" + std::to_string(frameSize) + ": must be a power of two (2048 or 4096)"};
+    }
+    if (!powerOfTwo(ringSize)) {
+        return Error{"ring_size=" + std::to_string(ringSize) + ": must be a power of two"};
+    }
+    if (c.batch > ringSize) {
+        return Error{"batch=" + std::to_string(c.batch) + ": larger than ring_size=" + std::to_string(ringSize)};
+    }
+    x.frameSize = static_cast<std::uint32_t>(frameSize);
+    x.ringSize = static_cast<std::uint32_t>(ringSize);
+    x.needWakeup = p.integer("need_wakeup") != 0;
+    x.busyPoll = p.integer("busy_poll") != 0;
+    x.busyPollBudget = c.batch;
+    x.txRing = c.app == XskAppKind::L2Fwd;
+    x.force = p.integer("force") != 0;
+    if (!c.iface.empty() && c.app == XskAppKind::L2Fwd) {
+        return Error{"app=l2fwd with iface=" + c.iface +
+                     ": refused, it would send frames out of an interface outside the tool's testbed"};
+    }
+    if (auto r = net::checkCpu("rx_cpu", c.rxCpu); !r) {
+        return r.error();
+    }
+    std::vector<int> automatic = {c.rxCpu};
+    if (c.iface.empty()) {
+        if (auto r = net::checkCpu("tx_cpu", c.txCpu); !r) {
+            return r.error();
+        }
+        if (c.txCpu == c.rxCpu && p.integer("share_cpu") == 0) {
+            return Error{"tx_cpu=" + std::to_string(c.txCpu) + " and rx_cpu=" + std::to_string(c.rxCpu) +
+                         " are the same CPU (set share_cpu=1 to allow it)"};
+        }
+        if (c.txCpu != c.rxCpu) {
+            automatic.insert(automatic.begin(), c.txCpu);
+        }
+    }
+    auto cpus = net::parseCounterCpus(p.text("counter_cpus"), automatic);
+    if (!cpus) {
+        return cpus.error();
+    }
+    c.counterCpus = std::move(*cpus);
+    return c;
+}
+
+// A real interface's receive ring (ETHTOOL_GRINGPARAM rx_pending), or 0 when it does not say.
+std::uint32_t deviceRing(const std::string& ifname)
+{
+    net::Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    ethtool_ringparam ring{};
+    ring.cmd = ETHTOOL_GRINGPARAM;
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
+    ifr.ifr_data = reinterpret_cast<char*>(&ring);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    if (!sock.valid() || ::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
+        return 0;
+    }
+    return ring.rx_pending;
+}
+
+// One receive and one transmit queue on a testbed veth end (ETHTOOL_SCHANNELS): veth gives each end
+// a queue per CPU and picks the receive queue by the sending CPU, so with more than one, traffic from
+// a generator on another CPU would land on a queue without the socket.
+Result<void> singleQueue(int nsFd, const std::string& ifname)
+{
+    auto guard = net::NetnsGuard::enter(nsFd);
+    if (!guard) {
+        return guard.error();
+    }
+    net::Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    ethtool_channels ch{};
+    ch.cmd = ETHTOOL_GCHANNELS;
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
+    ifr.ifr_data = reinterpret_cast<char*>(&ch);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    if (!sock.valid() || ::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
+        return Error::fromErrno("cannot read the channels of " + ifname);
+    }
+    if (ch.rx_count == 1 && ch.tx_count == 1) {
+        return {};
+    }
+    ch.cmd = ETHTOOL_SCHANNELS;
+    ch.rx_count = 1;
+    ch.tx_count = 1;
+    if (::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
+        return Error::fromErrno("cannot set one receive and one transmit queue on " + ifname);
+    }
+    return {};
+}
+
+class XdpRxSession : public LiveSession {
+public:
+    XdpRxSession(Config c, std::unique_ptr<net::Testbed> bed, std::unique_ptr<net::Generator> gen,
+                 std::optional<net::LinkStatsReader> rxStats, std::optional<net::LinkStatsReader> txStats,
+                 std::unique_ptr<net::XskPort> port)
+        : m_c(std::move(c)),
+          m_bed(std::move(bed)),
+          m_gen(std::move(gen)),
+          m_rxStats(std::move(rxStats)),
+          m_txStats(std::move(txStats)),
+          m_port(std::move(port)),
+          m_app(*m_port, m_c.app, m_c.rxCpu, m_c.batch)
+    {
+    }
+    ~XdpRxSession() override { XdpRxSession::stop(); }
+    XdpRxSession(const XdpRxSession&) = delete;
+    XdpRxSession& operator=(const XdpRxSession&) = delete;
+
+    std::vector<std::string> quantities() const override
+    {
+        return {quantity::kPackets,
+                quantity::kBytes,
+                quantity::kDrops,
+                quantity::kGenPackets,
+                quantity::kXskRxDropped,
+                quantity::kXskRxInvalidDescs,
+                quantity::kXskRxRingFull,
+                quantity::kXskRxFillRingEmpty,
+                quantity::kXskTxInvalidDescs,
+                quantity::kAppEmptyPolls,
+                quantity::kAppFillFailures,
+                quantity::kAppTxPackets,
+                quantity::kReturnedPackets};
+    }
+
+    Result<void> start() override
+    {
+        m_tid = m_app.start();
+        if (m_gen) {
+            if (auto r = m_gen->start(); !r) {
+                m_app.stop();
+                return r;
+            }
+        }
+        return {};
+    }
+
+    Result<std::vector<double>> sample() override
+    {
+        const auto app = m_app.counts();
+        auto xsk = m_port->stats();
+        if (!xsk) {
+            return xsk.error();
+        }
+        const double gen = m_gen ? static_cast<double>(m_gen->sent()) : 0;
+        double deviceDrops = 0;
+        double returned = 0;
+        const int rxIndex = m_bed ? m_bed->rx().ifindex : m_c.xsk.ifindex;
+        if (m_rxStats) {
+            if (auto s = m_rxStats->read(rxIndex)) {
+                deviceDrops += static_cast<double>(s->rxDropped);
+            }
+        }
+        if (m_txStats) {
+            if (auto s = m_txStats->read(m_bed->tx().ifindex)) {
+                // veth counts a frame sent by XDP that found the receiving ring full on both ends (rx_dropped
+                // there, tx_dropped here); a datagram of sendmmsg only here.
+                if (m_c.generator == "sendmmsg") {
+                    deviceDrops += static_cast<double>(s->txDropped);
+                }
+                returned = static_cast<double>(s->rxPackets);
+            }
+        }
+        const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+        // In native mode a failed redirect into the socket is also a failed XDP_REDIRECT the driver
+        // counts in rx_dropped (veth does); in skb mode only the socket counts it.
+        const double socketDrops = m_c.xsk.mode == net::XdpMode::Skb ? d(xsk->rxDropped + xsk->rxRingFull) : 0;
+        return std::vector<double>{d(app.packets),
+                                   d(app.bytes),
+                                   socketDrops + deviceDrops,
+                                   gen,
+                                   d(xsk->rxDropped),
+                                   d(xsk->rxInvalidDescs),
+                                   d(xsk->rxRingFull),
+                                   d(xsk->rxFillRingEmptyDescs),
+                                   d(xsk->txInvalidDescs),
+                                   d(app.emptyPolls),
+                                   d(app.fillFailures),
+                                   d(app.txPackets),
+                                   returned};
+    }
+
+    void stop() override
+    {
+        if (m_gen) {
+            m_gen->stop();
+        }
+        m_app.stop();
+        m_tid = 0;
+    }
+
+    pid_t counterThread() const override { return m_tid; }
+    std::vector<int> counterCpus() const override { return m_c.counterCpus; }
+
+    std::vector<std::pair<std::string, std::string>> facts() const override
+    {
+        std::vector<std::pair<std::string, std::string>> out;
+        if (m_bed) {
+            const auto& rx = m_bed->rx();
+            const auto& tx = m_bed->tx();
+            out = {{"path", "veth"},
+                   {"sender", tx.ifname + " (ifindex " + std::to_string(tx.ifindex) + ")"},
+                   {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
+                   {"generator", m_gen->describe()}};
+        } else {
+            out = {{"path", "iface " + m_c.iface + " (ifindex " + std::to_string(m_c.xsk.ifindex) + ")"},
+                   {"generator", "none: traffic comes from outside"}};
+        }
+        out.emplace_back("app", std::string(m_c.app == XskAppKind::L2Fwd ? "l2fwd" : "rxdrop") + ", batch " +
+                                    std::to_string(m_c.batch) + ", CPU " + std::to_string(m_c.rxCpu));
+        for (auto& f : m_port->facts()) {
+            out.push_back(std::move(f));
+        }
+        out.emplace_back("counter_cpus", probes::formatCpuList(m_c.counterCpus));
+        return out;
+    }
+
+private:
+    // Member order is teardown order in reverse: the app thread stops first, then the port goes
+    // (socket, umem, program), then the generator and the testbed.
+    Config m_c;
+    std::unique_ptr<net::Testbed> m_bed;
+    std::unique_ptr<net::Generator> m_gen;
+    std::optional<net::LinkStatsReader> m_rxStats;
+    std::optional<net::LinkStatsReader> m_txStats;
+    std::unique_ptr<net::XskPort> m_port;
+    XskApp m_app;
+    pid_t m_tid = 0;
+};
+
+Result<std::unique_ptr<LiveSession>> makeOnTestbed(Config c)
+{
+    auto bed = net::Testbed::create({net::TestbedPath::Veth, true});  // GRO gives the veth NAPI
+    if (!bed) {
+        return bed.error();
+    }
+    for (const auto* end : {&(*bed)->tx(), &(*bed)->rx()}) {
+        if (auto r = singleQueue(end->nsFd, end->ifname); !r) {
+            return r.error();
+        }
+    }
+    net::GeneratorOptions g{c.txCpu, c.txBatch, c.payload, c.rate, kPort};
+    auto gen = c.generator == "sendmmsg" ? net::makeSendmmsgGenerator(**bed, g) : net::makeXdpLiveGenerator(**bed, g);
+    if (!gen) {
+        return gen.error();
+    }
+    auto rxStats = net::LinkStatsReader::open((*bed)->rx().nsFd);
+    auto txStats = net::LinkStatsReader::open((*bed)->tx().nsFd);
+    if (!rxStats || !txStats) {
+        return rxStats ? txStats.error() : rxStats.error();
+    }
+    auto queues = rxStats->read((*bed)->rx().ifindex);
+    if (queues && c.xsk.queue >= queues->rxQueues) {
+        return Error{"queue=" + std::to_string(c.xsk.queue) + ": " + (*bed)->rx().ifname + " has " +
+                     std::to_string(queues->rxQueues) + " receive queue(s) (0.." +
+                     std::to_string(queues->rxQueues - 1) + ")"};
+    }
+    c.xsk.nsFd = (*bed)->rx().nsFd;
+    c.xsk.ifname = (*bed)->rx().ifname;
+    c.xsk.ifindex = (*bed)->rx().ifindex;
+    c.xsk.deviceRing = kVethRing;
+    auto port = net::XskPort::open(c.xsk);
+    if (!port) {
+        return port.error();
+    }
+    return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(
+        std::move(c), std::move(*bed), std::move(*gen), std::move(*rxStats), std::move(*txStats), std::move(*port)));
+}
+
+Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
+{
+    const auto& name = c.iface;
+    const unsigned index = name.size() < IFNAMSIZ ? if_nametoindex(name.c_str()) : 0;
+    if (index == 0) {
+        return Error{"iface=" + name + ": no such network interface"};
+    }
+    auto stats = net::LinkStatsReader::open(-1);
+    if (!stats) {
+        return stats.error();
+    }
+    auto queues = stats->read(static_cast<int>(index));
+    if (queues && c.xsk.queue >= queues->rxQueues) {
+        return Error{"queue=" + std::to_string(c.xsk.queue) + ": " + name + " has " + std::to_string(queues->rxQueues) +
+                     " receive queue(s) (0.." + std::to_string(queues->rxQueues - 1) + ")"};
+    }
+    c.xsk.ifname = name;
+    c.xsk.ifindex = static_cast<int>(index);
+    c.xsk.deviceRing = deviceRing(name);
+    c.xsk.ownerRecord = true;
+    // Outside the tool's own namespaces: say what is attached where before doing it.
+    static_cast<void>(
+        std::fprintf(stderr,
+                     "xdp-rx: attaching XDP program nf_xsk_redirect (%s mode) and an AF_XDP socket to %s "
+                     "(ifindex %u) queue %d; every frame of that queue goes to the socket and is dropped\n",
+                     net::xdpModeName(c.xsk.mode), name.c_str(), index, c.xsk.queue));
+    auto port = net::XskPort::open(c.xsk);
+    if (!port) {
+        return port.error();
+    }
+    return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(
+        std::move(c), nullptr, nullptr, std::move(*stats), std::nullopt, std::move(*port)));
+}
+
+Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params)
+{
+    if (auto r = net::requireNetworkCapabilities("xdp-rx"); !r) {
+        return r.error();
+    }
+    auto c = readConfig(params);
+    if (!c) {
+        return c.error();
+    }
+    return c->iface.empty() ? makeOnTestbed(std::move(*c)) : makeOnInterface(std::move(*c));
+}
+
+}  // namespace
+
+WorkloadInfo xdpRxInfo()
+{
+    WorkloadInfo info;
+    info.name = "xdp-rx";
+    info.summary =
+        "AF_XDP receive (rxdrop, l2fwd) on the tool's own veth testbed: pps, XDP socket statistics, "
+        "counters per packet";
+    info.description =
+        "Seed 001's test, run by the tool: `xdpsock rxdrop` as A/B variants. An XDP program (nf_xsk_redirect) "
+        "on the receiving veth end of the testbed redirects queue `queue` to an AF_XDP socket made with libxdp's "
+        "xsk API (umem, fill and completion rings, RX ring); an application thread pinned to rx_cpu counts the "
+        "frames and returns them to the fill ring (app=rxdrop) or swaps their MAC addresses and sends them back "
+        "(app=l2fwd). Traffic comes from the xdp-live generator (or sendmmsg) on tx_cpu. Samples every interval: "
+        "packets, XDP_STATISTICS, the application's empty polls and fill-ring failures, the generator's count, "
+        "counters on the application thread (rx_*) and on counter_cpus (cpu_*). iface=NAME attaches to a real "
+        "interface instead (only when given; it says what it attaches first). Needs CAP_NET_ADMIN and "
+        "CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own namespaces.";
+    info.primaryMetric = "pps";
+    info.defaultChunk = 0;
+    info.params = {
+        {"xdp_mode",
+         ParamType::Choice,
+         "native",
+         "XDP attach mode: skb (generic) or native (driver)",
+         0,
+         0,
+         {"skb", "native"},
+         ""},
+        {"bind",
+         ParamType::Choice,
+         "auto",
+         "AF_XDP bind: copy, zerocopy, or auto (zero-copy, else copy; the result is recorded)",
+         0,
+         0,
+         {"copy", "zerocopy", "auto"},
+         ""},
+        {"queue", ParamType::Int, "0", "receive queue the socket binds to", 0, 255, {}, ""},
+        {"frame_size", ParamType::Int, "4096", "umem frame size (a power of two)", 2048, 4096, {}, "bytes"},
+        {"ring_size",
+         ParamType::Int,
+         "2048",
+         "RX (and TX, completion) ring size; the fill ring holds RX ring + device ring",
+         64,
+         16384,
+         {},
+         ""},
+        {"need_wakeup", ParamType::Int, "1", "XDP_USE_NEED_WAKEUP", 0, 1, {}, ""},
+        {"busy_poll",
+         ParamType::Int,
+         "0",
+         "SO_PREFER_BUSY_POLL + SO_BUSY_POLL (20 us) + SO_BUSY_POLL_BUDGET=batch",
+         0,
+         1,
+         {},
+         ""},
+        {"batch", ParamType::Int, "64", "frames taken from the RX ring per pass", 1, 1024, {}, ""},
+        {"app",
+         ParamType::Choice,
+         "rxdrop",
+         "rxdrop: count and recycle; l2fwd: swap MACs and send back",
+         0,
+         0,
+         {"rxdrop", "l2fwd"},
+         ""},
+        {"generator", ParamType::Choice, "xdp-live", "traffic generator", 0, 0, {"xdp-live", "sendmmsg"}, ""},
+        {"tx_cpu", ParamType::Int, "0", "CPU of the generator thread", 0, 4095, {}, ""},
+        {"rx_cpu", ParamType::Int, "1", "CPU of the AF_XDP application thread", 0, 4095, {}, ""},
+        {"share_cpu", ParamType::Int, "0", "1 allows tx_cpu == rx_cpu", 0, 1, {}, ""},
+        {"counter_cpus",
+         ParamType::Text,
+         "auto",
+         "CPUs counted system-wide (perf stat -C): auto = tx_cpu and rx_cpu, none, or a list such as 0-1",
+         0,
+         0,
+         {},
+         ""},
+        {"size", ParamType::Int, "64", "UDP payload per generated frame", 1, 1472, {}, "bytes"},
+        {"tx_batch",
+         ParamType::Int,
+         "64",
+         "frames per kernel batch for xdp-live (at most 256); datagrams per sendmmsg call",
+         1,
+         1024,
+         {},
+         ""},
+        {"rate", ParamType::Real, "0", "generator rate limit; 0 = as fast as it goes", 0, 1e9, {}, "packets/s"},
+        {"iface",
+         ParamType::Text,
+         "",
+         "a real interface to attach to instead of the testbed (traffic from outside; rxdrop only)",
+         0,
+         0,
+         {},
+         ""},
+        {"force",
+         ParamType::Int,
+         "0",
+         "1 replaces an XDP program already on the interface (it is not put back afterwards)",
+         0,
+         1,
+         {},
+         ""},
+    };
+    info.makeLive = makeXdpRx;
+    info.liveQuantities = {quantity::kXskRxDropped,       quantity::kXskRxInvalidDescs, quantity::kXskRxRingFull,
+                           quantity::kXskRxFillRingEmpty, quantity::kXskTxInvalidDescs, quantity::kAppEmptyPolls,
+                           quantity::kAppFillFailures,    quantity::kAppTxPackets,      quantity::kReturnedPackets};
+    return info;
+}
+
+}  // namespace nf::engine::workloads

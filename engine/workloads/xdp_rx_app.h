@@ -1,0 +1,62 @@
+#pragma once
+// The AF_XDP application of xdp-rx on its own thread pinned to rx_cpu: `rxdrop` counts every frame
+// and returns it to the fill ring; `l2fwd` swaps its MAC addresses and sends it back on the TX ring,
+// returning frames to the fill ring as they complete. Counts are published with relaxed stores.
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "net/xsk.h"
+
+namespace nf::engine::workloads {
+
+enum class XskAppKind { RxDrop, L2Fwd };
+
+struct XskAppCounts {
+    std::uint64_t packets = 0;  // frames taken from the RX ring
+    std::uint64_t bytes = 0;
+    std::uint64_t emptyPolls = 0;    // RX ring found empty
+    std::uint64_t fillFailures = 0;  // fill ring (l2fwd: TX ring) without room for the frames to return
+    std::uint64_t txPackets = 0;     // l2fwd: frames the kernel completed sending
+};
+
+class XskApp {
+public:
+    XskApp(net::XskPort& port, XskAppKind kind, int cpu, int batch);
+    ~XskApp() { stop(); }
+    XskApp(const XskApp&) = delete;
+    XskApp& operator=(const XskApp&) = delete;
+
+    // Drains what arrived while stopped (uncounted), then starts the thread; returns its tid.
+    pid_t start();
+    void stop();
+    XskAppCounts counts() const;
+
+private:
+    void loop();
+    void drain();
+    void kick();
+    void rxDrop(XskAppCounts& c);
+    void l2Fwd(XskAppCounts& c);
+    void complete(XskAppCounts& c);
+    void publish(const XskAppCounts& c);
+
+    net::XskPort& m_port;
+    XskAppKind m_kind;
+    int m_cpu;
+    std::uint32_t m_batch;
+    std::uint32_t m_outstanding = 0;  // l2fwd: frames on the TX ring not yet completed
+    std::atomic<bool> m_stopping{false};
+    std::atomic<pid_t> m_tid{0};
+    std::atomic<std::uint64_t> m_packets{0};
+    std::atomic<std::uint64_t> m_bytes{0};
+    std::atomic<std::uint64_t> m_emptyPolls{0};
+    std::atomic<std::uint64_t> m_fillFailures{0};
+    std::atomic<std::uint64_t> m_txPackets{0};
+    std::jthread m_thread;
+};
+
+}  // namespace nf::engine::workloads
