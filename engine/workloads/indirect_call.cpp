@@ -109,9 +109,10 @@ WorkloadInfo indirectCallInfo()
         "sock_def_readable() to avoid the retpoline that spectre_v2 mitigations put on every indirect "
         "call. Each operation is one call to the same out-of-line callee doing `work` dependent steps: "
         "call=direct calls it by name, call=indirect loads the pointer from a struct and calls through "
-        "it, call=retpoline does the same from code built with GCC's -mindirect-branch=thunk (x86-64 "
-        "GCC only). It measures the user-space cost of the call itself; it cannot show the kernel's own "
-        "thunk choice (retpoline, lfence or none, patched at boot), IBRS/eIBRS or other hardware "
+        "it, call=retpoline does the same from code built with GCC's -mindirect-branch=thunk or "
+        "clang's -mretpoline (x86-64 only). It measures the user-space cost of the call itself; it "
+        "cannot show the kernel's own thunk choice (retpoline, lfence or none, patched at boot), "
+        "IBRS/eIBRS or other hardware "
         "mitigations, or the real socket wakeup work that sock_def_readable() does.";
     info.params = {
         {"call",

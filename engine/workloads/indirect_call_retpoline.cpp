@@ -1,8 +1,9 @@
 // The indirect loop again, in a translation unit that engine/CMakeLists.txt compiles with
-// `-mindirect-branch=thunk -mindirect-branch-register` on x86-64 GCC (`-mretpoline` on clang): the call through
-// sk->dataReady then goes through __x86_indirect_thunk_<reg>, as it does in a kernel built with
-// CONFIG_RETPOLINE when spectre_v2=retpoline. Keep this file to the loop alone: anything inline
-// from a header that it instantiates would be compiled with thunks too.
+// `-mindirect-branch=thunk -mindirect-branch-register` on x86-64 GCC (`-mretpoline` with clang): the
+// call through sk->dataReady then goes through __x86_indirect_thunk_<reg> (__llvm_retpoline_<reg>),
+// as it does in a kernel built with CONFIG_RETPOLINE when spectre_v2=retpoline. Keep this file to
+// the loop alone: anything inline from a header that it instantiates would be compiled with thunks
+// too.
 
 #include "workloads/indirect_call.h"
 
