@@ -260,22 +260,26 @@ std::span<const unsigned char> Statement::blob(int column) const
 
 Result<Transaction> Transaction::begin(Database& db)
 {
-    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun) {
+    const bool nested = sqlite3_get_autocommit(db.handle()) == 0;
+    if (auto begun = db.exec(nested ? "SAVEPOINT nf_nested" : "BEGIN IMMEDIATE"); !begun) {
         return begun.error();
     }
-    return Transaction(db);
+    return Transaction(db, nested);
 }
 
-Transaction::Transaction(Transaction&& other) noexcept : m_db(other.m_db), m_done(other.m_done)
+Transaction::Transaction(Transaction&& other) noexcept
+    : m_db(other.m_db), m_nested(other.m_nested), m_done(other.m_done)
 {
     other.m_done = true;
 }
 
 Transaction::~Transaction()
 {
-    if (!m_done && m_db != nullptr && !sqlite3_get_autocommit(m_db->handle())) {
-        sqlite3_exec(m_db->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (m_done || m_db == nullptr || sqlite3_get_autocommit(m_db->handle()) != 0) {
+        return;
     }
+    const char* undo = m_nested ? "ROLLBACK TO nf_nested; RELEASE nf_nested" : "ROLLBACK";
+    sqlite3_exec(m_db->handle(), undo, nullptr, nullptr, nullptr);
 }
 
 Result<void> Transaction::commit()
@@ -283,7 +287,7 @@ Result<void> Transaction::commit()
     if (m_done) {
         return Error{"transaction on " + m_db->path() + " already finished"};
     }
-    if (auto committed = m_db->exec("COMMIT"); !committed) {
+    if (auto committed = m_db->exec(m_nested ? "RELEASE nf_nested" : "COMMIT"); !committed) {
         return committed.error();
     }
     m_done = true;

@@ -83,6 +83,8 @@ private:
 class Transaction {
 public:
     // BEGIN IMMEDIATE (takes the write lock now, so a busy database fails here, not mid-way).
+    // Inside another transaction it is a SAVEPOINT instead: its commit() then only counts once the
+    // outer transaction commits, so several steps can be made all-or-nothing together.
     static Result<Transaction> begin(Database& db);
     Transaction(Transaction&& other) noexcept;
     Transaction& operator=(Transaction&&) = delete;
@@ -93,8 +95,9 @@ public:
     Result<void> commit();
 
 private:
-    explicit Transaction(Database& db) : m_db(&db) {}
+    Transaction(Database& db, bool nested) : m_db(&db), m_nested(nested) {}
     Database* m_db;
+    bool m_nested = false;
     bool m_done = false;
 };
 
