@@ -394,6 +394,16 @@ Result<std::vector<std::string>> splitCommand(const std::string& text)
     return words;
 }
 
+Result<void> checkCommandExperiment(const PreparedExperiment& p)
+{
+    for (std::size_t v = 0; v < p.params.size(); ++v) {
+        if (auto c = configOf(p.params[v], p.spec.variants[v].name); !c) {
+            return c.error();
+        }
+    }
+    return {};
+}
+
 RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
 {
     std::vector<CommandConfig> configs;

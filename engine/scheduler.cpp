@@ -106,6 +106,11 @@ Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::System
     }
     p.spec = std::move(spec);
     p.facts = std::move(facts);
+    if (p.workload->external) {
+        if (auto checked = checkCommandExperiment(p); !checked) {
+            return checked.error();
+        }
+    }
     return p;
 }
 
