@@ -135,7 +135,7 @@ Command addImportCommand(CLI::App& app, Context& ctx)
     sub->add_option("--iface", a->options.iface, "sar: the interface to read");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
-    return {sub, [a, &ctx] { return execute(*a, ctx); }};
+    return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }
 
 }  // namespace nf::cli

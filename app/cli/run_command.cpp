@@ -133,7 +133,7 @@ Command addRunCommand(CLI::App& app, Context& ctx)
                     "jsonl: write the run to stdout as JSON lines (run_started, samples, progress, warning, "
                     "finished, error; see docs/events.md) instead of the text report")
         ->check(CLI::IsMember({"jsonl"}));
-    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }};
+    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }, true};
 }
 
 }  // namespace nf::cli

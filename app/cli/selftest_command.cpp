@@ -153,7 +153,7 @@ Command addSelftestCommand(CLI::App& app)
     sub->add_option("--cpu", o->cpus, "Worker CPU (default: the last allowed CPU)");
     sub->add_flag_callback(
         "--quick", [o] { o->scale = 0.2; }, "Shorter runs (about 5x faster, noisier)");
-    return {sub, [o] { return execute(*o); }};
+    return {sub, [o] { return execute(*o); }, true};
 }
 
 }  // namespace nf::cli
