@@ -1,5 +1,6 @@
 #include "database.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -49,6 +50,49 @@ Result<void> createParentDirectories(const std::string& path)
     return {};
 }
 
+// SQLite's message, with the system's reason when the failure was the system's ("disk I/O error
+// (No space left on device)"); other codes keep SQLite's message alone, as the errno may be stale.
+std::string sqliteReason(sqlite3* db, int rc)
+{
+    std::string reason = sqlite3_errmsg(db);
+    const int primary = rc & 0xff;
+    const bool system =
+        primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY;
+    const int err = sqlite3_system_errno(db);
+    return system && err != 0 ? reason + " (" + nf::errnoText(err) + ")" : reason;
+}
+
+// True when `path` is on a read-only file system and has no WAL content that an immutable read
+// would miss.
+bool readOnlyFileSystem(const std::string& path)
+{
+    std::string parent = std::filesystem::path(path).parent_path().string();
+    struct statvfs fs {};
+    if (statvfs(parent.empty() ? "." : parent.c_str(), &fs) != 0 || (fs.f_flag & ST_RDONLY) == 0) {
+        return false;
+    }
+    std::error_code ec;
+    const auto walSize = std::filesystem::file_size(path + "-wal", ec);
+    return ec || walSize == 0;
+}
+
+// "file:" URI of `path` with immutable=1; '%', '?' and '#' escaped.
+std::string immutableUri(const std::string& path)
+{
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            const char* hex = "0123456789abcdef";
+            uri += '%';
+            uri += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+            uri += hex[static_cast<unsigned char>(c) & 0xf];
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
 // Reading the header is the first thing that touches the file's contents: a file that is not a
 // database fails here with SQLITE_NOTADB.
 Result<void> checkIsDatabase(sqlite3* db, const std::string& path)
@@ -57,7 +101,7 @@ Result<void> checkIsDatabase(sqlite3* db, const std::string& path)
     if (rc == SQLITE_OK) {
         return {};
     }
-    std::string reason = sqlite3_errmsg(db);
+    std::string reason = sqliteReason(db, rc);
     if ((rc & 0xff) == SQLITE_NOTADB) {
         return Error{path + " is not a noisefloor database (" + reason + ")"};
     }
@@ -77,6 +121,9 @@ Result<void> configure(sqlite3* db, const std::string& path, Database::Mode mode
     }
     std::string reason = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
+    if (const int err = sqlite3_system_errno(db); err != 0 && (rc & 0xff) == SQLITE_IOERR) {
+        reason += " (" + nf::errnoText(err) + ")";
+    }
     return Error{"cannot configure " + path + ": " + reason};
 }
 
@@ -84,7 +131,18 @@ Result<void> configure(sqlite3* db, const std::string& path, Database::Mode mode
 
 Result<Database> Database::open(const std::string& path, Mode mode)
 {
-    int flags = SQLITE_OPEN_READONLY;
+    auto db = connect(path, mode, false);
+    if (!db && mode == Mode::ReadOnly && readOnlyFileSystem(path)) {
+        if (auto immutable = connect(path, mode, true)) {
+            return immutable;
+        }
+    }
+    return db;
+}
+
+Result<Database> Database::connect(const std::string& path, Mode mode, bool immutable)
+{
+    int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
     if (mode == Mode::ReadWrite) {
         flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
         if (auto made = createParentDirectories(path); !made) {
@@ -92,7 +150,7 @@ Result<Database> Database::open(const std::string& path, Mode mode)
         }
     }
     sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+    int rc = sqlite3_open_v2(immutable ? immutableUri(path).c_str() : path.c_str(), &raw, flags, nullptr);
     Database db(raw, path);  // owns the handle even when the open failed
     if (rc != SQLITE_OK) {
         return openFailure(raw, rc, path, mode);
@@ -192,7 +250,7 @@ Result<bool> Statement::step()
     if (rc == SQLITE_DONE) {
         return false;
     }
-    std::string message = sqlite3_errmsg(m_db);
+    std::string message = sqliteReason(m_db, rc);
     const char* file = sqlite3_db_filename(m_db, "main");
     std::string where = file != nullptr && *file != '\0' ? file : "database";
     return Error{"database error in " + where + ": " + message};
@@ -260,22 +318,26 @@ std::span<const unsigned char> Statement::blob(int column) const
 
 Result<Transaction> Transaction::begin(Database& db)
 {
-    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun) {
+    const bool nested = sqlite3_get_autocommit(db.handle()) == 0;
+    if (auto begun = db.exec(nested ? "SAVEPOINT nf_nested" : "BEGIN IMMEDIATE"); !begun) {
         return begun.error();
     }
-    return Transaction(db);
+    return Transaction(db, nested);
 }
 
-Transaction::Transaction(Transaction&& other) noexcept : m_db(other.m_db), m_done(other.m_done)
+Transaction::Transaction(Transaction&& other) noexcept
+    : m_db(other.m_db), m_nested(other.m_nested), m_done(other.m_done)
 {
     other.m_done = true;
 }
 
 Transaction::~Transaction()
 {
-    if (!m_done && m_db != nullptr && !sqlite3_get_autocommit(m_db->handle())) {
-        sqlite3_exec(m_db->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (m_done || m_db == nullptr || sqlite3_get_autocommit(m_db->handle()) != 0) {
+        return;
     }
+    const char* undo = m_nested ? "ROLLBACK TO nf_nested; RELEASE nf_nested" : "ROLLBACK";
+    sqlite3_exec(m_db->handle(), undo, nullptr, nullptr, nullptr);
 }
 
 Result<void> Transaction::commit()
@@ -283,7 +345,7 @@ Result<void> Transaction::commit()
     if (m_done) {
         return Error{"transaction on " + m_db->path() + " already finished"};
     }
-    if (auto committed = m_db->exec("COMMIT"); !committed) {
+    if (auto committed = m_db->exec(m_nested ? "RELEASE nf_nested" : "COMMIT"); !committed) {
         return committed.error();
     }
     m_done = true;

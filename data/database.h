@@ -23,7 +23,9 @@ public:
 
     // Opens (ReadWrite: creates on demand, with parent directories) and configures the connection:
     // WAL, foreign keys on, busy timeout 5 s. Does not migrate; see openStore() in schema.h.
-    // A file that is not an SQLite database fails here with a message naming the path.
+    // A file that is not an SQLite database fails here with a message naming the path. A ReadOnly
+    // open of a database on a read-only file system (where SQLite cannot make the WAL's -shm file)
+    // reads it as immutable: nobody can change it there.
     static Result<Database> open(const std::string& path, Mode mode = Mode::ReadWrite);
 
     Result<void> exec(std::string_view sql);  // one or more statements, no results
@@ -38,6 +40,7 @@ private:
         void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
     };
     Database(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
+    static Result<Database> connect(const std::string& path, Mode mode, bool immutable);
     std::unique_ptr<sqlite3, Closer> m_db;
     std::string m_path;
 };
@@ -83,6 +86,8 @@ private:
 class Transaction {
 public:
     // BEGIN IMMEDIATE (takes the write lock now, so a busy database fails here, not mid-way).
+    // Inside another transaction it is a SAVEPOINT instead: its commit() then only counts once the
+    // outer transaction commits, so several steps can be made all-or-nothing together.
     static Result<Transaction> begin(Database& db);
     Transaction(Transaction&& other) noexcept;
     Transaction& operator=(Transaction&&) = delete;
@@ -93,8 +98,9 @@ public:
     Result<void> commit();
 
 private:
-    explicit Transaction(Database& db) : m_db(&db) {}
+    Transaction(Database& db, bool nested) : m_db(&db), m_nested(nested) {}
     Database* m_db;
+    bool m_nested = false;
     bool m_done = false;
 };
 

@@ -3,7 +3,9 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <vector>
 
 namespace nf::data {
@@ -186,6 +188,47 @@ Result<void> applyMigration(Database& db, const Migration& migration)
     return tx->commit();
 }
 
+std::string replaceAll(std::string text, const std::string& from, const std::string& to)
+{
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+        text.replace(at, from.size(), to);
+    }
+    return text;
+}
+
+// A new database appears with its schema, all at once: it is made and migrated under a temporary
+// name, closed (which checkpoints and removes its WAL), then linked into place, so that a reader
+// never opens a half-created file. If another writer created `path` meanwhile, theirs is used.
+Result<void> createStore(const std::string& path)
+{
+    const std::string temp = path + ".new-" + std::to_string(getpid());
+    auto named = [&](Error e) {
+        e.message = replaceAll(e.message, temp, path);
+        return e;
+    };
+    std::error_code ec;
+    std::filesystem::remove(temp, ec);  // a leftover of this pid's predecessor
+    {
+        auto db = Database::open(temp, Database::Mode::ReadWrite);
+        if (!db) {
+            return named(db.error());
+        }
+        if (auto migrated = migrate(*db); !migrated) {
+            std::filesystem::remove(temp, ec);
+            return named(migrated.error());
+        }
+    }
+    int linked = ::link(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    if (linked == EPERM || linked == EOPNOTSUPP) {  // no hard links here (vfat, some FUSE)
+        linked = ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    }
+    std::filesystem::remove(temp, ec);
+    if (linked != 0 && linked != EEXIST) {
+        return Error::fromErrno("cannot create database " + path, linked);
+    }
+    return {};
+}
+
 }  // namespace
 
 int schemaVersion()
@@ -218,6 +261,12 @@ Result<void> migrate(Database& db)
 
 Result<Database> openStore(const std::string& path, Database::Mode mode)
 {
+    std::error_code ec;
+    if (mode == Database::Mode::ReadWrite && !std::filesystem::exists(path, ec) && !ec) {
+        if (auto created = createStore(path); !created) {
+            return created.error();
+        }
+    }
     auto db = Database::open(path, mode);
     if (!db) {
         return db.error();

@@ -4,35 +4,32 @@
 
 namespace nf::data {
 
-namespace {
-
-void deleteRun(Database& db, std::int64_t id)
-{
-    if (auto stmt = db.prepare("DELETE FROM runs WHERE id = ?")) {
-        stmt->bind(1, id);
-        (void)stmt->run();
-    }
-}
-
-}  // namespace
-
 Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& start,
-                                      const std::vector<engine::RepetitionResult>& repetitions)
+                                      const std::vector<engine::RepetitionResult>& repetitions,
+                                      const std::stop_token& stop)
 {
+    auto tx = Transaction::begin(db);  // the recorder's own transactions become savepoints in it
+    if (!tx) {
+        return tx.error();
+    }
     RunRecorder recorder(db);
     if (auto started = recorder.runStarted(start); !started) {
         return started.error();
     }
     for (const auto& rep : repetitions) {
         if (auto stored = recorder.repetitionFinished(rep); !stored) {
-            deleteRun(db, recorder.runId());
             return stored.error();
         }
     }
     recorder.runFinished(engine::RunStatus::Complete, "");
     if (recorder.finishError()) {
-        deleteRun(db, recorder.runId());
         return *recorder.finishError();
+    }
+    if (stop.stop_requested()) {
+        return Error{"stopped before the run was committed; nothing was stored"};
+    }
+    if (auto committed = tx->commit(); !committed) {
+        return committed.error();
     }
     return recorder.runId();
 }

@@ -2,6 +2,7 @@
 // Stores a run that is complete before it is stored (an import): all of it, or nothing.
 
 #include <cstdint>
+#include <stop_token>
 #include <vector>
 
 #include "database.h"
@@ -9,9 +10,11 @@
 
 namespace nf::data {
 
-// Writes the run through RunRecorder, marks it complete and returns its id. On any failure the
-// partly written run is deleted again, so a failed import leaves no trace.
+// Writes the run through RunRecorder, marks it complete and returns its id, all in one
+// transaction: a failure, a stop requested through `stop` before the commit, or a crash leaves no
+// trace of it.
 Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& start,
-                                      const std::vector<engine::RepetitionResult>& repetitions);
+                                      const std::vector<engine::RepetitionResult>& repetitions,
+                                      const std::stop_token& stop = {});
 
 }  // namespace nf::data

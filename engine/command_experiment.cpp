@@ -394,6 +394,16 @@ Result<std::vector<std::string>> splitCommand(const std::string& text)
     return words;
 }
 
+Result<void> checkCommandExperiment(const PreparedExperiment& p)
+{
+    for (std::size_t v = 0; v < p.params.size(); ++v) {
+        if (auto c = configOf(p.params[v], p.spec.variants[v].name); !c) {
+            return c.error();
+        }
+    }
+    return {};
+}
+
 RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
 {
     std::vector<CommandConfig> configs;
@@ -435,14 +445,20 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
             RepetitionResult rep{r, {}, 0, 0, {}};
             const auto order = blocked ? std::vector<int>{o} : orderOf(p.spec, r, rng);
             bool first = true;
+            const auto stopped = [&] {
+                const std::string text = "stopped during repetition " + std::to_string(r + 1) + " of " +
+                                         std::to_string(p.spec.repetitions) + " (discarded; " +
+                                         std::to_string(outcome.repetitionsDone) + " kept)";
+                return RunOutcome{RunStatus::Aborted, stopReason(control, text), outcome.repetitionsDone};
+            };
             for (int v : order) {
                 if (control.stop.stop_requested()) {
-                    outcome = {RunStatus::Aborted, "stop requested", outcome.repetitionsDone};
+                    outcome = stopped();
                     break;
                 }
                 auto m = run.measure(v, r);
                 if (m.stopped) {
-                    outcome = {RunStatus::Aborted, "stop requested", outcome.repetitionsDone};
+                    outcome = stopped();
                     break;
                 }
                 if (!m.failure.empty()) {

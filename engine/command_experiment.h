@@ -6,6 +6,10 @@
 
 namespace nf::engine {
 
+// The variants' command settings (cmd, quoting, metric_regex, ...) checked without running
+// anything: bad ones are bad input, refused before a run is stored.
+Result<void> checkCommandExperiment(const PreparedExperiment& prepared);
+
 RunOutcome runCommandExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
 
 // Splits a command into arguments like a shell would split words, with '...' and "..." quoting and

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,8 +79,17 @@ int statusCode(int status)
 }
 
 // The child: nothing here may allocate or take a lock (the parent may be multi-threaded).
-[[noreturn]] void child(char* const* argv, int out, int err, int report, const cpu_set_t* cpus)
+// The command gets the signal mask of a fresh process (noisefloor blocks SIGINT and SIGTERM in
+// its threads to take them in one watcher), and dies with the thread that forked it, so that a
+// noisefloor killed with SIGKILL does not leave it running.
+[[noreturn]] void child(char* const* argv, int out, int err, int report, const cpu_set_t* cpus, pid_t parent)
 {
+    sigset_t none;
+    sigemptyset(&none);
+    (void)sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {  // the parent died before prctl
+        _exit(127);
+    }
     if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
         const int e = errno;
         (void)!write(report, &e, sizeof e);
@@ -187,12 +197,13 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& ho
     }
     Fd reportRead(pipeFds[0]);
     Fd reportWrite(pipeFds[1]);
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
         return Error::fromErrno("fork");
     }
     if (pid == 0) {
-        child(argv.data(), out.get(), err.get(), reportWrite.get(), spec.cpu >= 0 ? &cpus : nullptr);
+        child(argv.data(), out.get(), err.get(), reportWrite.get(), spec.cpu >= 0 ? &cpus : nullptr, parent);
     }
     reportWrite.reset();
     ProcessResult r;

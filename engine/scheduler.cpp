@@ -50,14 +50,6 @@ void moveOffCpu(int cpu, const std::vector<int>& allowed)
     }
 }
 
-std::string stopReason(const RunControl& control, const std::string& workerReason)
-{
-    const int sig = control.signal != nullptr ? control.signal->load() : 0;
-    return sig != 0 ? std::string(sigabbrev_np(sig) != nullptr ? "SIG" + std::string(sigabbrev_np(sig)) : "signal") +
-                          ": " + workerReason
-                    : workerReason;
-}
-
 }  // namespace
 
 Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::SystemFacts facts)
@@ -114,7 +106,20 @@ Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::System
     }
     p.spec = std::move(spec);
     p.facts = std::move(facts);
+    if (p.workload->external) {
+        if (auto checked = checkCommandExperiment(p); !checked) {
+            return checked.error();
+        }
+    }
     return p;
+}
+
+std::string stopReason(const RunControl& control, const std::string& reason)
+{
+    const int sig = control.signal != nullptr ? control.signal->load() : 0;
+    return sig != 0 ? std::string(sigabbrev_np(sig) != nullptr ? "SIG" + std::string(sigabbrev_np(sig)) : "signal") +
+                          ": " + reason
+                    : reason;
 }
 
 RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)

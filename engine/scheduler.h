@@ -48,4 +48,7 @@ struct RunOutcome {
 // database) ends it as failed.
 RunOutcome runExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
 
+// "SIGINT: <reason>" when a signal requested the stop, else `reason`.
+std::string stopReason(const RunControl& control, const std::string& reason);
+
 }  // namespace nf::engine

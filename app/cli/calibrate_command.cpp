@@ -153,7 +153,7 @@ Command addCalibrateCommand(CLI::App& app, Context& ctx)
     sub->add_option("--format", a->format, "text or json")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
-    return {sub, [a, &ctx] { return execute(*a, ctx); }};
+    return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }
 
 }  // namespace nf::cli

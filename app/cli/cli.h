@@ -26,6 +26,10 @@ struct Context {
 struct Command {
     CLI::App* app = nullptr;
     std::function<int()> action;
+    // SIGINT/SIGTERM are blocked from main()'s first line. A command that takes them (SignalStop:
+    // stop cleanly, exit 128 + signal) keeps them blocked; for the others they are unblocked
+    // before the action runs, so they act as usual (a pending one ends the process there).
+    bool takesSignals = false;
 };
 
 // Prints "noisefloor: <message>" on stderr and returns `status`.

@@ -9,6 +9,7 @@
 #include "imported_run.h"
 #include "nf_version.h"
 #include "run_lookup.h"
+#include "signal_stop.h"
 #include "stored_import.h"
 
 namespace nf::cli {
@@ -50,6 +51,7 @@ std::string describe(const engine::ImportedRun& run)
 
 int execute(ImportArgs& a, const Context& ctx)
 {
+    SignalStop signals;  // SIGINT/SIGTERM before the commit: nothing is stored
     const auto* format = engine::findImportFormat(a.format);
     if (format == nullptr) {
         return failWith(usageError("FORMAT '" + a.format + "': unknown (see 'noisefloor import --help')"));
@@ -77,7 +79,13 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
-    auto id = data::storeFinishedRun(*db, run->start, run->repetitions);
+    auto id = data::storeFinishedRun(*db, run->start, run->repetitions, signals.token());
+    if (signals.exitStatus() != 0) {
+        const std::string by = signalName(signals.signal().load());
+        return fail(signals.exitStatus(),
+                    id ? "run " + std::to_string(*id) + " imported; " + by + " arrived after it was stored"
+                       : "import interrupted by " + by + "; nothing was stored");
+    }
     if (!id) {
         return failWith(id.error());
     }
@@ -127,7 +135,7 @@ Command addImportCommand(CLI::App& app, Context& ctx)
     sub->add_option("--iface", a->options.iface, "sar: the interface to read");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
-    return {sub, [a, &ctx] { return execute(*a, ctx); }};
+    return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }
 
 }  // namespace nf::cli

@@ -1,6 +1,9 @@
 // noisefloor: the headless front end. Parses the command line and runs one command.
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 
 #include "cli.h"
@@ -25,6 +28,16 @@ Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mod
 }  // namespace nf::cli
 
 namespace {
+
+// SIGINT and SIGTERM, blocked (pending) until the command decides what they do; see Command.
+sigset_t stopSignals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
 
 int runMain(int argc, char** argv)
 {
@@ -89,6 +102,10 @@ int runMain(int argc, char** argv)
     }
     for (const auto& c : commands) {
         if (c.app->parsed()) {
+            if (!c.takesSignals) {
+                const sigset_t set = stopSignals();
+                pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+            }
             return c.action();
         }
     }
@@ -99,6 +116,10 @@ int runMain(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    // Before anything else, so that a signal at any moment of `run` is taken by its SignalStop
+    // rather than ending the process half-way through its start.
+    const sigset_t stops = stopSignals();
+    pthread_sigmask(SIG_BLOCK, &stops, nullptr);
     try {
         return runMain(argc, argv);
     } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 // noisefloor run: parse an experiment, check it, run it, store it, print its summary.
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli.h"
@@ -52,6 +53,13 @@ int usageFail(bool events, const std::string& message)
 
 void noReport(const data::StoredRun& /*run*/, const std::string& /*dbPath*/) {}
 
+bool hasCompletePoint(data::Database& db, const std::string& sweepId)
+{
+    auto runs = data::sweepRuns(db, sweepId);
+    return runs && std::any_of(runs->begin(), runs->end(),
+                               [](const data::RunRow& row) { return row.status == engine::RunStatus::Complete; });
+}
+
 int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, const Context& ctx, bool events)
 {
     auto sweep = engine::parseSweep(sweepText);
@@ -73,7 +81,9 @@ int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, c
     }
     std::cout << "\n\n";
     const int status = runAllAndReport(std::move(*specs), ctx, reportPoint);
-    if (auto db = openExisting(ctx); db && status != kExitUsage) {
+    // The points that completed, compared; a sweep stopped before its first point has none, and its
+    // stop already said so in one line.
+    if (auto db = openExisting(ctx); db && status != kExitUsage && hasCompletePoint(*db, id)) {
         std::cout << '\n';
         (void)printSweepComparison(*db, id, {}, {}, "text", std::cout);
         std::cout << "\n'noisefloor compare --sweep RUN' shows this again for any run of the sweep.\n";
@@ -123,7 +133,7 @@ Command addRunCommand(CLI::App& app, Context& ctx)
                     "jsonl: write the run to stdout as JSON lines (run_started, samples, progress, warning, "
                     "finished, error; see docs/events.md) instead of the text report")
         ->check(CLI::IsMember({"jsonl"}));
-    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }};
+    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }, true};
 }
 
 }  // namespace nf::cli

@@ -84,24 +84,36 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
     EventStream* s = stream ? &*stream : nullptr;
     const auto outcome =
         engine::runExperiment(prepared, *observer, {signals.token(), &signals.signal(), ctx.commandLine});
+    const int sig = signals.signal().load();
     if (recorder.runId() == 0) {
+        if (sig != 0) {
+            return failRun(events, s, signals.exitStatus(),
+                           "interrupted by " + signalName(sig) + " before the run was stored; nothing was stored");
+        }
         return failRun(events, s, kExitRuntime, "run failed before measuring: " + outcome.reason);
     }
-    if (auto stored = data::loadRun(db, recorder.runId())) {
-        report(*stored, db.path());
+    if (auto loaded = data::loadRun(db, recorder.runId())) {
+        report(*loaded, db.path());
     } else {
         failRun(events, s, kExitRuntime,
                 "run " + std::to_string(recorder.runId()) +
-                    " was stored but cannot be read back: " + stored.error().message);
+                    " was stored but cannot be read back: " + loaded.error().message);
     }
     if (recorder.finishError()) {
         return failRun(events, s, kExitRuntime,
                        "could not record the end of the run: " + recorder.finishError()->message);
     }
     switch (outcome.status) {
-        case engine::RunStatus::Complete: return 0;
+        case engine::RunStatus::Complete:
+            if (sig != 0) {  // too late to stop this run, but the caller must still stop
+                return failRun(events, s, signals.exitStatus(),
+                               "run " + std::to_string(recorder.runId()) + " complete; " + signalName(sig) +
+                                   " arrived after its last repetition");
+            }
+            return 0;
         case engine::RunStatus::Aborted:
-            return failRun(events, s, signals.exitStatus() != 0 ? signals.exitStatus() : kExitRuntime,
+            // "run 4 aborted: SIGINT: stopped during repetition 3 of 10 (discarded; 2 kept)"
+            return failRun(events, s, sig != 0 ? signals.exitStatus() : kExitRuntime,
                            "run " + std::to_string(recorder.runId()) + " aborted: " + outcome.reason);
         default:
             return failRun(events, s, kExitRuntime,
@@ -121,6 +133,7 @@ int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunRepor
 int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
                     std::ostream* events)
 {
+    SignalStop signals;  // from here on SIGINT and SIGTERM stop the run cleanly, even before it starts
     const auto facts = probes::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
     for (auto& spec : specs) {
@@ -138,8 +151,11 @@ int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ct
     if (!db) {
         return failRun(events, nullptr, kExitRuntime, db.error().message);
     }
-    SignalStop signals;
     for (const auto& p : prepared) {
+        if (const int sig = signals.signal().load(); sig != 0) {
+            return failRun(events, nullptr, signals.exitStatus(),
+                           "interrupted by " + signalName(sig) + " before the run started; nothing was stored");
+        }
         if (int status = runOne(p, *db, ctx, signals, report, events); status != 0) {
             return status;
         }

@@ -24,8 +24,8 @@ struct SelftestOptions {
     double scale = 1.0;  // --quick shortens every run
 };
 
-Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engine::VariantSpec> variants, int reps,
-                                     double duration, double chunk, const SignalStop& signals)
+engine::ExperimentSpec spinSpec(const SelftestOptions& o, std::vector<engine::VariantSpec> variants, int reps,
+                                double duration, double chunk)
 {
     engine::ExperimentSpec spec;
     spec.workload = "spin";
@@ -37,7 +37,28 @@ Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engin
     if (!o.cpus.empty()) {
         spec.cpus = probes::parseCpuList(o.cpus);
     }
-    auto prepared = engine::prepareExperiment(spec, probes::readSystemFacts());
+    return spec;
+}
+
+// A bad --cpu is bad input: refused before anything is measured or printed.
+Result<void> checkOptions(const SelftestOptions& o)
+{
+    bool ok = true;
+    if (!o.cpus.empty() && (probes::parseCpuList(o.cpus, &ok).empty() || !ok)) {
+        return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 2-3"};
+    }
+    auto prepared = engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), probes::readSystemFacts());
+    if (!prepared) {
+        return prepared.error();
+    }
+    return {};
+}
+
+Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engine::VariantSpec> variants, int reps,
+                                     double duration, double chunk, const SignalStop& signals)
+{
+    auto prepared =
+        engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk), probes::readSystemFacts());
     if (!prepared) {
         return prepared.error();
     }
@@ -69,6 +90,9 @@ double counterReadMicros(const probes::TscClock& tsc)
 
 int execute(const SelftestOptions& o)
 {
+    if (auto checked = checkOptions(o); !checked) {
+        return fail(kExitUsage, checked.error().message);
+    }
     SignalStop signals;
     auto tsc = probes::TscClock::calibrate(0.1);
     if (!tsc) {
@@ -129,7 +153,7 @@ Command addSelftestCommand(CLI::App& app)
     sub->add_option("--cpu", o->cpus, "Worker CPU (default: the last allowed CPU)");
     sub->add_flag_callback(
         "--quick", [o] { o->scale = 0.2; }, "Shorter runs (about 5x faster, noisier)");
-    return {sub, [o] { return execute(*o); }};
+    return {sub, [o] { return execute(*o); }, true};
 }
 
 }  // namespace nf::cli

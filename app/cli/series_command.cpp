@@ -289,6 +289,7 @@ Command addSeriesCommand(CLI::App& app, Context& ctx)
     sub->add_option("--metric", a->metric, "Metric to follow (default: the first step's primary metric)");
     sub->add_option("--alpha", a->options.alpha, "Significance level")->capture_default_str();
     sub->add_option("--permutations", a->options.permutations, "Permutations per change-point test")
+        ->check(CLI::Range(19, 1000000))
         ->capture_default_str();
     sub->add_option("--seed", a->options.seed, "Seed of the permutations")->capture_default_str();
     sub->add_option("--format", a->format, "text or csv")->check(CLI::IsMember({"text", "csv"}))->capture_default_str();

@@ -2,9 +2,16 @@
 
 #include <pthread.h>
 
+#include <cstring>
 #include <ctime>
 
 namespace nf::cli {
+
+std::string signalName(int sig)
+{
+    const char* abbrev = sigabbrev_np(sig);
+    return abbrev != nullptr ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
 
 SignalStop::SignalStop()
 {

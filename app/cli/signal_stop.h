@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <stop_token>
+#include <string>
 #include <thread>
 
 namespace nf::cli {
@@ -29,5 +30,8 @@ private:
     std::atomic<int> m_signal{0};
     std::jthread m_watcher;
 };
+
+// "SIGINT", "SIGTERM", ...
+std::string signalName(int sig);
 
 }  // namespace nf::cli

@@ -85,9 +85,49 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         {{"export", "1"}, 2, "--format"},
         {{"export", "1", "--format", "csv", "-o", "/nonexistent-dir/x.csv"}, 1, "cannot write /nonexistent-dir/x.csv"},
         {{"list", "--format", "yaml"}, 2, "--format"},
+        {{"run", "spin", "--duration", "inf"}, 2, "--duration"},
+        {{"run", "spin", "--duration", "-0.1"}, 2, "--duration"},
+        {{"run", "spin", "--interval", "0"}, 2, "--interval"},
+        {{"run", "spin", "--reps", "99999999999"}, 2, "--reps"},
+        {{"run", "spin", "-p", "work=nan"}, 2, "work=nan"},
+        {{"run", "spin", "-p", "work=99999999999999999999"}, 2, "work=99999999999999999999"},
+        {{"run", "spin", "--variant", "a:work=1,work=2"}, 2, "'work' set twice"},
+        {{"run", "spin", "--cpu", "0-4095"}, 2, "--cpu"},
+        {{"run", "spin", "--events", "xml"}, 2, "--events"},
+        {{"run", "spin", "--sweep", "work="}, 2, "--sweep"},
+        {{"run", "spin", "--sweep", "work=1,1"}, 2, "--sweep"},
+        {{"run", "command"}, 2, "cmd"},
+        {{"run", "udp-rx", "-p", "rate=-1"}, 2, "rate=-1"},
+        {{"show", "-1"}, 2, "RUN '-1'"},
+        {{"show", "99999999999999999999999"}, 2, "99999999999999999999999"},
+        {{"export", "999", "--format", "csv"}, 1, "no run 999"},
+        {{"compare", "999"}, 1, "no run 999"},
+        {{"compare", "1:nosuch"}, 2, "nosuch"},
+        {{"compare", "1", "--alpha", "2"}, 2, "--alpha"},
+        {{"compare", "1", "--margin", "-1"}, 2, "--margin"},
+        {{"compare", "1", "--metric", "warp"}, 2, "warp"},
+        {{"compare", "--label", "no-such-label"}, 2, "no-such-label"},
+        {{"series", "--label", "no-such-label"}, 2, "no-such-label"},
+        {{"series", "1", "--permutations", "0"}, 2, "--permutations"},
+        {{"stat", "/nonexistent/a.txt", "/nonexistent/b.txt"}, 2, "/nonexistent/a.txt"},
+        {{"stat", "only-one.txt"}, 2, "stat"},
+        {{"stat", "-C", "0", "a", "b"}, 2, "-C 0"},
+        {{"import", "perf-stat", "--label", "x", "/nonexistent/perf.csv"}, 1, "/nonexistent/perf.csv"},
+        {{"import", "tcpdump", "--label", "x", "/dev/null"}, 2, "tcpdump"},
+        {{"import", "perf-stat", "/dev/null"}, 2, "--label"},
+        {{"import", "perf-stat", "--label", "x", "--runs", "1", "/dev/null"}, 2, "--runs"},
+        {{"calibrate", "nope"}, 2, "nope"},
+        {{"selftest", "--cpu", "4096"}, 2, "4096"},
+        {{"selftest", "--cpu", "abc"}, 2, "--cpu 'abc'"},
+        {{"run", "command", "-p", "cmd='unterminated"}, 2, "unterminated"},
+        {{"run", "command", "-p", "cmd=true", "-p", "metric_regex=(("}, 2, "metric_regex"},
+        {{"check", "--iface", "nf-no-such-if0"}, 1, "nf-no-such-if0"},
+        {{"workloads", "--format", "yaml"}, 2, "--format"},
+        {{"cleanup", "--everything"}, 2, "--everything"},
     };
     const std::string before = snapshot();
     ASSERT_NE(before.find("\"status\": \"complete\""), std::string::npos);
+    const std::string bytes = readFile(s_dir->file("runs.db"));
     for (const auto& c : cases) {
         std::vector<std::string> args = {"--db", s_dir->file("runs.db")};
         args.insert(args.end(), c.args.begin(), c.args.end());
@@ -101,6 +141,7 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << shown << "\nstderr: " << r.err;
         EXPECT_EQ(r.err.rfind("noisefloor: ", 0), 0u) << shown << "\nstderr: " << r.err;
     }
+    EXPECT_EQ(readFile(s_dir->file("runs.db")), bytes) << "the database file changed";
     EXPECT_EQ(snapshot(), before);
 }
 
@@ -111,6 +152,9 @@ TEST_F(CliBadInput, DatabaseProblemsAreRuntimeErrors)
         {{"--db", s_dir->file("not-a-db"), "run", "spin", "--duration", "0.01"}, 1, "not-a-db"},
         {{"--db", "/proc/nf-no-such/runs.db", "run", "spin", "--duration", "0.01"}, 1, "/proc/nf-no-such/runs.db"},
         {{"--db", s_dir->file("missing.db"), "show", "1"}, 1, "does not exist"},
+        {{"--db", s_dir->path(), "list"}, 1, s_dir->path()},
+        {{"--db", s_dir->file("runs.db"), "stat", s_dir->path(), s_dir->path()}, 2, s_dir->path()},
+        {{"--db", s_dir->file("runs.db"), "import", "perf-stat", "--label", "x", s_dir->path()}, 1, s_dir->path()},
     };
     for (const auto& c : cases) {
         const auto r = runCli(c.args, *s_dir);

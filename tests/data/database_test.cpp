@@ -217,6 +217,40 @@ TEST(Database, TransactionRollsBackWithoutCommit)
     EXPECT_EQ(count(*db, "t"), 1);
 }
 
+TEST(Database, NestedTransactionCountsOnlyWithTheOuterOne)
+{
+    TempDir dir;
+    auto db = Database::open(dir.file("runs.db"));
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("CREATE TABLE t (x INTEGER)").ok());
+    {
+        auto outer = Transaction::begin(*db);
+        ASSERT_TRUE(outer.ok()) << outer.error().message;
+        {
+            auto inner = Transaction::begin(*db);
+            ASSERT_TRUE(inner.ok()) << inner.error().message;
+            ASSERT_TRUE(db->exec("INSERT INTO t VALUES (1)").ok());
+            ASSERT_TRUE(inner->commit().ok());
+        }
+        {
+            auto undone = Transaction::begin(*db);
+            ASSERT_TRUE(undone.ok());
+            ASSERT_TRUE(db->exec("INSERT INTO t VALUES (2)").ok());
+        }  // rolled back to its savepoint only
+        EXPECT_EQ(count(*db, "t"), 1);
+    }  // the outer one never committed
+    EXPECT_EQ(count(*db, "t"), 0);
+    {
+        auto outer = Transaction::begin(*db);
+        auto inner = Transaction::begin(*db);
+        ASSERT_TRUE(outer.ok() && inner.ok());
+        ASSERT_TRUE(db->exec("INSERT INTO t VALUES (3)").ok());
+        ASSERT_TRUE(inner->commit().ok());
+        ASSERT_TRUE(outer->commit().ok());
+    }
+    EXPECT_EQ(count(*db, "t"), 1);
+}
+
 TEST(Database, SecondWriterWaitsThenFailsWhileLocked)
 {
     TempDir dir;

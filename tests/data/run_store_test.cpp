@@ -14,6 +14,7 @@
 #include "data_test_support.h"
 #include "nf_version.h"
 #include "schema.h"
+#include "stored_import.h"
 
 namespace nf::data {
 namespace {
@@ -343,6 +344,39 @@ TEST_F(RunStoreTest, BadInputIsAnErrorNotACrash)
     auto run = loadRun(db(), recorder.runId());
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->data.samples.size(), test::makeRepetition(0).samples.size());
+}
+
+// True when the statement stepped to a row.
+bool nextRow(Statement& stmt)
+{
+    auto row = stmt.step();
+    return row.ok() && *row;
+}
+
+TEST_F(RunStoreTest, StoredImportIsAllOrNothing)
+{
+    std::vector<engine::RepetitionResult> reps = {test::makeRepetition(0), test::makeRepetition(1)};
+    reps[1].samples[0].values.pop_back();  // the second repetition cannot be stored
+    EXPECT_FALSE(storeFinishedRun(db(), test::makeRunStart("bad"), reps).ok());
+    std::stop_source stop;
+    stop.request_stop();
+    reps[1] = test::makeRepetition(1);
+    auto stopped = storeFinishedRun(db(), test::makeRunStart("stopped"), reps, stop.get_token());
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_NE(stopped.error().message.find("nothing was stored"), std::string::npos) << stopped.error().message;
+    auto rows = listRuns(db());
+    ASSERT_TRUE(rows.ok());
+    EXPECT_TRUE(rows->empty());
+    auto stmt = db().prepare("SELECT (SELECT count(*) FROM repetitions) + (SELECT count(*) FROM samples)");
+    ASSERT_TRUE(stmt.ok() && nextRow(*stmt));
+    EXPECT_EQ(stmt->int64(0), 0);
+
+    auto id = storeFinishedRun(db(), test::makeRunStart("good"), reps);
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    auto run = loadRun(db(), *id);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->row.status, RunStatus::Complete);
+    EXPECT_EQ(run->row.repetitions, 2);
 }
 
 TEST_F(RunStoreTest, ReaderIsNotBlockedByAWriterMidRepetition)

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The random-kill loop: starts `noisefloor run` N times (in-process workloads chunked and in one
+# piece, a sweep, the command workload and, as root, the live udp-rx test with both generators),
+# kills each at a random moment with a random signal among SIGINT, SIGTERM and SIGKILL, and after
+# every kill checks what the reliability promise says:
+#   - the exit status is 130/143 (SIGINT/SIGTERM) with one summary line, or 137 (SIGKILL), or 0 when
+#     the run had finished before the signal;
+#   - PRAGMA integrity_check says ok;
+#   - `noisefloor list` shows no run as running (a SIGKILLed writer's run reads as aborted);
+#   - every complete run has all its repetitions, every stored repetition has samples;
+#   - no nf* link, network namespace or XDP program is left (after SIGINT/SIGTERM at once; after
+#     SIGKILL once `noisefloor cleanup` ran, whose --dry-run output is recorded).
+# Prints one line per iteration and a summary; exits 1 if any check failed.
+# Usage: bench/kill_loop.sh [-n ITERATIONS] [-b BUILD_DIR] [-s SEED] [--no-live]
+set -uo pipefail
+
+iterations=50
+build=build
+seed=$$
+live=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    -n) iterations=$2; shift 2 ;;
+    -b) build=$2; shift 2 ;;
+    -s) seed=$2; shift 2 ;;
+    --no-live) live=0; shift ;;
+    *) echo "usage: $0 [-n ITERATIONS] [-b BUILD_DIR] [-s SEED] [--no-live]" >&2; exit 2 ;;
+  esac
+done
+nf=$(realpath "$build/app/noisefloor")
+[ -x "$nf" ] || { echo "kill_loop: no $nf (build the noisefloor target first)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || live=0
+RANDOM=$seed
+work=$(mktemp -d "${TMPDIR:-/tmp}/kill-loop.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+db=$work/runs.db
+
+# name|max delay before the signal (ms)|arguments of `noisefloor run`
+scenarios=(
+  "spin-ab|1500|spin --variant a:work=200 --variant b:work=220 --reps 4 --duration 0.15 --warmup 0.05"
+  "spin-blocked|1000|spin --chunk 0 --interval 0.03 --reps 3 --duration 0.12 --warmup 0.02"
+  "page-frag|1500|page-frag --variant a --variant b --reps 3 --duration 0.1 --warmup 0.02"
+  "sweep|2500|spin --variant a --variant b --sweep work=100,200,300 --reps 2 --duration 0.1 --warmup 0.02"
+  "command|800|command -p cmd=true --variant a --variant b --reps 6 --warmup 0"
+)
+if [ "$live" = 1 ]; then
+  scenarios+=(
+    "udp-rx|2000|udp-rx --reps 2 --duration 0.4 --interval 0.1 --warmup 0.1 -p counter_cpus=none"
+    "udp-rx-xdp|2000|udp-rx -p generator=xdp-live -p gro=0 --reps 2 --duration 0.4 --interval 0.1 --warmup 0.1 -p counter_cpus=none"
+  )
+fi
+signals=(INT TERM KILL)
+
+leftovers() {  # nf* links and namespaces, XDP programs on any link; one per line
+  ip -j link show 2>/dev/null | jq -r '.[] | select(.ifname | test("^nf[0-9]")) | "link " + .ifname'
+  ip netns list 2>/dev/null | awk '$1 ~ /^nf[0-9]/ { print "netns " $1 }'
+  bpftool -j net show 2>/dev/null | jq -r '.[]?.xdp[]? | "xdp " + .devname + " " + (.id | tostring)'
+}
+
+runs_count() {
+  if [ -f "$db" ]; then sqlite3 "$db" 'SELECT count(*) FROM runs'; else echo 0; fi
+}
+
+declare -A count
+failures=0
+fail() {
+  echo "  FAIL: $*"
+  failures=$((failures + 1))
+}
+
+check_database() {
+  local check
+  check=$(sqlite3 "$db" 'PRAGMA integrity_check' 2>&1)
+  [ "$check" = ok ] || fail "integrity_check: $check"
+  local shown
+  shown=$("$nf" --db "$db" list --format json | jq -r '[.[] | select(.status == "running")] | length')
+  [ "$shown" = 0 ] || fail "$shown run(s) shown as running"
+  local short
+  short=$(sqlite3 "$db" "SELECT r.id FROM runs r WHERE r.status = 'complete' AND
+      (SELECT count(*) FROM repetitions p WHERE p.run_id = r.id) !=
+      json_extract(r.spec_json, '$.repetitions') * json_array_length(r.spec_json, '$.variants')")
+  [ -z "$short" ] || fail "complete run(s) missing repetitions: $short"
+  local empty
+  empty=$(sqlite3 "$db" 'SELECT count(*) FROM repetitions WHERE id NOT IN (SELECT repetition_id FROM samples)')
+  [ "$empty" = 0 ] || fail "$empty stored repetition(s) without samples"
+}
+
+start=$(date +%s)
+for ((i = 1; i <= iterations; i++)); do
+  [ -d "$work" ] || { echo "kill_loop: $work was removed from outside; stopping" >&2; exit 2; }
+  IFS='|' read -r name max args <<<"${scenarios[RANDOM % ${#scenarios[@]}]}"
+  sig=${signals[RANDOM % 3]}
+  delay=$((RANDOM % max))
+  runs_before=$(runs_count)
+  # shellcheck disable=SC2086  # the arguments are words
+  "$nf" --db "$db" run $args >"$work/out" 2>"$work/err" &
+  pid=$!
+  sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -s "$sig" "$pid"
+    when=killed
+  else
+    when=finished
+  fi
+  wait "$pid" 2>/dev/null
+  status=$?
+  count[$sig]=$((${count[$sig]:-0} + 1))
+  expected=$([ "$sig" = INT ] && echo 130 || { [ "$sig" = TERM ] && echo 143 || echo 137; })
+  line="[$i] $name SIG$sig after ${delay} ms: exit $status"
+  echo "$line"
+  if [ "$status" = 0 ]; then
+    count[finished]=$((${count[finished]:-0} + 1))
+  elif [ "$status" = "$expected" ]; then
+    count[interrupted]=$((${count[interrupted]:-0} + 1))
+    if [ "$sig" != KILL ] && [ ! -s "$work/err" ] && [ "$(runs_count)" = "$runs_before" ]; then
+      # Killed by the default action before main() blocked the signal (while being loaded):
+      # nothing was touched.
+      count[loading]=$((${count[loading]:-0} + 1))
+    elif [ "$sig" != KILL ]; then
+      summary=$(grep -v ': warning: ' "$work/err")
+      if [ "$(printf '%s\n' "$summary" | grep -c .)" != 1 ] || ! grep -q "SIG$sig" <<<"$summary"; then
+        fail "expected one summary line naming SIG$sig, stderr: $(cat "$work/err")"
+      fi
+      case $summary in  # when the signal came
+        *"before the run"*) count[before]=$((${count[before]:-0} + 1)) ;;
+        *" aborted: "*) count[during]=$((${count[during]:-0} + 1)) ;;
+        *" complete; "*) count[after]=$((${count[after]:-0} + 1)) ;;
+      esac
+    fi
+  else
+    fail "exit status $status ($when), stderr: $(cat "$work/err")"
+  fi
+  [ -f "$db" ] && check_database
+  left=$(leftovers)
+  if [ -n "$left" ]; then
+    if [ "$sig" != KILL ]; then
+      fail "left behind after SIG$sig: $left"
+    fi
+    count[leftover_runs]=$((${count[leftover_runs]:-0} + 1))
+    echo "  cleanup --dry-run: $("$nf" cleanup --dry-run | tr '\n' ';')"
+    "$nf" cleanup >/dev/null || fail "cleanup failed"
+    left=$(leftovers)
+    [ -z "$left" ] || fail "left behind after cleanup: $left"
+  fi
+done
+
+echo
+echo "cleanup --dry-run at the end: $("$nf" cleanup --dry-run | tr '\n' ' ')"
+runs=$(sqlite3 "$db" 'SELECT status || " " || count(*) FROM runs GROUP BY status' | tr '\n' ',')
+shown=$("$nf" --db "$db" list --format json | jq -r 'group_by(.status) | map(.[0].status + " " + (length | tostring)) | join(",")')
+echo "iterations $iterations in $(($(date +%s) - start)) s (seed $seed, live $live):" \
+  "SIGINT ${count[INT]:-0}, SIGTERM ${count[TERM]:-0}, SIGKILL ${count[KILL]:-0};" \
+  "interrupted ${count[interrupted]:-0}, finished before the signal ${count[finished]:-0};" \
+  "iterations that left network state ${count[leftover_runs]:-0}"
+echo "SIGINT/SIGTERM: while the program was loading ${count[loading]:-0}, before the run was stored" \
+  "${count[before]:-0}, during it ${count[during]:-0}, after its last repetition ${count[after]:-0}"
+echo "runs stored: $runs; as list shows them: $shown"
+echo "integrity_check: $(sqlite3 "$db" 'PRAGMA integrity_check'); failed checks: $failures"
+[ "$failures" = 0 ]

@@ -1,0 +1,212 @@
+// Crash safety through the `noisefloor` binary: SIGINT and SIGTERM at different moments of a run,
+// a sweep and the command workload; SIGKILL; two runs writing one database at once.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_process.h"
+#include "database.h"
+
+namespace nf::test {
+namespace {
+
+// True when the statement stepped to a row.
+bool nextRow(data::Statement& stmt)
+{
+    auto row = stmt.step();
+    return row.ok() && *row;
+}
+
+class CliCrash : public CliTest {
+protected:
+    std::vector<std::string> withDb(std::vector<std::string> args) const
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return args;
+    }
+    nlohmann::json list()
+    {
+        const auto r = run({"list", "--format", "json"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        return r.status == 0 && !r.out.empty() ? nlohmann::json::parse(r.out) : nlohmann::json::array();
+    }
+    // Waits (up to 20 s) until the newest run has at least `reps` repetitions stored.
+    bool waitForRepetitions(int reps)
+    {
+        for (int i = 0; i < 400; ++i) {
+            usleep(50000);
+            const auto j = list();
+            if (!j.empty() && j[0]["repetitions"].get<int>() >= reps) {
+                return true;
+            }
+        }
+        return false;
+    }
+    std::string integrity()
+    {
+        auto db = data::Database::open(m_dir.file("runs.db"), data::Database::Mode::ReadOnly);
+        if (!db) {
+            return db.error().message;
+        }
+        auto stmt = db->prepare("PRAGMA integrity_check");
+        if (!stmt || !nextRow(*stmt)) {
+            return "integrity_check did not run";
+        }
+        return stmt->text(0);
+    }
+};
+
+std::size_t lines(const std::string& text)
+{
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST_F(CliCrash, SigtermMidRunExits143WithOneLineAndKeepsFinishedRepetitions)
+{
+    CliProcess p(withDb({"run", "spin", "--variant", "a", "--variant", "b", "--reps", "1000", "--duration", "0.1"}),
+                 m_dir);
+    ASSERT_TRUE(waitForRepetitions(2));
+    kill(p.pid(), SIGTERM);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGTERM: stopped during repetition"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(discarded; "), std::string::npos) << r.err;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
+    EXPECT_GE(j[0]["repetitions"].get<int>(), 2);
+    EXPECT_EQ(integrity(), "ok");
+}
+
+TEST_F(CliCrash, SignalDuringWarmupAbortsWithNoRepetitions)
+{
+    CliProcess p(withDb({"run", "spin", "--reps", "3", "--duration", "0.1", "--warmup", "30"}), m_dir);
+    for (int i = 0; i < 200 && list().empty(); ++i) {
+        usleep(50000);
+    }
+    kill(p.pid(), SIGINT);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 130) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("SIGINT"), std::string::npos) << r.err;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
+    EXPECT_EQ(j[0]["repetitions"].get<int>(), 0);
+}
+
+TEST_F(CliCrash, SigintDuringSweepKeepsCompletedPointsAndSaysSoOnce)
+{
+    CliProcess p(
+        withDb({"run", "spin", "--sweep", "work=100,200,300", "--reps", "200", "--duration", "0.05", "--warmup", "0"}),
+        m_dir);
+    ASSERT_TRUE(waitForRepetitions(1));
+    kill(p.pid(), SIGINT);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 130) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGINT"), std::string::npos) << r.err;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);  // the later points never started
+    EXPECT_EQ(j[0]["status"], "aborted");
+}
+
+TEST_F(CliCrash, SigtermStopsTheCommandWorkloadAndNamesTheSignal)
+{
+    CliProcess p(withDb({"run", "command", "-p", "cmd=sleep 0.2", "--reps", "100", "--warmup", "0"}), m_dir);
+    ASSERT_TRUE(waitForRepetitions(1));
+    kill(p.pid(), SIGTERM);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGTERM: stopped during repetition"), std::string::npos) << r.err;
+    const auto shown = nlohmann::json::parse(run({"show", "last", "--format", "json"}).out);
+    EXPECT_NE(shown.dump().find("SIGTERM"), std::string::npos);
+}
+
+TEST_F(CliCrash, SigkilledRunReadsAsAbortedEverywhere)
+{
+    CliProcess p(withDb({"run", "spin", "--variant", "a", "--variant", "b", "--reps", "1000", "--duration", "0.05"}),
+                 m_dir);
+    ASSERT_TRUE(waitForRepetitions(2));
+    kill(p.pid(), SIGKILL);
+    EXPECT_EQ(p.wait().status, 128 + SIGKILL);
+    EXPECT_EQ(integrity(), "ok");
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
+    EXPECT_NE(j[0]["status_reason"].get<std::string>().find("is gone"), std::string::npos);
+    const auto show = run({"show", "1", "--format", "json"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("\"aborted\""), std::string::npos);
+    const auto exported = run({"export", "1", "--format", "json"});
+    ASSERT_EQ(exported.status, 0) << exported.err;
+    EXPECT_NE(exported.out.find("\"aborted\""), std::string::npos);
+    const auto compared = run({"compare", "1", "--format", "json"});
+    EXPECT_EQ(compared.status, 0) << compared.err;
+    // Stored repetitions are whole: both variants and their samples, or nothing.
+    auto db = data::Database::open(m_dir.file("runs.db"), data::Database::Mode::ReadOnly);
+    ASSERT_TRUE(db.ok());
+    auto stmt = db->prepare(
+        "SELECT count(*) FROM (SELECT idx FROM repetitions GROUP BY idx HAVING count(*) != 2) "
+        "UNION ALL SELECT count(*) FROM repetitions WHERE id NOT IN (SELECT repetition_id FROM samples)");
+    ASSERT_TRUE(stmt.ok());
+    ASSERT_TRUE(nextRow(*stmt));
+    EXPECT_EQ(stmt->int64(0), 0);
+    ASSERT_TRUE(nextRow(*stmt));
+    EXPECT_EQ(stmt->int64(0), 0);
+}
+
+TEST_F(CliCrash, TwoRunsWriteOneDatabaseWhileAReaderWatches)
+{
+    const std::vector<std::string> args = {"run",    "spin", "--variant",  "a",    "--variant", "b",
+                                           "--reps", "30",   "--duration", "0.02", "--warmup",  "0"};
+    CliProcess first(withDb(args), m_dir);
+    CliProcess second(withDb(args), m_dir);
+    int reads = 0;
+    int runningSeen = 0;
+    for (int i = 0; i < 600; ++i) {
+        if (!std::filesystem::exists(m_dir.file("runs.db"))) {  // a new database appears whole, schema and all
+            usleep(10000);
+            continue;
+        }
+        const auto r = run({"list", "--format", "json"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        ++reads;
+        const auto j = nlohmann::json::parse(r.out.empty() ? "[]" : r.out);
+        bool running = false;
+        for (const auto& row : j) {
+            // A reader sees whole repetitions only, and a complete run with all of them.
+            if (row["status"] == "complete") {
+                EXPECT_EQ(row["repetitions"].get<int>(), 30);
+            }
+            running = running || row["status"] == "running";
+        }
+        runningSeen += running ? 1 : 0;
+        if (j.size() == 2 && !running) {
+            break;
+        }
+    }
+    const auto a = first.wait();
+    const auto b = second.wait();
+    EXPECT_EQ(a.status, 0) << a.err;
+    EXPECT_EQ(b.status, 0) << b.err;
+    EXPECT_GT(runningSeen, 0) << "the reader never overlapped a writer";
+    const auto j = list();
+    ASSERT_EQ(j.size(), 2u);
+    for (const auto& row : j) {
+        EXPECT_EQ(row["status"], "complete");
+        EXPECT_EQ(row["repetitions"].get<int>(), 30);
+    }
+    EXPECT_EQ(integrity(), "ok");
+    RecordProperty("reads", reads);
+}
+
+}  // namespace
+}  // namespace nf::test
