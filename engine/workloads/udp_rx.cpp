@@ -18,6 +18,7 @@
 #include "net/generator.h"
 #include "net/testbed.h"
 #include "system_facts.h"
+#include "workloads/traffic_params.h"
 
 namespace nf::engine::workloads {
 
@@ -355,28 +356,6 @@ WorkloadInfo udpRxInfo()
          0,
          {"veth", "loopback"},
          ""},
-        {"generator", ParamType::Choice, "sendmmsg", "traffic generator", 0, 0, {"sendmmsg", "xdp-live"}, ""},
-        {"tx_cpu", ParamType::Int, "0", "CPU of the generator thread", 0, 4095, {}, ""},
-        {"rx_cpu", ParamType::Int, "1", "CPU of the receiver thread", 0, 4095, {}, ""},
-        {"share_cpu", ParamType::Int, "0", "1 allows tx_cpu == rx_cpu", 0, 1, {}, ""},
-        {"counter_cpus",
-         ParamType::Text,
-         "auto",
-         "CPUs counted system-wide (perf stat -C): auto = tx_cpu and rx_cpu, none, or a list such as 0-1",
-         0,
-         0,
-         {},
-         ""},
-        {"size", ParamType::Int, "64", "UDP payload per datagram", 1, 1472, {}, "bytes"},
-        {"tx_batch",
-         ParamType::Int,
-         "64",
-         "datagrams per sendmmsg call; frames per kernel batch for xdp-live (at most 256)",
-         1,
-         1024,
-         {},
-         ""},
-        {"rate", ParamType::Real, "0", "generator rate limit; 0 = as fast as it goes", 0, 1e9, {}, "packets/s"},
         {"batch", ParamType::Int, "64", "recvmmsg vector length; 1 = recvmsg", 1, 1024, {}, ""},
         {"busy_poll", ParamType::Int, "0", "SO_BUSY_POLL time with SO_PREFER_BUSY_POLL; 0 = off", 0, 100000, {}, "us"},
         {"gro", ParamType::Int, "1", "GRO on the receiving veth (which also gives it NAPI)", 0, 1, {}, ""},
@@ -389,6 +368,8 @@ WorkloadInfo udpRxInfo()
          {},
          "bytes"},
     };
+    const auto traffic = trafficParams("sendmmsg", "receiver thread", "UDP payload per datagram");
+    info.params.insert(info.params.begin() + 1, traffic.begin(), traffic.end());
     info.makeLive = makeUdpRx;
     return info;
 }

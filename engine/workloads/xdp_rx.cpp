@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "net/testbed.h"
 #include "net/xsk.h"
 #include "system_facts.h"
+#include "workloads/traffic_params.h"
 #include "workloads/xdp_rx_app.h"
 
 namespace nf::engine::workloads {
@@ -445,28 +447,6 @@ WorkloadInfo xdpRxInfo()
          0,
          {"rxdrop", "l2fwd"},
          ""},
-        {"generator", ParamType::Choice, "xdp-live", "traffic generator", 0, 0, {"xdp-live", "sendmmsg"}, ""},
-        {"tx_cpu", ParamType::Int, "0", "CPU of the generator thread", 0, 4095, {}, ""},
-        {"rx_cpu", ParamType::Int, "1", "CPU of the AF_XDP application thread", 0, 4095, {}, ""},
-        {"share_cpu", ParamType::Int, "0", "1 allows tx_cpu == rx_cpu", 0, 1, {}, ""},
-        {"counter_cpus",
-         ParamType::Text,
-         "auto",
-         "CPUs counted system-wide (perf stat -C): auto = tx_cpu and rx_cpu, none, or a list such as 0-1",
-         0,
-         0,
-         {},
-         ""},
-        {"size", ParamType::Int, "64", "UDP payload per generated frame", 1, 1472, {}, "bytes"},
-        {"tx_batch",
-         ParamType::Int,
-         "64",
-         "frames per kernel batch for xdp-live (at most 256); datagrams per sendmmsg call",
-         1,
-         1024,
-         {},
-         ""},
-        {"rate", ParamType::Real, "0", "generator rate limit; 0 = as fast as it goes", 0, 1e9, {}, "packets/s"},
         {"iface",
          ParamType::Text,
          "",
@@ -484,6 +464,10 @@ WorkloadInfo xdpRxInfo()
          {},
          ""},
     };
+    const auto traffic = trafficParams("xdp-live", "AF_XDP application thread", "UDP payload per generated frame");
+    const auto iface =
+        std::find_if(info.params.begin(), info.params.end(), [](const ParamSpec& p) { return p.name == "iface"; });
+    info.params.insert(iface, traffic.begin(), traffic.end());
     info.makeLive = makeXdpRx;
     info.liveQuantities = {quantity::kXskRxDropped,       quantity::kXskRxInvalidDescs, quantity::kXskRxRingFull,
                            quantity::kXskRxFillRingEmpty, quantity::kXskTxInvalidDescs, quantity::kAppEmptyPolls,

@@ -35,18 +35,6 @@ protected:
         EXPECT_EQ(r.status, 0) << r.err;
         return r.status == 0 && !r.out.empty() ? nlohmann::json::parse(r.out) : nlohmann::json::array();
     }
-    // Waits (up to 20 s) until the newest run has at least `reps` repetitions stored.
-    bool waitForRepetitions(int reps)
-    {
-        for (int i = 0; i < 400; ++i) {
-            usleep(50000);
-            const auto j = list();
-            if (!j.empty() && j[0]["repetitions"].get<int>() >= reps) {
-                return true;
-            }
-        }
-        return false;
-    }
     std::string integrity()
     {
         auto db = data::Database::open(m_dir.file("runs.db"), data::Database::Mode::ReadOnly);

@@ -23,7 +23,7 @@
 namespace nf::test {
 namespace {
 
-class CliLive : public ::testing::Test {
+class CliLive : public CliTest {
 protected:
     void SetUp() override
     {
@@ -31,29 +31,7 @@ protected:
             GTEST_SKIP() << "live workloads make namespaces and veth devices: needs root";
         }
     }
-    CliResult run(std::vector<std::string> args)
-    {
-        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
-        return runCli(args, m_dir);
-    }
-    TempDir m_dir;
 };
-
-// Runs a shell command line, returning its exit status and its merged output.
-std::pair<int, std::string> shell(const std::string& command)
-{
-    std::string out;
-    FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-    if (p == nullptr) {
-        return {-1, ""};
-    }
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) {
-        out += buf;
-    }
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 bool anyLinkOf(pid_t pid)
 {
@@ -65,16 +43,7 @@ TEST_F(CliLive, SigintTearsDownWithin5sKeepsRepetitionsAndMarksAborted)
     CliProcess p({"--db", m_dir.file("runs.db"), "run", "udp-rx", "--reps", "1000", "--duration", "0.2", "--interval",
                   "0.1", "--warmup", "0.05", "--variant", "a:batch=1", "--variant", "b:batch=64", "-p", "share_cpu=1"},
                  m_dir);
-    for (int i = 0; i < 300; ++i) {
-        usleep(50000);
-        const auto list = run({"list", "--format", "json"});
-        if (list.status == 0 && !list.out.empty() && list.out != "[]\n") {
-            const auto j = nlohmann::json::parse(list.out);
-            if (!j.empty() && j[0]["repetitions"].get<int>() >= 1) {
-                break;
-            }
-        }
-    }
+    ASSERT_TRUE(waitForRepetitions(1));
     const auto t0 = std::chrono::steady_clock::now();
     kill(p.pid(), SIGINT);
     const auto r = p.wait();

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -64,6 +66,37 @@ std::string readFile(const std::string& path)
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+std::pair<int, std::string> shell(const std::string& command)
+{
+    std::string out;
+    FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+    if (p == nullptr) {
+        return {-1, ""};
+    }
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) {
+        out += buf;
+    }
+    const int status = ::pclose(p);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+bool waitForStoredRepetitions(const std::string& db, const TempDir& dir, int reps, double seconds)
+{
+    for (int i = 0; i < static_cast<int>(seconds * 20); ++i) {
+        ::usleep(50000);
+        const auto list = runCli({"--db", db, "list", "--format", "json"}, dir);
+        if (list.status != 0 || list.out.empty()) {
+            continue;
+        }
+        const auto j = nlohmann::json::parse(list.out, nullptr, false);
+        if (j.is_array() && !j.empty() && j[0].value("repetitions", 0) >= reps) {
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace nf::test

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "temp_dir.h"
@@ -33,6 +34,13 @@ private:
 CliResult runCli(const std::vector<std::string>& args, const TempDir& dir);
 std::string readFile(const std::string& path);
 
+// Runs a shell command line: its exit status (-1 if it did not exit) and its merged output.
+std::pair<int, std::string> shell(const std::string& command);
+
+// Polls `noisefloor --db DB list` every 50 ms, up to `seconds`, until the newest run has at
+// least `reps` repetitions stored.
+bool waitForStoredRepetitions(const std::string& db, const TempDir& dir, int reps, double seconds = 20);
+
 // A test with its own directory and database; run() is `noisefloor --db DIR/runs.db args...`.
 class CliTest : public ::testing::Test {
 protected:
@@ -41,6 +49,7 @@ protected:
         args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
         return runCli(args, m_dir);
     }
+    bool waitForRepetitions(int reps) { return waitForStoredRepetitions(m_dir.file("runs.db"), m_dir, reps); }
     TempDir m_dir;
 };
 

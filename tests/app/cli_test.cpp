@@ -144,16 +144,7 @@ TEST_F(Cli, SigintAbortsKeepsFinishedRepetitionsAndExits130)
 {
     CliProcess p({"--db", m_dir.file("runs.db"), "run", "spin", "--reps", "1000", "--duration", "0.1"}, m_dir);
     // Wait until at least one repetition is stored, then interrupt.
-    for (int i = 0; i < 200; ++i) {
-        usleep(50000);
-        const auto list = run({"list", "--format", "json"});
-        if (list.status == 0 && !list.out.empty() && list.out != "[]\n") {
-            const auto j = nlohmann::json::parse(list.out);
-            if (!j.empty() && j[0]["repetitions"].get<int>() >= 1) {
-                break;
-            }
-        }
-    }
+    ASSERT_TRUE(waitForRepetitions(1));
     kill(p.pid(), SIGINT);
     const auto r = p.wait();
     EXPECT_EQ(r.status, 130) << r.err;

@@ -26,21 +26,6 @@ protected:
     }
 };
 
-std::pair<int, std::string> shell(const std::string& command)
-{
-    std::string out;
-    FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-    if (p == nullptr) {
-        return {-1, ""};
-    }
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) {
-        out += buf;
-    }
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 TEST_F(CliXdp, RunsAndListsTheXdpStatistics)
 {
     const auto r = run({"run", "xdp-rx", "--reps", "1", "--duration", "0.3", "--interval", "0.1", "--warmup", "0.1",
@@ -80,16 +65,7 @@ TEST_F(CliXdp, SigintTearsDownKeepsRepetitionsAndMarksAborted)
                   "0.1", "--warmup", "0.05", "--variant", "skb:xdp_mode=skb", "--variant", "native:xdp_mode=native",
                   "-p", "share_cpu=1"},
                  m_dir);
-    for (int i = 0; i < 300; ++i) {
-        usleep(50000);
-        const auto list = run({"list", "--format", "json"});
-        if (list.status == 0 && !list.out.empty() && list.out != "[]\n") {
-            const auto j = nlohmann::json::parse(list.out);
-            if (!j.empty() && j[0]["repetitions"].get<int>() >= 1) {
-                break;
-            }
-        }
-    }
+    ASSERT_TRUE(waitForRepetitions(1));
     const auto t0 = std::chrono::steady_clock::now();
     kill(p.pid(), SIGINT);
     const auto r = p.wait();

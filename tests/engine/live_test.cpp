@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "held_netns.h"
 #include "metric.h"
 #include "net/cleanup.h"
 #include "net/cpu_pin.h"
@@ -24,24 +25,12 @@
 namespace nf::engine {
 namespace {
 
+using test::heldNetns;
+
 #define NF_REQUIRE_NET_ADMIN()                                                                       \
     if (!net::hasCapability(CAP_NET_ADMIN) || !net::hasCapability(CAP_SYS_ADMIN)) {                  \
         GTEST_SKIP() << "needs CAP_NET_ADMIN and CAP_SYS_ADMIN to make namespaces and veth devices"; \
     }
-
-// Inodes of the network namespaces this process holds descriptors to.
-std::set<std::string> heldNetns()
-{
-    std::set<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const auto target = std::filesystem::read_symlink(e.path(), ec).string();
-        if (target.rfind("net:[", 0) == 0) {
-            out.insert(target);
-        }
-    }
-    return out;
-}
 
 // Links in the calling namespace whose name carries this process's pid.
 std::vector<std::string> ownLinks()

@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 
+#include "held_netns.h"
 #include "net/cleanup.h"
 #include "net/cpu_pin.h"
 #include "net/iface_check.h"
@@ -25,6 +26,8 @@
 
 namespace nf::engine::net {
 namespace {
+
+using test::heldNetns;
 
 #define NF_REQUIRE_XDP_PRIVILEGES()                                                                        \
     if (!hasCapability(CAP_NET_ADMIN) || !hasCapability(CAP_SYS_ADMIN) || !hasCapability(CAP_BPF)) {       \
@@ -54,20 +57,6 @@ std::uint32_t programId(int fd)
     std::uint32_t len = sizeof info;
     EXPECT_EQ(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
     return info.id;
-}
-
-// Network namespaces this process holds descriptors to.
-std::multiset<std::string> heldNetns()
-{
-    std::multiset<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const auto target = std::filesystem::read_symlink(e.path(), ec).string();
-        if (target.rfind("net:[", 0) == 0) {
-            out.insert(target);
-        }
-    }
-    return out;
 }
 
 int deadPid()
