@@ -86,7 +86,7 @@ int statusCode(int status)
 {
     sigset_t none;
     sigemptyset(&none);
-    (void)sigprocmask(SIG_SETMASK, &none, nullptr);
+    (void)sigprocmask(SIG_SETMASK, &none, nullptr);  // NOLINT(concurrency-mt-unsafe): the forked child has one thread
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {  // the parent died before prctl
         _exit(127);
     }

@@ -117,13 +117,13 @@ std::vector<Leftover> findLeftovers(const std::string& xdpOwnerDir)
     for (const auto& entry : std::filesystem::directory_iterator(kNetnsDir, ec)) {
         const auto name = entry.path().filename().string();
         if (const int pid = ownerPid(name); pid > 0 && !running(pid)) {
-            out.push_back({"namespace", name, pid});
+            out.push_back({.kind = "namespace", .name = name, .pid = pid});
         }
     }
     if (auto sock = RtnlSocket::open()) {
         for (const auto& name : sock->linkNames()) {
             if (const int pid = ownerPid(name); pid > 0 && !running(pid)) {
-                out.push_back({"link", name, pid});
+                out.push_back({.kind = "link", .name = name, .pid = pid});
             }
         }
     }
