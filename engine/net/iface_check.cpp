@@ -1,9 +1,7 @@
 #include "net/iface_check.h"
 
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "net/ethtool.h"
 #include "net/netns.h"
 #include "net/xdp_check.h"
 
@@ -48,24 +47,11 @@ std::vector<std::string> queueDirs(const std::string& iface, const std::string& 
     return out;
 }
 
-// An ethtool request on `iface` in the calling namespace.
-bool ethtool(const std::string& iface, void* data)
-{
-    Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    if (!sock.valid()) {
-        return false;
-    }
-    ifreq ifr{};
-    std::strncpy(ifr.ifr_name, iface.c_str(), IFNAMSIZ - 1);
-    ifr.ifr_data = static_cast<char*>(data);
-    return ::ioctl(sock.get(), SIOCETHTOOL, &ifr) == 0;
-}
-
 MachineCheck driverCheck(const std::string& iface)
 {
     ethtool_drvinfo info{};
     info.cmd = ETHTOOL_GDRVINFO;
-    if (!ethtool(iface, &info)) {
+    if (!net::ethtool(iface, &info)) {
         return {"driver", Level::Info, "unknown (ethtool GDRVINFO refused)", ""};
     }
     std::string detail = std::string(info.driver) + (info.version[0] != '\0' ? " " + std::string(info.version) : "");
@@ -128,7 +114,7 @@ MachineCheck irqCheck(const std::string& iface)
 MachineCheck groCheck(const std::string& iface)
 {
     ethtool_value value{ETHTOOL_GGRO, 0};
-    if (!ethtool(iface, &value)) {
+    if (!net::ethtool(iface, &value)) {
         return {"GRO", Level::Info, "unknown (ethtool GGRO refused)", ""};
     }
     return {"GRO", Level::Info, value.data != 0 ? "on" : "off", ""};

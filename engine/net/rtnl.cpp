@@ -196,4 +196,20 @@ std::vector<std::string> RtnlSocket::linkNames()
     return names;
 }
 
+Result<LinkCounters> RtnlSocket::linkCounters(int ifindex)
+{
+    rtnl_link* link = nullptr;
+    if (const int err = rtnl_link_get_kernel(m_sock, ifindex, nullptr, &link); err < 0) {
+        return Error{"cannot read the counters of ifindex " + std::to_string(ifindex) + ": " + nl_geterror(err)};
+    }
+    LinkCounters c;
+    c.rxPackets = rtnl_link_get_stat(link, RTNL_LINK_RX_PACKETS);
+    c.rxDropped = rtnl_link_get_stat(link, RTNL_LINK_RX_DROPPED);
+    c.txPackets = rtnl_link_get_stat(link, RTNL_LINK_TX_PACKETS);
+    c.txDropped = rtnl_link_get_stat(link, RTNL_LINK_TX_DROPPED);
+    c.rxQueues = static_cast<int>(rtnl_link_get_num_rx_queues(link));
+    rtnl_link_put(link);
+    return c;
+}
+
 }  // namespace nf::engine::net

@@ -1,6 +1,6 @@
 #pragma once
-// The few rtnetlink operations the testbed and `cleanup` need, over libnl-route-3. Each socket is
-// bound to the namespace it was opened in.
+// The few rtnetlink operations the testbed, `cleanup` and xdp-rx need, over libnl-route-3. Each
+// socket is bound to the namespace it was opened in.
 
 #include <array>
 #include <cstdint>
@@ -13,6 +13,15 @@
 struct nl_sock;
 
 namespace nf::engine::net {
+
+// A device's packet counters and receive-queue count.
+struct LinkCounters {
+    std::uint64_t rxPackets = 0;
+    std::uint64_t rxDropped = 0;
+    std::uint64_t txPackets = 0;
+    std::uint64_t txDropped = 0;
+    int rxQueues = 0;
+};
 
 class RtnlSocket {
 public:
@@ -33,6 +42,7 @@ public:
     Result<void> addStaticNeighbour(int ifindex, const std::string& ip, const std::array<std::uint8_t, 6>& mac);
     Result<void> deleteLink(const std::string& name);
     std::vector<std::string> linkNames();
+    Result<LinkCounters> linkCounters(int ifindex);
 
 private:
     explicit RtnlSocket(nl_sock* sock) : m_sock(sock) {}

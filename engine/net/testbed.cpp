@@ -2,15 +2,14 @@
 
 #include <arpa/inet.h>
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
 
+#include "net/ethtool.h"
 #include "net/rtnl.h"
 
 namespace nf::engine::net {
@@ -48,16 +47,10 @@ Result<void> setGro(int nsFd, const std::string& ifname, bool on)
     if (!guard) {
         return guard.error();
     }
-    Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    if (!sock.valid()) {
-        return Error::fromErrno("cannot open an ethtool socket");
-    }
     ethtool_value value{ETHTOOL_SGRO, on ? 1U : 0U};
-    ifreq ifr{};
-    std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
-    ifr.ifr_data = reinterpret_cast<char*>(&value);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-    if (::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
-        return Error::fromErrno(std::string("cannot turn GRO ") + (on ? "on" : "off") + " on " + ifname);
+    if (auto r = ethtool(ifname, &value); !r) {
+        return Error::fromErrno(std::string("cannot turn GRO ") + (on ? "on" : "off") + " on " + ifname,
+                                r.error().errnum);
     }
     return {};
 }

@@ -1,9 +1,7 @@
 #include "workloads/xdp_rx.h"
 
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -13,9 +11,10 @@
 
 #include "metric.h"
 #include "net/cpu_pin.h"
+#include "net/ethtool.h"
 #include "net/generator.h"
-#include "net/link_stats.h"
 #include "net/netns.h"
+#include "net/rtnl.h"
 #include "net/testbed.h"
 #include "net/xsk.h"
 #include "system_facts.h"
@@ -114,16 +113,9 @@ Result<Config> readConfig(const ParamSet& p)
 // A real interface's receive ring (ETHTOOL_GRINGPARAM rx_pending), or 0 when it does not say.
 std::uint32_t deviceRing(const std::string& ifname)
 {
-    net::Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     ethtool_ringparam ring{};
     ring.cmd = ETHTOOL_GRINGPARAM;
-    ifreq ifr{};
-    std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
-    ifr.ifr_data = reinterpret_cast<char*>(&ring);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-    if (!sock.valid() || ::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
-        return 0;
-    }
-    return ring.rx_pending;
+    return net::ethtool(ifname, &ring) ? ring.rx_pending : 0;
 }
 
 // One receive and one transmit queue on a testbed veth end (ETHTOOL_SCHANNELS): veth gives each end
@@ -135,14 +127,10 @@ Result<void> singleQueue(int nsFd, const std::string& ifname)
     if (!guard) {
         return guard.error();
     }
-    net::Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     ethtool_channels ch{};
     ch.cmd = ETHTOOL_GCHANNELS;
-    ifreq ifr{};
-    std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
-    ifr.ifr_data = reinterpret_cast<char*>(&ch);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-    if (!sock.valid() || ::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
-        return Error::fromErrno("cannot read the channels of " + ifname);
+    if (auto r = net::ethtool(ifname, &ch); !r) {
+        return Error::fromErrno("cannot read the channels of " + ifname, r.error().errnum);
     }
     if (ch.rx_count == 1 && ch.tx_count == 1) {
         return {};
@@ -150,8 +138,8 @@ Result<void> singleQueue(int nsFd, const std::string& ifname)
     ch.cmd = ETHTOOL_SCHANNELS;
     ch.rx_count = 1;
     ch.tx_count = 1;
-    if (::ioctl(sock.get(), SIOCETHTOOL, &ifr) != 0) {
-        return Error::fromErrno("cannot set one receive and one transmit queue on " + ifname);
+    if (auto r = net::ethtool(ifname, &ch); !r) {
+        return Error::fromErrno("cannot set one receive and one transmit queue on " + ifname, r.error().errnum);
     }
     return {};
 }
@@ -159,7 +147,7 @@ Result<void> singleQueue(int nsFd, const std::string& ifname)
 class XdpRxSession : public LiveSession {
 public:
     XdpRxSession(Config c, std::unique_ptr<net::Testbed> bed, std::unique_ptr<net::Generator> gen,
-                 std::optional<net::LinkStatsReader> rxStats, std::optional<net::LinkStatsReader> txStats,
+                 std::optional<net::RtnlSocket> rxStats, std::optional<net::RtnlSocket> txStats,
                  std::unique_ptr<net::XskPort> port)
         : m_c(std::move(c)),
           m_bed(std::move(bed)),
@@ -215,12 +203,12 @@ public:
         double returned = 0;
         const int rxIndex = m_bed ? m_bed->rx().ifindex : m_c.xsk.ifindex;
         if (m_rxStats) {
-            if (auto s = m_rxStats->read(rxIndex)) {
+            if (auto s = m_rxStats->linkCounters(rxIndex)) {
                 deviceDrops += static_cast<double>(s->rxDropped);
             }
         }
         if (m_txStats) {
-            if (auto s = m_txStats->read(m_bed->tx().ifindex)) {
+            if (auto s = m_txStats->linkCounters(m_bed->tx().ifindex)) {
                 // veth counts a frame sent by XDP that found the receiving ring full on both ends (rx_dropped
                 // there, tx_dropped here); a datagram of sendmmsg only here.
                 if (m_c.generator == "sendmmsg") {
@@ -289,8 +277,8 @@ private:
     Config m_c;
     std::unique_ptr<net::Testbed> m_bed;
     std::unique_ptr<net::Generator> m_gen;
-    std::optional<net::LinkStatsReader> m_rxStats;
-    std::optional<net::LinkStatsReader> m_txStats;
+    std::optional<net::RtnlSocket> m_rxStats;
+    std::optional<net::RtnlSocket> m_txStats;
     std::unique_ptr<net::XskPort> m_port;
     XskApp m_app;
     pid_t m_tid = 0;
@@ -312,12 +300,12 @@ Result<std::unique_ptr<LiveSession>> makeOnTestbed(Config c)
     if (!gen) {
         return gen.error();
     }
-    auto rxStats = net::LinkStatsReader::open((*bed)->rx().nsFd);
-    auto txStats = net::LinkStatsReader::open((*bed)->tx().nsFd);
+    auto rxStats = net::RtnlSocket::open((*bed)->rx().nsFd);
+    auto txStats = net::RtnlSocket::open((*bed)->tx().nsFd);
     if (!rxStats || !txStats) {
         return rxStats ? txStats.error() : rxStats.error();
     }
-    auto queues = rxStats->read((*bed)->rx().ifindex);
+    auto queues = rxStats->linkCounters((*bed)->rx().ifindex);
     if (queues && c.xsk.queue >= queues->rxQueues) {
         return Error{"queue=" + std::to_string(c.xsk.queue) + ": " + (*bed)->rx().ifname + " has " +
                      std::to_string(queues->rxQueues) + " receive queue(s) (0.." +
@@ -342,11 +330,11 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
     if (index == 0) {
         return Error{"iface=" + name + ": no such network interface"};
     }
-    auto stats = net::LinkStatsReader::open(-1);
+    auto stats = net::RtnlSocket::open(-1);
     if (!stats) {
         return stats.error();
     }
-    auto queues = stats->read(static_cast<int>(index));
+    auto queues = stats->linkCounters(static_cast<int>(index));
     if (queues && c.xsk.queue >= queues->rxQueues) {
         return Error{"queue=" + std::to_string(c.xsk.queue) + ": " + name + " has " + std::to_string(queues->rxQueues) +
                      " receive queue(s) (0.." + std::to_string(queues->rxQueues - 1) + ")"};
