@@ -1,4 +1,4 @@
-#include "database.h"
+#include "data/database.h"
 
 #include <sys/statvfs.h>
 #include <unistd.h>

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::data {
 

@@ -1,4 +1,4 @@
-#include "export.h"
+#include "data/export.h"
 
 #include <charconv>
 #include <cmath>
@@ -71,7 +71,7 @@ void writeCsvHeader(const engine::RunData& data, std::ostream& out)
     out << '\n';
 }
 
-void writeCsvRow(const StoredRun& run, const engine::Sample& sample, std::ostream& out)
+void writeCsvRow(const engine::RunRecord& run, const engine::Sample& sample, std::ostream& out)
 {
     const engine::RunData& data = run.data;
     out << run.row.id << ',' << csvField(variantName(data, sample.variant)) << ',' << sample.repetition << ','
@@ -92,7 +92,7 @@ nlohmann::json jsonNumber(double value)
     return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
 }
 
-nlohmann::json rowJson(const RunRow& row)
+nlohmann::json rowJson(const engine::RunRow& row)
 {
     return {
         {"id", row.id},
@@ -127,7 +127,7 @@ nlohmann::json layoutJson(const engine::RunLayout& layout)
     return {{"quantities", layout.quantities}, {"metrics", metrics}};
 }
 
-nlohmann::json variantsJson(const StoredRun& run)
+nlohmann::json variantsJson(const engine::RunRecord& run)
 {
     nlohmann::json variants = nlohmann::json::array();
     for (std::size_t i = 0; i < run.data.variantNames.size(); ++i) {
@@ -161,7 +161,7 @@ nlohmann::json sampleJson(const engine::RunData& data, const engine::Sample& sam
 
 }  // namespace
 
-void writeCsv(const StoredRun& run, std::ostream& out)
+void writeCsv(const engine::RunRecord& run, std::ostream& out)
 {
     try {
         writeCsvHeader(run.data, out);
@@ -173,7 +173,7 @@ void writeCsv(const StoredRun& run, std::ostream& out)
     }
 }
 
-void writeJson(const StoredRun& run, std::ostream& out)
+void writeJson(const engine::RunRecord& run, std::ostream& out)
 {
     try {
         nlohmann::json samples = nlohmann::json::array();
@@ -181,8 +181,8 @@ void writeJson(const StoredRun& run, std::ostream& out)
             samples.push_back(sampleJson(run.data, sample));
         }
         nlohmann::json doc = {{"run", rowJson(run.row)},
-                              {"spec", run.spec},
-                              {"environment", run.environment},
+                              {"spec", engine::toJson(run.spec)},
+                              {"environment", run.environment.json},
                               {"variants", variantsJson(run)},
                               {"layout", layoutJson(run.data.layout)},
                               {"samples", std::move(samples)}};

@@ -3,16 +3,16 @@
 
 #include <ostream>
 
-#include "run_store.h"
+#include "data/run_store.h"
 
 namespace nf::data {
 
 // One row per sample: run, variant, repetition, sample, pair, start_s, duration_s, then one column
 // per metric (value of that sample), then the raw quantities. RFC 4180 quoting.
-void writeCsv(const StoredRun& run, std::ostream& out);
+void writeCsv(const engine::RunRecord& run, std::ostream& out);
 
 // The whole run: row fields, spec, environment, variants with parameters, layout, and samples
 // (each with its quantities and metrics), as one JSON document.
-void writeJson(const StoredRun& run, std::ostream& out);
+void writeJson(const engine::RunRecord& run, std::ostream& out);
 
 }  // namespace nf::data

@@ -1,4 +1,4 @@
-#include "process_identity.h"
+#include "data/process_identity.h"
 
 #include <signal.h>
 

@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "process_identity.h"
-#include "run_store.h"
-#include "sample_blob.h"
+#include "data/process_identity.h"
+#include "data/run_store.h"
+#include "data/sample_blob.h"
 
 namespace nf::data {
 
 namespace {
 
-// The runs columns RunRow holds, with the variant and repetition counts; readRow() reads them.
+// The runs columns engine::RunRow holds, with the variant and repetition counts; readRow() reads them.
 constexpr const char* kRowColumns =
     "SELECT r.id, r.label, r.workload, r.status, r.status_reason, r.started_at, r.ended_at, r.host, "
     "r.kernel, r.cpu_model, r.tool_version, r.pid, "
@@ -57,7 +57,7 @@ std::string currentHost()
 }
 
 // A 'running' run whose writer is gone (crash, SIGKILL, reboot) reads as aborted.
-void resolveLiveness(RunRow& row, const std::string& identity, const std::string& host)
+void resolveLiveness(engine::RunRow& row, const std::string& identity, const std::string& host)
 {
     if (row.status != engine::RunStatus::Running) {
         return;
@@ -74,9 +74,9 @@ void resolveLiveness(RunRow& row, const std::string& identity, const std::string
     }
 }
 
-RunRow readRow(const Statement& stmt, const std::string& host)
+engine::RunRow readRow(const Statement& stmt, const std::string& host)
 {
-    RunRow row;
+    engine::RunRow row;
     row.id = stmt.int64(0);
     row.label = stmt.text(1);
     row.workload = stmt.text(2);
@@ -101,10 +101,10 @@ RunRow readRow(const Statement& stmt, const std::string& host)
 }
 
 // Every row a kRowColumns query returns.
-Result<std::vector<RunRow>> readRows(Statement& stmt)
+Result<std::vector<engine::RunRow>> readRows(Statement& stmt)
 {
     const std::string host = currentHost();
-    std::vector<RunRow> rows;
+    std::vector<engine::RunRow> rows;
     for (;;) {
         auto row = stmt.step();
         if (!row) {
@@ -144,7 +144,7 @@ Result<void> forEachRow(Database& db, const char* sql, std::int64_t runId, OnRow
     }
 }
 
-Result<void> loadLayout(Database& db, StoredRun& run)
+Result<void> loadLayout(Database& db, engine::RunRecord& run)
 {
     engine::RunData& data = run.data;
     auto variants = forEachRow(db, "SELECT name, params_json FROM variants WHERE run_id = ? ORDER BY idx", run.row.id,
@@ -192,7 +192,7 @@ Result<std::vector<RepetitionRow>> loadRepetitions(Database& db, std::int64_t ru
     return reps;
 }
 
-Error badBlob(const Database& db, const StoredRun& run, const engine::Sample& sample, std::size_t bytes)
+Error badBlob(const Database& db, const engine::RunRecord& run, const engine::Sample& sample, std::size_t bytes)
 {
     const std::vector<std::string>& names = run.data.variantNames;
     const auto variant = static_cast<std::size_t>(sample.variant);
@@ -258,7 +258,7 @@ private:
 
 // One query per repetitions row, driven by the (repetition_id, idx) index: no sort in SQLite, and
 // each row's variant and repetition come from the row it belongs to, not from a lookup.
-Result<void> loadSamples(Database& db, StoredRun& run)
+Result<void> loadSamples(Database& db, engine::RunRecord& run)
 {
     auto reps = loadRepetitions(db, run.row.id);
     if (!reps) {
@@ -311,7 +311,7 @@ Result<void> loadSamples(Database& db, StoredRun& run)
 
 }  // namespace
 
-Result<std::vector<RunRow>> listRuns(Database& db)
+Result<std::vector<engine::RunRow>> listRuns(Database& db)
 {
     auto stmt = db.prepare(std::string(kRowColumns) + " FROM runs r ORDER BY r.started_at DESC, r.id DESC");
     if (!stmt) {
@@ -320,7 +320,7 @@ Result<std::vector<RunRow>> listRuns(Database& db)
     return readRows(*stmt);
 }
 
-Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId)
+Result<std::vector<engine::RunRow>> sweepRuns(Database& db, const std::string& sweepId)
 {
     auto stmt = db.prepare(std::string(kRowColumns) +
                            " FROM runs r WHERE json_extract(r.spec_json, '$.sweep.id') = ? "
@@ -332,7 +332,7 @@ Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId)
     return readRows(*stmt);
 }
 
-Result<StoredRun> loadRun(Database& db, std::int64_t id)
+Result<engine::RunRecord> loadRun(Database& db, std::int64_t id)
 try {
     ReadSnapshot snapshot(db);
     auto stmt = db.prepare(std::string(kRowColumns) + ", r.spec_json, r.environment_json FROM runs r WHERE r.id = ?");
@@ -347,10 +347,14 @@ try {
     if (!*found) {
         return Error{"no run " + std::to_string(id) + " in " + db.path()};
     }
-    StoredRun run;
+    engine::RunRecord run;
     run.row = readRow(*stmt, currentHost());
-    run.spec = parseJson(stmt->text(19));
-    run.environment = parseJson(stmt->text(20));
+    auto spec = engine::experimentSpecFromJson(parseJson(stmt->text(19)));
+    if (!spec) {
+        return Error{"run " + std::to_string(id) + " in " + db.path() + ": " + spec.error().message};
+    }
+    run.spec = std::move(*spec);
+    run.environment = engine::RunEnvironment::fromJson(parseJson(stmt->text(20)));
     stmt->reset();
     if (auto layout = loadLayout(db, run); !layout) {
         return layout.error();

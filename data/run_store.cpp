@@ -1,4 +1,4 @@
-#include "run_store.h"
+#include "data/run_store.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -13,9 +13,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "data/process_identity.h"
+#include "data/sample_blob.h"
 #include "nf_version.h"
-#include "process_identity.h"
-#include "sample_blob.h"
 
 namespace nf::data {
 namespace {

@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "database.h"
-#include "run_data.h"
+#include "data/database.h"
+#include "engine/model/run_data.h"
+#include "engine/model/run_record.h"
 
 namespace nf::data {
 
@@ -37,41 +38,11 @@ private:
     std::optional<Error> m_finishError;
 };
 
-struct RunRow {
-    std::int64_t id = 0;
-    std::string label;
-    std::string workload;
-    engine::RunStatus status = engine::RunStatus::Running;  // 'running' with a dead pid reads as Aborted
-    std::string statusReason;
-    std::string startedAt;  // ISO 8601 UTC, "2026-11-30T01:02:03Z"
-    std::string endedAt;    // "" while running
-    std::string host;
-    std::string kernel;
-    std::string cpuModel;
-    std::string toolVersion;
-    std::int64_t pid = 0;
-    int variants = 0;
-    int repetitions = 0;  // repetitions stored (all variants counted once per index)
-    // A run that is one point of a sweep (ExperimentSpec::sweep); sweepId "" otherwise.
-    std::string sweepId;
-    std::string sweepParam;
-    std::string sweepValue;
-    int sweepIndex = -1;
-};
-
-struct StoredRun {
-    RunRow row;
-    nlohmann::json spec;
-    nlohmann::json environment;
-    std::vector<nlohmann::json> variantParams;
-    engine::RunData data;  // variant names, layout (quantities, metrics) and every sample
-};
-
 // Newest first.
-Result<std::vector<RunRow>> listRuns(Database& db);
+Result<std::vector<engine::RunRow>> listRuns(Database& db);
 // The runs of one sweep in point order (a point run twice appears twice, oldest first).
-Result<std::vector<RunRow>> sweepRuns(Database& db, const std::string& sweepId);
+Result<std::vector<engine::RunRow>> sweepRuns(Database& db, const std::string& sweepId);
 // Fails with "no run 42 in runs.db" for an unknown id.
-Result<StoredRun> loadRun(Database& db, std::int64_t id);
+Result<engine::RunRecord> loadRun(Database& db, std::int64_t id);
 
 }  // namespace nf::data

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "database.h"
+#include "data/database.h"
 
 namespace nf::data {
 

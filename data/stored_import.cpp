@@ -1,6 +1,6 @@
-#include "stored_import.h"
+#include "data/stored_import.h"
 
-#include "run_store.h"
+#include "data/run_store.h"
 
 namespace nf::data {
 

@@ -5,8 +5,8 @@
 #include <stop_token>
 #include <vector>
 
-#include "database.h"
-#include "run_data.h"
+#include "data/database.h"
+#include "engine/model/run_data.h"
 
 namespace nf::data {
 

@@ -1,4 +1,4 @@
-#include "code_size.h"
+#include "probes/code_size.h"
 
 #include <cxxabi.h>
 #include <dlfcn.h>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::probes {
 

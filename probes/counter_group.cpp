@@ -1,4 +1,4 @@
-#include "counter_group.h"
+#include "probes/counter_group.h"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -12,7 +12,7 @@
 #include <map>
 #include <utility>
 
-#include "system_facts.h"
+#include "probes/system_facts.h"
 
 namespace nf::probes {
 
@@ -165,7 +165,9 @@ struct CounterGroup::Impl {
         // As perf does: only a leader starts disabled; siblings follow their leader's state. (Siblings
         // opened disabled and enabled through the leader with PERF_IOC_FLAG_GROUP counted nothing in
         // about one process in ten on the development VM's 6.18 kernel.)
-        attr.disabled = groupFd < 0 ? 1 : 0;
+        if (groupFd < 0) {
+            attr.disabled = 1;
+        }
         attr.exclude_hv = spec.hardware ? 1 : 0;  // the msr PMU rejects any exclude bit
         attr.read_format = kReadFormat;
         Opened opened;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "event_spec.h"
-#include "result.h"
+#include "probes/event_spec.h"
+#include "probes/result.h"
 
 namespace nf::probes {
 

@@ -1,4 +1,4 @@
-#include "event_spec.h"
+#include "probes/event_spec.h"
 
 #include <linux/perf_event.h>
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::probes {
 

@@ -1,4 +1,4 @@
-#include "system_facts.h"
+#include "probes/system_facts.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -260,6 +260,14 @@ std::string readKernelLockdown()
         return {};
     }
     return text.substr(open + 1, close - open - 1);
+}
+
+SystemFacts readCpuFacts()
+{
+    SystemFacts facts;
+    readTopology(facts);
+    facts.allowedCpus = allowedCpus();
+    return facts;
 }
 
 SystemFacts readSystemFacts()

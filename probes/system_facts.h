@@ -47,6 +47,10 @@ std::string readKernelLockdown();
 // Reads everything above; a file that is absent leaves its field empty rather than failing.
 SystemFacts readSystemFacts();
 
+// Only the CPUs: online, allowed and their topology (what an experiment's check needs). Cheap, and
+// starts no process.
+SystemFacts readCpuFacts();
+
 // Parses a kernel CPU list such as "0-3,8,10-11" (also used for --cpu). Returns empty on malformed.
 std::vector<int> parseCpuList(const std::string& text, bool* ok = nullptr);
 std::string formatCpuList(const std::vector<int>& cpus);  // the inverse: "0-3,8"

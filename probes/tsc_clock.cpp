@@ -1,4 +1,4 @@
-#include "tsc_clock.h"
+#include "probes/tsc_clock.h"
 
 #include <time.h>
 

@@ -1,22 +1,40 @@
-#include "compare_panel.h"
+#include "ui/compare_panel.h"
 
+#include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
-#include "compare_plot.h"
+#include "ui/compare_plot.h"
 
 namespace nf::ui {
 
 ComparePanel::ComparePanel(QWidget* parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_warnings(new QLabel(this)), m_grid(new QWidget(this))
+    : QWidget(parent),
+      m_title(new QLabel(this)),
+      m_warnings(new QLabel(this)),
+      m_grid(new QWidget(this)),
+      m_report(new QPlainTextEdit(this)),
+      m_showReport(new QPushButton(tr("Show report"), this))
 {
+    m_report->setReadOnly(true);
+    m_report->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_report->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_report->setVisible(false);
+    m_showReport->setCheckable(true);
+    m_showReport->setToolTip(tr("The text of `noisefloor compare` for these runs: every verdict and warning"));
+    connect(m_showReport, &QPushButton::toggled, this, [this](bool on) {
+        m_report->setVisible(on);
+        m_grid->setVisible(!on);
+        m_showReport->setText(on ? tr("Show plots") : tr("Show report"));
+    });
     QFont titleFont = font();
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
@@ -42,6 +60,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     connect(csv, &QPushButton::clicked, this, &ComparePanel::exportCsvRequested);
     auto* top = new QHBoxLayout;
     top->addWidget(m_title, 1);
+    top->addWidget(m_showReport);
     top->addWidget(copy);
     top->addWidget(save);
     top->addWidget(csv);
@@ -49,6 +68,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_grid, 1);
+    layout->addWidget(m_report, 1);
     layout->addWidget(m_warnings);
     showMessage(tr("Select a run in History (or finish one in Live) to compare its variants."));
 }
@@ -57,6 +77,9 @@ void ComparePanel::showMessage(const QString& text)
 {
     m_title->setText(tr("Compare"));
     m_warnings->clear();
+    m_report->clear();
+    m_reportText.clear();
+    m_warningLines.clear();
     for (std::size_t i = 0; i < m_panels.size(); ++i) {
         m_panels[i]->showMessage(QString(), i == 0 ? text : QString());
     }
@@ -65,6 +88,9 @@ void ComparePanel::showMessage(const QString& text)
 void ComparePanel::showComparison(const ComparisonView& view)
 {
     m_title->setText(view.title);
+    m_reportText = view.report;
+    m_report->setPlainText(view.report);
+    m_warningLines = view.warnings;
     if (!view.error.isEmpty()) {
         showMessage(view.error);
         m_title->setText(view.title);
@@ -73,7 +99,11 @@ void ComparePanel::showComparison(const ComparisonView& view)
     for (std::size_t i = 0; i < m_panels.size(); ++i) {
         m_panels[i]->showPanel(view.panels[i]);
     }
-    m_warnings->setText(view.warnings.isEmpty() ? QString() : tr("warnings: %1").arg(view.warnings.join("; ")));
+    QStringList lines;
+    for (const auto& w : view.warnings) {
+        lines << tr("warning: %1").arg(w);
+    }
+    m_warnings->setText(lines.join('\n'));
 }
 
 QString ComparePanel::titleText() const

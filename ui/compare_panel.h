@@ -1,15 +1,16 @@
 #pragma once
 // The Compare tab: a 2x2 grid of ComparePlot panels (PPS, IPC, branch misses per op, cycles or TSC
-// ticks per op) for one run's variants or variants across runs, with the analysis' warnings under
-// it and buttons to copy the evidence report and save the plots.
+// ticks per op) for one run's variants or variants across runs, with the warnings of `noisefloor
+// compare` under it, the report itself one click away, and buttons to copy it and save the plots.
 
 #include <QWidget>
 
 #include <array>
 
-#include "comparison.h"
+#include "ui/comparison.h"
 
 class QLabel;
+class QPlainTextEdit;
 class QPushButton;
 
 namespace nf::ui {
@@ -31,6 +32,9 @@ public:
     bool saveImage(const QString& file);
     // The grid alone, for export.
     QWidget* grid() const { return m_grid; }
+    // The evidence report shown (the text `noisefloor compare` prints), "" when there is none.
+    QString reportText() const { return m_reportText; }
+    QStringList warningLines() const { return m_warningLines; }
 
 signals:
     void copyReportRequested();
@@ -41,6 +45,10 @@ private:
     QLabel* m_title = nullptr;
     QLabel* m_warnings = nullptr;
     QWidget* m_grid = nullptr;
+    QPlainTextEdit* m_report = nullptr;
+    QPushButton* m_showReport = nullptr;
+    QString m_reportText;
+    QStringList m_warningLines;
     std::array<ComparePlot*, 4> m_panels{};
 };
 

@@ -1,4 +1,4 @@
-#include "compare_plot.h"
+#include "ui/compare_plot.h"
 
 #include <QVBoxLayout>
 
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "repetition_plot.h"
+#include "ui/repetition_plot.h"
 
 namespace nf::ui {
 

@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "comparison.h"
+#include "ui/comparison.h"
 
 class QCustomPlot;
 class QCPTextElement;

@@ -1,13 +1,14 @@
-#include "comparison.h"
+#include "ui/comparison.h"
 
 #include <QObject>
 
 #include <algorithm>
 #include <set>
 
-#include "analysis.h"
-#include "evidence.h"
-#include "metric.h"
+#include "engine/analysis/analysis.h"
+#include "engine/model/metric.h"
+#include "engine/report/comparison_report.h"
+#include "engine/report/evidence.h"
 
 namespace nf::ui {
 
@@ -151,6 +152,24 @@ ComparisonView analyse(const Result<engine::AnalysisInput>& input, const QString
     return view;
 }
 
+// The report `noisefloor compare` prints for the same choice, and its warning lines.
+void addReport(ComparisonView& view, const std::vector<engine::RunChoice>& choices)
+{
+    auto report = engine::compareRuns(choices, {}, {});
+    if (!report) {
+        view.report = QObject::tr("no report: %1").arg(qs(report.error().message));
+        return;
+    }
+    view.report = qs(engine::comparisonText(*report));
+    view.warnings.clear();
+    for (const auto& w : report->context.warnings) {
+        view.warnings << qs(w);
+    }
+    for (const auto& w : report->analysis.warnings) {
+        view.warnings << qs(w);
+    }
+}
+
 }  // namespace
 
 const std::array<std::vector<std::string>, 4>& panelMetrics()
@@ -164,17 +183,20 @@ const std::array<std::vector<std::string>, 4>& panelMetrics()
     return metrics;
 }
 
-ComparisonView compareRun(const data::StoredRun& run)
+ComparisonView compareRun(const engine::RunRecord& run)
 {
-    const bool interleaved = run.spec.value("order", std::string()) != "blocked";
+    const bool interleaved = run.spec.interleaved();
     const QString title =
         QObject::tr("run %1: %2%3")
             .arg(run.row.id)
             .arg(qs(run.row.workload), run.row.label.empty() ? QString() : qs(" '" + run.row.label + "'"));
-    return analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment);
+    auto view =
+        analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment.json);
+    addReport(view, {{&run, ""}});
+    return view;
 }
 
-ComparisonView compareAcross(const std::vector<const data::StoredRun*>& runs, const QStringList& variants)
+ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants)
 {
     std::vector<engine::RunVariant> selection;
     std::set<std::string> names;
@@ -203,8 +225,15 @@ ComparisonView compareAcross(const std::vector<const data::StoredRun*>& runs, co
         view.error = QObject::tr("no runs selected");
         return view;
     }
-    return analyse(engine::analysisInputAcross(selection, wanted(runs.front()->data.layout)), title.join(" vs "),
-                   runs.front()->environment);
+    auto view = analyse(engine::analysisInputAcross(selection, wanted(runs.front()->data.layout)), title.join(" vs "),
+                        runs.front()->environment.json);
+    std::vector<engine::RunChoice> choices;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        const QString only = r < static_cast<std::size_t>(variants.size()) ? variants[static_cast<int>(r)] : QString();
+        choices.push_back({runs[r], only.toStdString()});
+    }
+    addReport(view, choices);
+    return view;
 }
 
 }  // namespace nf::ui

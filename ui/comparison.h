@@ -10,7 +10,7 @@
 #include <array>
 #include <vector>
 
-#include "run_store.h"
+#include "engine/model/run_record.h"
 
 namespace nf::ui {
 
@@ -35,15 +35,18 @@ struct ComparisonView {
     QString title;
     QString error;  // the analysis could not run (no repetitions yet, ...)
     std::array<PanelView, 4> panels;
+    // The evidence report of `noisefloor compare` for the same runs (engine/report/comparison_report),
+    // and its warnings: the CLI and the GUI say the same things.
+    QString report;
     QStringList warnings;
 };
 
 // One run's variants against each other.
-ComparisonView compareRun(const data::StoredRun& run);
+ComparisonView compareRun(const engine::RunRecord& run);
 
 // Variants of several runs against each other (kernel A vs kernel B); `variants[i]` empty = every
 // variant of runs[i], else only that one.
-ComparisonView compareAcross(const std::vector<const data::StoredRun*>& runs, const QStringList& variants);
+ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants);
 
 // The four panels' metric candidates, first present wins.
 const std::array<std::vector<std::string>, 4>& panelMetrics();

@@ -1,4 +1,4 @@
-#include "environment_panel.h"
+#include "ui/environment_panel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -11,7 +11,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "workload_catalog.h"
+#include "ui/engine_program.h"
 
 namespace nf::ui {
 

@@ -1,4 +1,4 @@
-#include "event_client.h"
+#include "ui/event_client.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

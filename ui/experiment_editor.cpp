@@ -1,4 +1,4 @@
-#include "experiment_editor.h"
+#include "ui/experiment_editor.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -14,7 +14,18 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace nf::ui {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+}  // namespace
 
 ExperimentEditor::ExperimentEditor(QWidget* parent)
     : QWidget(parent),
@@ -132,47 +143,59 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     });
     connect(m_stop, &QPushButton::clicked, this, &ExperimentEditor::stopRequested);
     setVariants({{QStringLiteral("a"), QString()}, {QStringLiteral("b"), QString()}});
-    validate();
-}
-
-void ExperimentEditor::setWorkloads(std::vector<WorkloadInfoView> workloads)
-{
-    m_workloads = std::move(workloads);
-    const QSignalBlocker block(m_workload);
-    m_workload->clear();
-    for (const auto& w : m_workloads) {
-        m_workload->addItem(w.name + QStringLiteral(" - ") + w.summary, w.name);
+    {
+        const QSignalBlocker block(m_workload);
+        for (const auto& w : engine::workloadCatalog()) {
+            m_workloads.push_back(&w);
+            m_workload->addItem(qs(w.name) + QStringLiteral(" - ") + qs(w.summary), qs(w.name));
+        }
     }
+    setMachine(probes::readCpuFacts());
     buildParamForm();
 }
 
-void ExperimentEditor::setCatalogError(const QString& text)
+void ExperimentEditor::setMachine(const probes::SystemFacts& facts)
 {
-    m_description->setText(text);
-    m_description->setStyleSheet(QStringLiteral("color: #b00020;"));
-    validate();
-}
-
-void ExperimentEditor::setCpus(const std::vector<CpuInfo>& cpus)
-{
+    m_facts = facts;
+    const QSignalBlocker block(m_cpus);
     m_cpus->clear();
-    for (const auto& c : cpus) {
-        auto* item = new QListWidgetItem(tr("CPU %1 - core %2, package %3, SMT siblings %4")
-                                             .arg(c.cpu)
+    for (const auto& c : facts.cpus) {
+        const bool allowed =
+            std::find(facts.allowedCpus.begin(), facts.allowedCpus.end(), c.id) != facts.allowedCpus.end();
+        auto* item = new QListWidgetItem(tr("CPU %1 - core %2, package %3, SMT siblings %4%5")
+                                             .arg(c.id)
                                              .arg(c.core)
                                              .arg(c.package)
-                                             .arg(c.siblings.isEmpty() ? tr("?") : c.siblings),
+                                             .arg(c.siblings.empty() ? tr("?") : qs(probes::formatCpuList(c.siblings)))
+                                             .arg(allowed ? QString() : tr(" (not allowed to this process)")),
                                          m_cpus);
-        item->setData(Qt::UserRole, c.cpu);
+        item->setData(Qt::UserRole, c.id);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
+    validate();
 }
 
-const WorkloadInfoView* ExperimentEditor::current() const
+bool ExperimentEditor::setCpuSelection(const std::vector<int>& cpus)
+{
+    std::size_t found = 0;
+    {
+        const QSignalBlocker block(m_cpus);
+        for (int i = 0; i < m_cpus->count(); ++i) {
+            auto* item = m_cpus->item(i);
+            const bool tick = std::find(cpus.begin(), cpus.end(), item->data(Qt::UserRole).toInt()) != cpus.end();
+            item->setCheckState(tick ? Qt::Checked : Qt::Unchecked);
+            found += tick ? 1 : 0;
+        }
+    }
+    validate();
+    return found == cpus.size();
+}
+
+const engine::WorkloadDescriptor* ExperimentEditor::current() const
 {
     const int i = m_workload->currentIndex();
-    return i >= 0 && i < static_cast<int>(m_workloads.size()) ? &m_workloads[static_cast<std::size_t>(i)] : nullptr;
+    return i >= 0 && i < static_cast<int>(m_workloads.size()) ? m_workloads[static_cast<std::size_t>(i)] : nullptr;
 }
 
 bool ExperimentEditor::selectWorkload(const QString& name)
@@ -191,8 +214,8 @@ void ExperimentEditor::buildParamForm()
         m_paramForm->removeRow(0);
     }
     m_paramFields.clear();
-    const WorkloadInfoView* w = current();
-    m_description->setText(w != nullptr ? w->description + tr(" Primary metric: %1.").arg(w->primaryMetric)
+    const engine::WorkloadDescriptor* w = current();
+    m_description->setText(w != nullptr ? qs(w->description) + tr(" Primary metric: %1.").arg(qs(w->primaryMetric))
                                         : QString());
     if (w == nullptr) {
         validate();
@@ -200,26 +223,28 @@ void ExperimentEditor::buildParamForm()
     }
     for (const auto& p : w->params) {
         QWidget* field = nullptr;
-        const QString help =
-            QStringLiteral("%1 (%2%3, default %4)")
-                .arg(p.description, p.type, p.rangeText().isEmpty() ? QString() : " " + p.rangeText(), p.defaultValue);
-        if (p.type == QLatin1String("choice")) {
+        const QString range = qs(p.rangeText());
+        const QString help = QStringLiteral("%1 (%2%3, default %4)")
+                                 .arg(qs(p.description), qs(std::string(engine::toString(p.type))),
+                                      range.isEmpty() ? QString() : " " + range, qs(p.defaultValue));
+        if (p.type == engine::ParamType::Choice) {
             auto* combo = new QComboBox(m_paramBox);
-            combo->addItems(p.choices);
-            combo->setCurrentText(p.defaultValue);
+            for (const auto& c : p.choices) {
+                combo->addItem(qs(c));
+            }
+            combo->setCurrentText(qs(p.defaultValue));
             connect(combo, &QComboBox::currentIndexChanged, this, [this] { validate(); });
             field = combo;
         } else {
             auto* edit = new QLineEdit(m_paramBox);
-            edit->setPlaceholderText(p.defaultValue +
-                                     (p.rangeText().isEmpty() ? QString() : "   (" + p.rangeText() + ")"));
-            edit->setObjectName(p.name);
+            edit->setPlaceholderText(qs(p.defaultValue) + (range.isEmpty() ? QString() : "   (" + range + ")"));
+            edit->setObjectName(qs(p.name));
             connect(edit, &QLineEdit::textChanged, this, [this] { validate(); });
             field = edit;
         }
         field->setProperty("help", help);
         field->setToolTip(help);
-        m_paramForm->addRow(p.unit.isEmpty() ? p.name : QStringLiteral("%1 (%2)").arg(p.name, p.unit), field);
+        m_paramForm->addRow(p.unit.empty() ? qs(p.name) : QStringLiteral("%1 (%2)").arg(qs(p.name), qs(p.unit)), field);
         m_paramFields.push_back(field);
     }
     validate();
@@ -236,9 +261,9 @@ QString ExperimentEditor::paramValue(int index) const
 
 QLineEdit* ExperimentEditor::paramField(const QString& name) const
 {
-    const WorkloadInfoView* w = current();
+    const engine::WorkloadDescriptor* w = current();
     for (std::size_t i = 0; w != nullptr && i < w->params.size(); ++i) {
-        if (w->params[i].name == name) {
+        if (qs(w->params[i].name) == name) {
             return qobject_cast<QLineEdit*>(m_paramFields[i]);
         }
     }
@@ -247,11 +272,11 @@ QLineEdit* ExperimentEditor::paramField(const QString& name) const
 
 bool ExperimentEditor::setParam(const QString& name, const QString& value)
 {
-    const WorkloadInfoView* w = current();
+    const engine::WorkloadDescriptor* w = current();
     for (std::size_t i = 0; w != nullptr && i < w->params.size(); ++i) {
-        if (w->params[i].name == name) {
+        if (qs(w->params[i].name) == name) {
             if (auto* combo = qobject_cast<QComboBox*>(m_paramFields[i])) {
-                combo->setCurrentText(value.isEmpty() ? w->params[i].defaultValue : value);
+                combo->setCurrentText(value.isEmpty() ? qs(w->params[i].defaultValue) : value);
             } else {
                 qobject_cast<QLineEdit*>(m_paramFields[i])->setText(value);
             }
@@ -291,14 +316,20 @@ void ExperimentEditor::setSweep(const QString& text)
     m_sweep->setText(text);
 }
 
-bool ExperimentEditor::isSweep() const
-{
-    return !m_sweep->text().trimmed().isEmpty();
-}
-
 void ExperimentEditor::setLabel(const QString& label)
 {
     m_label->setText(label);
+}
+
+void ExperimentEditor::setWarmup(double seconds)
+{
+    m_warmup->setValue(seconds);
+    validate();
+}
+
+void ExperimentEditor::setOrder(const QString& order)
+{
+    m_order->setCurrentText(order);
 }
 
 }  // namespace nf::ui

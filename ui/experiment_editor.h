@@ -1,15 +1,19 @@
 #pragma once
-// The Experiment tab: a form built from the workload registry (`noisefloor workloads --format
-// json`) for one A/B run: workload, its parameters (type, default and range shown; empty means the
-// default), a variants table (name + overrides), the worker CPUs (cores and SMT siblings shown),
-// repetitions, duration, warmup, order and label. Invalid input is marked where it is and Run
-// stays disabled until it is fixed.
+// The Experiment tab: a form built from the engine's workload catalogue (engine/catalog/, read
+// in-process) for one A/B run: workload, its parameters (type, default and range shown; empty means
+// the default), a variants table (name + overrides), the worker CPUs (cores and SMT siblings shown),
+// repetitions, duration, warmup, order, label and sweep. The form is checked by the engine's own
+// checkExperiment, the function `noisefloor run` calls: invalid input is marked where it is, and Run
+// is enabled exactly when `noisefloor run --dry-run` with the same arguments would accept it.
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
-#include "workload_catalog.h"
+#include "engine/catalog/spec_check.h"
+#include "engine/catalog/workload_catalog.h"
+#include "probes/system_facts.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -29,10 +33,8 @@ class ExperimentEditor : public QWidget {
 public:
     explicit ExperimentEditor(QWidget* parent = nullptr);
 
-    void setWorkloads(std::vector<WorkloadInfoView> workloads);
-    void setCpus(const std::vector<CpuInfo>& cpus);
-    // Shown instead of the form when the workload list could not be read.
-    void setCatalogError(const QString& text);
+    // The CPUs the form offers and checks against (by default this machine's).
+    void setMachine(const probes::SystemFacts& facts);
 
     bool selectWorkload(const QString& name);
     // Sets a parameter's field ("" = default); false when the workload has no such parameter.
@@ -42,6 +44,10 @@ public:
     void setRepetitions(int reps);
     void setDuration(double seconds);
     void setLabel(const QString& label);
+    void setWarmup(double seconds);
+    void setOrder(const QString& order);
+    // Ticks exactly these CPUs (false when one is not offered).
+    bool setCpuSelection(const std::vector<int>& cpus);
 
     // What is wrong with the input, one line per problem; empty when Run is possible.
     QStringList problems() const { return m_problems; }
@@ -63,14 +69,27 @@ signals:
     void stopRequested();
 
 private:
+    // What the form asks for: the spec and sweep the engine checks, and the `noisefloor` arguments
+    // that give the same spec, made from the same normalised text. Syntax the form cannot turn
+    // into a spec (an override without '=', a malformed sweep) is a problem here.
+    struct Request {
+        engine::ExperimentSpec spec;
+        std::optional<engine::SweepSpec> sweep;
+        QStringList arguments;
+        QStringList syntaxProblems;
+        std::vector<int> badRows;  // variant rows with a syntax problem
+        bool badSweep = false;
+    };
+    Request request() const;
     void buildParamForm();
     void validate();
+    void markProblems(const Request& r, const std::vector<engine::SpecProblem>& problems);
     QString paramValue(int index) const;
-    QStringList variantProblems(int row, const WorkloadInfoView& w);
-    QString sweepProblem(const WorkloadInfoView& w) const;
-    const WorkloadInfoView* current() const;
+    QStringList variantOverrides(int row) const;
+    const engine::WorkloadDescriptor* current() const;
 
-    std::vector<WorkloadInfoView> m_workloads;
+    std::vector<const engine::WorkloadDescriptor*> m_workloads;
+    probes::SystemFacts m_facts;
     QComboBox* m_workload = nullptr;
     QLabel* m_description = nullptr;
     QFormLayout* m_paramForm = nullptr;

@@ -1,4 +1,5 @@
-// ExperimentEditor: checking the input in place and turning it into `noisefloor run` arguments.
+// ExperimentEditor: the form as the spec the engine checks and the `noisefloor run` arguments that
+// give that spec, and the engine's problems marked where they are.
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -9,15 +10,18 @@
 #include <QSpinBox>
 #include <QTableWidget>
 
-#include <set>
-
-#include "experiment_editor.h"
+#include "ui/experiment_editor.h"
 
 namespace nf::ui {
 
 namespace {
 
 const QString kInvalidStyle = QStringLiteral("background-color: #ffd9d9;");
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 void mark(QWidget* w, const QString& problem)
 {
@@ -46,109 +50,194 @@ QString cellText(const QTableWidget* table, int row, int column)
     return item != nullptr ? item->text().trimmed() : QString();
 }
 
-}  // namespace
-
-QStringList ExperimentEditor::variantProblems(int row, const WorkloadInfoView& w)
+// How the form names each field of the experiment in its problem lines.
+QString fieldLabel(engine::SpecField field)
 {
-    QStringList problems;
-    const QString overrides = cellText(m_variants, row, 1);
-    for (const auto& part : overrides.split(',', Qt::SkipEmptyParts)) {
-        const qsizetype eq = part.indexOf('=');
-        const QString key = part.left(eq).trimmed();
-        const ParamInfo* p = eq > 0 ? w.param(key) : nullptr;
-        if (eq <= 0) {
-            problems << tr("'%1': expected key=value").arg(part.trimmed());
-        } else if (p == nullptr) {
-            problems << tr("%1 has no parameter '%2'").arg(w.name, key);
-        } else if (const QString why = p->check(part.mid(eq + 1)); !why.isEmpty()) {
-            problems << QStringLiteral("%1: %2").arg(key, why);
-        }
+    switch (field) {
+        case engine::SpecField::Workload: return QObject::tr("Workload");
+        case engine::SpecField::Repetitions: return QObject::tr("Repetitions");
+        case engine::SpecField::Duration: return QObject::tr("Duration");
+        case engine::SpecField::Warmup: return QObject::tr("Warmup");
+        case engine::SpecField::Interval: return QObject::tr("Interval");
+        case engine::SpecField::Chunk: return QObject::tr("Chunk");
+        case engine::SpecField::Variants: return QObject::tr("Variant name");
+        case engine::SpecField::Param: return QObject::tr("Parameters");
+        case engine::SpecField::Cpus: return QObject::tr("Worker CPU");
+        case engine::SpecField::Counters: return QObject::tr("Counters");
+        case engine::SpecField::Sweep: return QObject::tr("Sweep");
     }
-    return problems;
+    return {};
 }
 
-QString ExperimentEditor::sweepProblem(const WorkloadInfoView& w) const
+// The seconds as the argument carries them, so the spec and the CLI read the same number.
+QString seconds(double v)
 {
-    const QString text = m_sweep->text().trimmed();
-    if (text.isEmpty()) {
-        return {};
+    return QString::number(v, 'g', 6);
+}
+
+}  // namespace
+
+QStringList ExperimentEditor::variantOverrides(int row) const
+{
+    QStringList overrides;
+    for (const auto& part : cellText(m_variants, row, 1).split(',', Qt::SkipEmptyParts)) {
+        const QString cleaned = part.trimmed().remove(' ');
+        if (!cleaned.isEmpty()) {
+            overrides << cleaned;
+        }
     }
-    const qsizetype eq = text.indexOf('=');
-    const ParamInfo* p = eq > 0 ? w.param(text.left(eq).trimmed()) : nullptr;
-    if (eq <= 0) {
-        return tr("sweep '%1': expected PARAM=v1,v2,...").arg(text);
-    }
-    if (p == nullptr) {
-        return tr("sweep: %1 has no parameter '%2'").arg(w.name, text.left(eq).trimmed());
-    }
-    const QStringList values = text.mid(eq + 1).split(',', Qt::SkipEmptyParts);
-    if (values.size() < 2) {
-        return tr("sweep: give at least two values of %1").arg(p->name);
-    }
-    for (const auto& v : values) {
-        if (const QString why = p->check(v); !why.isEmpty()) {
-            return tr("sweep %1: %2").arg(p->name, why);
+    return overrides;
+}
+
+ExperimentEditor::Request ExperimentEditor::request() const
+{
+    Request r;
+    const engine::WorkloadDescriptor* w = current();
+    auto& spec = r.spec;
+    spec.workload = w != nullptr ? w->name : "";
+    r.arguments << QStringLiteral("run") << qs(spec.workload);
+    for (std::size_t i = 0; w != nullptr && i < w->params.size() && i < m_paramFields.size(); ++i) {
+        const QString value = paramValue(static_cast<int>(i));
+        if (!value.isEmpty() && value != qs(w->params[i].defaultValue)) {
+            spec.params[w->params[i].name] = value.toStdString();
+            r.arguments << QStringLiteral("-p") << qs(w->params[i].name) + "=" + value;
         }
     }
     for (int row = 0; row < m_variants->rowCount(); ++row) {
-        if (cellText(m_variants, row, 1).contains(p->name + "=")) {
-            return tr("sweep: variant %1 sets %2 itself; a sweep sets it for every variant")
-                .arg(cellText(m_variants, row, 0), p->name);
+        const QString name = cellText(m_variants, row, 0);
+        const QStringList overrides = variantOverrides(row);
+        engine::VariantSpec v{name.toStdString(), {}};
+        if (!overrides.isEmpty()) {
+            auto parsed = engine::parseOverrides(overrides.join(',').toStdString());
+            if (parsed) {
+                v.overrides = std::move(*parsed);
+            } else {
+                r.syntaxProblems << tr("variant %1: %2")
+                                        .arg(name.isEmpty() ? QString::number(row + 1) : name,
+                                             qs(parsed.error().message));
+                r.badRows.push_back(row);
+            }
+        }
+        spec.variants.push_back(std::move(v));
+        r.arguments << QStringLiteral("--variant") << (overrides.isEmpty() ? name : name + ":" + overrides.join(','));
+    }
+    spec.repetitions = m_reps->value();
+    spec.duration = seconds(m_duration->value()).toDouble();
+    spec.warmup = seconds(m_warmup->value()).toDouble();
+    if (auto order = engine::parseOrder(m_order->currentText().toStdString())) {
+        spec.order = *order;
+    }
+    r.arguments << QStringLiteral("--reps") << QString::number(spec.repetitions) << QStringLiteral("--duration")
+                << seconds(spec.duration) << QStringLiteral("--warmup") << seconds(spec.warmup)
+                << QStringLiteral("--order") << m_order->currentText();
+    QStringList cpus;
+    for (int i = 0; i < m_cpus->count(); ++i) {
+        if (m_cpus->item(i)->checkState() == Qt::Checked) {
+            spec.cpus.push_back(m_cpus->item(i)->data(Qt::UserRole).toInt());
+            cpus << QString::number(spec.cpus.back());
         }
     }
-    return {};
+    if (!cpus.isEmpty()) {
+        r.arguments << QStringLiteral("--cpu") << cpus.join(',');
+    }
+    spec.label = m_label->text().trimmed().toStdString();
+    if (!spec.label.empty()) {
+        r.arguments << QStringLiteral("--label") << qs(spec.label);
+    }
+    const QString sweep = m_sweep->text().remove(' ');
+    if (!sweep.isEmpty()) {
+        r.arguments << QStringLiteral("--sweep") << sweep;
+        if (auto parsed = engine::parseSweep(sweep.toStdString())) {
+            r.sweep = std::move(*parsed);
+        } else {
+            r.syntaxProblems << tr("Sweep %1").arg(qs(parsed.error().message));
+            r.badSweep = true;
+        }
+    }
+    return r;
+}
+
+void ExperimentEditor::markProblems(const Request& r, const std::vector<engine::SpecProblem>& problems)
+{
+    const engine::WorkloadDescriptor* w = current();
+    QStringList fieldProblems(static_cast<qsizetype>(m_paramFields.size()));
+    std::vector<QStringList> nameProblems(static_cast<std::size_t>(m_variants->rowCount()));
+    std::vector<QStringList> overrideProblems(nameProblems.size());
+    QString sweepProblem = r.badSweep ? r.syntaxProblems.join('\n') : QString();
+    QString cpuProblem;
+    for (int row : r.badRows) {
+        overrideProblems[static_cast<std::size_t>(row)] << tr("expected key=value[,key=value...]");
+    }
+    auto rowOf = [&](const std::string& variant) {
+        for (int row = 0; row < m_variants->rowCount(); ++row) {
+            if (cellText(m_variants, row, 0).toStdString() == variant) {
+                return row;
+            }
+        }
+        return -1;
+    };
+    for (const auto& p : problems) {
+        const QString text = qs(engine::describe(p, fieldLabel(p.field).toStdString()));
+        if (p.field == engine::SpecField::Variants) {
+            for (int row = 0; row < m_variants->rowCount(); ++row) {
+                if (cellText(m_variants, row, 0).toStdString() == p.value) {
+                    nameProblems[static_cast<std::size_t>(row)] << text;
+                }
+            }
+        } else if (p.field == engine::SpecField::Sweep) {
+            sweepProblem += (sweepProblem.isEmpty() ? "" : "\n") + text;
+        } else if (p.field == engine::SpecField::Cpus) {
+            cpuProblem += (cpuProblem.isEmpty() ? "" : "\n") + text;
+        } else if (p.field == engine::SpecField::Param && w != nullptr) {
+            // The variant's cell when it sets the parameter, else the form's field.
+            const int row = p.variant.empty() && r.spec.variants.size() == 1 ? 0 : rowOf(p.variant);
+            const auto& overrides = row >= 0 ? r.spec.variants[static_cast<std::size_t>(row)].overrides
+                                             : std::map<std::string, std::string>{};
+            if (!p.param.empty() && overrides.contains(p.param)) {
+                overrideProblems[static_cast<std::size_t>(row)] << text;
+            } else if (const auto* spec = w->param(p.param)) {
+                fieldProblems[static_cast<qsizetype>(spec - w->params.data())] += text;
+            } else if (row >= 0) {
+                overrideProblems[static_cast<std::size_t>(row)] << text;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < m_paramFields.size(); ++i) {
+        mark(m_paramFields[i], fieldProblems[static_cast<qsizetype>(i)]);
+    }
+    for (int row = 0; row < m_variants->rowCount(); ++row) {
+        markItem(m_variants->item(row, 0), nameProblems[static_cast<std::size_t>(row)].join('\n'));
+        markItem(m_variants->item(row, 1), overrideProblems[static_cast<std::size_t>(row)].join('\n'));
+    }
+    mark(m_sweep, sweepProblem);
+    mark(m_cpus, cpuProblem);
 }
 
 void ExperimentEditor::validate()
 {
     m_problems.clear();
-    const WorkloadInfoView* w = current();
-    if (w == nullptr) {
-        m_problems << tr("no workload: the engine's workload list could not be read");
-    }
-    for (std::size_t i = 0; w != nullptr && i < w->params.size() && i < m_paramFields.size(); ++i) {
-        const QString value = paramValue(static_cast<int>(i));
-        const QString why = value.isEmpty() ? QString() : w->params[i].check(value);
-        mark(m_paramFields[i], why);
-        if (!why.isEmpty()) {
-            m_problems << QStringLiteral("%1: %2").arg(w->params[i].name, why);
-        }
-    }
     const QSignalBlocker block(m_variants);
-    std::set<QString> names;
-    if (m_variants->rowCount() == 0) {
-        m_problems << tr("add at least one variant");
-    }
     for (int row = 0; row < m_variants->rowCount(); ++row) {
         for (int column = 0; column < 2; ++column) {
             if (m_variants->item(row, column) == nullptr) {
                 m_variants->setItem(row, column, new QTableWidgetItem);
             }
         }
-        const QString name = cellText(m_variants, row, 0);
-        QString nameProblem;
-        if (name.isEmpty()) {
-            nameProblem = tr("variant %1 has no name").arg(row + 1);
-        } else if (name.contains(':') || name.contains(',') || name.contains(' ')) {
-            nameProblem = tr("variant name '%1': no ':', ',' or spaces").arg(name);
-        } else if (!names.insert(name).second) {
-            nameProblem = tr("variant name '%1' is used twice").arg(name);
-        }
-        markItem(m_variants->item(row, 0), nameProblem);
-        const QStringList overrideProblems = w != nullptr ? variantProblems(row, *w) : QStringList();
-        markItem(m_variants->item(row, 1), overrideProblems.join('\n'));
-        if (!nameProblem.isEmpty()) {
-            m_problems << nameProblem;
-        }
-        for (const auto& p : overrideProblems) {
-            m_problems << tr("variant %1: %2").arg(name.isEmpty() ? QString::number(row + 1) : name, p);
-        }
     }
-    const QString sweepWhy = w != nullptr ? sweepProblem(*w) : QString();
-    mark(m_sweep, sweepWhy);
-    if (!sweepWhy.isEmpty()) {
-        m_problems << sweepWhy;
+    const Request r = request();
+    std::vector<engine::SpecProblem> problems;
+    if (current() == nullptr) {
+        m_problems << tr("no workload");
+    } else if (m_variants->rowCount() == 0) {
+        m_problems << tr("add at least one variant");
+    } else if (r.syntaxProblems.isEmpty()) {
+        problems = engine::checkExperiment(r.spec, r.sweep, m_facts).problems;
     }
+    m_problems << r.syntaxProblems;
+    for (const auto& p : problems) {
+        m_problems << qs(engine::describe(p, fieldLabel(p.field).toStdString()));
+    }
+    markProblems(r, problems);
     m_problemsLabel->setText(m_problems.join('\n'));
     m_command->setText(m_problems.isEmpty() ? QStringLiteral("$ ") + commandLine(QString()) : QString());
     m_run->setEnabled(runEnabled());
@@ -168,49 +257,11 @@ void ExperimentEditor::setRunning(bool running)
 
 QStringList ExperimentEditor::arguments(const QString& dbPath) const
 {
-    const WorkloadInfoView* w = current();
     QStringList args;
     if (!dbPath.isEmpty()) {
         args << QStringLiteral("--db") << dbPath;
     }
-    args << QStringLiteral("run") << (w != nullptr ? w->name : QString());
-    for (std::size_t i = 0; w != nullptr && i < w->params.size() && i < m_paramFields.size(); ++i) {
-        const QString value = paramValue(static_cast<int>(i));
-        if (!value.isEmpty() && value != w->params[i].defaultValue) {
-            args << QStringLiteral("-p") << w->params[i].name + "=" + value;
-        }
-    }
-    for (int row = 0; row < m_variants->rowCount(); ++row) {
-        QString variant = cellText(m_variants, row, 0);
-        QStringList overrides;
-        for (const auto& part : cellText(m_variants, row, 1).split(',', Qt::SkipEmptyParts)) {
-            overrides << part.trimmed().remove(' ');
-        }
-        if (!overrides.isEmpty()) {
-            variant += ":" + overrides.join(',');
-        }
-        args << QStringLiteral("--variant") << variant;
-    }
-    args << QStringLiteral("--reps") << QString::number(m_reps->value());
-    args << QStringLiteral("--duration") << QString::number(m_duration->value(), 'g', 6);
-    args << QStringLiteral("--warmup") << QString::number(m_warmup->value(), 'g', 6);
-    args << QStringLiteral("--order") << m_order->currentText();
-    QStringList cpus;
-    for (int i = 0; i < m_cpus->count(); ++i) {
-        if (m_cpus->item(i)->checkState() == Qt::Checked) {
-            cpus << m_cpus->item(i)->data(Qt::UserRole).toString();
-        }
-    }
-    if (!cpus.isEmpty()) {
-        args << QStringLiteral("--cpu") << cpus.join(',');
-    }
-    if (!m_label->text().trimmed().isEmpty()) {
-        args << QStringLiteral("--label") << m_label->text().trimmed();
-    }
-    if (isSweep()) {
-        args << QStringLiteral("--sweep") << m_sweep->text().remove(' ');
-    }
-    return args;
+    return args + request().arguments;
 }
 
 QString ExperimentEditor::commandLine(const QString& dbPath) const
@@ -220,6 +271,11 @@ QString ExperimentEditor::commandLine(const QString& dbPath) const
         words << shellQuote(a);
     }
     return words.join(' ');
+}
+
+bool ExperimentEditor::isSweep() const
+{
+    return !m_sweep->text().trimmed().isEmpty();
 }
 
 }  // namespace nf::ui

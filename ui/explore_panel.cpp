@@ -1,4 +1,4 @@
-#include "explore_panel.h"
+#include "ui/explore_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "repetition_plot.h"
+#include "ui/repetition_plot.h"
 
 namespace nf::ui {
 

@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "sweep_view.h"
+#include "ui/sweep_view.h"
 
 class QCheckBox;
 class QComboBox;

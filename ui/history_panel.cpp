@@ -1,4 +1,4 @@
-#include "history_panel.h"
+#include "ui/history_panel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -10,8 +10,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "repetition_plot.h"
-#include "run_list_model.h"
+#include "ui/repetition_plot.h"
+#include "ui/run_list_model.h"
 
 namespace nf::ui {
 
@@ -122,7 +122,7 @@ std::vector<std::int64_t> HistoryPanel::selectedRuns() const
     auto rows = m_table->selectionModel()->selectedRows();
     std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
     for (const auto& index : rows) {
-        if (const data::RunRow* run = m_model->runAt(m_filter->mapToSource(index).row())) {
+        if (const engine::RunRow* run = m_model->runAt(m_filter->mapToSource(index).row())) {
             ids.push_back(run->id);
         }
     }

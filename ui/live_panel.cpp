@@ -1,4 +1,4 @@
-#include "live_panel.h"
+#include "ui/live_panel.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "repetition_plot.h"
+#include "ui/repetition_plot.h"
 
 namespace nf::ui {
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "event_client.h"
+#include "ui/event_client.h"
 
 class QCustomPlot;
 class QLabel;

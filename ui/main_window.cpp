@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "ui/main_window.h"
 
 #include <QAction>
 #include <QApplication>
@@ -11,17 +11,17 @@
 
 #include <qcustomplot.h>
 
-#include "compare_panel.h"
-#include "compare_plot.h"
-#include "environment_panel.h"
-#include "event_client.h"
-#include "experiment_editor.h"
-#include "explore_panel.h"
-#include "live_panel.h"
-#include "repetition_plot.h"
-#include "run_list_model.h"
-#include "schema.h"
-#include "workload_catalog.h"
+#include "data/schema.h"
+#include "ui/compare_panel.h"
+#include "ui/compare_plot.h"
+#include "ui/engine_program.h"
+#include "ui/environment_panel.h"
+#include "ui/event_client.h"
+#include "ui/experiment_editor.h"
+#include "ui/explore_panel.h"
+#include "ui/live_panel.h"
+#include "ui/repetition_plot.h"
+#include "ui/run_list_model.h"
 
 namespace nf::ui {
 
@@ -47,13 +47,6 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_tabs->addTab(m_environment, tr("Environment"));
     setCentralWidget(m_tabs);
 
-    QString catalogError;
-    auto workloads = loadWorkloads(engineProgram(), &catalogError);
-    if (workloads.empty()) {
-        m_editor->setCatalogError(catalogError);
-    }
-    m_editor->setWorkloads(std::move(workloads));
-    m_editor->setCpus(readCpuTopology());
     m_live->attach(m_client);
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
@@ -186,7 +179,7 @@ bool MainWindow::selectRun(std::int64_t runId)
 
 void MainWindow::selectNewestRun()
 {
-    if (const data::RunRow* newest = m_model->runAt(0)) {
+    if (const engine::RunRow* newest = m_model->runAt(0)) {
         selectRun(newest->id);
     }
 }

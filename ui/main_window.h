@@ -12,9 +12,9 @@
 #include <optional>
 #include <vector>
 
-#include "database.h"
-#include "history_panel.h"
-#include "run_loader.h"
+#include "data/database.h"
+#include "ui/history_panel.h"
+#include "ui/run_loader.h"
 
 class QLabel;
 class QTabWidget;
@@ -110,7 +110,7 @@ private:
     bool m_ownRun = false;     // the Live tab follows a run this window started
     bool m_sweepRun = false;   // ... and it is a sweep: Explore shows it when the engine ends
     RunSelection m_selection;  // what the Compare tab shows
-    std::vector<std::shared_ptr<const data::StoredRun>> m_loaded;  // its runs
+    std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs
 };
 
 }  // namespace nf::ui

@@ -3,20 +3,19 @@
 #include <QClipboard>
 #include <QFileDialog>
 #include <QGuiApplication>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTabWidget>
 
 #include <fstream>
 
-#include "compare_panel.h"
-#include "event_client.h"
-#include "experiment_editor.h"
-#include "export.h"
-#include "live_panel.h"
-#include "main_window.h"
-#include "schema.h"
-#include "workload_catalog.h"
+#include "data/export.h"
+#include "data/schema.h"
+#include "ui/compare_panel.h"
+#include "ui/engine_program.h"
+#include "ui/event_client.h"
+#include "ui/experiment_editor.h"
+#include "ui/live_panel.h"
+#include "ui/main_window.h"
 
 namespace nf::ui {
 
@@ -74,27 +73,13 @@ void MainWindow::onEngineEnded()
 
 void MainWindow::copyEvidenceReport()
 {
-    if (m_selection.empty()) {
+    const QString report = m_compare->reportText();
+    if (m_selection.empty() || report.isEmpty()) {
         setStatus(tr("Nothing to report: select a run in History first"));
         return;
     }
-    QStringList args{QStringLiteral("--db"), m_path, QStringLiteral("compare")};
-    for (const auto& [id, variant] : m_selection) {
-        args << (variant.isEmpty() ? QString::number(id) : QStringLiteral("%1:%2").arg(id).arg(variant));
-    }
-    args << QStringLiteral("--format") << QStringLiteral("text");
-    auto* process = new QProcess(this);
-    connect(process, &QProcess::finished, this, [this, process](int code, QProcess::ExitStatus status) {
-        const QString out = QString::fromUtf8(process->readAllStandardOutput());
-        if (status == QProcess::NormalExit && code == 0 && !out.isEmpty()) {
-            QGuiApplication::clipboard()->setText(out);
-            setStatus(tr("Evidence report copied to the clipboard (%1 lines)").arg(out.count('\n')));
-        } else {
-            setStatus(tr("No report: %1").arg(QString::fromUtf8(process->readAllStandardError()).trimmed()));
-        }
-        process->deleteLater();
-    });
-    process->start(engineProgram(), args);
+    QGuiApplication::clipboard()->setText(report);
+    setStatus(tr("Evidence report copied to the clipboard (%1 lines)").arg(report.count('\n')));
 }
 
 void MainWindow::saveImage()

@@ -1,4 +1,4 @@
-#include "repetition_plot.h"
+#include "ui/repetition_plot.h"
 
 #include <qcustomplot.h>
 

@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "run_data.h"
+#include "engine/model/run_data.h"
 
 class QCustomPlot;
 class QCPItemText;

@@ -1,4 +1,4 @@
-#include "run_list_model.h"
+#include "ui/run_list_model.h"
 
 #include <QBrush>
 #include <QColor>
@@ -28,7 +28,7 @@ Result<void> RunListModel::load(data::Database& db)
     return {};
 }
 
-void RunListModel::setRuns(std::vector<data::RunRow> runs)
+void RunListModel::setRuns(std::vector<engine::RunRow> runs)
 {
     beginResetModel();
     m_runs = std::move(runs);
@@ -40,7 +40,7 @@ void RunListModel::clear()
     setRuns({});
 }
 
-const data::RunRow* RunListModel::runAt(int row) const
+const engine::RunRow* RunListModel::runAt(int row) const
 {
     if (row < 0 || row >= static_cast<int>(m_runs.size())) {
         return nullptr;
@@ -70,7 +70,7 @@ int RunListModel::columnCount(const QModelIndex& parent) const
 
 QVariant RunListModel::data(const QModelIndex& index, int role) const
 {
-    const data::RunRow* run = index.isValid() ? runAt(index.row()) : nullptr;
+    const engine::RunRow* run = index.isValid() ? runAt(index.row()) : nullptr;
     if (run == nullptr) {
         return {};
     }
@@ -103,7 +103,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant RunListModel::displayText(const data::RunRow& run, int column) const
+QVariant RunListModel::displayText(const engine::RunRow& run, int column) const
 {
     switch (column) {
         case Id: return QVariant::fromValue(static_cast<qlonglong>(run.id));

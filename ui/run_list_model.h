@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "database.h"
-#include "run_store.h"
+#include "data/database.h"
+#include "data/run_store.h"
 
 namespace nf::ui {
 
@@ -21,12 +21,12 @@ public:
 
     // Replaces the rows with listRuns(db); on failure the model is left empty.
     Result<void> load(data::Database& db);
-    void setRuns(std::vector<data::RunRow> runs);
+    void setRuns(std::vector<engine::RunRow> runs);
     void clear();
 
-    const std::vector<data::RunRow>& runs() const { return m_runs; }
+    const std::vector<engine::RunRow>& runs() const { return m_runs; }
     // The run shown in `row`, or nullptr when out of range.
-    const data::RunRow* runAt(int row) const;
+    const engine::RunRow* runAt(int row) const;
     // Row of the run with this id, or -1.
     int rowOf(std::int64_t runId) const;
 
@@ -39,9 +39,9 @@ public:
     static QString displayTime(const std::string& isoUtc);
 
 private:
-    QVariant displayText(const data::RunRow& run, int column) const;
+    QVariant displayText(const engine::RunRow& run, int column) const;
 
-    std::vector<data::RunRow> m_runs;
+    std::vector<engine::RunRow> m_runs;
 };
 
 }  // namespace nf::ui

@@ -1,9 +1,9 @@
-#include "run_loader.h"
+#include "ui/run_loader.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
-#include "schema.h"
+#include "data/schema.h"
 
 namespace nf::ui {
 
@@ -26,13 +26,13 @@ std::shared_ptr<LoadedRuns> load(const std::string& dbPath, const std::vector<st
             out->error = QString::fromStdString(run.error().message);
             return out;
         }
-        out->runs.push_back(std::make_shared<const data::StoredRun>(std::move(*run)));
+        out->runs.push_back(std::make_shared<const engine::RunRecord>(std::move(*run)));
     }
     const bool oneRun = out->runs.size() == 1 && (variants.isEmpty() || variants.front().isEmpty());
     if (oneRun) {
         out->comparison = compareRun(*out->runs.front());
     } else {
-        std::vector<const data::StoredRun*> runs;
+        std::vector<const engine::RunRecord*> runs;
         for (const auto& r : out->runs) {
             runs.push_back(r.get());
         }

@@ -11,14 +11,14 @@
 #include <memory>
 #include <vector>
 
-#include "comparison.h"
-#include "run_store.h"
-#include "sweep_view.h"
+#include "data/run_store.h"
+#include "ui/comparison.h"
+#include "ui/sweep_view.h"
 
 namespace nf::ui {
 
 struct LoadedRuns {
-    std::vector<std::shared_ptr<const data::StoredRun>> runs;
+    std::vector<std::shared_ptr<const engine::RunRecord>> runs;
     ComparisonView comparison;
     QString error;       // a run could not be read
     double seconds = 0;  // time to load and analyse

@@ -1,4 +1,4 @@
-#include "sweep_view.h"
+#include "ui/sweep_view.h"
 
 #include <QObject>
 
@@ -6,10 +6,10 @@
 #include <cmath>
 #include <map>
 
-#include "analysis.h"
-#include "evidence.h"
-#include "run_store.h"
-#include "workload.h"
+#include "data/run_store.h"
+#include "engine/analysis/analysis.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/report/evidence.h"
 
 namespace nf::ui {
 
@@ -51,7 +51,7 @@ SweepView loadSweep(data::Database& db, const std::string& sweepId, const std::s
             const auto* w = engine::findWorkload(row.workload);
             name = w != nullptr ? w->primaryMetric : run->data.layout.metrics.front().name;
         }
-        const bool interleaved = run->spec.value("order", std::string()) != "blocked";
+        const bool interleaved = run->spec.interleaved();
         auto input = engine::analysisInput(run->data, interleaved, {name});
         if (!input) {
             view.missing << QObject::tr("%1 (%2)").arg(qs(row.sweepValue), qs(input.error().message));

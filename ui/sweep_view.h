@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "database.h"
+#include "data/database.h"
 
 namespace nf::ui {
 

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli.h"
-#include "run_options.h"
-#include "run_session.h"
-#include "run_text.h"
-#include "text_table.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_options.h"
+#include "app/cli/run_session.h"
+#include "engine/report/run_text.h"
+#include "engine/report/text_table.h"
 
 namespace nf::cli {
 
@@ -53,7 +53,7 @@ std::string count(const std::optional<double>& n)
     return n ? fmt::format("{:.0f}", *n) : "-";
 }
 
-void report(const data::StoredRun& run, const std::string& dbPath, const std::string& format)
+void report(const engine::RunRecord& run, const std::string& dbPath, const std::string& format)
 {
     auto in = engine::analysisInput(run.data, true, {});
     auto analysis = in ? engine::analyze(*in, {}) : Result<engine::Analysis>(in.error());
@@ -62,8 +62,8 @@ void report(const data::StoredRun& run, const std::string& dbPath, const std::st
         return;
     }
     const auto& metric = in->metrics.front();
-    const double chunk = run.spec.value("chunk", nlohmann::json(0)).is_number() ? run.spec["chunk"].get<double>() : 0.0;
-    const double duration = run.spec.value("duration", 0.0);
+    const double chunk = run.spec.chunk.value_or(0.0);
+    const double duration = run.spec.duration;
     std::vector<DesignFloor> floors;
     for (const auto design : {engine::stats::Design::Paired, engine::stats::Design::Independent}) {
         const auto* c = find(*analysis, design, metric.name);
@@ -139,7 +139,7 @@ int execute(CalibrateArgs& a, const Context& ctx)
         return fail(kExitUsage, spec.error().message);
     }
     return runAndReport(std::move(*spec), ctx,
-                        [&](const data::StoredRun& run, const std::string& path) { report(run, path, a.format); });
+                        [&](const engine::RunRecord& run, const std::string& path) { report(run, path, a.format); });
 }
 
 }  // namespace

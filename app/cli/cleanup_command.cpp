@@ -3,9 +3,9 @@
 
 #include <iostream>
 
-#include "cli.h"
-#include "net/cleanup.h"
-#include "net/cpu_pin.h"
+#include "app/cli/cli.h"
+#include "engine/net/cleanup.h"
+#include "engine/net/cpu_pin.h"
 
 namespace nf::cli {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis.h"
-#include "database.h"
-#include "evidence.h"
-#include "run_store.h"
+#include "data/database.h"
+#include "data/run_store.h"
+#include "engine/analysis/analysis.h"
+#include "engine/report/evidence.h"
 
 namespace nf::cli {
 
@@ -56,7 +56,7 @@ Command addSeriesCommand(CLI::App& app, Context& ctx);
 int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,
                   std::ostream& out);
 // One run's variants compared, as `compare RUN` prints it.
-int printRunComparison(const data::StoredRun& run, const std::vector<std::string>& metrics,
+int printRunComparison(const engine::RunRecord& run, const std::vector<std::string>& metrics,
                        const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
 // Every point of sweep `sweepId` compared, one table (text), or JSON/CSV; returns the exit status.
 int printSweepComparison(data::Database& db, const std::string& sweepId, const std::vector<std::string>& metrics,

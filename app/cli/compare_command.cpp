@@ -5,9 +5,9 @@
 #include <iostream>
 #include <set>
 
-#include "cli.h"
-#include "evidence_context.h"
-#include "run_lookup.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "engine/report/comparison_report.h"
 
 namespace nf::cli {
 
@@ -25,15 +25,9 @@ struct CompareArgs {
 };
 
 struct Selected {
-    data::StoredRun run;
+    engine::RunRecord run;
     std::string variant;  // "" = every variant of the run
 };
-
-std::string displayName(const data::StoredRun& run, const std::string& variant, bool withRunId)
-{
-    const std::string runPart = withRunId || run.row.label.empty() ? "run" + std::to_string(run.row.id) : run.row.label;
-    return variant == "default" ? runPart : runPart + ":" + variant;
-}
 
 Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& a)
 {
@@ -90,29 +84,6 @@ Result<void> validate(const CompareArgs& a)
     return {};
 }
 
-// Every variant of every selected run, named uniquely.
-std::vector<engine::RunVariant> acrossRuns(const std::vector<Selected>& selected)
-{
-    std::vector<engine::RunVariant> out;
-    for (const bool withRunId : {false, true}) {
-        out.clear();
-        std::set<std::string> names;
-        for (const auto& s : selected) {
-            for (std::size_t v = 0; v < s.run.data.variantNames.size(); ++v) {
-                const auto& name = s.run.data.variantNames[v];
-                if (s.variant.empty() || s.variant == name) {
-                    out.push_back({displayName(s.run, name, withRunId), &s.run.data, static_cast<int>(v)});
-                    names.insert(out.back().name);
-                }
-            }
-        }
-        if (names.size() == out.size()) {
-            break;
-        }
-    }
-    return out;
-}
-
 int execute(CompareArgs& a, const Context& ctx)
 {
     a.analysis.holm = !a.noHolm;
@@ -140,23 +111,16 @@ int execute(CompareArgs& a, const Context& ctx)
         }
         return printSweepComparison(*db, row.sweepId, a.metrics, a.analysis, a.format, std::cout);
     }
-    if (selected->size() == 1 && selected->front().variant.empty()) {
-        return printRunComparison(selected->front().run, a.metrics, a.analysis, a.format, std::cout);
-    }
-    const auto variants = acrossRuns(*selected);
-    auto input = engine::analysisInputAcross(variants, a.metrics);
-    if (!input) {
-        return failWith(usageError(input.error().message));
-    }
-    auto analysis = engine::analyze(*input, a.analysis);
-    if (!analysis) {
-        return failWith(usageError(analysis.error().message));
-    }
-    std::vector<const data::StoredRun*> runs;
+    std::vector<engine::RunChoice> choices;
     for (const auto& s : *selected) {
-        runs.push_back(&s.run);
+        choices.push_back({&s.run, s.variant});
     }
-    return printEvidence(*analysis, contextForRuns(runs), a.format, std::cout);
+    auto report = engine::compareRuns(choices, a.metrics, a.analysis);
+    if (!report) {
+        return failWith(usageError(report.error().message));
+    }
+    engine::writeComparison(*report, a.format, std::cout);
+    return 0;
 }
 
 }  // namespace
@@ -174,19 +138,15 @@ int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContex
     return 0;
 }
 
-int printRunComparison(const data::StoredRun& run, const std::vector<std::string>& metrics,
+int printRunComparison(const engine::RunRecord& run, const std::vector<std::string>& metrics,
                        const engine::AnalysisOptions& options, const std::string& format, std::ostream& out)
 {
-    const bool interleaved = run.spec.value("order", std::string()) != "blocked";
-    auto input = engine::analysisInput(run.data, interleaved, metrics);
-    if (!input) {
-        return failWith(usageError(input.error().message));
+    auto report = engine::compareRuns({{&run, ""}}, metrics, options);
+    if (!report) {
+        return failWith(usageError(report.error().message));
     }
-    auto analysis = engine::analyze(*input, options);
-    if (!analysis) {
-        return failWith(usageError(analysis.error().message));
-    }
-    return printEvidence(*analysis, contextForRun(run, *input), format, out);
+    engine::writeComparison(*report, format, out);
+    return 0;
 }
 
 void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, double& target, bool& noHolm)

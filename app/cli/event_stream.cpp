@@ -1,8 +1,8 @@
-#include "event_stream.h"
+#include "app/cli/event_stream.h"
 
 #include <cmath>
 
-#include "run_text.h"
+#include "engine/report/run_text.h"
 
 namespace nf::cli {
 
@@ -72,7 +72,7 @@ Result<void> EventStream::runStarted(const engine::RunStart& start)
           {"variants", std::move(variants)},
           {"quantities", start.layout.quantities},
           {"metrics", std::move(metrics)},
-          {"not_measured", missingCounters(start.environment)}});
+          {"not_measured", engine::RunEnvironment::fromJson(start.environment).notMeasuredLines()}});
     return {};
 }
 

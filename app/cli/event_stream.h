@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "run_data.h"
+#include "engine/model/run_data.h"
 
 namespace nf::cli {
 

@@ -5,12 +5,12 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli.h"
-#include "imported_run.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "app/cli/signal_stop.h"
+#include "data/stored_import.h"
+#include "engine/import/imported_run.h"
 #include "nf_version.h"
-#include "run_lookup.h"
-#include "signal_stop.h"
-#include "stored_import.h"
 
 namespace nf::cli {
 

@@ -2,18 +2,17 @@
 
 #include <iostream>
 
-#include "cli.h"
-#include "environment.h"
-#include "metric.h"
-#include "net/iface_check.h"
-#include "text_table.h"
-#include "workload.h"
+#include "app/cli/cli.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/net/iface_check.h"
+#include "engine/report/text_table.h"
+#include "engine/run/environment.h"
 
 namespace nf::cli {
 
 namespace {
 
-nlohmann::json workloadJson(const engine::WorkloadInfo& w)
+nlohmann::json workloadJson(const engine::WorkloadDescriptor& w)
 {
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : w.params) {
@@ -32,24 +31,7 @@ nlohmann::json workloadJson(const engine::WorkloadInfo& w)
         params.push_back(std::move(j));
     }
     nlohmann::json metrics = nlohmann::json::array();
-    const std::vector<std::string> all = {engine::quantity::kOps,
-                                          engine::quantity::kTscTicks,
-                                          engine::quantity::kElapsedNs,
-                                          "cycles",
-                                          "instructions",
-                                          "branch-misses",
-                                          "cache-misses"};
-    std::vector<std::string> live = {engine::quantity::kPackets,
-                                     engine::quantity::kBytes,
-                                     engine::quantity::kDrops,
-                                     engine::quantity::kGenPackets,
-                                     engine::quantity::kElapsedNs,
-                                     "rx_cycles",
-                                     "rx_instructions",
-                                     "cpu_cycles",
-                                     "cpu_instructions"};
-    live.insert(live.end(), w.liveQuantities.begin(), w.liveQuantities.end());
-    for (const auto& m : w.makeLive ? engine::liveMetrics(live) : engine::callLoopMetrics(all)) {
+    for (const auto& m : engine::workloadMetrics(w)) {
         metrics.push_back({{"name", m.name},
                            {"unit", m.unit},
                            {"higher_is_better", m.higherIsBetter},
@@ -68,13 +50,13 @@ int listWorkloads(const std::string& format)
 {
     if (format == "json") {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& w : engine::workloadRegistry()) {
+        for (const auto& w : engine::workloadCatalog()) {
             out.push_back(workloadJson(w));
         }
         std::cout << out.dump(2) << '\n';
         return 0;
     }
-    for (const auto& w : engine::workloadRegistry()) {
+    for (const auto& w : engine::workloadCatalog()) {
         std::cout << w.name << ": " << w.summary << "\n  " << w.description << "\n\n";
         engine::TextTable table({"parameter", "type", "default", "range", "description"});
         for (const auto& p : w.params) {

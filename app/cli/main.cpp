@@ -6,11 +6,11 @@
 #include <csignal>
 #include <iostream>
 
-#include "cli.h"
-#include "evidence_context.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "data/schema.h"
+#include "engine/report/evidence_context.h"
 #include "nf_version.h"
-#include "run_lookup.h"
-#include "schema.h"
 
 namespace nf::cli {
 
@@ -53,7 +53,7 @@ int runMain(int argc, char** argv)
     Context ctx;
     ctx.commandLine = "noisefloor";
     for (int i = 1; i < argc; ++i) {
-        ctx.commandLine += " " + shellQuote(argv[i]);
+        ctx.commandLine += " " + nf::engine::shellQuote(argv[i]);
     }
     app.add_option("--db", ctx.dbPath,
                    "SQLite database (default: $NOISEFLOOR_DB, else "

@@ -4,20 +4,20 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli.h"
-#include "export.h"
-#include "report.h"
-#include "run_lookup.h"
-#include "run_store.h"
-#include "run_text.h"
-#include "schema.h"
-#include "text_table.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "data/export.h"
+#include "data/run_store.h"
+#include "data/schema.h"
+#include "engine/report/run_summary.h"
+#include "engine/report/run_text.h"
+#include "engine/report/text_table.h"
 
 namespace nf::cli {
 
 namespace {
 
-nlohmann::json rowJson(const data::RunRow& r)
+nlohmann::json rowJson(const engine::RunRow& r)
 {
     return {{"id", r.id},
             {"label", r.label},
@@ -40,7 +40,7 @@ nlohmann::json rowJson(const data::RunRow& r)
 }
 
 // Loads RUN ("last" or an id); prints the error and sets *status on failure.
-std::optional<data::StoredRun> loadNamedRun(const Context& ctx, const std::string& name, int* status)
+std::optional<engine::RunRecord> loadNamedRun(const Context& ctx, const std::string& name, int* status)
 {
     auto db = openExisting(ctx);
     if (!db) {
@@ -112,8 +112,8 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
             variants.push_back(std::move(variant));
         }
         nlohmann::json out = rowJson(run->row);
-        out["spec"] = run->spec;
-        out["environment"] = run->environment;
+        out["spec"] = engine::toJson(run->spec);
+        out["environment"] = run->environment.json;
         out["variants"] = variants;
         out["summary"] = engine::summaryJson(run->data);
         std::cout << out.dump(2) << '\n';

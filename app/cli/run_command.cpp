@@ -2,23 +2,26 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
-#include "cli.h"
-#include "run_lookup.h"
-#include "run_options.h"
-#include "run_session.h"
-#include "run_store.h"
-#include "run_text.h"
-#include "scheduler.h"
-#include "sweep.h"
-#include "system_facts.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "app/cli/run_options.h"
+#include "app/cli/run_plan.h"
+#include "app/cli/run_session.h"
+#include "data/run_store.h"
+#include "engine/catalog/spec_check.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/model/sweep.h"
+#include "engine/report/run_text.h"
+#include "probes/system_facts.h"
 
 namespace nf::cli {
 
 namespace {
 
 // Prints what ran and, with two or more variants, the comparison; with one, the summary.
-void report(const data::StoredRun& run, const std::string& dbPath)
+void report(const engine::RunRecord& run, const std::string& dbPath)
 {
     if (run.data.variantNames.size() < 2) {
         printRunText(run, dbPath, std::cout);
@@ -32,12 +35,11 @@ void report(const data::StoredRun& run, const std::string& dbPath)
 }
 
 // One line per finished point; the table of every point comes at the end.
-void reportPoint(const data::StoredRun& run, const std::string& /*dbPath*/)
+void reportPoint(const engine::RunRecord& run, const std::string& /*dbPath*/)
 {
-    const auto& s = run.spec.at("sweep");
-    std::cout << s.value("param", "") << "=" << s.value("value", "") << " (point " << s.value("index", 0) + 1 << " of "
-              << s.value("points", 0) << "): run " << run.row.id << " " << engine::toString(run.row.status)
-              << std::endl;
+    const auto& s = *run.spec.sweep;
+    std::cout << s.param << "=" << s.value << " (point " << s.index + 1 << " of " << s.points << "): run " << run.row.id
+              << " " << engine::toString(run.row.status) << std::endl;
 }
 
 // Bad input: one line on stderr and, when streaming events, an error event on stdout.
@@ -51,36 +53,45 @@ int usageFail(bool events, const std::string& message)
     return fail(kExitUsage, message);
 }
 
-void noReport(const data::StoredRun& /*run*/, const std::string& /*dbPath*/) {}
+void noReport(const engine::RunRecord& /*run*/, const std::string& /*dbPath*/) {}
 
 bool hasCompletePoint(data::Database& db, const std::string& sweepId)
 {
     auto runs = data::sweepRuns(db, sweepId);
     return runs && std::any_of(runs->begin(), runs->end(),
-                               [](const data::RunRow& row) { return row.status == engine::RunStatus::Complete; });
+                               [](const engine::RunRow& row) { return row.status == engine::RunStatus::Complete; });
 }
 
-int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, const Context& ctx, bool events)
+// The experiment checked as a whole (every sweep point) before anything runs: one line and exit
+// 2 on the first problem.
+Result<std::vector<engine::ExperimentSpec>> checkedPoints(const engine::ExperimentSpec& spec,
+                                                          const std::optional<engine::SweepSpec>& sweep,
+                                                          const std::string& sweepId)
 {
-    auto sweep = engine::parseSweep(sweepText);
+    auto checked = engine::checkExperiment(spec, sweep, probes::readSystemFacts(), sweepId);
+    if (!checked.ok()) {
+        const auto& problem = checked.problems.front();
+        return Error{engine::describe(problem, optionName(problem.field))};
+    }
     if (!sweep) {
-        return usageFail(events, sweep.error().message);
+        return std::vector<engine::ExperimentSpec>{spec};  // prepareExperiment fills in the defaults
     }
-    const std::string id = engine::newSweepId();
-    auto specs = engine::expandSweep(spec, *sweep, id);
-    if (!specs) {
-        return usageFail(events, specs.error().message);
-    }
+    return std::move(checked.experiment.points);
+}
+
+int runSweep(std::vector<engine::ExperimentSpec> specs, const engine::SweepSpec& sweep, const std::string& id,
+             const Context& ctx, bool events)
+{
     if (events) {
         // One run_started ... finished sequence per point; each spec names its sweep point.
-        return runAllAndReport(std::move(*specs), ctx, noReport, &std::cout);
+        return runAllAndReport(std::move(specs), ctx, noReport, &std::cout);
     }
-    std::cout << "Sweep " << id << ": " << spec.workload << " at " << sweep->param << " = ";
-    for (std::size_t i = 0; i < sweep->values.size(); ++i) {
-        std::cout << (i > 0 ? ", " : "") << sweep->values[i];
+    std::cout << "Sweep " << id << ": " << specs.front().workload << " at " << sweep.param << " = ";
+    for (std::size_t i = 0; i < sweep.values.size(); ++i) {
+        std::cout << (i > 0 ? ", " : "") << sweep.values[i];
     }
     std::cout << "\n\n";
-    const int status = runAllAndReport(std::move(*specs), ctx, reportPoint);
+    const int status = runAllAndReport(std::move(specs), ctx, reportPoint);
     // The points that completed, compared; a sweep stopped before its first point has none, and its
     // stop already said so in one line.
     if (auto db = openExisting(ctx); db && status != kExitUsage && hasCompletePoint(*db, id)) {
@@ -91,27 +102,40 @@ int runSweep(const engine::ExperimentSpec& spec, const std::string& sweepText, c
     return status;
 }
 
-int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat)
+int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat, bool dryRun)
 {
     const bool events = eventsFormat == "jsonl";
     auto spec = buildSpec(o);
     if (!spec) {
         return usageFail(events, spec.error().message);
     }
+    std::optional<engine::SweepSpec> sweep;
     if (!o.sweep.empty()) {
-        return runSweep(*spec, o.sweep, ctx, events);
+        auto parsed = engine::parseSweep(o.sweep);
+        if (!parsed) {
+            return usageFail(events, "--sweep " + parsed.error().message);
+        }
+        sweep = std::move(*parsed);
     }
-    if (events) {
-        // stdout carries only the events; the run's id is in them for `compare`.
-        return runAndReport(std::move(*spec), ctx, noReport, &std::cout);
+    const std::string id = sweep ? engine::newSweepId() : "";
+    auto specs = checkedPoints(*spec, sweep, id);
+    if (!specs) {
+        return usageFail(events, specs.error().message);
     }
-    return runAndReport(std::move(*spec), ctx, report);
+    if (dryRun) {
+        return printPlan(std::move(*specs), std::cout);
+    }
+    if (sweep) {
+        return runSweep(std::move(*specs), *sweep, id, ctx, events);
+    }
+    // stdout carries only the events when streaming; the run's id is in them for `compare`.
+    return runAllAndReport(std::move(*specs), ctx, events ? noReport : report, events ? &std::cout : nullptr);
 }
 
 std::string workloadFooter()
 {
     std::string text = "\nWorkloads (see 'noisefloor workloads' for every parameter):\n";
-    for (const auto& w : engine::workloadRegistry()) {
+    for (const auto& w : engine::workloadCatalog()) {
         text += "  " + w.name + ": " + w.summary + "\n";
     }
     return text;
@@ -123,6 +147,7 @@ Command addRunCommand(CLI::App& app, Context& ctx)
 {
     auto o = std::make_shared<RunOptions>();
     auto events = std::make_shared<std::string>();
+    auto dryRun = std::make_shared<bool>(false);
     auto* sub = app.add_subcommand("run", "Run an A/B experiment and store every sample");
     sub->footer(workloadFooter());
     addRunOptions(sub, *o, true);
@@ -133,7 +158,10 @@ Command addRunCommand(CLI::App& app, Context& ctx)
                     "jsonl: write the run to stdout as JSON lines (run_started, samples, progress, warning, "
                     "finished, error; see docs/events.md) instead of the text report")
         ->check(CLI::IsMember({"jsonl"}));
-    return {sub, [o, events, &ctx] { return execute(*o, ctx, *events); }, true};
+    sub->add_flag("--dry-run", *dryRun,
+                  "Check the experiment and print the plan (variants, parameters, CPUs, schedule, time); run and "
+                  "store nothing");
+    return {sub, [o, events, dryRun, &ctx] { return execute(*o, ctx, *events, *dryRun); }, true};
 }
 
 }  // namespace nf::cli

@@ -1,9 +1,9 @@
-#include "run_lookup.h"
+#include "app/cli/run_lookup.h"
 
 #include <filesystem>
 
-#include "schema.h"
-#include "text_input.h"
+#include "data/schema.h"
+#include "engine/analysis/text_input.h"
 
 namespace nf::cli {
 
@@ -37,7 +37,7 @@ Result<data::Database> openExisting(const Context& ctx)
     return openDatabase(ctx, data::Database::Mode::ReadOnly);
 }
 
-Result<data::StoredRun> loadNamedRun(data::Database& db, const std::string& name)
+Result<engine::RunRecord> loadNamedRun(data::Database& db, const std::string& name)
 {
     auto parsed = engine::parseRunId(name);
     if (!parsed) {
@@ -57,7 +57,7 @@ Result<data::StoredRun> loadNamedRun(data::Database& db, const std::string& name
     return data::loadRun(db, id);
 }
 
-Result<data::StoredRun> loadRunWithLabel(data::Database& db, const std::string& label)
+Result<engine::RunRecord> loadRunWithLabel(data::Database& db, const std::string& label)
 {
     auto runs = data::listRuns(db);
     if (!runs) {

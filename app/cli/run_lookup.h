@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "cli.h"
-#include "run_store.h"
+#include "app/cli/cli.h"
+#include "data/run_store.h"
 
 namespace nf::cli {
 
@@ -20,7 +20,7 @@ int failWith(const Error& error);
 Result<data::Database> openExisting(const Context& ctx);
 
 // RUN: a run id, or "last" for the newest run.
-Result<data::StoredRun> loadNamedRun(data::Database& db, const std::string& name);
-Result<data::StoredRun> loadRunWithLabel(data::Database& db, const std::string& label);
+Result<engine::RunRecord> loadNamedRun(data::Database& db, const std::string& name);
+Result<engine::RunRecord> loadRunWithLabel(data::Database& db, const std::string& label);
 
 }  // namespace nf::cli

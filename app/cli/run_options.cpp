@@ -1,7 +1,7 @@
-#include "run_options.h"
+#include "app/cli/run_options.h"
 
-#include "parameter.h"
-#include "system_facts.h"
+#include "engine/model/parameter.h"
+#include "probes/system_facts.h"
 
 namespace nf::cli {
 
@@ -19,7 +19,7 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
     for (const auto& v : o.variants) {
         auto variant = engine::parseVariant(v);
         if (!variant) {
-            return variant.error();
+            return Error{"--variant " + variant.error().message};
         }
         spec.variants.push_back(std::move(*variant));
     }
@@ -45,7 +45,7 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
     }
     auto order = engine::parseOrder(o.order);
     if (!order) {
-        return order.error();
+        return Error{"--order " + order.error().message};
     }
     spec.order = *order;
     if (o.chunkGiven) {
@@ -55,6 +55,24 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
         spec.seed = o.seed;
     }
     return spec;
+}
+
+std::string optionName(engine::SpecField field)
+{
+    switch (field) {
+        case engine::SpecField::Workload: return "workload";
+        case engine::SpecField::Repetitions: return "--reps";
+        case engine::SpecField::Duration: return "--duration";
+        case engine::SpecField::Warmup: return "--warmup";
+        case engine::SpecField::Interval: return "--interval";
+        case engine::SpecField::Chunk: return "--chunk";
+        case engine::SpecField::Variants: return "--variant";
+        case engine::SpecField::Param: return "-p";
+        case engine::SpecField::Cpus: return "--cpu";
+        case engine::SpecField::Counters: return "--counters";
+        case engine::SpecField::Sweep: return "--sweep";
+    }
+    return "?";
 }
 
 void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)

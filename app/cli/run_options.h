@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "experiment_spec.h"
+#include "app/cli/cli.h"
+#include "engine/catalog/spec_check.h"
+#include "engine/model/experiment_spec.h"
 
 namespace nf::cli {
 
@@ -27,6 +28,9 @@ struct RunOptions {
 
 // Turns the options into a spec; errors name the option and value.
 Result<engine::ExperimentSpec> buildSpec(RunOptions& o);
+
+// The option a field of the experiment is set with ("--reps"), for the spec check's problems.
+std::string optionName(engine::SpecField field);
 
 // Adds the workload argument and -p, --reps, --duration, --warmup, --interval, --chunk, --cpu,
 // --counters, --seed, --label; with `variants`, also --variant and --order.

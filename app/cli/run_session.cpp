@@ -1,4 +1,7 @@
-#include "run_session.h"
+#include "app/cli/run_session.h"
+
+#include "app/cli/run_options.h"
+#include "engine/workloads/registry.h"
 
 #include <unistd.h>
 
@@ -6,10 +9,10 @@
 #include <iostream>
 #include <optional>
 
-#include "event_stream.h"
-#include "scheduler.h"
-#include "signal_stop.h"
-#include "system_facts.h"
+#include "app/cli/event_stream.h"
+#include "app/cli/signal_stop.h"
+#include "engine/run/scheduler.h"
+#include "probes/system_facts.h"
 
 namespace nf::cli {
 
@@ -138,7 +141,7 @@ int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ct
     std::vector<engine::PreparedExperiment> prepared;
     for (auto& spec : specs) {
         const std::string point = spec.sweep ? spec.sweep->param + "=" + spec.sweep->value : "";
-        auto p = engine::prepareExperiment(std::move(spec), facts);
+        auto p = engine::prepareExperiment(std::move(spec), facts, engine::workloads::implementations(), optionName);
         if (!p) {
             // Name the sweep point unless the message already does.
             const auto& message = p.error().message;

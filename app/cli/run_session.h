@@ -6,13 +6,13 @@
 #include <ostream>
 #include <string>
 
-#include "cli.h"
-#include "experiment_spec.h"
-#include "run_store.h"
+#include "app/cli/cli.h"
+#include "data/run_store.h"
+#include "engine/model/experiment_spec.h"
 
 namespace nf::cli {
 
-using RunReport = std::function<void(const data::StoredRun&, const std::string& dbPath)>;
+using RunReport = std::function<void(const engine::RunRecord&, const std::string& dbPath)>;
 
 // Prepares `spec` (bad input: exit 2, nothing stored), records the run in the database, and calls
 // `report` with the stored run, even an aborted one. Returns the exit status: 0 complete, 1

@@ -6,14 +6,16 @@
 
 #include <iostream>
 
-#include "cli.h"
-#include "counter_group.h"
-#include "run_collector.h"
-#include "scheduler.h"
-#include "signal_stop.h"
-#include "statistics.h"
-#include "system_facts.h"
-#include "tsc_clock.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_options.h"
+#include "app/cli/signal_stop.h"
+#include "engine/run/run_collector.h"
+#include "engine/run/scheduler.h"
+#include "engine/stats/descriptive.h"
+#include "engine/workloads/registry.h"
+#include "probes/counter_group.h"
+#include "probes/system_facts.h"
+#include "probes/tsc_clock.h"
 
 namespace nf::cli {
 
@@ -47,7 +49,8 @@ Result<void> checkOptions(const SelftestOptions& o)
     if (!o.cpus.empty() && (probes::parseCpuList(o.cpus, &ok).empty() || !ok)) {
         return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 2-3"};
     }
-    auto prepared = engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), probes::readSystemFacts());
+    auto prepared = engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), probes::readSystemFacts(),
+                                              engine::workloads::implementations(), optionName);
     if (!prepared) {
         return prepared.error();
     }
@@ -58,7 +61,8 @@ Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engin
                                      double duration, double chunk, const SignalStop& signals)
 {
     auto prepared =
-        engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk), probes::readSystemFacts());
+        engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk), probes::readSystemFacts(),
+                                  engine::workloads::implementations(), optionName);
     if (!prepared) {
         return prepared.error();
     }

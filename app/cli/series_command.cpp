@@ -6,10 +6,10 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli.h"
-#include "environment_diff.h"
-#include "run_lookup.h"
-#include "series.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "engine/analysis/environment_diff.h"
+#include "engine/analysis/series.h"
 
 namespace nf::cli {
 
@@ -25,17 +25,17 @@ struct SeriesArgs {
 
 struct Step {
     std::string name;
-    std::shared_ptr<data::StoredRun> run;
+    std::shared_ptr<engine::RunRecord> run;
     int variant = 0;
 };
 
-std::string runName(const data::StoredRun& run)
+std::string runName(const engine::RunRecord& run)
 {
     return "run " + std::to_string(run.row.id) + (run.row.label.empty() ? "" : " '" + run.row.label + "'");
 }
 
 // One step from a run: its only variant, or the one named after ':'.
-Result<Step> stepOf(std::shared_ptr<data::StoredRun> run, const std::string& variant, const std::string& asked,
+Result<Step> stepOf(std::shared_ptr<engine::RunRecord> run, const std::string& variant, const std::string& asked,
                     std::string name)
 {
     const auto& names = run->data.variantNames;
@@ -71,7 +71,7 @@ Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
         if (!run) {
             return run.error();
         }
-        auto step = stepOf(std::make_shared<data::StoredRun>(std::move(*run)), variant, "--label " + label, label);
+        auto step = stepOf(std::make_shared<engine::RunRecord>(std::move(*run)), variant, "--label " + label, label);
         if (!step) {
             return step.error();
         }
@@ -82,7 +82,7 @@ Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
         if (!run) {
             return run.error();
         }
-        auto shared = std::make_shared<data::StoredRun>(std::move(*run));
+        auto shared = std::make_shared<engine::RunRecord>(std::move(*run));
         for (std::size_t v = 0; v < shared->data.variantNames.size(); ++v) {
             steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v)});
         }
@@ -95,7 +95,7 @@ Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
             return run.error();
         }
         const std::string variant = colon == std::string::npos ? "" : text.substr(colon + 1);
-        auto shared = std::make_shared<data::StoredRun>(std::move(*run));
+        auto shared = std::make_shared<engine::RunRecord>(std::move(*run));
         const std::string name = shared->row.label.empty() ? "run" + std::to_string(shared->row.id) : shared->row.label;
         auto step = stepOf(shared, variant, "RUN " + text, name);
         if (!step) {
@@ -170,7 +170,7 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
     for (const auto& s : steps) {
         if (facts.empty() || facts.back().name != runName(*s.run)) {
             facts.push_back({runName(*s.run), s.run->row.kernel, s.run->row.host, s.run->row.cpuModel,
-                             s.run->row.toolVersion, s.run->environment, s.run->spec});
+                             s.run->row.toolVersion, s.run->environment.json, engine::toJson(s.run->spec)});
         }
     }
     out << '\n'

@@ -1,4 +1,4 @@
-#include "signal_stop.h"
+#include "app/cli/signal_stop.h"
 
 #include <pthread.h>
 

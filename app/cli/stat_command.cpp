@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "cli.h"
-#include "run_lookup.h"
-#include "text_input.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "engine/analysis/text_input.h"
 
 namespace nf::cli {
 

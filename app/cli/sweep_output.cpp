@@ -2,16 +2,16 @@
 
 #include <iostream>
 
-#include "cli.h"
-#include "run_lookup.h"
-#include "sweep_report.h"
-#include "workload.h"
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/report/sweep_report.h"
 
 namespace nf::cli {
 
 namespace {
 
-std::string sweepMetric(const data::StoredRun& run, const std::vector<std::string>& metrics)
+std::string sweepMetric(const engine::RunRecord& run, const std::vector<std::string>& metrics)
 {
     if (!metrics.empty()) {
         return metrics.front();
@@ -48,7 +48,7 @@ int printSweepComparison(data::Database& db, const std::string& sweepId, const s
         if (report.metric.empty()) {
             report.metric = sweepMetric(*run, metrics);
         }
-        const bool interleaved = run->spec.value("order", std::string()) != "blocked";
+        const bool interleaved = run->spec.interleaved();
         auto input = engine::analysisInput(run->data, interleaved, {report.metric});
         if (!input) {
             return failWith(usageError(input.error().message));

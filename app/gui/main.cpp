@@ -8,10 +8,10 @@
 #include <QFile>
 #include <QTextStream>
 
-#include "event_client.h"
-#include "main_window.h"
+#include "data/schema.h"
 #include "nf_version.h"
-#include "schema.h"
+#include "ui/event_client.h"
+#include "ui/main_window.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "import_format.h"
+#include "engine/import/import_format.h"
 
 #include <algorithm>
 #include <charconv>

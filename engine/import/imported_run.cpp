@@ -1,4 +1,4 @@
-#include "imported_run.h"
+#include "engine/import/imported_run.h"
 
 namespace nf::engine {
 

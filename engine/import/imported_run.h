@@ -5,21 +5,21 @@
 #include <string>
 #include <vector>
 
-#include "import_format.h"
-#include "run_data.h"
+#include "engine/import/import_format.h"
+#include "engine/model/run_data.h"
 
 namespace nf::engine {
 
 struct ImportRequest {
-    std::string format;
-    std::vector<std::string> files;  // as named on the command line
-    std::string label;
+    std::string format{};
+    std::vector<std::string> files{};  // as named on the command line
+    std::string label{};
     std::string variant = "default";
-    std::string host;    // "" = what the file says, else unknown
-    std::string kernel;  // likewise
-    std::string cpuModel;
-    std::string commandLine;  // the import command as typed
-    std::string toolVersion;
+    std::string host{};    // "" = what the file says, else unknown
+    std::string kernel{};  // likewise
+    std::string cpuModel{};
+    std::string commandLine{};  // the import command as typed
+    std::string toolVersion{};
 };
 
 struct ImportedRun {

@@ -5,7 +5,7 @@
 #include <map>
 #include <regex>
 
-#include "import_format.h"
+#include "engine/import/import_format.h"
 
 namespace nf::engine {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <regex>
 
-#include "import_format.h"
+#include "engine/import/import_format.h"
 
 namespace nf::engine {
 namespace {

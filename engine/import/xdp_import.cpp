@@ -9,7 +9,7 @@
 //   Summary                 4,177,843 rx/s                  0 err,drop/s
 //   veth0->veth1            4,177,843 rx/s                  0 err,drop/s          4,177,843 xmit/s
 
-#include "import_format.h"
+#include "engine/import/import_format.h"
 
 namespace nf::engine {
 namespace {

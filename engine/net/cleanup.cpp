@@ -1,4 +1,4 @@
-#include "net/cleanup.h"
+#include "engine/net/cleanup.h"
 
 #include <signal.h>
 #include <sys/mount.h>
@@ -16,7 +16,7 @@
 #include <optional>
 #include <regex>
 
-#include "net/rtnl.h"
+#include "engine/net/rtnl.h"
 
 namespace nf::engine::net {
 

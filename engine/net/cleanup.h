@@ -11,20 +11,20 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 
 struct Leftover {
-    std::string kind;  // "namespace" (/run/netns/NAME), "link" (in the caller's namespace) or "xdp"
-    std::string name;  // for "xdp": "program ID (MODE) on IFNAME"
-    int pid = 0;       // the owner the name carries, no longer running
+    std::string kind{};  // "namespace" (/run/netns/NAME), "link" (in the caller's namespace) or "xdp"
+    std::string name{};  // for "xdp": "program ID (MODE) on IFNAME"
+    int pid = 0;         // the owner the name carries, no longer running
     // "xdp" only: from the owner record.
-    std::string record;
-    std::string ifname;
+    std::string record{};
+    std::string ifname{};
     int ifindex = 0;
     std::uint32_t progId = 0;
-    std::string mode;  // "skb" or "native"
+    std::string mode{};  // "skb" or "native"
 };
 
 // Where owner records of XDP attachments live.

@@ -1,4 +1,4 @@
-#include "net/cpu_pin.h"
+#include "engine/net/cpu_pin.h"
 
 #include <linux/capability.h>
 #include <pthread.h>
@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "system_facts.h"
+#include "probes/system_facts.h"
 
 namespace nf::engine::net {
 
@@ -22,37 +22,6 @@ std::vector<int> allowedCpus()
             if (CPU_ISSET(c, &set)) {
                 cpus.push_back(c);
             }
-        }
-    }
-    return cpus;
-}
-
-Result<void> checkCpu(const std::string& param, int cpu)
-{
-    const auto allowed = allowedCpus();
-    if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
-        return Error{param + "=" + std::to_string(cpu) + ": CPU " + std::to_string(cpu) +
-                     " is offline or not allowed to this process (allowed: " + probes::formatCpuList(allowed) + ")"};
-    }
-    return {};
-}
-
-Result<std::vector<int>> parseCounterCpus(const std::string& text, const std::vector<int>& automatic)
-{
-    if (text == "auto") {
-        return automatic;
-    }
-    if (text == "none") {
-        return std::vector<int>{};
-    }
-    bool ok = false;
-    auto cpus = probes::parseCpuList(text, &ok);
-    if (!ok || cpus.empty()) {
-        return Error{"counter_cpus=" + text + ": expected auto, none or a CPU list such as 0-3,8"};
-    }
-    for (int cpu : cpus) {
-        if (auto r = checkCpu("counter_cpus", cpu); !r) {
-            return r.error();
         }
     }
     return cpus;

@@ -1,4 +1,4 @@
-#include "net/ethtool.h"
+#include "engine/net/ethtool.h"
 
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "net/netns.h"
+#include "engine/net/netns.h"
 
 namespace nf::engine::net {
 

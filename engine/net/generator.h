@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "net/testbed.h"
-#include "result.h"
+#include "engine/net/testbed.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 

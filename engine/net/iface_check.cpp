@@ -1,4 +1,4 @@
-#include "net/iface_check.h"
+#include "engine/net/iface_check.h"
 
 #include <linux/ethtool.h>
 #include <net/if.h>
@@ -14,9 +14,9 @@
 #include <set>
 #include <sstream>
 
-#include "net/ethtool.h"
-#include "net/netns.h"
-#include "net/xdp_check.h"
+#include "engine/net/ethtool.h"
+#include "engine/net/netns.h"
+#include "engine/net/xdp_check.h"
 
 namespace nf::engine::net {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "environment.h"
-#include "result.h"
+#include "engine/run/environment.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 

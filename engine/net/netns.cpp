@@ -1,4 +1,4 @@
-#include "net/netns.h"
+#include "engine/net/netns.h"
 
 #include <fcntl.h>
 #include <sched.h>

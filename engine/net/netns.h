@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 

@@ -1,4 +1,4 @@
-#include "net/rtnl.h"
+#include "engine/net/rtnl.h"
 
 #include <linux/if.h>
 #include <linux/neighbour.h>
@@ -13,7 +13,7 @@
 #include <optional>
 #include <utility>
 
-#include "net/netns.h"
+#include "engine/net/netns.h"
 
 namespace nf::engine::net {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
+#include "probes/result.h"
 
 struct nl_sock;
 

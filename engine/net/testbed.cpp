@@ -1,4 +1,4 @@
-#include "net/testbed.h"
+#include "engine/net/testbed.h"
 
 #include <arpa/inet.h>
 #include <linux/ethtool.h>
@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cstring>
 
-#include "net/ethtool.h"
-#include "net/rtnl.h"
+#include "engine/net/ethtool.h"
+#include "engine/net/rtnl.h"
 
 namespace nf::engine::net {
 

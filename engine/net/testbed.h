@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "net/netns.h"
-#include "result.h"
+#include "engine/net/netns.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 

@@ -1,4 +1,4 @@
-#include "net/xdp_check.h"
+#include "engine/net/xdp_check.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -15,9 +15,9 @@
 #include <memory>
 #include <mutex>
 
-#include "net/cpu_pin.h"
-#include "net/testbed.h"
-#include "system_facts.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/testbed.h"
+#include "probes/system_facts.h"
 #include "xdp_gen.skel.h"
 
 namespace nf::engine::net {

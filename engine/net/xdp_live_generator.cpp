@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "net/cpu_pin.h"
-#include "net/generator.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/generator.h"
 #include "xdp_gen.skel.h"
 
 namespace nf::engine::net {

@@ -1,4 +1,4 @@
-#include "net/xdp_owner.h"
+#include "engine/net/xdp_owner.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 

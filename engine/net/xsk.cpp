@@ -7,7 +7,7 @@
 // registered in the map with xsk_socket__update_xskmap: one code path on every kernel, a program
 // named nf_* like every program the tool loads, and a detach that checks it removes its own program.
 
-#include "net/xsk.h"
+#include "engine/net/xsk.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,8 +26,8 @@
 #include <optional>
 #include <thread>
 
-#include "net/netns.h"
-#include "net/xdp_owner.h"
+#include "engine/net/netns.h"
+#include "engine/net/xdp_owner.h"
 #include "xdp_xsk.skel.h"
 
 #ifndef SO_PREFER_BUSY_POLL

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "result.h"
+#include "probes/result.h"
 
 namespace nf::engine::net {
 

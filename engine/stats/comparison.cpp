@@ -1,4 +1,4 @@
-#include "stats/comparison.h"
+#include "engine/stats/comparison.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "statistics.h"
-#include "stats/robust.h"
+#include "engine/stats/descriptive.h"
+#include "engine/stats/robust.h"
 
 namespace nf::engine::stats {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "stats/hypothesis_tests.h"
+#include "engine/stats/hypothesis_tests.h"
 
 namespace nf::engine::stats {
 

@@ -1,4 +1,4 @@
-#include "stats/hypothesis_tests.h"
+#include "engine/stats/hypothesis_tests.h"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
@@ -7,7 +7,7 @@
 #include <limits>
 #include <numeric>
 
-#include "statistics.h"
+#include "engine/stats/descriptive.h"
 
 namespace nf::engine::stats {
 

@@ -1,4 +1,4 @@
-#include "stats/robust.h"
+#include "engine/stats/robust.h"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <numeric>
 
-#include "statistics.h"
-#include "stats/hypothesis_tests.h"
+#include "engine/stats/descriptive.h"
+#include "engine/stats/hypothesis_tests.h"
 
 namespace nf::engine::stats {
 

@@ -1,12 +1,13 @@
-#include "workloads/iface_rx.h"
+#include "engine/workloads/iface_rx.h"
 
 #include <net/if.h>
 
 #include <fstream>
 
-#include "metric.h"
-#include "net/cpu_pin.h"
-#include "system_facts.h"
+#include "engine/catalog/cpu_params.h"
+#include "engine/model/metric.h"
+#include "engine/net/cpu_pin.h"
+#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -57,17 +58,16 @@ private:
     std::vector<int> m_cpus;
 };
 
+}  // namespace
+
 Result<std::unique_ptr<LiveSession>> makeIfaceRx(const ParamSet& params)
 {
     const auto& iface = params.text("iface");
-    if (iface.empty()) {
-        return Error{"iface-rx needs iface=NAME, the interface an external sender feeds"};
-    }
     if (iface.size() >= IFNAMSIZ || iface.find('/') != std::string::npos || iface == "." || iface == ".." ||
         if_nametoindex(iface.c_str()) == 0) {
         return Error{"iface=" + iface + ": no such network interface"};
     }
-    auto cpus = net::parseCounterCpus(params.text("counter_cpus"), net::allowedCpus());
+    auto cpus = catalog::counterCpus(params.text("counter_cpus"), net::allowedCpus(), net::allowedCpus());
     if (!cpus) {
         return cpus.error();
     }
@@ -76,35 +76,6 @@ Result<std::unique_ptr<LiveSession>> makeIfaceRx(const ParamSet& params)
         return first.error();
     }
     return std::unique_ptr<LiveSession>(std::move(session));
-}
-
-}  // namespace
-
-WorkloadInfo ifaceRxInfo()
-{
-    WorkloadInfo info;
-    info.name = "iface-rx";
-    info.summary = "receive rate of a real interface fed by an external sender (sar -n DEV), with per-CPU counters";
-    info.description =
-        "Samples /sys/class/net/IFACE/statistics (rx_packets, rx_bytes, rx_dropped) every interval while "
-        "traffic comes from elsewhere, with counters system-wide on counter_cpus (cpu_*). Sends nothing and "
-        "changes nothing on the interface. Variants are whatever the operator changes between runs or on the "
-        "sender; a run of one variant gives the rate's spread.";
-    info.primaryMetric = "pps";
-    info.defaultChunk = 0;
-    info.params = {
-        {"iface", ParamType::Text, "", "interface to sample (required)", 0, 0, {}, ""},
-        {"counter_cpus",
-         ParamType::Text,
-         "auto",
-         "CPUs counted system-wide: auto = every allowed CPU, none, or a list",
-         0,
-         0,
-         {},
-         ""},
-    };
-    info.makeLive = makeIfaceRx;
-    return info;
 }
 
 }  // namespace nf::engine::workloads

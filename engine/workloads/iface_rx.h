@@ -3,10 +3,11 @@
 // interface's packet, byte and drop counters and per-CPU counters, sampled every interval. Sends
 // nothing.
 
-#include "workload.h"
+#include "engine/run/workload.h"
 
 namespace nf::engine::workloads {
 
-WorkloadInfo ifaceRxInfo();
+// The implementation of catalogue entry engine/catalog/iface_rx.cpp: one per variant.
+Result<std::unique_ptr<LiveSession>> makeIfaceRx(const ParamSet& params);
 
 }  // namespace nf::engine::workloads

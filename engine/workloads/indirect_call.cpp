@@ -1,4 +1,4 @@
-#include "workloads/indirect_call.h"
+#include "engine/workloads/indirect_call.h"
 
 #include <string>
 #include <utility>
@@ -99,46 +99,17 @@ Result<std::unique_ptr<IndirectCallLoop>> makeIndirectCallLoop(CallKind kind, st
 
 }  // namespace indirect_call
 
-WorkloadInfo indirectCallInfo()
+Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params)
 {
-    WorkloadInfo info;
-    info.name = "indirect-call";
-    info.summary = "a callback call: direct, through a function pointer, or through a retpoline";
-    info.description =
-        "Models xsk_flush() calling sk->sk_data_ready(sk), which a patch replaced by a direct call to "
-        "sock_def_readable() to avoid the retpoline that spectre_v2 mitigations put on every indirect "
-        "call. Each operation is one call to the same out-of-line callee doing `work` dependent steps: "
-        "call=direct calls it by name, call=indirect loads the pointer from a struct and calls through "
-        "it, call=retpoline does the same from code built with GCC's -mindirect-branch=thunk or "
-        "clang's -mretpoline (x86-64 only). It measures the user-space cost of the call itself; it "
-        "cannot show the kernel's own thunk choice (retpoline, lfence or none, patched at boot), "
-        "IBRS/eIBRS or other hardware "
-        "mitigations, or the real socket wakeup work that sock_def_readable() does.";
-    info.params = {
-        {"call",
-         ParamType::Choice,
-         "indirect",
-         "how the callee is called",
-         0,
-         0,
-         {"direct", "indirect", "retpoline"},
-         ""},
-        {"work", ParamType::Int, "4", "dependent operations the callee does per call", 0, 10000, {}, "ops"},
-    };
-    info.primaryMetric = "tsc_per_op";
-    info.defaultChunk = 0.002;
-    info.make = [](const ParamSet& params) -> Result<std::unique_ptr<CallLoop>> {
-        const std::string& call = params.text("call");
-        const CallKind kind = call == "direct"     ? CallKind::Direct
-                              : call == "indirect" ? CallKind::Indirect
-                                                   : CallKind::Retpoline;
-        auto loop = indirect_call::makeIndirectCallLoop(kind, static_cast<std::uint64_t>(params.integer("work")));
-        if (!loop) {
-            return loop.error();
-        }
-        return std::unique_ptr<CallLoop>(std::move(*loop));
-    };
-    return info;
+    const std::string& call = params.text("call");
+    const CallKind kind = call == "direct"     ? CallKind::Direct
+                          : call == "indirect" ? CallKind::Indirect
+                                               : CallKind::Retpoline;
+    auto loop = indirect_call::makeIndirectCallLoop(kind, static_cast<std::uint64_t>(params.integer("work")));
+    if (!loop) {
+        return loop.error();
+    }
+    return std::unique_ptr<CallLoop>(std::move(*loop));
 }
 
 }  // namespace nf::engine::workloads

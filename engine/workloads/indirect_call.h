@@ -11,11 +11,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "workload.h"
+#include "engine/run/workload.h"
 
 namespace nf::engine::workloads {
 
-WorkloadInfo indirectCallInfo();
+// The implementation of catalogue entry engine/catalog/indirect_call.cpp: one per variant.
+Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params);
 
 enum class CallKind { Direct, Indirect, Retpoline };
 

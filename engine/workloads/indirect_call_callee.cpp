@@ -1,7 +1,7 @@
 // The callee of the indirect-call workload (sock_def_readable). Kept in its own translation unit
 // so the direct call cannot be inlined; it is the same function for all three call kinds.
 
-#include "workloads/indirect_call.h"
+#include "engine/workloads/indirect_call.h"
 
 namespace nf::engine::workloads::indirect_call {
 

@@ -5,7 +5,7 @@
 // the loop alone: anything inline from a header that it instantiates would be compiled with thunks
 // too.
 
-#include "workloads/indirect_call.h"
+#include "engine/workloads/indirect_call.h"
 
 namespace nf::engine::workloads::indirect_call {
 

@@ -1,4 +1,4 @@
-#include "workloads/page_frag.h"
+#include "engine/workloads/page_frag.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "workloads/page_frag_model.h"
+#include "engine/workloads/page_frag_model.h"
 
 namespace nf::engine::workloads {
 
@@ -275,10 +275,7 @@ Result<int> choosePopCpu(const Config& c)
         return -1;
     }
     if (c.popCpu >= 0) {
-        if (!CPU_ISSET(c.popCpu, &allowed)) {
-            return Error{"pop_cpu=" + std::to_string(c.popCpu) + ": not a CPU this process may use"};
-        }
-        return c.popCpu;
+        return c.popCpu;  // checked by the catalogue (engine/catalog/page_frag.cpp)
     }
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
         if (CPU_ISSET(cpu, &allowed) && std::find(mine.begin(), mine.end(), cpu) == mine.end()) {
@@ -288,38 +285,15 @@ Result<int> choosePopCpu(const Config& c)
     return -1;
 }
 
-Result<Config> checkedConfig(const ParamSet& params)
-{
-    const Config c = readConfig(params);
-    if (c.align != 0 && (c.align & (c.align - 1)) != 0) {
-        return Error{"align=" + std::to_string(c.align) + ": must be 0 or a power of two"};
-    }
-    if (c.pushCpu >= 0) {
-        const auto mine = threadCpus();
-        if (mine.size() != 1 || mine.front() != c.pushCpu) {
-            return Error{"push_cpu=" + std::to_string(c.pushCpu) +
-                         ": the push side runs on the measuring thread, which --cpu pins; use --cpu " +
-                         std::to_string(c.pushCpu)};
-        }
-    }
-    if (c.popCpu >= 0 && c.popCpu == c.pushCpu) {
-        return Error{"pop_cpu=" + std::to_string(c.popCpu) + ": the same CPU as push_cpu"};
-    }
-    return c;
-}
-
 // The checked configuration and the pop thread's CPU.
 Result<std::pair<Config, int>> modelSetup(const ParamSet& params)
 {
-    auto c = checkedConfig(params);
-    if (!c) {
-        return c.error();
-    }
-    auto popCpu = choosePopCpu(*c);
+    const Config c = readConfig(params);
+    auto popCpu = choosePopCpu(c);
     if (!popCpu) {
         return popCpu.error();
     }
-    return std::pair{*c, *popCpu};
+    return std::pair{c, *popCpu};
 }
 
 }  // namespace
@@ -360,56 +334,13 @@ Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64
     return stats;
 }
 
-WorkloadInfo pageFragInfo()
+Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params)
 {
-    WorkloadInfo info;
-    info.name = "page-frag";
-    info.summary = "page_frag_alloc_align(): one function vs the prepare + commit refactor, push/pop threads";
-    info.description =
-        "Models mm/page_frag_cache.c (v6.13: encoded_page, order-3 pages, pagecnt_bias) as "
-        "page_frag_test.ko drives it (seed 002). impl=monolithic is __page_frag_alloc_align() as one "
-        "exported function; impl=split is \"mm: page_frag: some minor refactoring before adding new "
-        "API\": an out-of-line __page_frag_cache_prepare() filling a struct page_frag on the caller's "
-        "stack (and decoding the page on every call), then the inline __page_frag_cache_commit() "
-        "calling the out-of-line __page_frag_cache_commit_noref(). The measuring thread is the push "
-        "thread: each operation allocates alloc_len bytes (align 0: page_frag_alloc(), else "
-        "page_frag_alloc_align() with that alignment) and hands the fragment to a single-producer "
-        "ptr_ring, or frees it at once when the ring is full; a pop thread on pop_cpu frees what the "
-        "ring holds with page_frag_free(). Pages are order-3 blocks with a struct page per 4 KiB "
-        "(refcount on the head, compound_head on the tails) from a locked free list. It cannot model "
-        "the buddy allocator, pfmemalloc reserves, GFP flags, or kernel preemption and cond_resched().";
-    info.params = {
-        {"impl",
-         ParamType::Choice,
-         "monolithic",
-         "one __page_frag_alloc_align() or prepare + commit",
-         0,
-         0,
-         {"monolithic", "split"},
-         ""},
-        {"align",
-         ParamType::Int,
-         "0",
-         "0: page_frag_alloc(); else the alignment (a power of two)",
-         0,
-         4096,
-         {},
-         "bytes"},
-        {"alloc_len", ParamType::Int, "2048", "fragment size (test_alloc_len)", 1, 4096, {}, "bytes"},
-        {"push_cpu", ParamType::Int, "-1", "-1: the measuring CPU (--cpu); else must equal it", -1, 4095, {}, ""},
-        {"pop_cpu", ParamType::Int, "-1", "CPU of the pop thread; -1: another allowed CPU", -1, 4095, {}, ""},
-        {"ring_size", ParamType::Int, "512", "ptr_ring entries (each may pin a 32 KiB page)", 2, 65536, {}, ""},
-    };
-    info.primaryMetric = "tsc_per_op";
-    info.defaultChunk = 0.002;
-    info.make = [](const ParamSet& params) -> Result<std::unique_ptr<CallLoop>> {
-        auto setup = modelSetup(params);
-        if (!setup) {
-            return setup.error();
-        }
-        return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup->first, setup->second));
-    };
-    return info;
+    auto setup = modelSetup(params);
+    if (!setup) {
+        return setup.error();
+    }
+    return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup->first, setup->second));
 }
 
 }  // namespace nf::engine::workloads

@@ -6,11 +6,12 @@
 #include <cstdint>
 #include <string>
 
-#include "workload.h"
+#include "engine/run/workload.h"
 
 namespace nf::engine::workloads {
 
-WorkloadInfo pageFragInfo();
+// The implementation of catalogue entry engine/catalog/page_frag.cpp: one per variant.
+Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params);
 
 // What the model saw in pageFragSelfCheck().
 struct PageFragModelStats {

@@ -1,5 +1,5 @@
-#include "workloads/page_frag_model.h"
-#include "workloads/out_of_line.h"
+#include "engine/workloads/page_frag_model.h"
+#include "engine/workloads/out_of_line.h"
 
 #include <cstdlib>
 #include <new>

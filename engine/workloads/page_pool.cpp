@@ -1,5 +1,5 @@
-#include "workloads/page_pool.h"
-#include "workloads/out_of_line.h"
+#include "engine/workloads/page_pool.h"
+#include "engine/workloads/out_of_line.h"
 
 #include <algorithm>
 #include <cmath>
@@ -340,54 +340,13 @@ Result<PagePoolModelStats> pagePoolSelfCheck(const ParamSet& params, std::uint64
     return model.audit();
 }
 
-WorkloadInfo pagePoolInfo()
+Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params)
 {
-    WorkloadInfo info;
-    info.name = "page-pool";
-    info.summary =
-        "page_pool alloc + direct recycle with page_pool_dma_sync_for_device(): where to check dma_sync_size";
-    info.description =
-        "Models the kernel v6.x page_pool fast path (net/core/page_pool.c) as bench_page_pool_simple "
-        "drives it: each call is page_pool_alloc_pages() from alloc.cache (refilled in bulk from the "
-        "ptr_ring when empty) followed by page_pool_put_page(..., allow_direct=true) -> "
-        "__page_pool_put_page(), which for a recyclable page runs `if (pool->dma_sync && "
-        "dma_dev_need_sync(dev)) page_pool_dma_sync_for_device(pool, page, dma_sync_size)` and puts the "
-        "page back in the cache (or the ring when the cache is full). check=late is that code: the "
-        "out-of-line sync clamps to max_len and syncs even 0 bytes; check=early adds `&& dma_sync_size` "
-        "before the call (\"page_pool: check dma_sync_size earlier\"). zero_size_pct of the calls have "
-        "dma_sync_size 0 (exact count per 65536-call cycle, seeded positions); the sync stands in for "
-        "cache maintenance on a non-coherent CPU as sync_cost dependent steps per 64-byte line "
-        "followed by a barrier (lfence on x86, dsb sy on arm64) so calls do not overlap. It "
-        "cannot model real DMA or IOMMU mapping, softirq/NAPI context, other CPUs recycling through "
-        "the ring, or real cache maintenance (dc cvac and its memory traffic; arm64 also cleans one "
-        "line for a 0-byte range, here 0 bytes is 0 lines).";
-    info.params = {
-        {"check",
-         ParamType::Choice,
-         "late",
-         "test dma_sync_size inside the sync (late) or before the call (early)",
-         0,
-         0,
-         {"late", "early"},
-         ""},
-        {"zero_size_pct", ParamType::Real, "0", "share of recycles with dma_sync_size 0", 0, 100, {}, "%"},
-        {"sync_size", ParamType::Int, "2048", "dma_sync_size of the other recycles", 1, 65536, {}, "bytes"},
-        {"dev_needs_sync", ParamType::Int, "1", "dma_dev_need_sync(dev): 0 = coherent device", 0, 1, {}, ""},
-        {"sync_cost", ParamType::Int, "1", "steps per 64-byte line synced; 0 = call + min()", 0, 1000, {}, "ops"},
-        {"pool_size", ParamType::Int, "128", "alloc.cache entries (PP_ALLOC_CACHE_SIZE)", 1, 65536, {}, ""},
-        {"ring_size", ParamType::Int, "1024", "ptr_ring entries; also the number of pages", 2, 1048576, {}, ""},
-        {"seed", ParamType::Int, "1", "seed for the positions of the zero-size calls", 0, 2147483648.0, {}, ""},
-    };
-    info.primaryMetric = "tsc_per_op";
-    info.defaultChunk = 0.002;
-    info.make = [](const ParamSet& params) -> Result<std::unique_ptr<CallLoop>> {
-        const Config c = readConfig(params);
-        if (c.early) {
-            return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<true>>(c));
-        }
-        return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<false>>(c));
-    };
-    return info;
+    const Config c = readConfig(params);
+    if (c.early) {
+        return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<true>>(c));
+    }
+    return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<false>>(c));
 }
 
 }  // namespace nf::engine::workloads

@@ -6,11 +6,12 @@
 #include <cstdint>
 #include <string>
 
-#include "workload.h"
+#include "engine/run/workload.h"
 
 namespace nf::engine::workloads {
 
-WorkloadInfo pagePoolInfo();
+// The implementation of catalogue entry engine/catalog/page_pool.cpp: one per variant.
+Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params);
 
 // What the instrumented model saw after pagePoolSelfCheck() ran it.
 struct PagePoolModelStats {

@@ -1,4 +1,4 @@
-#include "workloads/spin.h"
+#include "engine/workloads/spin.h"
 
 #include <cstdint>
 
@@ -39,24 +39,9 @@ private:
 
 }  // namespace
 
-WorkloadInfo spinInfo()
+Result<std::unique_ptr<CallLoop>> makeSpin(const ParamSet& params)
 {
-    WorkloadInfo info;
-    info.name = "spin";
-    info.summary = "calibration: a chain of `work` dependent integer operations per call";
-    info.description =
-        "Each call runs `work` dependent multiply-add steps that the compiler cannot fold, so the "
-        "cost per call is linear in `work`. Use it to check the measurement itself: two variants "
-        "with the same work must show no difference, and work=2000 must cost twice work=1000.";
-    info.params = {
-        {"work", ParamType::Int, "1000", "dependent operations per call", 1, 100000000, {}, "ops"},
-    };
-    info.primaryMetric = "tsc_per_op";
-    info.defaultChunk = 0.002;
-    info.make = [](const ParamSet& params) -> Result<std::unique_ptr<CallLoop>> {
-        return std::unique_ptr<CallLoop>(std::make_unique<Spin>(static_cast<std::uint64_t>(params.integer("work"))));
-    };
-    return info;
+    return std::unique_ptr<CallLoop>(std::make_unique<Spin>(static_cast<std::uint64_t>(params.integer("work"))));
 }
 
 }  // namespace nf::engine::workloads

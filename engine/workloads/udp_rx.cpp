@@ -1,4 +1,4 @@
-#include "workloads/udp_rx.h"
+#include "engine/workloads/udp_rx.h"
 
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
@@ -13,12 +13,12 @@
 #include <thread>
 #include <vector>
 
-#include "metric.h"
-#include "net/cpu_pin.h"
-#include "net/generator.h"
-#include "net/testbed.h"
-#include "system_facts.h"
-#include "workloads/traffic_params.h"
+#include "engine/catalog/traffic_params.h"
+#include "engine/model/metric.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/generator.h"
+#include "engine/net/testbed.h"
+#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -59,25 +59,11 @@ Result<Config> readConfig(const ParamSet& p)
     c.busyPoll = static_cast<int>(p.integer("busy_poll"));
     c.gro = p.integer("gro") != 0;
     c.rcvbuf = static_cast<int>(p.integer("rcvbuf"));
-    if (auto r = net::checkCpu("tx_cpu", c.txCpu); !r) {
-        return r.error();
-    }
-    if (auto r = net::checkCpu("rx_cpu", c.rxCpu); !r) {
-        return r.error();
-    }
-    if (c.txCpu == c.rxCpu && !c.shareCpu) {
-        return Error{"tx_cpu=" + std::to_string(c.txCpu) + " and rx_cpu=" + std::to_string(c.rxCpu) +
-                     " are the same CPU (set share_cpu=1 to allow it)"};
-    }
-    std::vector<int> automatic = {c.txCpu};
-    if (c.rxCpu != c.txCpu) {
-        automatic.push_back(c.rxCpu);
-    }
-    auto cpus = net::parseCounterCpus(p.text("counter_cpus"), automatic);
+    auto cpus = catalog::trafficCpus(p, true, net::allowedCpus());
     if (!cpus) {
         return cpus.error();
     }
-    c.counterCpus = std::move(*cpus);
+    c.counterCpus = std::move(cpus->counterCpus);
     return c;
 }
 
@@ -304,6 +290,8 @@ private:
     bool m_rateChecked = false;
 };
 
+}  // namespace
+
 Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
 {
     if (auto r = net::requireNetworkCapabilities("udp-rx"); !r) {
@@ -328,50 +316,6 @@ Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
     }
     return std::unique_ptr<LiveSession>(
         std::make_unique<UdpRxSession>(std::move(*c), std::move(*bed), std::move(*gen), std::move(*sock)));
-}
-
-}  // namespace
-
-WorkloadInfo udpRxInfo()
-{
-    WorkloadInfo info;
-    info.name = "udp-rx";
-    info.summary = "UDP receive on the tool's own veth testbed: pps, drops, generator rate, counters per packet";
-    info.description =
-        "Seed 000's test, run by the tool: two network namespaces joined by a veth pair (or one namespace's "
-        "loopback), a generator thread pinned to tx_cpu sending `size`-byte UDP datagrams, and a receiver thread "
-        "pinned to rx_cpu reading them with recvmmsg (`batch` buffers; recvmsg when batch=1). Samples every "
-        "interval: packets, bytes and socket drops received, packets the generator sent, counters on the "
-        "receiver thread (rx_*) and system-wide on counter_cpus (cpu_*; the softirq CPU is where the kernel's "
-        "receive work runs). Variants compare receiver settings: batch, busy_poll, gro, rx_cpu. Needs "
-        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces.";
-    info.primaryMetric = "pps";
-    info.defaultChunk = 0;
-    info.params = {
-        {"path",
-         ParamType::Choice,
-         "veth",
-         "veth pair between two namespaces, or loopback in one",
-         0,
-         0,
-         {"veth", "loopback"},
-         ""},
-        {"batch", ParamType::Int, "64", "recvmmsg vector length; 1 = recvmsg", 1, 1024, {}, ""},
-        {"busy_poll", ParamType::Int, "0", "SO_BUSY_POLL time with SO_PREFER_BUSY_POLL; 0 = off", 0, 100000, {}, "us"},
-        {"gro", ParamType::Int, "1", "GRO on the receiving veth (which also gives it NAPI)", 0, 1, {}, ""},
-        {"rcvbuf",
-         ParamType::Int,
-         "0",
-         "receive buffer (SO_RCVBUFFORCE); 0 = the system default",
-         0,
-         1 << 30,
-         {},
-         "bytes"},
-    };
-    const auto traffic = trafficParams("sendmmsg", "receiver thread", "UDP payload per datagram");
-    info.params.insert(info.params.begin() + 1, traffic.begin(), traffic.end());
-    info.makeLive = makeUdpRx;
-    return info;
 }
 
 }  // namespace nf::engine::workloads

@@ -2,10 +2,11 @@
 // `udp-rx`: a UDP receiver pinned to rx_cpu on the tool's own testbed, fed by a pinned generator;
 // packets per second, drops, the generator's rate and counters per packet, sampled every interval.
 
-#include "workload.h"
+#include "engine/run/workload.h"
 
 namespace nf::engine::workloads {
 
-WorkloadInfo udpRxInfo();
+// The implementation of catalogue entry engine/catalog/udp_rx.cpp: one per variant.
+Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params);
 
 }  // namespace nf::engine::workloads

@@ -1,4 +1,4 @@
-#include "workloads/xdp_rx.h"
+#include "engine/workloads/xdp_rx.h"
 
 #include <linux/ethtool.h>
 #include <net/if.h>
@@ -9,17 +9,17 @@
 #include <cstdio>
 #include <cstring>
 
-#include "metric.h"
-#include "net/cpu_pin.h"
-#include "net/ethtool.h"
-#include "net/generator.h"
-#include "net/netns.h"
-#include "net/rtnl.h"
-#include "net/testbed.h"
-#include "net/xsk.h"
-#include "system_facts.h"
-#include "workloads/traffic_params.h"
-#include "workloads/xdp_rx_app.h"
+#include "engine/catalog/traffic_params.h"
+#include "engine/model/metric.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/ethtool.h"
+#include "engine/net/generator.h"
+#include "engine/net/netns.h"
+#include "engine/net/rtnl.h"
+#include "engine/net/testbed.h"
+#include "engine/net/xsk.h"
+#include "engine/workloads/xdp_rx_app.h"
+#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -42,11 +42,6 @@ struct Config {
     double rate = 0;
 };
 
-bool powerOfTwo(std::int64_t v)
-{
-    return v > 0 && std::has_single_bit(static_cast<std::uint64_t>(v));
-}
-
 Result<Config> readConfig(const ParamSet& p)
 {
     Config c;
@@ -66,15 +61,6 @@ Result<Config> readConfig(const ParamSet& p)
     x.queue = static_cast<int>(p.integer("queue"));
     const auto frameSize = p.integer("frame_size");
     const auto ringSize = p.integer("ring_size");
-    if (!powerOfTwo(frameSize)) {
-        return Error{"frame_size=" + std::to_string(frameSize) + ": must be a power of two (2048 or 4096)"};
-    }
-    if (!powerOfTwo(ringSize)) {
-        return Error{"ring_size=" + std::to_string(ringSize) + ": must be a power of two"};
-    }
-    if (c.batch > ringSize) {
-        return Error{"batch=" + std::to_string(c.batch) + ": larger than ring_size=" + std::to_string(ringSize)};
-    }
     x.frameSize = static_cast<std::uint32_t>(frameSize);
     x.ringSize = static_cast<std::uint32_t>(ringSize);
     x.needWakeup = p.integer("need_wakeup") != 0;
@@ -82,31 +68,11 @@ Result<Config> readConfig(const ParamSet& p)
     x.busyPollBudget = c.batch;
     x.txRing = c.app == XskAppKind::L2Fwd;
     x.force = p.integer("force") != 0;
-    if (!c.iface.empty() && c.app == XskAppKind::L2Fwd) {
-        return Error{"app=l2fwd with iface=" + c.iface +
-                     ": refused, it would send frames out of an interface outside the tool's testbed"};
-    }
-    if (auto r = net::checkCpu("rx_cpu", c.rxCpu); !r) {
-        return r.error();
-    }
-    std::vector<int> automatic = {c.rxCpu};
-    if (c.iface.empty()) {
-        if (auto r = net::checkCpu("tx_cpu", c.txCpu); !r) {
-            return r.error();
-        }
-        if (c.txCpu == c.rxCpu && p.integer("share_cpu") == 0) {
-            return Error{"tx_cpu=" + std::to_string(c.txCpu) + " and rx_cpu=" + std::to_string(c.rxCpu) +
-                         " are the same CPU (set share_cpu=1 to allow it)"};
-        }
-        if (c.txCpu != c.rxCpu) {
-            automatic.insert(automatic.begin(), c.txCpu);
-        }
-    }
-    auto cpus = net::parseCounterCpus(p.text("counter_cpus"), automatic);
+    auto cpus = catalog::trafficCpus(p, c.iface.empty(), net::allowedCpus());
     if (!cpus) {
         return cpus.error();
     }
-    c.counterCpus = std::move(*cpus);
+    c.counterCpus = std::move(cpus->counterCpus);
     return c;
 }
 
@@ -357,6 +323,8 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
         std::move(c), nullptr, nullptr, std::move(*stats), std::nullopt, std::move(*port)));
 }
 
+}  // namespace
+
 Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params)
 {
     if (auto r = net::requireNetworkCapabilities("xdp-rx"); !r) {
@@ -367,100 +335,6 @@ Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params)
         return c.error();
     }
     return c->iface.empty() ? makeOnTestbed(std::move(*c)) : makeOnInterface(std::move(*c));
-}
-
-}  // namespace
-
-WorkloadInfo xdpRxInfo()
-{
-    WorkloadInfo info;
-    info.name = "xdp-rx";
-    info.summary =
-        "AF_XDP receive (rxdrop, l2fwd) on the tool's own veth testbed: pps, XDP socket statistics, "
-        "counters per packet";
-    info.description =
-        "Seed 001's test, run by the tool: `xdpsock rxdrop` as A/B variants. An XDP program (nf_xsk_redirect) "
-        "on the receiving veth end of the testbed redirects queue `queue` to an AF_XDP socket made with libxdp's "
-        "xsk API (umem, fill and completion rings, RX ring); an application thread pinned to rx_cpu counts the "
-        "frames and returns them to the fill ring (app=rxdrop) or swaps their MAC addresses and sends them back "
-        "(app=l2fwd). Traffic comes from the xdp-live generator (or sendmmsg) on tx_cpu. Samples every interval: "
-        "packets, XDP_STATISTICS, the application's empty polls and fill-ring failures, the generator's count, "
-        "counters on the application thread (rx_*) and on counter_cpus (cpu_*). iface=NAME attaches to a real "
-        "interface instead (only when given; it says what it attaches first). Needs CAP_NET_ADMIN and "
-        "CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own namespaces.";
-    info.primaryMetric = "pps";
-    info.defaultChunk = 0;
-    info.params = {
-        {"xdp_mode",
-         ParamType::Choice,
-         "native",
-         "XDP attach mode: skb (generic) or native (driver)",
-         0,
-         0,
-         {"skb", "native"},
-         ""},
-        {"bind",
-         ParamType::Choice,
-         "auto",
-         "AF_XDP bind: copy, zerocopy, or auto (zero-copy, else copy; the result is recorded)",
-         0,
-         0,
-         {"copy", "zerocopy", "auto"},
-         ""},
-        {"queue", ParamType::Int, "0", "receive queue the socket binds to", 0, 255, {}, ""},
-        {"frame_size", ParamType::Int, "4096", "umem frame size (a power of two)", 2048, 4096, {}, "bytes"},
-        {"ring_size",
-         ParamType::Int,
-         "2048",
-         "RX (and TX, completion) ring size; the fill ring holds RX ring + device ring",
-         64,
-         16384,
-         {},
-         ""},
-        {"need_wakeup", ParamType::Int, "1", "XDP_USE_NEED_WAKEUP", 0, 1, {}, ""},
-        {"busy_poll",
-         ParamType::Int,
-         "0",
-         "SO_PREFER_BUSY_POLL + SO_BUSY_POLL (20 us) + SO_BUSY_POLL_BUDGET=batch",
-         0,
-         1,
-         {},
-         ""},
-        {"batch", ParamType::Int, "64", "frames taken from the RX ring per pass", 1, 1024, {}, ""},
-        {"app",
-         ParamType::Choice,
-         "rxdrop",
-         "rxdrop: count and recycle; l2fwd: swap MACs and send back",
-         0,
-         0,
-         {"rxdrop", "l2fwd"},
-         ""},
-        {"iface",
-         ParamType::Text,
-         "",
-         "a real interface to attach to instead of the testbed (traffic from outside; rxdrop only)",
-         0,
-         0,
-         {},
-         ""},
-        {"force",
-         ParamType::Int,
-         "0",
-         "1 replaces an XDP program already on the interface (it is not put back afterwards)",
-         0,
-         1,
-         {},
-         ""},
-    };
-    const auto traffic = trafficParams("xdp-live", "AF_XDP application thread", "UDP payload per generated frame");
-    const auto iface =
-        std::find_if(info.params.begin(), info.params.end(), [](const ParamSpec& p) { return p.name == "iface"; });
-    info.params.insert(iface, traffic.begin(), traffic.end());
-    info.makeLive = makeXdpRx;
-    info.liveQuantities = {quantity::kXskRxDropped,       quantity::kXskRxInvalidDescs, quantity::kXskRxRingFull,
-                           quantity::kXskRxFillRingEmpty, quantity::kXskTxInvalidDescs, quantity::kAppEmptyPolls,
-                           quantity::kAppFillFailures,    quantity::kAppTxPackets,      quantity::kReturnedPackets};
-    return info;
 }
 
 }  // namespace nf::engine::workloads

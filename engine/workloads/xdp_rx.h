@@ -3,10 +3,11 @@
 // testbed (or, only when named, a real interface), fed by a pinned generator; packets per second,
 // XDP socket statistics, the application's own statistics and counters per packet.
 
-#include "workload.h"
+#include "engine/run/workload.h"
 
 namespace nf::engine::workloads {
 
-WorkloadInfo xdpRxInfo();
+// The implementation of catalogue entry engine/catalog/xdp_rx.cpp: one per variant.
+Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params);
 
 }  // namespace nf::engine::workloads

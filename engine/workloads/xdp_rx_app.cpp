@@ -1,4 +1,4 @@
-#include "workloads/xdp_rx_app.h"
+#include "engine/workloads/xdp_rx_app.h"
 
 #include <linux/if_ether.h>
 #include <sys/socket.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "net/cpu_pin.h"
+#include "engine/net/cpu_pin.h"
 
 namespace nf::engine::workloads {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "net/xsk.h"
+#include "engine/net/xsk.h"
 
 namespace nf::engine::workloads {
 

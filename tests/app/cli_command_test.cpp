@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "cli_process.h"
+#include "tests/app/cli_process.h"
 
 namespace nf::test {
 namespace {

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cli_process.h"
-#include "database.h"
+#include "data/database.h"
+#include "tests/app/cli_process.h"
 
 namespace nf::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "cli_process.h"
+#include "tests/app/cli_process.h"
 
 namespace nf::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli_process.h"
+#include "tests/app/cli_process.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace nf::test {
 

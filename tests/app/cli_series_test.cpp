@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli_process.h"
+#include "tests/app/cli_process.h"
 
 namespace nf::test {
 namespace {

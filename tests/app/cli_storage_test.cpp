@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "cli_process.h"
-#include "database.h"
+#include "data/database.h"
+#include "tests/app/cli_process.h"
 
 namespace nf::test {
 namespace {

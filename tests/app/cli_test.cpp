@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli_process.h"
+#include "tests/app/cli_process.h"
 
 namespace nf::test {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "metric.h"
-#include "run_data.h"
-#include "temp_dir.h"
+#include "engine/model/metric.h"
+#include "engine/model/run_data.h"
+#include "tests/support/temp_dir.h"
 
 namespace nf::data::test {
 

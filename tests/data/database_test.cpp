@@ -1,4 +1,4 @@
-#include "database.h"
+#include "data/database.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "data_test_support.h"
+#include "tests/data/data_test_support.h"
 
 namespace nf::data {
 namespace {

@@ -1,11 +1,11 @@
-#include "export.h"
+#include "data/export.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "data_test_support.h"
-#include "schema.h"
+#include "data/schema.h"
+#include "tests/data/data_test_support.h"
 
 namespace nf::data {
 namespace {
@@ -52,7 +52,7 @@ protected:
 
     TempDir m_dir;
     std::vector<engine::RepetitionResult> m_reps;
-    StoredRun m_run;
+    engine::RunRecord m_run;
 };
 
 TEST_F(ExportTest, CsvHeaderAndRows)
@@ -120,8 +120,8 @@ TEST_F(ExportTest, JsonParsesBack)
     EXPECT_EQ(doc["run"]["id"], m_run.row.id);
     EXPECT_EQ(doc["run"]["label"], "export");
     EXPECT_EQ(doc["run"]["status"], "complete");
-    EXPECT_EQ(doc["spec"], m_run.spec);
-    EXPECT_EQ(doc["environment"], m_run.environment);
+    EXPECT_EQ(doc["spec"], engine::toJson(m_run.spec));
+    EXPECT_EQ(doc["environment"], m_run.environment.json);
     ASSERT_EQ(doc["variants"].size(), 2u);
     EXPECT_EQ(doc["variants"][1]["name"], "b");
     EXPECT_EQ(doc["variants"][1]["params"], m_run.variantParams[1]);

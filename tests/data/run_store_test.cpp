@@ -1,4 +1,4 @@
-#include "run_store.h"
+#include "data/run_store.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <thread>
 
-#include "data_test_support.h"
+#include "data/schema.h"
+#include "data/stored_import.h"
 #include "nf_version.h"
-#include "schema.h"
-#include "stored_import.h"
+#include "tests/data/data_test_support.h"
 
 namespace nf::data {
 namespace {
@@ -112,8 +112,8 @@ TEST_F(RunStoreTest, RecorderRoundTrip)
     EXPECT_EQ(run->row.startedAt.back(), 'Z');
     EXPECT_FALSE(run->row.endedAt.empty());
 
-    EXPECT_EQ(run->spec, engine::toJson(start.spec));
-    EXPECT_EQ(run->environment, start.environment);
+    EXPECT_EQ(engine::toJson(run->spec), engine::toJson(start.spec));
+    EXPECT_EQ(run->environment.json, start.environment);
     EXPECT_EQ(run->variantParams, start.variantParams);
     EXPECT_EQ(run->data.variantNames, (std::vector<std::string>{"a", "b"}));
     EXPECT_EQ(run->data.layout.quantities, start.layout.quantities);
@@ -273,7 +273,7 @@ TEST_F(RunStoreTest, ListRunsNewestFirstWithCounts)
     EXPECT_EQ((*rows)[0].repetitions, 2);
     EXPECT_EQ((*rows)[1].repetitions, 3);
     EXPECT_EQ((*rows)[2].repetitions, 1);
-    for (const RunRow& row : *rows) {
+    for (const engine::RunRow& row : *rows) {
         EXPECT_EQ(row.variants, 2);
         EXPECT_EQ(row.status, RunStatus::Complete);
         EXPECT_EQ(row.workload, "spin");

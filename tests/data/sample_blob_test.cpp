@@ -1,6 +1,6 @@
 // How sample values are stored (one samples.vals blob per sample) and read back.
 
-#include "sample_blob.h"
+#include "data/sample_blob.h"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "data_test_support.h"
-#include "run_store.h"
-#include "schema.h"
+#include "data/run_store.h"
+#include "data/schema.h"
+#include "tests/data/data_test_support.h"
 
 namespace nf::data {
 namespace {
@@ -68,7 +68,7 @@ protected:
         return order;
     }
 
-    static std::vector<Key> keys(const StoredRun& run)
+    static std::vector<Key> keys(const engine::RunRecord& run)
     {
         std::vector<Key> order;
         for (const engine::Sample& s : run.data.samples) {

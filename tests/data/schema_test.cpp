@@ -1,11 +1,11 @@
-#include "schema.h"
+#include "data/schema.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <optional>
 
-#include "data_test_support.h"
+#include "tests/data/data_test_support.h"
 
 namespace nf::data {
 namespace {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "data_test_support.h"
-#include "run_store.h"
-#include "schema.h"
+#include "data/run_store.h"
+#include "data/schema.h"
+#include "tests/data/data_test_support.h"
 
 namespace {
 

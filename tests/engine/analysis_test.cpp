@@ -1,4 +1,4 @@
-#include "analysis.h"
+#include "engine/analysis/analysis.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "evidence.h"
+#include "engine/report/evidence.h"
 
 namespace nf::engine {
 namespace {

@@ -7,10 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "command_experiment.h"
-#include "command_process.h"
-#include "counter_group.h"
-#include "event_spec.h"
+#include "engine/catalog/command_config.h"
+#include "engine/run/command_experiment.h"
+#include "engine/run/command_process.h"
+#include "probes/counter_group.h"
+#include "probes/event_spec.h"
 
 namespace nf::engine {
 namespace {
@@ -25,10 +26,10 @@ std::string slurp(const std::string& path)
 
 TEST(SplitCommand, WordsQuotesAndEscapes)
 {
-    auto w = splitCommand(R"(perf stat -e 'a b' "c \"d\"" e\ f  )");
+    auto w = catalog::splitCommand(R"(perf stat -e 'a b' "c \"d\"" e\ f  )");
     ASSERT_TRUE(w.ok());
     EXPECT_EQ(*w, (std::vector<std::string>{"perf", "stat", "-e", "a b", "c \"d\"", "e f"}));
-    EXPECT_FALSE(splitCommand("echo 'open").ok());
+    EXPECT_FALSE(catalog::splitCommand("echo 'open").ok());
 }
 
 TEST(RunProcess, CapturesOutputAndExitStatus)

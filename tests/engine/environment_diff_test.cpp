@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "environment_diff.h"
+#include "engine/analysis/environment_diff.h"
 
 namespace nf::engine {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "import_format.h"
+#include "engine/import/import_format.h"
 
 namespace nf::engine {
 namespace {

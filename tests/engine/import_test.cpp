@@ -8,9 +8,9 @@
 #include <numeric>
 #include <sstream>
 
-#include "import_format.h"
-#include "imported_run.h"
-#include "statistics.h"
+#include "engine/import/import_format.h"
+#include "engine/import/imported_run.h"
+#include "engine/stats/descriptive.h"
 
 namespace nf::engine {
 namespace {

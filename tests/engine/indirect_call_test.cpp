@@ -1,11 +1,12 @@
-#include "workloads/indirect_call.h"
+#include "engine/workloads/indirect_call.h"
+#include "engine/catalog/workload_catalog.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "workload_run.h"
+#include "tests/engine/workload_run.h"
 
 namespace nf::engine {
 namespace {
@@ -25,7 +26,7 @@ std::string factValue(const CallLoop& loop, const std::string& key)
 
 TEST(IndirectCall, IsRegistered)
 {
-    const WorkloadInfo* info = findWorkload("indirect-call");
+    const WorkloadDescriptor* info = findWorkload("indirect-call");
     ASSERT_NE(info, nullptr);
     EXPECT_EQ(info->primaryMetric, "tsc_per_op");
     ASSERT_EQ(info->params.size(), 2u);
@@ -71,13 +72,13 @@ TEST(IndirectCall, LoopFunctionsCallThroughTheStructPointer)
 
 TEST(IndirectCall, MakeThroughRegistryAndFacts)
 {
-    const WorkloadInfo* info = findWorkload("indirect-call");
+    const WorkloadDescriptor* info = findWorkload("indirect-call");
     ASSERT_NE(info, nullptr);
     for (const std::string call : {"direct", "indirect", "retpoline"}) {
         const std::map<std::string, std::string> overrides{{"call", call}};
         auto params = ParamSet::resolve(info->params, {&overrides}, info->name);
         ASSERT_TRUE(params.ok()) << params.error().message;
-        auto loop = info->make(*params);
+        auto loop = workloads::makeIndirectCall(*params);
         if (call == "retpoline" && !ic::retpolineThunkInUse()) {
             ASSERT_FALSE(loop.ok());
             EXPECT_NE(loop.error().message.find("call=retpoline"), std::string::npos);
@@ -92,7 +93,7 @@ TEST(IndirectCall, MakeThroughRegistryAndFacts)
 
 TEST(IndirectCall, ParametersAreValidated)
 {
-    const WorkloadInfo* info = findWorkload("indirect-call");
+    const WorkloadDescriptor* info = findWorkload("indirect-call");
     ASSERT_NE(info, nullptr);
     auto resolve = [&](const std::map<std::string, std::string>& overrides) {
         return ParamSet::resolve(info->params, {&overrides}, info->name);

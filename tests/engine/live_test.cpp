@@ -13,14 +13,15 @@
 #include <set>
 #include <thread>
 
-#include "held_netns.h"
-#include "metric.h"
-#include "net/cleanup.h"
-#include "net/cpu_pin.h"
-#include "net/rtnl.h"
-#include "net/testbed.h"
-#include "run_collector.h"
-#include "scheduler.h"
+#include "engine/model/metric.h"
+#include "engine/net/cleanup.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/rtnl.h"
+#include "engine/net/testbed.h"
+#include "engine/run/run_collector.h"
+#include "engine/run/scheduler.h"
+#include "engine/workloads/registry.h"
+#include "tests/engine/held_netns.h"
 
 namespace nf::engine {
 namespace {
@@ -165,7 +166,7 @@ ExperimentSpec udpSpec()
 TEST(LiveRun, TwoVariantsStorePpsPerInterval)
 {
     NF_REQUIRE_NET_ADMIN();
-    auto prepared = prepareExperiment(udpSpec(), probes::readSystemFacts());
+    auto prepared = prepareExperiment(udpSpec(), probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(prepared.ok()) << prepared.error().message;
     RunCollector collector;
     const auto outcome = runExperiment(*prepared, collector, {});
@@ -200,7 +201,7 @@ TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
     spec.variants = {{"gro", {{"gro", "1"}}}, {"xdp_pass", {{"gro", "0"}}}};
     spec.repetitions = 1;
     spec.duration = 0.2;
-    auto prepared = prepareExperiment(spec, probes::readSystemFacts());
+    auto prepared = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(prepared.ok()) << prepared.error().message;
     RunCollector collector;
     const auto outcome = runExperiment(*prepared, collector, {});
@@ -223,7 +224,7 @@ TEST(LiveRun, StopTearsDownAtOnceAndAborts)
     NF_REQUIRE_NET_ADMIN();
     auto spec = udpSpec();
     spec.repetitions = 100;
-    auto prepared = prepareExperiment(spec, probes::readSystemFacts());
+    auto prepared = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(prepared.ok()) << prepared.error().message;
     const auto before = heldNetns();
     std::stop_source stop;

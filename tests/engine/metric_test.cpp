@@ -1,4 +1,4 @@
-#include "metric.h"
+#include "engine/model/metric.h"
 
 #include <gtest/gtest.h>
 

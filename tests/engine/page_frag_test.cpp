@@ -1,19 +1,20 @@
-#include "workloads/page_frag.h"
+#include "engine/workloads/page_frag.h"
+#include "engine/catalog/workload_catalog.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "workload_run.h"
-#include "workloads/page_frag_model.h"
+#include "engine/workloads/page_frag_model.h"
+#include "tests/engine/workload_run.h"
 
 namespace nf::engine::workloads {
 namespace {
 
 Result<ParamSet> resolve(const std::map<std::string, std::string>& layer)
 {
-    static const WorkloadInfo info = pageFragInfo();
+    static const WorkloadDescriptor info = *findWorkload("page-frag");
     return ParamSet::resolve(info.params, {&layer}, info.name);
 }
 
@@ -93,9 +94,11 @@ TEST(PageFrag, RejectsBadParameters)
     EXPECT_FALSE(resolve({{"alloc_len", "0"}}).ok());
     EXPECT_FALSE(resolve({{"alloc_len", "4097"}}).ok());
     EXPECT_FALSE(resolve({{"ring_size", "1"}}).ok());
+    // What a range cannot say, the catalogue's check does, before anything is made.
     auto params = resolve({{"align", "48"}});
     ASSERT_TRUE(params.ok());
-    auto bad = pageFragSelfCheck(*params, 10);
+    const auto* w = findWorkload("page-frag");
+    auto bad = w->check(*params, CheckContext{{0, 1}, {0, 1}, 1});
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().message, "align=48: must be 0 or a power of two");
 }

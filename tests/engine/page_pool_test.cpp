@@ -1,18 +1,19 @@
-#include "workloads/page_pool.h"
+#include "engine/workloads/page_pool.h"
+#include "engine/catalog/workload_catalog.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "workload_run.h"
+#include "tests/engine/workload_run.h"
 
 namespace nf::engine::workloads {
 namespace {
 
 Result<ParamSet> resolve(const std::map<std::string, std::string>& layer)
 {
-    static const WorkloadInfo info = pagePoolInfo();
+    static const WorkloadDescriptor info = *findWorkload("page-pool");
     return ParamSet::resolve(info.params, {&layer}, info.name);
 }
 
@@ -32,10 +33,10 @@ constexpr std::uint64_t kCalls = 200000;
 
 TEST(PagePool, RegisteredWithTypedParameters)
 {
-    const WorkloadInfo* info = findWorkload("page-pool");
+    const WorkloadDescriptor* info = findWorkload("page-pool");
     ASSERT_NE(info, nullptr);
     EXPECT_EQ(info->params.size(), 8u);
-    EXPECT_TRUE(static_cast<bool>(info->make));
+    EXPECT_EQ(info->kind, WorkloadKind::InProcess);
     EXPECT_GT(info->defaultChunk, 0);
 }
 

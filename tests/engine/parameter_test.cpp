@@ -1,4 +1,4 @@
-#include "parameter.h"
+#include "engine/model/parameter.h"
 
 #include <gtest/gtest.h>
 

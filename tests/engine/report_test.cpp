@@ -1,10 +1,10 @@
-#include "report.h"
+#include "engine/report/run_summary.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "text_table.h"
+#include "engine/report/text_table.h"
 
 namespace nf::engine {
 namespace {

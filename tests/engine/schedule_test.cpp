@@ -1,4 +1,4 @@
-#include "schedule.h"
+#include "engine/run/schedule.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,12 @@
-#include "scheduler.h"
+#include "engine/run/scheduler.h"
+#include "engine/workloads/registry.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "run_collector.h"
-#include "statistics.h"
+#include "engine/run/run_collector.h"
+#include "engine/stats/descriptive.h"
 
 namespace nf::engine {
 namespace {
@@ -25,7 +26,7 @@ ExperimentSpec spinSpec()
 
 std::string prepareError(ExperimentSpec spec)
 {
-    auto p = prepareExperiment(std::move(spec), probes::readSystemFacts());
+    auto p = prepareExperiment(std::move(spec), probes::readSystemFacts(), workloads::implementations());
     return p.ok() ? std::string("(prepared)") : p.error().message;
 }
 
@@ -42,10 +43,10 @@ TEST(PrepareExperiment, RejectsBadInputBeforeRunning)
     EXPECT_EQ(prepareError(spec).rfind("variant a: workload spin has no parameter 'colour'", 0), 0u);
     spec = spinSpec();
     spec.cpus = {9999};
-    EXPECT_EQ(prepareError(spec).rfind("--cpu 9999: no such CPU available", 0), 0u);
+    EXPECT_EQ(prepareError(spec).rfind("cpus 9999: no such CPU available", 0), 0u);
     spec = spinSpec();
     spec.counters = {"no-such-counter"};
-    EXPECT_EQ(prepareError(spec).rfind("--counters: unknown counter 'no-such-counter'", 0), 0u);
+    EXPECT_EQ(prepareError(spec).rfind("counters: unknown counter 'no-such-counter'", 0), 0u);
 }
 
 TEST(PrepareExperiment, FillsInDefaults)
@@ -54,7 +55,7 @@ TEST(PrepareExperiment, FillsInDefaults)
     spec.variants.clear();
     spec.chunk.reset();
     spec.counters.clear();
-    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok()) << p.error().message;
     ASSERT_EQ(p->spec.variants.size(), 1u);
     EXPECT_EQ(p->spec.variants[0].name, "default");
@@ -66,7 +67,7 @@ TEST(PrepareExperiment, FillsInDefaults)
 
 TEST(RunExperiment, AlternatesChunksAndMeasuresBothVariants)
 {
-    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts());
+    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok()) << p.error().message;
     RunCollector collector;
     const auto outcome = runExperiment(*p, collector, {});
@@ -101,7 +102,7 @@ TEST(RunExperiment, NotAlternatingSamplesEveryInterval)
     spec.chunk = 0;
     spec.interval = 0.01;
     spec.order = Order::Blocked;
-    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok());
     RunCollector collector;
     ASSERT_EQ(runExperiment(*p, collector, {}).status, RunStatus::Complete);
@@ -130,7 +131,7 @@ TEST(RunExperiment, StopKeepsFinishedRepetitionsAndAborts)
 {
     auto spec = spinSpec();
     spec.repetitions = 50;
-    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok());
     std::stop_source stop;
     StopAfterFirst observer(stop);
@@ -149,7 +150,7 @@ public:
 
 TEST(RunExperiment, StoreErrorFailsTheRun)
 {
-    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts());
+    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok());
     FailingStore observer;
     const auto outcome = runExperiment(*p, observer, {});

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "series.h"
+#include "engine/analysis/series.h"
 
 namespace nf::engine {
 namespace {

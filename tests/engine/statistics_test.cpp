@@ -1,4 +1,4 @@
-#include "statistics.h"
+#include "engine/stats/descriptive.h"
 
 #include <gtest/gtest.h>
 

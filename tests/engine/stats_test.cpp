@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <random>
 
-#include "stats/comparison.h"
-#include "stats/hypothesis_tests.h"
-#include "stats/robust.h"
+#include "engine/stats/comparison.h"
+#include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/robust.h"
 
 namespace nf::engine::stats {
 namespace {

@@ -1,14 +1,14 @@
 // Parameter sweeps: parsing, expansion into one spec per point, and the report across points.
 
-#include "sweep.h"
+#include "engine/model/sweep.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis.h"
-#include "sweep_report.h"
+#include "engine/analysis/analysis.h"
+#include "engine/report/sweep_report.h"
 
 namespace nf::engine {
 namespace {
@@ -29,7 +29,7 @@ TEST(ParseSweep, RejectsMalformedNamingTheInput)
     for (const char* bad : {"", "work", "=1,2", "work=", "work=1,,2", "work=1,2,", "work=1,1"}) {
         auto s = parseSweep(bad);
         ASSERT_FALSE(s.ok()) << bad;
-        EXPECT_NE(s.error().message.find("--sweep '" + std::string(bad) + "'"), std::string::npos) << s.error().message;
+        EXPECT_NE(s.error().message.find("'" + std::string(bad) + "'"), std::string::npos) << s.error().message;
     }
 }
 
@@ -44,11 +44,10 @@ ExperimentSpec pagePoolSpec()
 
 TEST(ExpandSweep, OneSpecPerPointWithTheValueForEveryVariant)
 {
-    auto specs = expandSweep(pagePoolSpec(), {"zero_size_pct", {"0", "1", "100"}}, "sweep-1");
-    ASSERT_TRUE(specs.ok()) << specs.error().message;
-    ASSERT_EQ(specs->size(), 3u);
+    const auto specs = expandSweep(pagePoolSpec(), {"zero_size_pct", {"0", "1", "100"}}, "sweep-1");
+    ASSERT_EQ(specs.size(), 3u);
     for (int i = 0; i < 3; ++i) {
-        const auto& s = (*specs)[i];
+        const auto& s = specs[static_cast<std::size_t>(i)];
         ASSERT_TRUE(s.sweep.has_value());
         EXPECT_EQ(s.sweep->id, "sweep-1");
         EXPECT_EQ(s.sweep->index, i);
@@ -57,29 +56,18 @@ TEST(ExpandSweep, OneSpecPerPointWithTheValueForEveryVariant)
         EXPECT_EQ(s.params.at("sync_size"), "64");
         EXPECT_EQ(s.variants.size(), 2u);
     }
-    EXPECT_EQ((*specs)[2].sweep->value, "100");
-}
-
-TEST(ExpandSweep, RefusesAnUnknownParameterOrOneAVariantSets)
-{
-    auto unknown = expandSweep(pagePoolSpec(), {"zero_size", {"1"}}, "x");
-    ASSERT_FALSE(unknown.ok());
-    EXPECT_NE(unknown.error().message.find("page-pool has no parameter 'zero_size'"), std::string::npos);
-    auto clash = expandSweep(pagePoolSpec(), {"check", {"late", "early"}}, "x");
-    ASSERT_FALSE(clash.ok());
-    EXPECT_NE(clash.error().message.find("variant late sets it too"), std::string::npos);
+    EXPECT_EQ(specs[2].sweep->value, "100");
 }
 
 TEST(ExpandSweep, PointSurvivesTheSpecJson)
 {
-    auto specs = expandSweep(pagePoolSpec(), {"zero_size_pct", {"0", "100"}}, "sweep-2");
-    ASSERT_TRUE(specs.ok());
-    auto back = experimentSpecFromJson(toJson((*specs)[1]));
+    const auto specs = expandSweep(pagePoolSpec(), {"zero_size_pct", {"0", "100"}}, "sweep-2");
+    auto back = experimentSpecFromJson(toJson(specs[1]));
     ASSERT_TRUE(back.ok()) << back.error().message;
     ASSERT_TRUE(back->sweep.has_value());
     EXPECT_EQ(back->sweep->value, "100");
     EXPECT_EQ(back->sweep->index, 1);
-    EXPECT_EQ(toJson(*back), toJson((*specs)[1]));
+    EXPECT_EQ(toJson(*back), toJson(specs[1]));
     EXPECT_NEAR(std::stod(newSweepId().substr(0, 4)), 2026, 100);  // starts with the year
 }
 

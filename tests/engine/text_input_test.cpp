@@ -1,4 +1,4 @@
-#include "text_input.h"
+#include "engine/analysis/text_input.h"
 
 #include <gtest/gtest.h>
 

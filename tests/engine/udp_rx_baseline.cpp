@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "net/cpu_pin.h"
-#include "net/generator.h"
-#include "net/testbed.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/generator.h"
+#include "engine/net/testbed.h"
 
 using namespace nf::engine::net;
 

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "run_collector.h"
-#include "scheduler.h"
+#include "engine/run/run_collector.h"
+#include "engine/run/scheduler.h"
+#include "engine/workloads/registry.h"
 
 namespace nf::engine::test {
 
@@ -27,7 +28,7 @@ inline std::unique_ptr<RunCollector> runBriefly(const std::string& workload, std
     spec.warmup = 0.01;
     spec.chunk = 0.002;
     spec.counters = {"task-clock"};
-    auto p = prepareExperiment(spec, probes::readSystemFacts());
+    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     EXPECT_TRUE(p.ok()) << p.error().message;
     if (!p.ok()) {
         return nullptr;

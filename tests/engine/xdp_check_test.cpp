@@ -16,13 +16,13 @@
 #include <memory>
 #include <set>
 
-#include "held_netns.h"
-#include "net/cleanup.h"
-#include "net/cpu_pin.h"
-#include "net/iface_check.h"
-#include "net/testbed.h"
-#include "net/xdp_check.h"
-#include "temp_dir.h"
+#include "engine/net/cleanup.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/iface_check.h"
+#include "engine/net/testbed.h"
+#include "engine/net/xdp_check.h"
+#include "tests/engine/held_netns.h"
+#include "tests/support/temp_dir.h"
 
 namespace nf::engine::net {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include <thread>
 
-#include "net/cpu_pin.h"
-#include "net/generator.h"
-#include "net/testbed.h"
-#include "net/xsk.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/generator.h"
+#include "engine/net/testbed.h"
+#include "engine/net/xsk.h"
 
 using namespace nf::engine::net;
 

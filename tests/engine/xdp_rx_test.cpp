@@ -16,15 +16,17 @@
 #include <set>
 #include <sstream>
 
-#include "metric.h"
-#include "net/cpu_pin.h"
-#include "net/rtnl.h"
-#include "net/testbed.h"
-#include "net/xdp_owner.h"
-#include "run_collector.h"
-#include "scheduler.h"
-#include "temp_dir.h"
-#include "workload.h"
+#include "engine/model/metric.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/rtnl.h"
+#include "engine/net/testbed.h"
+#include "engine/net/xdp_owner.h"
+#include "engine/run/run_collector.h"
+#include "engine/run/scheduler.h"
+#include "engine/run/workload.h"
+#include "engine/workloads/registry.h"
+#include "engine/workloads/xdp_rx.h"
+#include "tests/support/temp_dir.h"
 
 namespace nf::engine {
 namespace {
@@ -96,7 +98,7 @@ ExperimentSpec xdpSpec(const std::vector<VariantSpec>& variants)
 RunCollector runXdp(const ExperimentSpec& spec, RunOutcome& outcome)
 {
     RunCollector collector;
-    auto prepared = prepareExperiment(spec, probes::readSystemFacts());
+    auto prepared = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
     EXPECT_TRUE(prepared.ok()) << prepared.error().message;
     if (prepared) {
         outcome = runExperiment(*prepared, collector, {});
@@ -221,7 +223,7 @@ TEST(XdpRx, BadQueueIsOneClearError)
     std::map<std::string, std::string> overrides = {{"queue", "3"}};
     auto params = ParamSet::resolve(w->params, {&overrides}, "xdp-rx");
     ASSERT_TRUE(params.ok());
-    auto session = w->makeLive(*params);
+    auto session = workloads::makeXdpRx(*params);
     ASSERT_FALSE(session.ok());
     EXPECT_NE(session.error().message.find("queue=3: "), std::string::npos) << session.error().message;
     EXPECT_NE(session.error().message.find(" receive queue(s) (0.."), std::string::npos) << session.error().message;
@@ -234,7 +236,7 @@ Result<std::unique_ptr<LiveSession>> makeSession(std::map<std::string, std::stri
     if (!params) {
         return params.error();
     }
-    return w->makeLive(*params);
+    return workloads::makeXdpRx(*params);
 }
 
 // A device pair in this (the root) namespace, named like the tool's, down and without addresses:

@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "experiment_spec.h"
-#include "fuzz_check.h"
+#include "engine/catalog/spec_check.h"
+#include "engine/model/experiment_spec.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -42,7 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         NF_FUZZ_CHECK(!spec.error().message.empty(), j.dump());
         return 0;
     }
-    (void)spec->validate();
+    nf::probes::SystemFacts facts;
+    facts.onlineCpus = facts.allowedCpus = {0};
+    (void)nf::engine::checkExperiment(*spec, std::nullopt, facts);
     const json written = nf::engine::toJson(*spec);
     for (const char* key : {"repetitions", "duration", "warmup", "interval", "chunk", "seed", "cpus"}) {
         checkSame(j, written, key);

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "event_client.h"
-#include "fuzz_check.h"
+#include "tests/fuzz/fuzz_check.h"
+#include "ui/event_client.h"
 
 namespace {
 

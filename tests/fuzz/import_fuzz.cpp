@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "fuzz_check.h"
-#include "import_format.h"
-#include "imported_run.h"
+#include "engine/import/import_format.h"
+#include "engine/import/imported_run.h"
+#include "tests/fuzz/fuzz_check.h"
 
 #ifndef NF_FUZZ_FORMAT
 #error "NF_FUZZ_FORMAT names the import format"

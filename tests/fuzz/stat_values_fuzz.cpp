@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string>
 
-#include "analysis.h"
-#include "evidence.h"
-#include "fuzz_check.h"
-#include "text_input.h"
+#include "engine/analysis/analysis.h"
+#include "engine/analysis/text_input.h"
+#include "engine/report/evidence.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 

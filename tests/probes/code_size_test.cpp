@@ -1,6 +1,6 @@
 // Code size from the ELF symbol table of the running test binary and of a shared library.
 
-#include "code_size.h"
+#include "probes/code_size.h"
 
 #include <gtest/gtest.h>
 

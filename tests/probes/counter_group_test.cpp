@@ -1,4 +1,4 @@
-#include "counter_group.h"
+#include "probes/counter_group.h"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>

@@ -1,4 +1,4 @@
-#include "system_facts.h"
+#include "probes/system_facts.h"
 
 #include <gtest/gtest.h>
 

@@ -9,12 +9,12 @@
 
 #include <qcustomplot.h>
 
-#include "event_client.h"
-#include "live_panel.h"
-#include "run_store.h"
-#include "schema.h"
-#include "temp_dir.h"
-#include "ui_test_support.h"
+#include "data/run_store.h"
+#include "data/schema.h"
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/event_client.h"
+#include "ui/live_panel.h"
 
 namespace nf::ui {
 namespace {

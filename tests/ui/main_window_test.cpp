@@ -5,22 +5,24 @@
 
 #include <qcustomplot.h>
 #include <stdlib.h>
-#include "temp_dir.h"
-#include "ui_test_support.h"
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
 
 #include <QApplication>
+#include <QProcess>
 #include <QStatusBar>
 #include <QTableView>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include "main_window.h"
-#include "metric.h"
-#include "repetition_plot.h"
-#include "run_list_model.h"
-#include "run_store.h"
-#include "schema.h"
+#include "data/run_store.h"
+#include "data/schema.h"
+#include "engine/model/metric.h"
+#include "ui/compare_panel.h"
+#include "ui/main_window.h"
+#include "ui/repetition_plot.h"
+#include "ui/run_list_model.h"
 
 namespace nf::ui {
 namespace {
@@ -149,7 +151,7 @@ TEST_F(MainWindowTest, ReloadShowsNewRunsAndKeepsTheSelection)
     window.waitForLoads();
     EXPECT_EQ(window.runModel()->rowCount(), 2);
     EXPECT_TRUE(window.statusText().startsWith("2 runs in ")) << window.statusText().toStdString();
-    const data::RunRow* selected = window.runModel()->runAt(window.runTable()->currentIndex().row());
+    const engine::RunRow* selected = window.runModel()->runAt(window.runTable()->currentIndex().row());
     ASSERT_NE(selected, nullptr);
     EXPECT_EQ(selected->id, m_runId);
     EXPECT_EQ(window.plot()->customPlot()->graph(0)->dataCount(), kReps);
@@ -182,6 +184,41 @@ TEST(MainWindowMissingDatabase, NotADatabaseSaysSo)
     MainWindow window(QString::fromStdString(path));
     EXPECT_EQ(window.runModel()->rowCount(), 0);
     EXPECT_TRUE(window.statusText().startsWith("Cannot open")) << window.statusText().toStdString();
+}
+
+}  // namespace
+}  // namespace nf::ui
+
+namespace nf::ui {
+namespace {
+
+// The Compare tab shows the report `noisefloor compare` prints for the same run, warnings included:
+// both come from engine/report. The runs are the 0.1.0 fixture's: a spin run measured in a VM and a
+// perf stat -r import whose values were rebuilt from its summaries.
+TEST(CompareTab, ShowsTheCliReportAndItsWarnings)
+{
+    application();
+    nf::test::TempDir dir;
+    const std::string db = dir.file("fixture.db");
+    std::filesystem::copy_file(NF_UI_FIXTURE_DB, db);
+    MainWindow window(QString::fromStdString(db));
+    for (const std::int64_t run : {1, 3}) {
+        ASSERT_TRUE(window.selectRun(run));
+        window.waitForLoads();
+        QProcess cli;
+        cli.start(QStringLiteral(NF_CLI_PATH),
+                  {"--db", QString::fromStdString(db), "compare", QString::number(run), "--format", "text"});
+        ASSERT_TRUE(cli.waitForFinished(30000));
+        ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
+        const QString printed = QString::fromUtf8(cli.readAllStandardOutput());
+        EXPECT_EQ(window.comparePanel()->reportText().toStdString(), printed.toStdString());
+        const QStringList warnings = window.comparePanel()->warningLines();
+        ASSERT_FALSE(warnings.isEmpty()) << "run " << run;
+        for (const auto& w : warnings) {
+            EXPECT_TRUE(printed.contains(w.left(40))) << w.toStdString();
+        }
+    }
+    EXPECT_TRUE(window.comparePanel()->warningLines().join('\n').contains("rebuilt from perf stat -r summaries"));
 }
 
 }  // namespace

@@ -14,19 +14,19 @@
 
 #include <qcustomplot.h>
 
-#include "compare_panel.h"
-#include "compare_plot.h"
-#include "comparison.h"
-#include "environment_panel.h"
-#include "event_client.h"
-#include "experiment_editor.h"
-#include "explore_panel.h"
-#include "history_panel.h"
-#include "live_panel.h"
-#include "main_window.h"
-#include "run_list_model.h"
-#include "temp_dir.h"
-#include "ui_test_support.h"
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/compare_panel.h"
+#include "ui/compare_plot.h"
+#include "ui/comparison.h"
+#include "ui/environment_panel.h"
+#include "ui/event_client.h"
+#include "ui/experiment_editor.h"
+#include "ui/explore_panel.h"
+#include "ui/history_panel.h"
+#include "ui/live_panel.h"
+#include "ui/main_window.h"
+#include "ui/run_list_model.h"
 
 namespace nf::ui {
 namespace {
@@ -75,10 +75,6 @@ TEST_F(PanelsTest, ModelsPassTheModelTester)
 TEST_F(PanelsTest, EditorMarksInvalidInputAndBuildsTheCommand)
 {
     ExperimentEditor editor;
-    QString error;
-    auto workloads = loadWorkloads(QStringLiteral(NF_CLI_PATH), &error);
-    ASSERT_FALSE(workloads.empty()) << error.toStdString();
-    editor.setWorkloads(workloads);
     ASSERT_TRUE(editor.selectWorkload("spin"));
     EXPECT_TRUE(editor.problems().isEmpty()) << editor.problems().join('\n').toStdString();
     EXPECT_TRUE(editor.runEnabled());
@@ -118,9 +114,10 @@ TEST_F(PanelsTest, CompareSaysWhyAMetricIsMissing)
     ASSERT_TRUE(db.ok());
     auto run = data::loadRun(*db, m_first);
     ASSERT_TRUE(run.ok());
-    run->environment["counters"]["unsupported"] = {
-        {{"name", "cycles"}, {"reason", "no PMU: hardware counters unavailable"}},
-        {{"name", "instructions"}, {"reason", "no PMU: hardware counters unavailable"}}};
+    auto env = run->environment.json;
+    env["counters"]["unsupported"] = {{{"name", "cycles"}, {"reason", "no PMU: hardware counters unavailable"}},
+                                      {{"name", "instructions"}, {"reason", "no PMU: hardware counters unavailable"}}};
+    run->environment = engine::RunEnvironment::fromJson(env);
     const ComparisonView view = compareRun(*run);
     ASSERT_TRUE(view.error.isEmpty()) << view.error.toStdString();
     // PPS and TSC ticks per op were measured; IPC and branch misses were not.
@@ -187,14 +184,12 @@ TEST_F(PanelsTest, ExplorePlotsASweepWithBands)
 TEST_F(PanelsTest, EditorChecksASweep)
 {
     ExperimentEditor editor;
-    QString error;
-    editor.setWorkloads(loadWorkloads(QStringLiteral(NF_CLI_PATH), &error));
     ASSERT_TRUE(editor.selectWorkload("spin"));
     editor.setSweep("work=100,200,400");
     EXPECT_TRUE(editor.runEnabled()) << editor.problems().join('\n').toStdString();
     EXPECT_TRUE(editor.isSweep());
     EXPECT_TRUE(editor.arguments({}).join(' ').contains("--sweep work=100,200,400"));
-    for (const char* bad : {"work=0,100", "nosuch=1,2", "work=100", "work"}) {
+    for (const char* bad : {"work=0,100", "nosuch=1,2", "work=100,100", "work"}) {
         editor.setSweep(bad);
         EXPECT_FALSE(editor.runEnabled()) << bad;
         EXPECT_EQ(editor.problems().size(), 1) << bad;

@@ -25,11 +25,11 @@
 #include <random>
 #include <vector>
 
-#include "compare_panel.h"
-#include "event_client.h"
-#include "live_panel.h"
-#include "repetition_plot.h"
-#include "run_loader.h"
+#include "ui/compare_panel.h"
+#include "ui/event_client.h"
+#include "ui/live_panel.h"
+#include "ui/repetition_plot.h"
+#include "ui/run_loader.h"
 
 namespace {
 

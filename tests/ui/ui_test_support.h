@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "metric.h"
-#include "run_data.h"
-#include "run_store.h"
-#include "schema.h"
+#include "data/run_store.h"
+#include "data/schema.h"
+#include "engine/model/metric.h"
+#include "engine/model/run_data.h"
 
 namespace nf::ui::test {
 

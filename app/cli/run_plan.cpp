@@ -1,0 +1,88 @@
+#include "app/cli/run_plan.h"
+
+#include <fmt/format.h>
+
+#include "app/cli/cli.h"
+#include "app/cli/run_options.h"
+#include "engine/run/scheduler.h"
+#include "engine/workloads/registry.h"
+#include "probes/system_facts.h"
+
+namespace nf::cli {
+
+namespace {
+
+std::string join(const std::vector<std::string>& xs, const std::string& sep)
+{
+    std::string out;
+    for (const auto& x : xs) {
+        out += (out.empty() ? "" : sep) + x;
+    }
+    return out;
+}
+
+std::string schedule(const engine::ExperimentSpec& s)
+{
+    const std::string order = std::string(engine::toString(s.order));
+    if (s.alternating()) {
+        return fmt::format("variants alternate in {:g} ms chunks inside each repetition, order {}", *s.chunk * 1e3,
+                           order);
+    }
+    return fmt::format("one variant per repetition sampled every {:g} s, order {}", s.interval, order);
+}
+
+void printOne(const engine::PreparedExperiment& p, std::ostream& out)
+{
+    const auto& s = p.spec;
+    const auto variants = s.variants.size();
+    if (s.sweep) {
+        out << fmt::format("point {} of {}: {}={}\n", s.sweep->index + 1, s.sweep->points, s.sweep->param,
+                           s.sweep->value);
+    }
+    for (std::size_t v = 0; v < variants; ++v) {
+        std::vector<std::string> settings;
+        for (const auto& [key, value] : p.params[v].all()) {
+            settings.push_back(key + "=" + value);
+        }
+        out << "  variant " << s.variants[v].name << ": " << join(settings, " ") << '\n';
+    }
+}
+
+}  // namespace
+
+int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
+{
+    const bool seedGiven = !specs.empty() && specs.front().seed.has_value();
+    const auto facts = probes::readSystemFacts();
+    std::vector<engine::PreparedExperiment> prepared;
+    for (auto& spec : specs) {
+        auto p = engine::prepareExperiment(std::move(spec), facts, engine::workloads::implementations(), optionName);
+        if (!p) {
+            return fail(kExitUsage, p.error().message);
+        }
+        prepared.push_back(std::move(*p));
+    }
+    const auto& first = prepared.front();
+    const auto& s = first.spec;
+    const double measuring = static_cast<double>(s.variants.size()) * s.repetitions * s.duration;
+    out << fmt::format("plan: {} ({}), {} variant{} x {} repetition{} x {:g} s\n", s.workload,
+                       engine::toString(first.workload->kind), s.variants.size(), s.variants.size() == 1 ? "" : "s",
+                       s.repetitions, s.repetitions == 1 ? "" : "s", s.duration);
+    out << "  " << schedule(s) << '\n';
+    if (first.workload->kind != engine::WorkloadKind::Live) {  // live workloads name their CPUs themselves
+        out << "  measuring on CPU " << probes::formatCpuList(s.cpus) << '\n';
+    }
+    out << "  counters " << join(s.counters, ", ") << '\n';
+    out << "  label '" << s.label << "'; "
+        << (seedGiven ? "seed " + std::to_string(*s.seed) : std::string("seed drawn when the run starts")) << '\n';
+    for (const auto& p : prepared) {
+        printOne(p, out);
+    }
+    out << fmt::format("  measuring time about {:g} s{}, plus {:g} s of warmup per variant\n",
+                       measuring * static_cast<double>(prepared.size()),
+                       prepared.size() > 1 ? fmt::format(" over {} sweep points", prepared.size()) : "", s.warmup);
+    out << "nothing was run or stored (--dry-run)\n";
+    return 0;
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,453 @@
+#include "engine/analysis/analysis.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <future>
+#include <map>
+
+#include "engine/stats/robust.h"
+
+namespace nf::engine {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (const auto& n : names) {
+        out += (out.empty() ? "" : ", ") + n;
+    }
+    return out;
+}
+
+Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std::vector<std::string>& names)
+{
+    std::vector<MetricSpec> chosen;
+    if (names.empty()) {
+        for (const auto& m : layout.metrics) {
+            if (m.aliasOf.empty()) {
+                chosen.push_back(m);
+            }
+        }
+        return chosen;
+    }
+    std::vector<std::string> available;
+    for (const auto& m : layout.metrics) {
+        available.push_back(m.name);
+    }
+    for (const auto& name : names) {
+        const auto it = std::find_if(layout.metrics.begin(), layout.metrics.end(),
+                                     [&](const MetricSpec& m) { return m.name == name; });
+        if (it == layout.metrics.end()) {
+            return Error{"--metric " + name + ": not measured in this run (metrics: " + joined(available) + ")"};
+        }
+        chosen.push_back(*it);
+    }
+    return chosen;
+}
+
+// Finite values of `xs` and the positions they came from.
+std::vector<double> finite(const std::vector<double>& xs)
+{
+    std::vector<double> out;
+    for (double x : xs) {
+        if (std::isfinite(x)) {
+            out.push_back(x);
+        }
+    }
+    return out;
+}
+
+VariantStats variantStats(const std::string& variant, const MetricSpec& metric, std::vector<double> values,
+                          const AnalysisOptions& o)
+{
+    VariantStats vs;
+    vs.variant = variant;
+    vs.metric = metric.name;
+    vs.outliers = stats::outliers(values);
+    if (o.dropOutliers && !vs.outliers.empty()) {
+        for (auto it = vs.outliers.rbegin(); it != vs.outliers.rend(); ++it) {
+            values.erase(values.begin() + static_cast<std::ptrdiff_t>(*it));
+        }
+        vs.dropped = vs.outliers.size();
+    }
+    vs.summary = summarize(values);
+    vs.ciLow = vs.ciHigh = kNaN;
+    if (values.size() >= 2) {
+        const boost::math::students_t_distribution<double> t(static_cast<double>(values.size() - 1));
+        const double half = boost::math::quantile(t, 1 - o.compare.alpha / 2) * vs.summary.stddev /
+                            std::sqrt(static_cast<double>(values.size()));
+        vs.ciLow = vs.summary.mean - half;
+        vs.ciHigh = vs.summary.mean + half;
+    }
+    return vs;
+}
+
+// Pairs where both values are finite; with dropOutliers, without pairs whose log ratio is an outlier.
+std::size_t alignPairs(const std::vector<double>& a, const std::vector<double>& b, bool dropOutliers,
+                       std::vector<double>& outA, std::vector<double>& outB)
+{
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        if (std::isfinite(a[i]) && std::isfinite(b[i])) {
+            outA.push_back(a[i]);
+            outB.push_back(b[i]);
+        }
+    }
+    if (!dropOutliers) {
+        return 0;
+    }
+    std::vector<double> d(outA.size());
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        d[i] = outA[i] > 0 && outB[i] > 0 ? std::log(outB[i] / outA[i]) : 0;
+    }
+    const auto out = stats::outliers(d);
+    for (auto it = out.rbegin(); it != out.rend(); ++it) {
+        outA.erase(outA.begin() + static_cast<std::ptrdiff_t>(*it));
+        outB.erase(outB.begin() + static_cast<std::ptrdiff_t>(*it));
+    }
+    return out.size();
+}
+
+// Medians of up to 200 consecutive groups of `values` (time order kept): drift shows in them
+// without chunk-to-chunk noise, and a million chunks cost one pass.
+std::vector<double> binMedians(const std::vector<double>& values)
+{
+    constexpr std::size_t kBins = 200;
+    if (values.size() <= kBins) {
+        return values;
+    }
+    std::vector<double> bins;
+    for (std::size_t b = 0; b < kBins; ++b) {
+        const auto first = values.begin() + static_cast<std::ptrdiff_t>(b * values.size() / kBins);
+        const auto last = values.begin() + static_cast<std::ptrdiff_t>((b + 1) * values.size() / kBins);
+        bins.push_back(median(std::vector<double>(first, last)));
+    }
+    return bins;
+}
+
+void checkDrift(const std::string& variant, const MetricSpec& metric, const std::vector<double>& inOrder,
+                const std::string& unit, std::vector<std::string>& warnings)
+{
+    const auto all = finite(inOrder);
+    const auto values = binMedians(all);
+    if (values.size() < 6) {
+        return;
+    }
+    std::vector<double> position(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        position[i] = static_cast<double>(i);
+    }
+    const auto corr = stats::spearman(values, position);
+    const std::size_t third = values.size() / 3;
+    const double first =
+        median(std::vector<double>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(third)));
+    const double last = median(std::vector<double>(values.end() - static_cast<std::ptrdiff_t>(third), values.end()));
+    const double change = first != 0 ? (last / first - 1) * 100 : 0;
+    if (corr.p < 0.01 && std::fabs(change) >= 0.1) {
+        warnings.push_back(
+            fmt::format("drift: {} {} moved {:+.2f}% from the first to the last third of the run "
+                        "(Spearman rho {:.2f} over {} {}s{}); interleaving keeps the comparison fair, "
+                        "but absolute values moved",
+                        variant, metric.name, change, corr.rho, all.size(), unit,
+                        values.size() < all.size() ? fmt::format(" in {} groups", values.size()) : ""));
+    }
+}
+
+// Which chunks to leave out of the pairs: those the measuring thread did not run through. Either
+// it was switched out (its context-switches count is above zero) or the whole CPU stalled (the
+// chunk took more than 1.5 times its variant's median chunk: a hypervisor that deschedules the
+// vCPU leaves no trace in the guest's counters). Chunks are calibrated to one length per variant,
+// so the cut is the same relative to every variant's own speed. When any variant would lose more
+// than 90% of its chunks (a variant that blocks by design, a machine too busy to measure on),
+// every chunk is kept and the report says so.
+std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
+{
+    std::vector<bool> out(data.samples.size(), false);
+    if (!in.alternating) {
+        return out;
+    }
+    const int q = data.layout.quantityIndex("context-switches");
+    const std::size_t nv = in.variants.size();
+    std::vector<std::vector<double>> durations(nv);
+    for (const auto& s : data.samples) {
+        if (s.pair >= 0) {
+            durations.at(static_cast<std::size_t>(s.variant)).push_back(s.duration);
+        }
+    }
+    std::vector<double> limit(nv, 0);
+    for (std::size_t v = 0; v < nv; ++v) {
+        limit[v] = durations[v].empty() ? 0 : 1.5 * median(durations[v]);
+    }
+    std::vector<std::size_t> chunks(nv, 0);
+    std::vector<std::size_t> hit(nv, 0);
+    for (std::size_t i = 0; i < data.samples.size(); ++i) {
+        const auto& s = data.samples[i];
+        if (s.pair < 0) {
+            continue;
+        }
+        const auto v = static_cast<std::size_t>(s.variant);
+        ++chunks.at(v);
+        const auto col = static_cast<std::size_t>(q);
+        const bool switched = q >= 0 && col < s.values.size() && s.values[col] > 0;
+        if (switched || s.duration > limit[v]) {
+            out[i] = true;
+            ++hit.at(v);
+        }
+    }
+    for (std::size_t v = 0; v < nv; ++v) {
+        in.chunks += chunks[v];
+        in.preemptedChunks += hit[v];
+        if (10 * hit[v] > 9 * chunks[v]) {
+            in.keptPreempted = true;
+        }
+    }
+    if (in.keptPreempted) {
+        std::fill(out.begin(), out.end(), false);
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& names)
+{
+    auto metrics = chooseMetrics(data.layout, names);
+    if (!metrics) {
+        return metrics.error();
+    }
+    AnalysisInput in;
+    in.variants = data.variantNames;
+    in.metrics = *metrics;
+    const std::size_t nv = data.variantNames.size();
+    const std::size_t width = data.layout.quantities.size();
+    // Totals per (variant, repetition) in one pass over the samples.
+    std::vector<std::map<int, std::vector<double>>> repTotals(nv);
+    for (const auto& s : data.samples) {
+        auto& totals = repTotals.at(static_cast<std::size_t>(s.variant))[s.repetition];
+        totals.resize(width, 0.0);
+        for (std::size_t q = 0; q < width && q < s.values.size(); ++q) {
+            totals[q] += s.values[q];
+        }
+    }
+    // Alternation rounds (repetition, pair), numbered in order; each sample's round found once.
+    std::vector<std::pair<int, int>> rounds;
+    for (const auto& s : data.samples) {
+        if (s.pair >= 0) {
+            rounds.emplace_back(s.repetition, s.pair);
+        }
+    }
+    // Stored runs list samples in time order, so rounds usually arrive sorted: no sort needed then.
+    const bool ordered = std::is_sorted(rounds.begin(), rounds.end());
+    if (!ordered) {
+        std::sort(rounds.begin(), rounds.end());
+    }
+    rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
+    std::vector<std::size_t> roundOf(data.samples.size(), 0);
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < data.samples.size(); ++i) {
+        const auto& s = data.samples[i];
+        if (s.pair < 0) {
+            continue;
+        }
+        const std::pair key{s.repetition, s.pair};
+        if (ordered) {
+            while (rounds[next] != key) {
+                ++next;
+            }
+            roundOf[i] = next;
+        } else {
+            roundOf[i] = static_cast<std::size_t>(std::lower_bound(rounds.begin(), rounds.end(), key) - rounds.begin());
+        }
+    }
+    in.alternating = !rounds.empty();
+    const auto preempted = preemptedChunks(data, in);
+    in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
+    in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
+    for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+        const auto& metric = in.metrics[m];
+        const auto num = static_cast<std::size_t>(data.layout.quantityIndex(metric.numerator));
+        const auto den = static_cast<std::size_t>(data.layout.quantityIndex(metric.denominator));
+        for (std::size_t v = 0; v < nv; ++v) {
+            for (const auto& [rep, totals] : repTotals[v]) {
+                in.repetitions[m][v].push_back(metricRatio(metric, totals[num], totals[den]));
+            }
+            if (in.alternating) {
+                in.pairs[m][v].assign(rounds.size(), kNaN);
+            }
+        }
+        if (!in.alternating) {
+            continue;
+        }
+        for (std::size_t i = 0; i < data.samples.size(); ++i) {
+            const auto& s = data.samples[i];
+            if (s.pair >= 0 && !preempted[i]) {
+                in.pairs[m][static_cast<std::size_t>(s.variant)][roundOf[i]] =
+                    metricRatio(metric, s.values[num], s.values[den]);
+            }
+        }
+    }
+    in.pairedRepetitions = interleaved && !in.alternating;
+    in.pairUnit = in.alternating ? "chunk pair" : "repetition pair";
+    return in;
+}
+
+Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selection,
+                                          const std::vector<std::string>& names)
+{
+    if (selection.empty()) {
+        return Error{"nothing to compare"};
+    }
+    auto metrics = chooseMetrics(selection.front().data->layout, names);
+    if (!metrics) {
+        return metrics.error();
+    }
+    AnalysisInput in;
+    for (const auto& metric : *metrics) {
+        const bool everywhere = std::all_of(selection.begin(), selection.end(), [&](const RunVariant& rv) {
+            const auto& ms = rv.data->layout.metrics;
+            return std::any_of(ms.begin(), ms.end(), [&](const MetricSpec& m) { return m.name == metric.name; });
+        });
+        if (everywhere) {
+            in.metrics.push_back(metric);
+        } else if (!names.empty()) {
+            return Error{"--metric " + metric.name + ": not measured in every run compared"};
+        }
+    }
+    if (in.metrics.empty()) {
+        return Error{"the runs compared have no metric in common"};
+    }
+    in.repetitions.assign(in.metrics.size(), {});
+    in.pairs.assign(in.metrics.size(), {});
+    for (const auto& rv : selection) {
+        in.variants.push_back(rv.name);
+        for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+            const auto& ms = rv.data->layout.metrics;
+            const auto it =
+                std::find_if(ms.begin(), ms.end(), [&](const MetricSpec& x) { return x.name == in.metrics[m].name; });
+            in.repetitions[m].push_back(rv.data->repetitionValues(rv.variant, *it));
+            in.pairs[m].emplace_back();
+        }
+    }
+    return in;
+}
+
+namespace {
+
+// The statistics square variances (Welch's degrees of freedom): beyond this magnitude a value's
+// fourth power overflows a double and the tests would run on infinities.
+constexpr double kMaxAnalysedValue = 1e60;
+
+// The first value no test can take (infinite, or beyond kMaxAnalysedValue); NaN is a missing value.
+Result<void> checkMagnitudes(const AnalysisInput& in)
+{
+    for (const auto* values : {&in.repetitions, &in.pairs}) {
+        for (std::size_t m = 0; m < values->size() && m < in.metrics.size(); ++m) {
+            for (std::size_t v = 0; v < (*values)[m].size() && v < in.variants.size(); ++v) {
+                for (double x : (*values)[m][v]) {
+                    if (std::isinf(x) || std::fabs(x) > kMaxAnalysedValue) {
+                        return Error{fmt::format("{} of {}: the value {} is too large to analyse (beyond 1e60)",
+                                                 in.metrics[m].name, in.variants[v], x)};
+                    }
+                }
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
+{
+    if (auto r = checkMagnitudes(in); !r) {
+        return r.error();
+    }
+    Analysis a;
+    a.options = o;
+    std::size_t base = 0;
+    if (!o.baseline.empty()) {
+        const auto it = std::find(in.variants.begin(), in.variants.end(), o.baseline);
+        if (it == in.variants.end()) {
+            return Error{"--baseline " + o.baseline + ": no such variant (variants: " + joined(in.variants) + ")"};
+        }
+        base = static_cast<std::size_t>(it - in.variants.begin());
+    }
+    if (in.variants.size() < 2) {
+        a.warnings.emplace_back("one variant: nothing to compare (add --variant NAME:key=value)");
+    }
+    if (in.preemptedChunks > 0) {
+        const double pct = 100.0 * static_cast<double>(in.preemptedChunks) / static_cast<double>(in.chunks);
+        a.warnings.push_back(
+            in.keptPreempted
+                ? fmt::format(
+                      "the measuring thread was switched out or stalled in {} of {} chunks ({:.0f}%): too many to "
+                      "leave out, so the chunk values include other tasks' time (a busy machine, or a "
+                      "variant that blocks)",
+                      in.preemptedChunks, in.chunks, pct)
+                : fmt::format("{} of {} chunks ({:.1f}%) left out of the paired analysis: the measuring thread was "
+                              "switched out (context-switches > 0) or stalled (over 1.5x the median chunk)",
+                              in.preemptedChunks, in.chunks, pct));
+    }
+    for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+        for (std::size_t v = 0; v < in.variants.size(); ++v) {
+            a.variants.push_back(variantStats(in.variants[v], in.metrics[m], finite(in.repetitions[m][v]), o));
+        }
+    }
+    for (std::size_t v = 0; v < in.variants.size(); ++v) {
+        const auto& primaryMetric = in.metrics.front();
+        checkDrift(in.variants[v], primaryMetric, in.alternating ? in.pairs[0][v] : in.repetitions[0][v],
+                   in.alternating ? "chunk" : "repetition", a.warnings);
+    }
+    for (std::size_t c = 0; c < in.variants.size(); ++c) {
+        if (c == base) {
+            continue;
+        }
+        const bool pairedFirst = in.alternating || (in.pairedRepetitions && in.pairedPrimary);
+        std::vector<std::size_t> primaries;
+        std::vector<std::size_t> secondaries;
+        // Metrics are independent of each other: compare them in parallel (a million chunk pairs
+        // take a tenth of a second per metric), then collect them in metric order.
+        std::vector<std::future<std::vector<stats::Comparison>>> perMetric;
+        for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+            perMetric.push_back(std::async(std::launch::async, [&, m] {
+                std::vector<stats::Comparison> results;
+                if (in.alternating || in.pairedRepetitions) {
+                    const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
+                    std::vector<double> pb;
+                    std::vector<double> pc;
+                    const std::size_t dropped = alignPairs(source[base], source[c], o.dropOutliers, pb, pc);
+                    results.push_back(stats::comparePaired(pb, pc, o.compare));
+                    results.back().unit = in.pairUnit;
+                    results.back().droppedOutliers = dropped;
+                }
+                results.push_back(stats::compareIndependent(finite(in.repetitions[m][base]),
+                                                            finite(in.repetitions[m][c]), o.compare));
+                results.back().unit = in.unit;
+                return results;
+            }));
+        }
+        for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+            const auto& metric = in.metrics[m];
+            for (auto& result : perMetric[m].get()) {
+                const bool primary = (result.design == stats::Design::Paired) == pairedFirst;
+                (primary ? primaries : secondaries).push_back(a.comparisons.size());
+                a.comparisons.push_back({metric.name, metric.unit, metric.higherIsBetter, in.variants[base],
+                                         in.variants[c], primary, std::move(result)});
+            }
+        }
+        for (auto* family : {&primaries, &secondaries}) {
+            std::vector<stats::Comparison*> members;
+            for (auto i : *family) {
+                members.push_back(&a.comparisons[i].result);
+            }
+            stats::adjustAndDecide(members, o.compare, o.holm);
+        }
+    }
+    return a;
+}
+
+}  // namespace nf::engine

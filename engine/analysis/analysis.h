@@ -1,0 +1,87 @@
+#pragma once
+// From measured values to evidence: per-variant statistics and, for every candidate against the
+// baseline and every metric, a comparison in the design the data was recorded in.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/metric.h"
+#include "engine/model/run_data.h"
+#include "engine/stats/comparison.h"
+#include "engine/stats/descriptive.h"
+
+namespace nf::engine {
+
+// The values to analyse, metric by metric. `repetitions[m][v]` holds variant v's repetition values
+// for metrics[m] in time order; `pairs[m][v]` (alternating runs only) holds its chunk values
+// aligned across variants by alternation round, NaN where a variant has no chunk in that round.
+struct AnalysisInput {
+    std::vector<std::string> variants;
+    std::vector<MetricSpec> metrics;
+    std::vector<std::vector<std::vector<double>>> repetitions;
+    std::vector<std::vector<std::vector<double>>> pairs;
+    bool alternating = false;             // chunk pairs exist: the paired design is primary
+    bool pairedRepetitions = false;       // repetition i of every variant ran side by side (interleaved)
+    bool pairedPrimary = false;           // the paired analysis of repetitions is the primary one (stat --paired)
+    std::string pairUnit = "chunk pair";  // what one pair is
+    std::string unit = "repetition";      // what one independent value is
+    // Chunks during which the measuring thread was switched out (context-switches > 0) or stalled
+    // (longer than 1.5x its variant's median chunk): their
+    // time includes another task's, so they are NaN in `pairs` and left out of the paired analysis.
+    std::size_t chunks = 0;
+    std::size_t preemptedChunks = 0;
+    bool keptPreempted = false;  // a variant lost more than 90% of its chunks: none were left out
+};
+
+// Builds the input from one run: repetition values and, when the run alternated, chunk values
+// (without the chunks in which the measuring thread was switched out, unless that is nearly all).
+// `metrics` empty: the metrics worth comparing (unit conversions of another metric left out).
+Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& metrics);
+
+// One variant of one stored run, for comparisons across runs (always the independent design).
+struct RunVariant {
+    std::string name;  // how the report names it
+    const RunData* data = nullptr;
+    int variant = 0;
+};
+Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selection,
+                                          const std::vector<std::string>& metrics);
+
+struct AnalysisOptions {
+    stats::CompareOptions compare;
+    std::string baseline;  // "" = the first variant
+    bool holm = true;
+    bool dropOutliers = false;
+};
+
+struct VariantStats {
+    std::string variant;
+    std::string metric;
+    Summary summary;   // over repetition values
+    double ciLow = 0;  // 95% (1 - alpha) Student t interval of the mean
+    double ciHigh = 0;
+    std::vector<std::size_t> outliers;  // repetition positions, modified z-score > 3.5
+    std::size_t dropped = 0;            // with --drop-outliers
+};
+
+struct MetricComparison {
+    std::string metric;
+    std::string unit;
+    bool higherIsBetter = false;
+    std::string baseline;
+    std::string candidate;
+    bool primary = true;  // the comparison the verdict rests on (false: a secondary design shown beside it)
+    stats::Comparison result;
+};
+
+struct Analysis {
+    AnalysisOptions options;
+    std::vector<VariantStats> variants;
+    std::vector<MetricComparison> comparisons;
+    std::vector<std::string> warnings;
+};
+
+Result<Analysis> analyze(const AnalysisInput& input, const AnalysisOptions& options);
+
+}  // namespace nf::engine

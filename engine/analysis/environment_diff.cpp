@@ -1,0 +1,119 @@
+#include "engine/analysis/environment_diff.h"
+
+#include <functional>
+
+namespace nf::engine {
+namespace {
+
+const nlohmann::json& object(const nlohmann::json& parent, const char* key)
+{
+    static const nlohmann::json empty = nlohmann::json::object();
+    if (!parent.is_object()) {
+        return empty;
+    }
+    auto it = parent.find(key);
+    return it != parent.end() && it->is_object() ? *it : empty;
+}
+
+std::string text(const nlohmann::json& value)
+{
+    if (value.is_null()) {
+        return {};
+    }
+    return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+int workerCpu(const RunFacts& r)
+{
+    const auto& m = object(r.environment, "measurement");
+    auto it = m.find("worker_cpu");
+    return it != m.end() && it->is_number_integer() ? it->get<int>() : -1;
+}
+
+// The governor of the worker CPU when known, else the governors of all CPUs when they agree.
+std::string governor(const RunFacts& r)
+{
+    const auto& govs = object(object(r.environment, "system"), "governors");
+    if (govs.empty()) {
+        return {};
+    }
+    const int cpu = workerCpu(r);
+    if (cpu >= 0 && govs.contains(std::to_string(cpu))) {
+        return text(govs[std::to_string(cpu)]);
+    }
+    std::string common;
+    for (const auto& [id, g] : govs.items()) {
+        if (!common.empty() && common != text(g)) {
+            return "mixed";
+        }
+        common = text(g);
+    }
+    return common;
+}
+
+std::string systemFact(const RunFacts& r, const char* key)
+{
+    const auto& sys = object(r.environment, "system");
+    return sys.contains(key) ? text(sys[key]) : std::string();
+}
+
+std::string coreChoice(const RunFacts& r)
+{
+    const int cpu = workerCpu(r);
+    return cpu >= 0 ? "CPU " + std::to_string(cpu) : std::string();
+}
+
+struct Fact {
+    const char* what;
+    std::function<std::string(const RunFacts&)> get;
+};
+
+}  // namespace
+
+std::vector<std::string> environmentDifferences(const std::vector<RunFacts>& runs)
+{
+    const std::vector<Fact> facts = {
+        {"host", [](const RunFacts& r) { return r.host; }},
+        {"CPU model", [](const RunFacts& r) { return r.cpuModel; }},
+        {"CPU governor", governor},
+        {"CPU boost", [](const RunFacts& r) { return systemFact(r, "boost"); }},
+        {"SMT", [](const RunFacts& r) { return systemFact(r, "smt_active"); }},
+        {"measuring core", coreChoice},
+        {"isolated CPUs", [](const RunFacts& r) { return systemFact(r, "isolated_cpus"); }},
+        {"kernel command line", [](const RunFacts& r) { return systemFact(r, "kernel_cmdline"); }},
+        {"noisefloor version", [](const RunFacts& r) { return r.toolVersion; }},
+        {"workload", [](const RunFacts& r) { return text(r.spec.value("workload", nlohmann::json())); }},
+    };
+    std::vector<std::string> out;
+    if (runs.size() < 2) {
+        return out;
+    }
+    for (const auto& fact : facts) {
+        const std::string first = fact.get(runs.front());
+        for (std::size_t i = 1; i < runs.size(); ++i) {
+            const std::string other = fact.get(runs[i]);
+            if (!first.empty() && !other.empty() && first != other) {
+                out.push_back(std::string(fact.what) + " differs: " + first + " (" + runs.front().name + ") vs " +
+                              other + " (" + runs[i].name + ")");
+            }
+        }
+    }
+    return out;
+}
+
+std::string kernelsLine(const std::vector<RunFacts>& runs)
+{
+    std::string line = "kernels:";
+    bool allSame = true;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        line += (i == 0 ? " " : " vs ") + (runs[i].kernel.empty() ? std::string("unknown") : runs[i].kernel) + " (" +
+                runs[i].name + ")";
+        allSame = allSame && runs[i].kernel == runs.front().kernel;
+    }
+    if (allSame && !runs.empty() && !runs.front().kernel.empty()) {
+        line += " -- the same kernel";
+    }
+    return line;
+}
+
+}  // namespace nf::engine

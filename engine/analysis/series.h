@@ -1,0 +1,64 @@
+#pragma once
+// A series of builds (the steps of a patch set, each measured in its own run or variant): the
+// metric per step with its interval, and the steps where it changes, found by binary segmentation
+// with a permutation test so that the choice of the split is part of the test.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/stats/comparison.h"
+#include "engine/stats/descriptive.h"
+#include "probes/result.h"
+
+namespace nf::engine {
+
+struct SeriesStep {
+    std::string name;
+    std::vector<double> values;  // independent repetition values of the metric
+};
+
+struct SeriesOptions {
+    double alpha = 0.05;
+    int permutations = 4999;
+    std::uint64_t seed = 1;  // the permutations are drawn from this seed: reruns give the same p
+};
+
+struct StepStats {
+    std::string name;
+    Summary summary;
+    double ciLow = 0;  // 1 - alpha Student t interval of the mean; NaN with one value
+    double ciHigh = 0;
+    double deltaPrevPct = 0;  // mean against the previous step's, %; NaN for the first step
+    double pPrev = 1;         // Welch's t against the previous step, Holm-adjusted over the steps
+};
+
+struct ChangePoint {
+    std::size_t step = 0;          // the first step after the change
+    std::size_t segmentBegin = 0;  // the segment the split was found in: [begin, end)
+    std::size_t segmentEnd = 0;
+    double statistic = 0;      // Welch |t| of the segment's values before and after the split
+    double p = 1;              // permutation p of the largest |t| over the segment's splits
+    double pAdjusted = 1;      // Holm over every segment tested
+    stats::Comparison effect;  // after against before, over the segment (Fieller interval)
+};
+
+struct SeriesResult {
+    std::vector<StepStats> steps;
+    std::vector<ChangePoint> changes;  // significant ones, by step
+    std::vector<ChangePoint> tested;   // every segment test, in the order made
+    std::vector<std::string> warnings;
+    std::string method;  // one paragraph for the report
+};
+
+Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const SeriesOptions& options);
+
+// The split of `values` grouped in steps (sizes) that maximises Welch's |t| between the values
+// before and after it; {0, 0} when no split has two values on each side.
+struct BestSplit {
+    std::size_t step = 0;
+    double statistic = 0;
+};
+BestSplit bestSplit(const std::vector<double>& values, const std::vector<std::size_t>& sizes);
+
+}  // namespace nf::engine

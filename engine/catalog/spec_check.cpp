@@ -1,0 +1,234 @@
+#include "engine/catalog/spec_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace nf::engine {
+
+namespace {
+
+std::string number(double v)
+{
+    return nlohmann::json(v).dump();
+}
+
+bool contains(const std::vector<int>& xs, int x)
+{
+    return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+class Checker {
+public:
+    explicit Checker(std::vector<SpecProblem>& out) : m_out(out) {}
+
+    void add(SpecField field, std::string value, std::string message, std::string variant = "")
+    {
+        m_out.push_back({.field = field,
+                         .variant = std::move(variant),
+                         .param = {},
+                         .value = std::move(value),
+                         .message = std::move(message)});
+    }
+
+    void seconds(SpecField field, double v, double min, double max, bool minInclusive)
+    {
+        const bool aboveMin = minInclusive ? v >= min : v > min;
+        if (!std::isfinite(v) || !aboveMin || v > max) {
+            add(field, number(v),
+                std::string("must be ") + (minInclusive ? ">= " : "> ") + number(min) + " and <= " + number(max) +
+                    " seconds");
+        }
+    }
+
+    SpecProblem& last() { return m_out.back(); }
+
+private:
+    std::vector<SpecProblem>& m_out;
+};
+
+// Counts, durations and names: what needs neither the workload nor the machine.
+void checkFields(const ExperimentSpec& spec, Checker& check)
+{
+    if (spec.repetitions < 1 || spec.repetitions > 100000) {
+        check.add(SpecField::Repetitions, std::to_string(spec.repetitions), "must be 1..100000");
+    }
+    check.seconds(SpecField::Duration, spec.duration, 0, 86400, false);
+    check.seconds(SpecField::Warmup, spec.warmup, 0, 3600, true);
+    check.seconds(SpecField::Interval, spec.interval, 0.0001, 3600, true);
+    if (spec.chunk) {
+        const auto before = *spec.chunk;
+        check.seconds(SpecField::Chunk, before, 0, 10, true);
+        if (std::isfinite(before) && std::isfinite(spec.duration) && spec.duration > 0 && before > spec.duration) {
+            check.add(SpecField::Chunk, number(before), "longer than the duration of " + number(spec.duration) + " s");
+        }
+    }
+    std::set<std::string> seen;
+    for (const auto& v : spec.variants) {
+        if (!validVariantName(v.name)) {
+            check.add(SpecField::Variants, v.name, "a variant name is 1-64 letters, digits, '_', '-' or '.'");
+        } else if (!seen.insert(v.name).second) {
+            check.add(SpecField::Variants, v.name, "duplicate variant name");
+        }
+    }
+}
+
+void checkCpus(const ExperimentSpec& spec, const probes::SystemFacts& facts, Checker& check)
+{
+    if (spec.cpus.empty() && facts.allowedCpus.empty()) {
+        check.add(SpecField::Cpus, "", "no CPU is available to this process");
+    }
+    for (int cpu : spec.cpus) {
+        if (!contains(facts.onlineCpus, cpu) || !contains(facts.allowedCpus, cpu)) {
+            check.add(SpecField::Cpus, std::to_string(cpu),
+                      "no such CPU available (online: " + probes::formatCpuList(facts.onlineCpus) +
+                          ", allowed: " + probes::formatCpuList(facts.allowedCpus) + ")");
+        }
+    }
+}
+
+// The parameter a problem names: "work" of "work=0: out of range ..." or of "... has no parameter
+// 'work' ...", when the workload has it (or, for an unknown one, as named).
+std::string paramNamed(const std::string& message, const WorkloadDescriptor& w)
+{
+    const auto eq = message.find('=');
+    if (eq != std::string::npos && w.param(message.substr(0, eq)) != nullptr) {
+        return message.substr(0, eq);
+    }
+    const auto quote = message.find("no parameter '");
+    if (quote != std::string::npos) {
+        const auto start = quote + 14;
+        return message.substr(start, message.find('\'', start) - start);
+    }
+    return "";
+}
+
+// False when the sweep's parameter does not exist (then there are no points to check).
+bool checkSweep(const ExperimentSpec& spec, const WorkloadDescriptor& w, const SweepSpec& sweep, Checker& check)
+{
+    if (w.param(sweep.param) == nullptr) {
+        check.add(SpecField::Sweep, sweep.param, w.name + " has no parameter '" + sweep.param + "'");
+        return false;
+    }
+    for (const auto& v : spec.variants) {
+        if (v.overrides.contains(sweep.param)) {
+            check.add(SpecField::Sweep, sweep.param,
+                      "variant " + v.name + " sets it too; a sweep sets it for every variant");
+        }
+    }
+    return true;
+}
+
+// Every variant's parameters at one point: ranges, then the workload's own checks. A problem found
+// at several sweep points is reported once.
+std::vector<ParamSet> checkParams(const ExperimentSpec& point, const WorkloadDescriptor& w, const CheckContext& ctx,
+                                  Checker& check, std::set<std::string>& reported)
+{
+    std::vector<ParamSet> sets;
+    // What every variant shares (the defaults and the settings for all) is reported once, unnamed.
+    auto shared = ParamSet::resolve(w.params, {&point.params}, w.name);
+    if (!shared && reported.insert("\n" + shared.error().message).second) {
+        check.add(SpecField::Param, "", shared.error().message);
+        check.last().param = paramNamed(shared.error().message, w);
+    }
+    const bool named = point.variants.size() > 1;
+    for (const auto& v : point.variants) {
+        const std::string variant = named ? v.name : "";
+        auto params = ParamSet::resolve(w.params, {&point.params, &v.overrides}, w.name);
+        if (params && w.check) {
+            if (auto r = w.check(*params, ctx); !r) {
+                params = r.error();
+            }
+        }
+        if (!params) {
+            const bool sharedProblem = !shared && shared.error().message == params.error().message;
+            if (!sharedProblem && reported.insert(variant + "\n" + params.error().message).second) {
+                check.add(SpecField::Param, "", params.error().message, variant);
+                check.last().param = paramNamed(params.error().message, w);
+            }
+            continue;
+        }
+        sets.push_back(std::move(*params));
+    }
+    return sets;
+}
+
+}  // namespace
+
+std::string_view toString(SpecField field)
+{
+    switch (field) {
+        case SpecField::Workload: return "workload";
+        case SpecField::Repetitions: return "repetitions";
+        case SpecField::Duration: return "duration";
+        case SpecField::Warmup: return "warmup";
+        case SpecField::Interval: return "interval";
+        case SpecField::Chunk: return "chunk";
+        case SpecField::Variants: return "variants";
+        case SpecField::Param: return "parameters";
+        case SpecField::Cpus: return "cpus";
+        case SpecField::Counters: return "counters";
+        case SpecField::Sweep: return "sweep";
+    }
+    return "workload";
+}
+
+std::string describe(const SpecProblem& p, std::string_view fieldName)
+{
+    if (p.field == SpecField::Param || p.field == SpecField::Workload) {
+        return (p.variant.empty() ? "" : "variant " + p.variant + ": ") + p.message;
+    }
+    std::string out(fieldName);
+    if (!p.value.empty()) {
+        out += " " + p.value;
+    }
+    return out + ": " + p.message;
+}
+
+SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<SweepSpec>& sweep,
+                          const probes::SystemFacts& facts, const std::string& sweepId)
+{
+    SpecCheck result;
+    Checker check(result.problems);
+    const WorkloadDescriptor* w = findWorkload(input.workload);
+    if (w == nullptr) {
+        check.add(SpecField::Workload, input.workload,
+                  "unknown workload '" + input.workload + "' (workloads: " + workloadNames() + ")");
+    }
+    ExperimentSpec spec = input;
+    if (spec.variants.empty()) {
+        spec.variants.push_back({"default", {}});
+    }
+    if (!spec.chunk && w != nullptr) {
+        spec.chunk = w->defaultChunk;
+    }
+    checkFields(spec, check);
+    checkCpus(spec, facts, check);
+    if (w == nullptr) {
+        return result;
+    }
+    if (spec.cpus.empty() && !facts.allowedCpus.empty()) {
+        spec.cpus = {facts.allowedCpus.back()};
+    }
+    const CheckContext ctx{facts.onlineCpus, facts.allowedCpus, spec.cpus.empty() ? -1 : spec.cpus.front()};
+    std::vector<ExperimentSpec> points;
+    if (sweep) {
+        points = checkSweep(spec, *w, *sweep, check) ? expandSweep(spec, *sweep, sweepId)
+                                                     : std::vector<ExperimentSpec>{spec};
+    } else {
+        points.push_back(spec);
+    }
+    std::set<std::string> reported;
+    std::vector<std::vector<ParamSet>> params;
+    for (const auto& point : points) {
+        params.push_back(checkParams(point, *w, ctx, check, reported));
+    }
+    if (result.ok()) {
+        result.experiment = {w, std::move(points), std::move(params)};
+    }
+    return result;
+}
+
+}  // namespace nf::engine

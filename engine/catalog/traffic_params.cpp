@@ -1,0 +1,88 @@
+#include "engine/catalog/traffic_params.h"
+
+#include "engine/catalog/cpu_params.h"
+
+namespace nf::engine::catalog {
+
+std::vector<ParamSpec> trafficParams(const std::string& defaultGenerator, const std::string& receiver,
+                                     const std::string& payload)
+{
+    const std::string other = defaultGenerator == "sendmmsg" ? "xdp-live" : "sendmmsg";
+    return {
+        {.name = "generator",
+         .type = ParamType::Choice,
+         .defaultValue = defaultGenerator,
+         .description = "traffic generator",
+         .choices = {defaultGenerator, other}},
+        {.name = "tx_cpu",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "CPU of the generator thread",
+         .max = 4095},
+        {.name = "rx_cpu",
+         .type = ParamType::Int,
+         .defaultValue = "1",
+         .description = "CPU of the " + receiver,
+         .max = 4095},
+        {.name = "share_cpu",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "1 allows tx_cpu == rx_cpu",
+         .max = 1},
+        {.name = "counter_cpus",
+         .type = ParamType::Text,
+         .defaultValue = "auto",
+         .description =
+             "CPUs counted system-wide (perf stat -C): auto = tx_cpu and rx_cpu, none, or a list such as 0-1"},
+        {.name = "size",
+         .type = ParamType::Int,
+         .defaultValue = "64",
+         .description = payload,
+         .min = 1,
+         .max = 1472,
+         .unit = "bytes"},
+        {.name = "tx_batch",
+         .type = ParamType::Int,
+         .defaultValue = "64",
+         .description = "datagrams per sendmmsg call; frames per kernel batch for xdp-live (at most 256)",
+         .min = 1,
+         .max = 1024},
+        {.name = "rate",
+         .type = ParamType::Real,
+         .defaultValue = "0",
+         .description = "generator rate limit; 0 = as fast as it goes",
+         .max = 1e9,
+         .unit = "packets/s"},
+    };
+}
+
+Result<TrafficCpus> trafficCpus(const ParamSet& p, bool generated, const std::vector<int>& allowed)
+{
+    TrafficCpus c;
+    c.txCpu = static_cast<int>(p.integer("tx_cpu"));
+    c.rxCpu = static_cast<int>(p.integer("rx_cpu"));
+    if (auto r = checkCpu("rx_cpu", c.rxCpu, allowed); !r) {
+        return r.error();
+    }
+    std::vector<int> automatic = {c.rxCpu};
+    if (generated) {
+        if (auto r = checkCpu("tx_cpu", c.txCpu, allowed); !r) {
+            return r.error();
+        }
+        if (c.txCpu == c.rxCpu && p.integer("share_cpu") == 0) {
+            return Error{"tx_cpu=" + std::to_string(c.txCpu) + " and rx_cpu=" + std::to_string(c.rxCpu) +
+                         " are the same CPU (set share_cpu=1 to allow it)"};
+        }
+        if (c.txCpu != c.rxCpu) {
+            automatic.insert(automatic.begin(), c.txCpu);
+        }
+    }
+    auto cpus = counterCpus(p.text("counter_cpus"), automatic, allowed);
+    if (!cpus) {
+        return cpus.error();
+    }
+    c.counterCpus = std::move(*cpus);
+    return c;
+}
+
+}  // namespace nf::engine::catalog

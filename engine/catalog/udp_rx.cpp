@@ -1,0 +1,63 @@
+#include "engine/catalog/descriptors.h"
+#include "engine/catalog/traffic_params.h"
+
+namespace nf::engine::catalog {
+
+WorkloadDescriptor udpRx()
+{
+    WorkloadDescriptor info;
+    info.name = "udp-rx";
+    info.summary = "UDP receive on the tool's own veth testbed: pps, drops, generator rate, counters per packet";
+    info.description =
+        "Seed 000's test, run by the tool: two network namespaces joined by a veth pair (or one namespace's "
+        "loopback), a generator thread pinned to tx_cpu sending `size`-byte UDP datagrams, and a receiver thread "
+        "pinned to rx_cpu reading them with recvmmsg (`batch` buffers; recvmsg when batch=1). Samples every "
+        "interval: packets, bytes and socket drops received, packets the generator sent, counters on the "
+        "receiver thread (rx_*) and system-wide on counter_cpus (cpu_*; the softirq CPU is where the kernel's "
+        "receive work runs). Variants compare receiver settings: batch, busy_poll, gro, rx_cpu. Needs "
+        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces.";
+    info.primaryMetric = "pps";
+    info.defaultChunk = 0;
+    info.kind = WorkloadKind::Live;
+    info.params = {
+        {.name = "path",
+         .type = ParamType::Choice,
+         .defaultValue = "veth",
+         .description = "veth pair between two namespaces, or loopback in one",
+         .choices = {"veth", "loopback"}},
+        {.name = "batch",
+         .type = ParamType::Int,
+         .defaultValue = "64",
+         .description = "recvmmsg vector length; 1 = recvmsg",
+         .min = 1,
+         .max = 1024},
+        {.name = "busy_poll",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "SO_BUSY_POLL time with SO_PREFER_BUSY_POLL; 0 = off",
+         .max = 100000,
+         .unit = "us"},
+        {.name = "gro",
+         .type = ParamType::Int,
+         .defaultValue = "1",
+         .description = "GRO on the receiving veth (which also gives it NAPI)",
+         .max = 1},
+        {.name = "rcvbuf",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "receive buffer (SO_RCVBUFFORCE); 0 = the system default",
+         .max = 1 << 30,
+         .unit = "bytes"},
+    };
+    const auto traffic = trafficParams("sendmmsg", "receiver thread", "UDP payload per datagram");
+    info.params.insert(info.params.begin() + 1, traffic.begin(), traffic.end());
+    info.check = [](const ParamSet& p, const CheckContext& ctx) -> Result<void> {
+        if (auto cpus = trafficCpus(p, true, ctx.allowedCpus); !cpus) {
+            return cpus.error();
+        }
+        return {};
+    };
+    return info;
+}
+
+}  // namespace nf::engine::catalog

@@ -1,0 +1,87 @@
+#include "engine/catalog/workload_catalog.h"
+
+#include "engine/catalog/descriptors.h"
+
+#include <algorithm>
+
+namespace nf::engine {
+
+std::string_view toString(WorkloadKind kind)
+{
+    switch (kind) {
+        case WorkloadKind::InProcess: return "in-process";
+        case WorkloadKind::Live: return "live";
+        case WorkloadKind::External: return "external";
+    }
+    return "in-process";
+}
+
+const ParamSpec* WorkloadDescriptor::param(std::string_view paramName) const
+{
+    for (const auto& p : params) {
+        if (p.name == paramName) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+const std::vector<WorkloadDescriptor>& workloadCatalog()
+{
+    static const std::vector<WorkloadDescriptor> catalog = {
+        catalog::spin(),  catalog::indirectCall(), catalog::pagePool(), catalog::pageFrag(),
+        catalog::udpRx(), catalog::xdpRx(),        catalog::ifaceRx(),  catalog::command(),
+    };
+    return catalog;
+}
+
+const WorkloadDescriptor* findWorkload(std::string_view name)
+{
+    for (const auto& w : workloadCatalog()) {
+        if (w.name == name) {
+            return &w;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w)
+{
+    const std::vector<std::string> counters = {"cycles", "instructions", "branches", "branch-misses", "cache-misses"};
+    std::vector<MetricSpec> metrics;
+    if (w.kind == WorkloadKind::Live) {
+        std::vector<std::string> live = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,
+                                         quantity::kGenPackets, quantity::kElapsedNs, quantity::kTscTicks};
+        for (const auto& c : counters) {
+            live.push_back(quantity::kThreadPrefix + c);
+            live.push_back(quantity::kCpuPrefix + c);
+        }
+        live.insert(live.end(), w.liveQuantities.begin(), w.liveQuantities.end());
+        metrics = liveMetrics(live);
+    } else if (w.kind == WorkloadKind::InProcess) {
+        std::vector<std::string> all = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
+        all.insert(all.end(), counters.begin(), counters.end());
+        metrics = callLoopMetrics(all);
+    } else {
+        metrics.push_back({.name = "wall_ms",
+                           .unit = "ms",
+                           .numerator = "wall_ns",
+                           .denominator = "ok",
+                           .scale = 1e-6,
+                           .description = "wall time of the command"});
+    }
+    std::stable_partition(metrics.begin(), metrics.end(),
+                          [&](const MetricSpec& m) { return m.name == w.primaryMetric; });
+    return metrics;
+}
+
+std::string workloadNames()
+{
+    std::string out;
+    for (const auto& w : workloadCatalog()) {
+        out += (out.empty() ? "" : ", ") + w.name;
+    }
+    return out;
+}
+
+}  // namespace nf::engine

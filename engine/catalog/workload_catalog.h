@@ -1,0 +1,61 @@
+#pragma once
+// The workload catalogue: every workload the engine can run, described without building it — its
+// parameters with their ranges, its primary metric, how it is scheduled, and the checks across
+// parameters that need no measurement. The front ends read it in-process (the GUI's editor, `noisefloor
+// workloads`); the run part (engine/run/) registers a measuring implementation against each name.
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/model/metric.h"
+#include "engine/model/parameter.h"
+#include "probes/result.h"
+
+namespace nf::engine {
+
+enum class WorkloadKind {
+    InProcess,  // a call loop on the pinned worker thread, alternated in chunks (engine/run/call_loop_worker)
+    Live,       // a live session sampled every interval (engine/run/live_worker)
+    External,   // a process per repetition (engine/run/command_experiment)
+};
+std::string_view toString(WorkloadKind kind);
+
+// What a workload's checks may look at besides its parameters: the CPUs of this machine and the
+// ones the run measures on.
+struct CheckContext {
+    std::vector<int> onlineCpus;
+    std::vector<int> allowedCpus;  // this process's affinity mask
+    int workerCpu = -1;            // the run's first CPU (where an in-process workload measures)
+};
+
+struct WorkloadDescriptor {
+    std::string name;
+    std::string summary;      // one line
+    std::string description;  // a paragraph: what it models and what it measures
+    std::vector<ParamSpec> params;
+    std::string primaryMetric = "tsc_per_op";
+    double defaultChunk = 0.002;  // seconds; 0 = the workload cannot alternate in chunks
+    WorkloadKind kind = WorkloadKind::InProcess;
+    // A live workload's session quantities beyond packets, bytes, drops and gen_packets, so that its
+    // metrics can be listed without making a session.
+    std::vector<std::string> liveQuantities;
+    // Checks of one variant's resolved parameters that need no measurement: CPUs that exist, values
+    // that must agree with each other. Errors name the parameter and value ("tx_cpu=7: ...") and no
+    // command-line option. Unset: none beyond each parameter's range.
+    std::function<Result<void>(const ParamSet&, const CheckContext&)> check;
+
+    const ParamSpec* param(std::string_view paramName) const;
+};
+
+// Every workload, in the order `noisefloor workloads` lists them.
+const std::vector<WorkloadDescriptor>& workloadCatalog();
+const WorkloadDescriptor* findWorkload(std::string_view name);
+// The metrics a run of the workload gives where every default counter opens (cycles,
+// instructions, branch and cache misses), primary first; counters that do not open drop theirs.
+std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& workload);
+// "spin, indirect-call, ..."
+std::string workloadNames();
+
+}  // namespace nf::engine

@@ -1,0 +1,136 @@
+#include "engine/catalog/descriptors.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "engine/catalog/traffic_params.h"
+#include "engine/model/metric.h"
+
+namespace nf::engine::catalog {
+
+namespace {
+
+bool powerOfTwo(std::int64_t v)
+{
+    return v > 0 && std::has_single_bit(static_cast<std::uint64_t>(v));
+}
+
+Result<void> checkXdpRx(const ParamSet& p, const CheckContext& ctx)
+{
+    const auto frameSize = p.integer("frame_size");
+    const auto ringSize = p.integer("ring_size");
+    const auto batch = p.integer("batch");
+    if (!powerOfTwo(frameSize)) {
+        return Error{"frame_size=" + std::to_string(frameSize) + ": must be a power of two (2048 or 4096)"};
+    }
+    if (!powerOfTwo(ringSize)) {
+        return Error{"ring_size=" + std::to_string(ringSize) + ": must be a power of two"};
+    }
+    if (batch > ringSize) {
+        return Error{"batch=" + std::to_string(batch) + ": larger than ring_size=" + std::to_string(ringSize)};
+    }
+    const auto& iface = p.text("iface");
+    if (!iface.empty() && p.text("app") == "l2fwd") {
+        return Error{"app=l2fwd with iface=" + iface +
+                     ": refused, it would send frames out of an interface outside the tool's testbed"};
+    }
+    if (auto cpus = trafficCpus(p, iface.empty(), ctx.allowedCpus); !cpus) {
+        return cpus.error();
+    }
+    return {};
+}
+
+}  // namespace
+
+WorkloadDescriptor xdpRx()
+{
+    WorkloadDescriptor info;
+    info.name = "xdp-rx";
+    info.summary =
+        "AF_XDP receive (rxdrop, l2fwd) on the tool's own veth testbed: pps, XDP socket statistics, "
+        "counters per packet";
+    info.description =
+        "Seed 001's test, run by the tool: `xdpsock rxdrop` as A/B variants. An XDP program (nf_xsk_redirect) "
+        "on the receiving veth end of the testbed redirects queue `queue` to an AF_XDP socket made with libxdp's "
+        "xsk API (umem, fill and completion rings, RX ring); an application thread pinned to rx_cpu counts the "
+        "frames and returns them to the fill ring (app=rxdrop) or swaps their MAC addresses and sends them back "
+        "(app=l2fwd). Traffic comes from the xdp-live generator (or sendmmsg) on tx_cpu. Samples every interval: "
+        "packets, XDP_STATISTICS, the application's empty polls and fill-ring failures, the generator's count, "
+        "counters on the application thread (rx_*) and on counter_cpus (cpu_*). iface=NAME attaches to a real "
+        "interface instead (only when given; it says what it attaches first). Needs CAP_NET_ADMIN and "
+        "CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own namespaces.";
+    info.primaryMetric = "pps";
+    info.defaultChunk = 0;
+    info.kind = WorkloadKind::Live;
+    info.params = {
+        {.name = "xdp_mode",
+         .type = ParamType::Choice,
+         .defaultValue = "native",
+         .description = "XDP attach mode: skb (generic) or native (driver)",
+         .choices = {"skb", "native"}},
+        {.name = "bind",
+         .type = ParamType::Choice,
+         .defaultValue = "auto",
+         .description = "AF_XDP bind: copy, zerocopy, or auto (zero-copy, else copy; the result is recorded)",
+         .choices = {"copy", "zerocopy", "auto"}},
+        {.name = "queue",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "receive queue the socket binds to",
+         .max = 255},
+        {.name = "frame_size",
+         .type = ParamType::Int,
+         .defaultValue = "4096",
+         .description = "umem frame size (a power of two)",
+         .min = 2048,
+         .max = 4096,
+         .unit = "bytes"},
+        {.name = "ring_size",
+         .type = ParamType::Int,
+         .defaultValue = "2048",
+         .description = "RX (and TX, completion) ring size; the fill ring holds RX ring + device ring",
+         .min = 64,
+         .max = 16384},
+        {.name = "need_wakeup",
+         .type = ParamType::Int,
+         .defaultValue = "1",
+         .description = "XDP_USE_NEED_WAKEUP",
+         .max = 1},
+        {.name = "busy_poll",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "SO_PREFER_BUSY_POLL + SO_BUSY_POLL (20 us) + SO_BUSY_POLL_BUDGET=batch",
+         .max = 1},
+        {.name = "batch",
+         .type = ParamType::Int,
+         .defaultValue = "64",
+         .description = "frames taken from the RX ring per pass",
+         .min = 1,
+         .max = 1024},
+        {.name = "app",
+         .type = ParamType::Choice,
+         .defaultValue = "rxdrop",
+         .description = "rxdrop: count and recycle; l2fwd: swap MACs and send back",
+         .choices = {"rxdrop", "l2fwd"}},
+        {.name = "iface",
+         .type = ParamType::Text,
+         .defaultValue = "",
+         .description = "a real interface to attach to instead of the testbed (traffic from outside; rxdrop only)"},
+        {.name = "force",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "1 replaces an XDP program already on the interface (it is not put back afterwards)",
+         .max = 1},
+    };
+    const auto traffic = trafficParams("xdp-live", "AF_XDP application thread", "UDP payload per generated frame");
+    const auto iface =
+        std::find_if(info.params.begin(), info.params.end(), [](const ParamSpec& p) { return p.name == "iface"; });
+    info.params.insert(iface, traffic.begin(), traffic.end());
+    info.liveQuantities = {quantity::kXskRxDropped,       quantity::kXskRxInvalidDescs, quantity::kXskRxRingFull,
+                           quantity::kXskRxFillRingEmpty, quantity::kXskTxInvalidDescs, quantity::kAppEmptyPolls,
+                           quantity::kAppFillFailures,    quantity::kAppTxPackets,      quantity::kReturnedPackets};
+    info.check = checkXdpRx;
+    return info;
+}
+
+}  // namespace nf::engine::catalog

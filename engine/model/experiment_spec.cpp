@@ -1,0 +1,199 @@
+#include "engine/model/experiment_spec.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "engine/model/parameter.h"
+
+namespace nf::engine {
+
+bool validVariantName(const std::string& name)
+{
+    if (name.empty() || name.size() > 64) {
+        return false;
+    }
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                        c == '-' || c == '.';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+
+// A field that does not hold what the spec needs; experimentSpecFromJson turns it into an Error.
+struct BadField {
+    std::string message;
+};
+
+// `value` as a T when it is an integer T holds (an integral float such as 5.0 too), else BadField:
+// a plain cast would wrap 4294967297 to 1, and is undefined for 1e300.
+template <typename T>
+T integer(const nlohmann::json& value, const std::string& key)
+{
+    using Limits = std::numeric_limits<T>;
+    bool fits = false;
+    if (value.is_number_unsigned()) {
+        fits = value.get<std::uint64_t>() <= static_cast<std::uint64_t>(Limits::max());
+    } else if (value.is_number_integer()) {
+        const auto v = value.get<std::int64_t>();
+        fits = v >= static_cast<std::int64_t>(Limits::min()) &&
+               (v < 0 || static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(Limits::max()));
+    } else if (value.is_number_float()) {
+        const double v = value.get<double>();
+        fits = v == std::trunc(v) && v >= static_cast<double>(Limits::min()) && v < std::ldexp(1.0, Limits::digits);
+    }
+    if (!fits) {
+        throw BadField{key + " " + value.dump() + ": expected an integer from " + std::to_string(Limits::min()) +
+                       " to " + std::to_string(Limits::max())};
+    }
+    return value.is_number_float() ? static_cast<T>(value.get<double>()) : value.get<T>();
+}
+
+}  // namespace
+
+std::string_view toString(Order order)
+{
+    switch (order) {
+        case Order::Interleaved: return "interleaved";
+        case Order::Random: return "random";
+        case Order::Blocked: return "blocked";
+    }
+    return "interleaved";
+}
+
+Result<Order> parseOrder(std::string_view text)
+{
+    for (auto o : {Order::Interleaved, Order::Random, Order::Blocked}) {
+        if (toString(o) == text) {
+            return o;
+        }
+    }
+    return Error{std::string(text) + ": expected interleaved, random or blocked"};
+}
+
+Result<std::map<std::string, std::string>> parseOverrides(std::string_view text)
+{
+    std::map<std::string, std::string> overrides;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        auto kv = parseAssignment(rest.substr(0, comma));
+        if (!kv) {
+            return kv.error();
+        }
+        if (!overrides.emplace(kv->first, kv->second).second) {
+            return Error{"'" + kv->first + "' set twice"};
+        }
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        if (comma != std::string_view::npos && rest.empty()) {
+            return Error{"trailing ','"};
+        }
+    }
+    if (overrides.empty()) {
+        return Error{"expected NAME or NAME:key=value[,key=value...]"};
+    }
+    return overrides;
+}
+
+Result<VariantSpec> parseVariant(std::string_view text)
+{
+    VariantSpec v;
+    const auto colon = text.find(':');
+    v.name = std::string(text.substr(0, colon));
+    if (!validVariantName(v.name)) {
+        return Error{"'" + std::string(text) + "': a variant name is 1-64 letters, digits, '_', '-' or '.'"};
+    }
+    if (colon == std::string_view::npos) {
+        return v;
+    }
+    auto overrides = parseOverrides(text.substr(colon + 1));
+    if (!overrides) {
+        return Error{std::string(text) + ": " + overrides.error().message};
+    }
+    v.overrides = std::move(*overrides);
+    return v;
+}
+
+nlohmann::json toJson(const ExperimentSpec& spec)
+{
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : spec.variants) {
+        variants.push_back({{"name", v.name}, {"overrides", v.overrides}});
+    }
+    nlohmann::json j = {
+        {"workload", spec.workload},       {"params", spec.params},     {"variants", variants},
+        {"repetitions", spec.repetitions}, {"duration", spec.duration}, {"warmup", spec.warmup},
+        {"interval", spec.interval},       {"cpus", spec.cpus},         {"counters", spec.counters},
+        {"order", toString(spec.order)},   {"label", spec.label},
+    };
+    j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
+    j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
+    if (spec.sweep) {
+        const auto& s = *spec.sweep;
+        j["sweep"] = {{"id", s.id}, {"param", s.param}, {"value", s.value}, {"index", s.index}, {"points", s.points}};
+    }
+    return j;
+}
+
+Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
+{
+    if (!j.is_object()) {
+        return Error{std::string("experiment spec: expected an object, not ") + j.type_name()};
+    }
+    try {
+        ExperimentSpec spec;
+        spec.workload = j.at("workload").get<std::string>();
+        spec.params = j.value("params", std::map<std::string, std::string>{});
+        for (const auto& v : j.at("variants")) {
+            spec.variants.push_back(
+                {v.at("name").get<std::string>(), v.value("overrides", std::map<std::string, std::string>{})});
+        }
+        if (j.contains("repetitions")) {
+            spec.repetitions = integer<int>(j["repetitions"], "repetitions");
+        }
+        spec.duration = j.value("duration", spec.duration);
+        spec.warmup = j.value("warmup", spec.warmup);
+        spec.interval = j.value("interval", spec.interval);
+        if (j.contains("cpus")) {
+            if (!j["cpus"].is_array()) {
+                throw BadField{"cpus " + j["cpus"].dump() + ": expected a list of CPU numbers"};
+            }
+            for (const auto& cpu : j["cpus"]) {
+                spec.cpus.push_back(integer<int>(cpu, "cpus"));
+            }
+        }
+        spec.counters = j.value("counters", std::vector<std::string>{});
+        auto order = parseOrder(j.value("order", std::string("interleaved")));
+        if (!order) {
+            return order.error();
+        }
+        spec.order = *order;
+        spec.label = j.value("label", std::string());
+        if (j.contains("chunk") && !j["chunk"].is_null()) {
+            spec.chunk = j["chunk"].get<double>();
+        }
+        if (j.contains("seed") && !j["seed"].is_null()) {
+            spec.seed = integer<std::uint64_t>(j["seed"], "seed");
+        }
+        if (j.contains("sweep") && !j["sweep"].is_null()) {
+            const auto& s = j["sweep"];
+            spec.sweep = SweepPoint{s.at("id").get<std::string>(), s.at("param").get<std::string>(),
+                                    s.at("value").get<std::string>(), integer<int>(s.at("index"), "sweep.index"),
+                                    integer<int>(s.at("points"), "sweep.points")};
+        }
+        return spec;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("experiment spec: ") + e.what()};
+    } catch (const BadField& e) {
+        return Error{"experiment spec: " + e.message};
+    }
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,70 @@
+#pragma once
+// Metrics are ratios of summed raw quantities: tsc_per_op = sum(tsc_ticks) / sum(ops).
+// The same definition gives a sample's value, a repetition's value and a variant's value, and
+// never averages ratios.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nf::engine {
+
+// Raw quantity names every sample of an in-process workload carries. Counter quantities are named
+// after the counter ("cycles", "instructions", "branch-misses", ...).
+namespace quantity {
+inline constexpr const char* kOps = "ops";
+inline constexpr const char* kTscTicks = "tsc_ticks";
+inline constexpr const char* kElapsedNs = "elapsed_ns";
+// Live workloads: what the receiver got, what the socket or device dropped, what the generator sent.
+inline constexpr const char* kPackets = "packets";
+inline constexpr const char* kBytes = "bytes";
+inline constexpr const char* kDrops = "drops";
+inline constexpr const char* kGenPackets = "gen_packets";
+// xdp-rx: the AF_XDP socket's XDP_STATISTICS, the application's own statistics, and frames l2fwd
+// sent back (completed on its TX ring, and arrived back on the sending end).
+inline constexpr const char* kXskRxDropped = "xsk_rx_dropped";
+inline constexpr const char* kXskRxInvalidDescs = "xsk_rx_invalid_descs";
+inline constexpr const char* kXskRxRingFull = "xsk_rx_ring_full";
+inline constexpr const char* kXskRxFillRingEmpty = "xsk_rx_fill_ring_empty_descs";
+inline constexpr const char* kXskTxInvalidDescs = "xsk_tx_invalid_descs";
+inline constexpr const char* kAppEmptyPolls = "app_empty_polls";
+inline constexpr const char* kAppFillFailures = "app_fill_failures";
+inline constexpr const char* kAppTxPackets = "app_tx_packets";
+inline constexpr const char* kReturnedPackets = "returned_packets";
+// Prefixes of counter quantities in live runs: on the receiver thread, and summed over counter_cpus.
+inline constexpr const char* kThreadPrefix = "rx_";
+inline constexpr const char* kCpuPrefix = "cpu_";
+}  // namespace quantity
+
+struct MetricSpec {
+    std::string name{};         // "tsc_per_op"
+    std::string unit{};         // "ticks/op"
+    std::string numerator{};    // quantity name
+    std::string denominator{};  // quantity name
+    double scale = 1.0;         // value = scale * sum(numerator) / sum(denominator)
+    bool higherIsBetter = false;
+    std::string description{};
+    std::string aliasOf{};  // another metric this one only converts (ns_per_op of tsc_per_op)
+};
+
+// The metrics every call-loop workload reports, in this order: tsc_per_op, ns_per_op,
+// ops_per_sec, then per-op counter metrics (cycles_per_op, instructions_per_op, ipc,
+// branch_misses_per_op, cache_misses_per_op) for those whose quantities are present.
+std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities);
+
+// The metrics of a live workload, in this order: pps, bytes_per_sec, drops_per_sec, gen_pps, the
+// per-second rates of xdp-rx's socket and application statistics where present, then
+// per-packet counter metrics for every rx_* and cpu_* counter quantity (rx_cycles_per_packet, ...)
+// and rx_ipc / cpu_ipc where cycles and instructions are both present.
+std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities);
+
+// scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
+// denominator or a missing value).
+double metricRatio(const MetricSpec& metric, double numerator, double denominator);
+
+// Value of `metric` over rows of quantities (each row laid out like `quantities`); nullopt when a
+// quantity is missing or the denominator sums to zero.
+std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
+                                  const std::vector<const std::vector<double>*>& rows);
+
+}  // namespace nf::engine

@@ -1,0 +1,76 @@
+#pragma once
+// What a run produces, as the scheduler emits it and as the store reads it back.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/model/experiment_spec.h"
+#include "engine/model/metric.h"
+#include "probes/result.h"
+
+namespace nf::engine {
+
+enum class RunStatus { Running, Complete, Aborted, Failed };
+std::string_view toString(RunStatus status);
+Result<RunStatus> parseRunStatus(std::string_view text);
+
+// What every sample of a run holds, and the metrics computed from it.
+struct RunLayout {
+    std::vector<std::string> quantities;             // column order of Sample::values
+    std::vector<MetricSpec> metrics;                 // primary metric first
+    int quantityIndex(std::string_view name) const;  // -1 if absent
+};
+
+// One measurement interval of one variant: a chunk when alternating, else an interval.
+struct Sample {
+    int variant = 0;  // index into the run's variants
+    int repetition = 0;
+    int index = 0;               // within (variant, repetition)
+    int pair = -1;               // alternation round within the repetition; -1 when not alternating
+    double start = 0;            // seconds since the run's first measurement
+    double duration = 0;         // seconds
+    std::vector<double> values;  // RunLayout::quantities order
+};
+
+struct RepetitionResult {
+    int index = 0;
+    std::vector<int> variants;  // variants measured in this repetition, in the order they first ran
+    double start = 0;
+    double end = 0;
+    std::vector<Sample> samples;
+};
+
+struct RunStart {
+    ExperimentSpec spec;                        // fully resolved: seed, chunk, cpus and counters filled in
+    std::vector<nlohmann::json> variantParams;  // resolved parameters per variant
+    RunLayout layout;
+    nlohmann::json environment;  // system facts, TSC calibration, counters and why some are missing
+};
+
+// Observers are called on the thread that called Scheduler::run, never on the worker.
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual Result<void> runStarted(const RunStart& /*start*/) { return {}; }
+    virtual Result<void> repetitionFinished(const RepetitionResult& /*rep*/) { return {}; }
+    virtual void warning(std::string_view /*text*/) {}
+    // done/total in repetitions; secondsLeft is an estimate.
+    virtual void progress(int /*done*/, int /*total*/, double /*secondsLeft*/) {}
+    virtual void runFinished(RunStatus /*status*/, std::string_view /*reason*/) {}
+};
+
+// Samples of a run grouped for analysis.
+struct RunData {
+    std::vector<std::string> variantNames;
+    RunLayout layout;
+    std::vector<Sample> samples;
+
+    // The metric's value per repetition of `variant` (ratio of totals over the repetition's
+    // samples), ordered by repetition; repetitions where it is undefined are skipped.
+    std::vector<double> repetitionValues(int variant, const MetricSpec& metric) const;
+};
+
+}  // namespace nf::engine

@@ -1,0 +1,112 @@
+#include "engine/model/run_environment.h"
+
+#include <algorithm>
+
+namespace nf::engine {
+
+namespace {
+
+template <typename T>
+T valueOr(const nlohmann::json& object, const char* key, T fallback)
+{
+    if (!object.is_object()) {
+        return fallback;
+    }
+    const auto it = object.find(key);
+    if (it == object.end()) {
+        return fallback;
+    }
+    try {
+        return it->get<T>();
+    } catch (const nlohmann::json::exception&) {
+        return fallback;
+    }
+}
+
+std::vector<std::string> strings(const nlohmann::json& array)
+{
+    std::vector<std::string> out;
+    if (array.is_array()) {
+        for (const auto& x : array) {
+            if (x.is_string()) {
+                out.push_back(x.get<std::string>());
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<NotMeasured> groupByReason(const nlohmann::json& unsupported)
+{
+    std::vector<NotMeasured> out;
+    if (!unsupported.is_array()) {
+        return out;
+    }
+    for (const auto& u : unsupported) {
+        const auto reason = valueOr<std::string>(u, "reason", "");
+        const auto name = valueOr<std::string>(u, "name", "");
+        auto it = std::find_if(out.begin(), out.end(), [&](const NotMeasured& n) { return n.reason == reason; });
+        if (it == out.end()) {
+            out.push_back({name, reason});
+        } else {
+            it->counters += ", " + name;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> RunEnvironment::notMeasuredLines() const
+{
+    std::vector<std::string> lines;
+    lines.reserve(notMeasured.size());
+    for (const auto& n : notMeasured) {
+        lines.push_back(n.counters + " (" + n.reason + ")");
+    }
+    return lines;
+}
+
+nlohmann::json RunEnvironment::section(const char* name) const
+{
+    const auto it = json.is_object() ? json.find(name) : json.end();
+    return it != json.end() && it->is_object() ? *it : nlohmann::json::object();
+}
+
+RunEnvironment RunEnvironment::fromJson(nlohmann::json j)
+{
+    RunEnvironment env;
+    env.json = j.is_object() ? std::move(j) : nlohmann::json::object();
+    const auto system = env.section("system");
+    env.hypervisor = valueOr(system, "hypervisor", false);
+    env.boost = valueOr<std::string>(system, "boost", "");
+    const auto tsc = env.section("tsc");
+    if (!tsc.empty()) {
+        env.tscHz = valueOr(tsc, "hz", 0.0);
+        env.tscInvariant = valueOr(tsc, "invariant", true);
+    }
+    const auto measurement = env.section("measurement");
+    env.workerCpu = valueOr(measurement, "worker_cpu", -1);
+    const auto counters = env.section("counters");
+    env.counterTarget = valueOr<std::string>(counters, "target", "");
+    env.countersOpened = strings(counters.value("opened", nlohmann::json::array()));
+    env.notMeasured = groupByReason(counters.value("unsupported", nlohmann::json::array()));
+    const auto tool = env.section("tool");
+    env.toolVersion = valueOr<std::string>(tool, "version", "");
+    env.commandLine = valueOr<std::string>(tool, "command_line", "");
+    const auto imp = env.section("import");
+    if (env.json.contains("import")) {
+        env.import =
+            ImportOrigin{valueOr<std::string>(imp, "format", "?"), strings(imp.value("files", nlohmann::json())),
+                         valueOr<std::string>(imp, "host_from", "unknown"),
+                         valueOr<std::string>(imp, "kernel_from", "unknown"), valueOr(imp, "reconstructed", false)};
+        env.kind = MeasurementKind::Import;
+    } else if (valueOr<std::string>(measurement, "kind", "") == "live") {
+        env.kind = MeasurementKind::Live;
+    } else if (measurement.contains("commands")) {
+        env.kind = MeasurementKind::Command;
+    }
+    return env;
+}
+
+}  // namespace nf::engine

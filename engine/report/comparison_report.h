@@ -1,0 +1,37 @@
+#pragma once
+// The comparison a reviewer reads, made the same way for both front ends: one run's variants
+// against each other, or chosen variants of several runs (vanilla and patched kernels). `noisefloor
+// compare` prints it; the GUI's Compare tab shows the same text and copies it to the clipboard.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/run_record.h"
+#include "engine/report/evidence.h"
+
+namespace nf::engine {
+
+struct RunChoice {
+    const RunRecord* run = nullptr;
+    std::string variant;  // "" = every variant of the run
+};
+
+struct ComparisonReport {
+    Analysis analysis;
+    EvidenceContext context;
+    bool acrossRuns = false;  // variants of several runs (independent design) rather than one run's
+};
+
+// One run with every variant: its own design (paired chunks, interleaved repetitions). Anything
+// else: the chosen variants across runs. The first choice is the baseline unless `options` names
+// one. Errors are bad input (no variant in common, a metric no run has).
+Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
+                                     const AnalysisOptions& options);
+
+// text (72 columns), json or csv.
+void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out);
+std::string comparisonText(const ComparisonReport& report);
+
+}  // namespace nf::engine

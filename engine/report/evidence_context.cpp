@@ -1,0 +1,166 @@
+#include "engine/report/evidence_context.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/analysis/environment_diff.h"
+
+namespace nf::engine {
+
+namespace {
+
+std::string runName(const RunRecord& run)
+{
+    return "run " + std::to_string(run.row.id) + (run.row.label.empty() ? "" : " '" + run.row.label + "'");
+}
+
+std::string orUnknown(const std::string& text)
+{
+    return text.empty() ? "unknown" : text;
+}
+
+std::string machineLine(const RunRecord& run)
+{
+    if (run.environment.imported()) {
+        return fmt::format("kernel {}, CPU {}, host {}", orUnknown(run.row.kernel), orUnknown(run.row.cpuModel),
+                           orUnknown(run.row.host));
+    }
+    const std::string where =
+        run.environment.live() ? std::string("live session") : fmt::format("worker CPU {}", run.environment.workerCpu);
+    return fmt::format("kernel {}, {}{}, host {}, {}", run.row.kernel, run.row.cpuModel,
+                       run.environment.hypervisor ? " (VM)" : "", run.row.host, where);
+}
+
+std::string scheduleLine(const RunRecord& run)
+{
+    const auto& spec = run.spec;
+    if (const auto& imp = run.environment.import) {
+        return fmt::format("imported from {} output: {} repetitions from {}", imp->format, spec.repetitions,
+                           fmt::join(imp->files, " "));
+    }
+    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), spec.repetitions,
+                       spec.duration,
+                       spec.alternating() ? fmt::format("{:g} ms chunks", *spec.chunk * 1e3) : std::string("no chunks"),
+                       toString(spec.order));
+}
+
+void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std::vector<std::string>& out)
+{
+    const auto& env = run.environment;
+    if (run.row.status != RunStatus::Complete) {
+        out.push_back(fmt::format("{}{} is {}{}: only its finished repetitions are analysed", prefix, runName(run),
+                                  toString(run.row.status),
+                                  run.row.statusReason.empty() ? "" : " (" + run.row.statusReason + ")"));
+    }
+    for (const auto& line : env.notMeasuredLines()) {
+        out.push_back(prefix + "not measured: " + line);
+    }
+    if (env.hypervisor) {
+        out.push_back(prefix +
+                      "measured in a virtual machine: trust the side-by-side comparison, not the "
+                      "absolute figures");
+    }
+    if (env.boost == "on") {
+        out.push_back(prefix + "CPU boost was on: the clock moves with temperature and load");
+    }
+    if (env.import && env.import->reconstructed) {
+        out.push_back(prefix +
+                      "values rebuilt from perf stat -r summaries: the means, intervals and Welch's t are exact, "
+                      "the rank tests are not meaningful");
+    }
+    if (env.tscInvariant && !*env.tscInvariant) {
+        out.push_back(prefix + "the TSC is not invariant: tsc_per_op moves with the CPU frequency");
+    }
+}
+
+}  // namespace
+
+std::string shellQuote(const std::string& arg)
+{
+    if (!arg.empty() &&
+        arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,:=/+@%") ==
+            std::string::npos) {
+        return arg;
+    }
+    std::string out = "'";
+    for (char c : arg) {
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return out + "'";
+}
+
+std::string runCommandLine(const RunRecord& run)
+{
+    if (!run.environment.commandLine.empty()) {
+        return run.environment.commandLine;
+    }
+    const auto& spec = run.spec;
+    std::string cmd = "noisefloor run " + spec.workload;
+    for (const auto& [k, v] : spec.params) {
+        cmd += " -p " + shellQuote(k + "=" + v);
+    }
+    for (const auto& v : spec.variants) {
+        std::string text = v.name;
+        std::string sep = ":";
+        for (const auto& [k, value] : v.overrides) {
+            text += sep + k + "=" + value;
+            sep = ",";
+        }
+        cmd += " --variant " + shellQuote(text);
+    }
+    cmd += fmt::format(" --reps {} --duration {:g}", spec.repetitions, spec.duration);
+    return cmd;
+}
+
+EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
+{
+    EvidenceContext ctx;
+    ctx.title = fmt::format("noisefloor: {} ({}, {})", runName(run), run.row.workload, toString(run.row.status));
+    ctx.header = {"$ " + runCommandLine(run), machineLine(run), scheduleLine(run)};
+    if (input.alternating) {
+        ctx.designNote =
+            "paired design: each pair is two adjacent chunks of one repetition (A B, B A, ...); the verdict rests on "
+            "the Wilcoxon signed-rank test of the per-pair log ratios. The independent analysis of repetition means "
+            "is shown beside it.";
+    } else {
+        ctx.designNote =
+            std::string(
+                "independent design: the unit is the repetition (samples inside one are not "
+                "independent); Welch's t test is primary.") +
+            (input.pairedRepetitions ? " Repetitions ran side by side, so they are also analysed as pairs." : "");
+    }
+    addEnvironmentWarnings(run, "", ctx.warnings);
+    ctx.source = nlohmann::json::array({{{"run", run.row.id}, {"label", run.row.label}, {"kernel", run.row.kernel}}});
+    return ctx;
+}
+
+EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
+{
+    EvidenceContext ctx;
+    std::string names;
+    ctx.source = nlohmann::json::array();
+    for (const auto* run : runs) {
+        names += (names.empty() ? "" : " vs ") + runName(*run);
+        ctx.header.push_back(runName(*run) + ": $ " + runCommandLine(*run));
+        ctx.header.push_back("  " + machineLine(*run) + "; " + scheduleLine(*run));
+        addEnvironmentWarnings(*run, runName(*run) + ": ", ctx.warnings);
+        ctx.source.push_back({{"run", run->row.id}, {"label", run->row.label}, {"kernel", run->row.kernel}});
+    }
+    ctx.title = "noisefloor: " + names;
+    std::vector<RunFacts> facts;
+    facts.reserve(runs.size());
+    for (const auto* run : runs) {
+        facts.push_back({runName(*run), run->row.kernel, run->row.host, run->row.cpuModel, run->row.toolVersion,
+                         run->environment.json, toJson(run->spec)});
+    }
+    ctx.header.insert(ctx.header.begin(), kernelsLine(facts));
+    for (auto& line : environmentDifferences(facts)) {
+        ctx.warnings.push_back(std::move(line));
+    }
+    ctx.designNote =
+        "independent design across runs: the unit is the repetition; runs recorded at different times "
+        "(or boots) cannot be paired, so run-to-run drift counts as noise.";
+    return ctx;
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,134 @@
+// The analysis as JSON and CSV: the field names are a contract (docs/statistics.md).
+
+#include <fmt/format.h>
+#include <cmath>
+
+#include "engine/report/evidence.h"
+
+namespace nf::engine {
+
+namespace {
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json optionalNumber(const std::optional<double>& v)
+{
+    return v ? number(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json variantJson(const VariantStats& v)
+{
+    return {{"name", v.variant},
+            {"metric", v.metric},
+            {"n", v.summary.n},
+            {"mean", number(v.summary.mean)},
+            {"median", number(v.summary.median)},
+            {"stddev", number(v.summary.stddev)},
+            {"cv", number(v.summary.cv)},
+            {"min", number(v.summary.min)},
+            {"max", number(v.summary.max)},
+            {"ci_low", number(v.ciLow)},
+            {"ci_high", number(v.ciHigh)},
+            {"outliers", v.outliers},
+            {"dropped", v.dropped}};
+}
+
+nlohmann::json comparisonJson(const MetricComparison& c, const stats::CompareOptions& options)
+{
+    const auto& r = c.result;
+    nlohmann::json j = {{"metric", c.metric},
+                        {"unit", c.unit},
+                        {"higher_is_better", c.higherIsBetter},
+                        {"design", stats::toString(r.design)},
+                        {"unit_of_analysis", r.unit},
+                        {"primary", c.primary},
+                        {"baseline", c.baseline},
+                        {"candidate", c.candidate},
+                        {"n", r.n},
+                        {"n_candidate", r.nCandidate},
+                        {"delta_pct", number(r.deltaPct)},
+                        {"ci_low_pct", number(r.ciLowPct)},
+                        {"ci_high_pct", number(r.ciHighPct)},
+                        {"tost_low_pct", number(r.tostLowPct)},
+                        {"tost_high_pct", number(r.tostHighPct)},
+                        {"estimator", r.estimator},
+                        {"primary_test", r.primaryTest},
+                        {"p", number(r.p)},
+                        {"p_adjusted", number(r.pAdjusted)},
+                        {"effect_size", number(r.effectSize)},
+                        {"effect_size_name", r.effectSizeName},
+                        {"verdict", stats::toString(r.verdict)},
+                        {"verdict_text", verdictSentence(c, options)},
+                        {"within_margin", r.withinMargin},
+                        {"mde_pct", number(r.mdePct)},
+                        {"target_pct", number(r.targetPct)},
+                        {"n_needed", optionalNumber(r.nNeeded)},
+                        {"dropped_outliers", r.droppedOutliers},
+                        {"warnings", r.warnings}};
+    if (r.design == stats::Design::Independent) {
+        j["p_welch"] = optionalNumber(r.pWelch);
+        j["p_mwu"] = optionalNumber(r.pMwu);
+    } else {
+        j["p_paired_t"] = optionalNumber(r.pPairedT);
+        j["p_wilcoxon"] = optionalNumber(r.pWilcoxon);
+    }
+    return j;
+}
+
+std::string csvNumber(double v)
+{
+    return std::isfinite(v) ? fmt::format("{:.10g}", v) : "";
+}
+
+}  // namespace
+
+nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
+{
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : a.variants) {
+        variants.push_back(variantJson(v));
+    }
+    nlohmann::json comparisons = nlohmann::json::array();
+    for (const auto& c : a.comparisons) {
+        comparisons.push_back(comparisonJson(c, a.options.compare));
+    }
+    std::vector<std::string> warnings = a.warnings;
+    warnings.insert(warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
+    return {{"schema_version", kEvidenceSchemaVersion},
+            {"title", ctx.title},
+            {"header", ctx.header},
+            {"design_note", ctx.designNote},
+            {"source", ctx.source},
+            {"options",
+             {{"alpha", a.options.compare.alpha},
+              {"margin_pct", a.options.compare.marginPct},
+              {"target_pct", optionalNumber(a.options.compare.targetPct)},
+              {"power", a.options.compare.power},
+              {"holm", a.options.holm},
+              {"drop_outliers", a.options.dropOutliers},
+              {"baseline", a.options.baseline}}},
+            {"variants", variants},
+            {"comparisons", comparisons},
+            {"warnings", warnings}};
+}
+
+void writeEvidenceCsv(const Analysis& a, std::ostream& out)
+{
+    out << "metric,design,primary,baseline,candidate,n,n_candidate,delta_pct,ci_low_pct,ci_high_pct,p,p_adjusted,"
+           "p_welch,p_mwu,p_paired_t,p_wilcoxon,verdict,mde_pct,n_needed\n";
+    auto opt = [](const std::optional<double>& v) { return v ? csvNumber(*v) : std::string(); };
+    for (const auto& c : a.comparisons) {
+        const auto& r = c.result;
+        out << c.metric << ',' << stats::toString(r.design) << ',' << (c.primary ? 1 : 0) << ',' << c.baseline << ','
+            << c.candidate << ',' << r.n << ',' << r.nCandidate << ',' << csvNumber(r.deltaPct) << ','
+            << csvNumber(r.ciLowPct) << ',' << csvNumber(r.ciHighPct) << ',' << csvNumber(r.p) << ','
+            << csvNumber(r.pAdjusted) << ',' << opt(r.pWelch) << ',' << opt(r.pMwu) << ',' << opt(r.pPairedT) << ','
+            << opt(r.pWilcoxon) << ',' << stats::toString(r.verdict) << ',' << csvNumber(r.mdePct) << ','
+            << opt(r.nNeeded) << '\n';
+    }
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,158 @@
+#include "engine/report/run_text.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/report/run_summary.h"
+
+namespace nf::engine {
+
+namespace {
+
+void printSchedule(const RunRecord& run, std::ostream& out)
+{
+    const auto& spec = run.spec;
+    const auto& env = run.environment;
+    if (const auto& imp = env.import) {  // results of another tool: no schedule of ours
+        out << fmt::format("  imported from {} output: {} ({} repetition(s)); host from {}, kernel from {}\n",
+                           imp->format, fmt::join(imp->files, ", "), spec.repetitions, imp->hostFrom, imp->kernelFrom);
+        return;
+    }
+    std::string how = spec.alternating() ? fmt::format("alternating {:g} ms chunks", *spec.chunk * 1e3)
+                                         : fmt::format("samples every {:g} s", spec.interval);
+    out << fmt::format("  {} variant(s) x {} repetition(s) x {:g} s, {}, order {}, warmup {:g} s\n",
+                       spec.variants.size(), spec.repetitions, spec.duration, how, toString(spec.order), spec.warmup);
+    const std::string where = env.live() ? std::string("live session (threads and CPUs in each variant's facts)")
+                                         : fmt::format("worker CPU {}", env.workerCpu);
+    out << fmt::format("  {}, seed {}\n", where, spec.seed ? std::to_string(*spec.seed) : std::string("null"));
+}
+
+void printCounters(const RunEnvironment& env, std::ostream& out)
+{
+    out << "  counters on " << (env.counterTarget.empty() ? "?" : env.counterTarget) << ": "
+        << (env.countersOpened.empty() ? "none" : fmt::format("{}", fmt::join(env.countersOpened, ", "))) << '\n';
+    for (const auto& line : env.notMeasuredLines()) {
+        out << "  not measured: " << line << '\n';
+    }
+}
+
+void printClock(const RunEnvironment& env, std::ostream& out)
+{
+    const auto t = env.section("tsc");
+    const auto m = env.section("measurement");
+    if (!env.tscHz) {
+        return;
+    }
+    const std::string harness =
+        m.contains("loop_overhead_ticks_per_op")
+            ? fmt::format("; harness loop {:.2f} ticks/op (not subtracted)", m.value("loop_overhead_ticks_per_op", 0.0))
+            : std::string();
+    out << fmt::format("  TSC {:.1f} MHz{}, read overhead {:g} ticks{}\n", *env.tscHz / 1e6,
+                       env.tscInvariant.value_or(false) ? " (invariant)" : " (NOT invariant)",
+                       t.value("read_overhead_ticks", 0.0), harness);
+}
+
+void printCodeSizes(const RunRecord& run, std::ostream& out)
+{
+    const auto sizes = codeSizes(run);
+    const bool any = std::any_of(sizes.begin(), sizes.end(), [](const CodeSize& c) { return c.bytes.has_value(); });
+    if (!any) {
+        return;
+    }
+    out << "  code size of each variant's hot functions (ELF symbol table):\n";
+    for (const auto& c : sizes) {
+        if (!c.bytes) {
+            out << "    " << c.variant << ": " << (c.error.empty() ? "not recorded" : c.error) << '\n';
+            continue;
+        }
+        std::string parts;
+        for (const auto& s : c.symbols) {
+            parts += (parts.empty() ? "" : ", ") + s.value("name", std::string()) + " " +
+                     std::to_string(s.value("bytes", std::uint64_t{0}));
+        }
+        const std::string delta = c.deltaBytes ? fmt::format(" ({:+d})", *c.deltaBytes) : "";
+        out << fmt::format("    {}: {} bytes{}: {}\n", c.variant, *c.bytes, delta, parts);
+    }
+}
+
+}  // namespace
+
+std::vector<CodeSize> codeSizes(const RunRecord& run)
+{
+    const auto code = run.environment.section("measurement").value("code", nlohmann::json());
+    std::vector<CodeSize> out;
+    std::optional<std::uint64_t> base;
+    for (const auto& name : run.data.variantNames) {
+        CodeSize c{name, {}, {}, nlohmann::json::array(), ""};
+        const auto own = code.is_object() ? code.value(name, nlohmann::json::object()) : nlohmann::json::object();
+        if (own.contains("bytes")) {
+            c.bytes = own["bytes"].get<std::uint64_t>();
+            c.symbols = own.value("symbols", nlohmann::json::array());
+            if (base) {
+                c.deltaBytes = static_cast<std::int64_t>(*c.bytes) - static_cast<std::int64_t>(*base);
+            } else {
+                base = c.bytes;
+            }
+        }
+        c.error = own.value("error", std::string());
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+void printRunHeader(const RunRecord& run, std::ostream& out)
+{
+    const auto& r = run.row;
+    out << fmt::format("run {}  {}  {}{}\n", r.id, r.workload, toString(r.status),
+                       r.label.empty() ? "" : "  label: " + r.label);
+    if (!r.statusReason.empty()) {
+        out << "  " << r.statusReason << '\n';
+    }
+    out << fmt::format("  started {}{}, host {}, kernel {}\n", r.startedAt,
+                       r.endedAt.empty() ? "" : ", ended " + r.endedAt, r.host, r.kernel);
+    out << "  CPU " << r.cpuModel << '\n';
+    printSchedule(run, out);
+    if (!r.sweepId.empty()) {
+        out << fmt::format("  sweep {}: point {} of {}, {}={} ('noisefloor compare --sweep {}' for every point)\n",
+                           r.sweepId, r.sweepIndex + 1, run.spec.sweep ? run.spec.sweep->points : 0, r.sweepParam,
+                           r.sweepValue, r.id);
+    }
+    for (std::size_t v = 0; v < run.data.variantNames.size(); ++v) {
+        std::string params;
+        if (v < run.variantParams.size()) {
+            for (const auto& [k, value] : run.variantParams[v].items()) {
+                params += (params.empty() ? "" : " ") + k + "=" +
+                          (value.is_string() ? value.get<std::string>() : value.dump());
+            }
+        }
+        const auto measurement = run.environment.section("measurement");
+        const auto facts = measurement.value("variant_facts", nlohmann::json::object())
+                               .value(run.data.variantNames[v], nlohmann::json::object());
+        std::string said;
+        for (const auto& [k, value] : facts.items()) {
+            said +=
+                (said.empty() ? "" : ", ") + k + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+        }
+        out << "  variant " << run.data.variantNames[v] << ": " << params << (said.empty() ? "" : " (" + said + ")")
+            << '\n';
+    }
+    printCodeSizes(run, out);
+    printCounters(run.environment, out);
+    printClock(run.environment, out);
+}
+
+void printRunText(const RunRecord& run, const std::string& dbPath, std::ostream& out)
+{
+    const auto& r = run.row;
+    printRunHeader(run, out);
+    out << '\n';
+    writeSummaryText(run.data, out);
+    out << fmt::format(
+        "\nn counts repetitions; each repetition's value is its total of the numerator over its "
+        "total of the denominator.\nstored as run {} in {}\n",
+        r.id, dbPath);
+}
+
+}  // namespace nf::engine

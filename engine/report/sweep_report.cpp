@@ -1,0 +1,157 @@
+#include "engine/report/sweep_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "engine/report/evidence.h"
+#include "engine/report/text_table.h"
+
+namespace nf::engine {
+
+namespace {
+
+const VariantStats* statsOf(const Analysis& a, const std::string& variant, const std::string& metric)
+{
+    for (const auto& v : a.variants) {
+        if (v.variant == variant && v.metric == metric) {
+            return &v;
+        }
+    }
+    return nullptr;
+}
+
+const MetricComparison* primaryOf(const Analysis& a, const std::string& candidate, const std::string& metric)
+{
+    for (const auto& c : a.comparisons) {
+        if (c.primary && c.candidate == candidate && c.metric == metric) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+// Variant names in the order of the first point that has them.
+std::vector<std::string> variantOrder(const SweepReport& r)
+{
+    std::vector<std::string> names;
+    for (const auto& p : r.points) {
+        for (const auto& v : p.analysis.variants) {
+            if (v.metric == r.metric && std::find(names.begin(), names.end(), v.variant) == names.end()) {
+                names.push_back(v.variant);
+            }
+        }
+    }
+    return names;
+}
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+void writeSweepText(const SweepReport& r, std::ostream& out)
+{
+    const MetricComparison* any = nullptr;
+    for (const auto& p : r.points) {
+        for (const auto& c : p.analysis.comparisons) {
+            if (c.metric == r.metric && any == nullptr) {
+                any = &c;
+            }
+        }
+    }
+    out << fmt::format("Sweep of {} ({}, {} points), metric {}", r.param, r.workload, r.points.size(), r.metric);
+    if (any != nullptr) {
+        out << fmt::format(" ({}; {} is better)", any->unit.empty() ? "no unit" : any->unit,
+                           any->higherIsBetter ? "higher" : "lower");
+    }
+    out << "\n\n";
+    TextTable table({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"});
+    for (const auto& p : r.points) {
+        bool first = true;
+        for (const auto& name : variantOrder(r)) {
+            const auto* s = statsOf(p.analysis, name, r.metric);
+            if (s == nullptr) {
+                continue;
+            }
+            const auto* c = primaryOf(p.analysis, name, r.metric);
+            table.addRow({first ? p.value : "", first ? std::to_string(p.runId) : "", name,
+                          formatValue(s->summary.mean), c != nullptr ? signedPct(c->result.deltaPct) : "",
+                          c != nullptr ? percentInterval(c->result.ciLowPct, c->result.ciHighPct) : "",
+                          c != nullptr ? formatP(c->result.pAdjusted) : "",
+                          c != nullptr ? verdictWord(*c) : "baseline"});
+            first = false;
+        }
+    }
+    table.write(out);
+    for (const auto& m : r.missing) {
+        out << "not compared: " << r.param << "=" << m << '\n';
+    }
+    out << "\nEach point is its own run with the variants alternated; 'noisefloor compare RUN' shows\n"
+           "one point in full.\n";
+}
+
+nlohmann::json sweepJson(const SweepReport& r)
+{
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : r.points) {
+        nlohmann::json variants = nlohmann::json::array();
+        for (const auto& name : variantOrder(r)) {
+            const auto* s = statsOf(p.analysis, name, r.metric);
+            if (s == nullptr) {
+                continue;
+            }
+            nlohmann::json v = {{"name", name},
+                                {"n", s->summary.n},
+                                {"mean", number(s->summary.mean)},
+                                {"ci_low", number(s->ciLow)},
+                                {"ci_high", number(s->ciHigh)}};
+            if (const auto* c = primaryOf(p.analysis, name, r.metric)) {
+                v["delta_pct"] = number(c->result.deltaPct);
+                v["ci_low_pct"] = number(c->result.ciLowPct);
+                v["ci_high_pct"] = number(c->result.ciHighPct);
+                v["p_adjusted"] = number(c->result.pAdjusted);
+                v["verdict"] = stats::toString(c->result.verdict);
+                v["design"] = stats::toString(c->result.design);
+            }
+            variants.push_back(std::move(v));
+        }
+        points.push_back({{"value", p.value}, {"run", p.runId}, {"variants", std::move(variants)}});
+    }
+    return {{"schema_version", kEvidenceSchemaVersion},
+            {"sweep", r.id},
+            {"workload", r.workload},
+            {"param", r.param},
+            {"metric", r.metric},
+            {"points", std::move(points)},
+            {"missing", r.missing}};
+}
+
+void writeSweepCsv(const SweepReport& r, std::ostream& out)
+{
+    out << "param,value,run,variant,metric,n,mean,ci_low,ci_high,delta_pct,ci_low_pct,ci_high_pct,p_adjusted,"
+           "verdict\n";
+    auto cell = [](double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : std::string(); };
+    for (const auto& p : r.points) {
+        for (const auto& name : variantOrder(r)) {
+            const auto* s = statsOf(p.analysis, name, r.metric);
+            if (s == nullptr) {
+                continue;
+            }
+            const auto* c = primaryOf(p.analysis, name, r.metric);
+            out << fmt::format("{},{},{},{},{},{},{},{},{},", r.param, p.value, p.runId, name, r.metric, s->summary.n,
+                               cell(s->summary.mean), cell(s->ciLow), cell(s->ciHigh));
+            if (c != nullptr) {
+                out << fmt::format("{},{},{},{},{}\n", cell(c->result.deltaPct), cell(c->result.ciLowPct),
+                                   cell(c->result.ciHighPct), cell(c->result.pAdjusted),
+                                   stats::toString(c->result.verdict));
+            } else {
+                out << ",,,,baseline\n";
+            }
+        }
+    }
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,75 @@
+#include "engine/report/text_table.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+namespace nf::engine {
+
+TextTable::TextTable(std::vector<std::string> headers)
+{
+    for (auto& h : headers) {
+        const bool right = !h.empty() && h.front() == '>';
+        m_right.push_back(right);
+        m_headers.push_back(right ? h.substr(1) : std::move(h));
+    }
+}
+
+void TextTable::addRow(std::vector<std::string> cells)
+{
+    cells.resize(m_headers.size());
+    m_rows.push_back(std::move(cells));
+}
+
+void TextTable::write(std::ostream& out, const std::string& indent) const
+{
+    std::vector<std::size_t> width(m_headers.size());
+    for (std::size_t c = 0; c < m_headers.size(); ++c) {
+        width[c] = m_headers[c].size();
+        for (const auto& row : m_rows) {
+            width[c] = std::max(width[c], row[c].size());
+        }
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string text = indent;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const std::string pad(width[c] - cells[c].size(), ' ');
+            text += m_right[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
+            if (c + 1 < cells.size()) {
+                text += "  ";
+            }
+        }
+        while (!text.empty() && text.back() == ' ') {
+            text.pop_back();
+        }
+        out << text << '\n';
+    };
+    line(m_headers);
+    for (const auto& row : m_rows) {
+        line(row);
+    }
+}
+
+std::string formatValue(double v)
+{
+    if (!std::isfinite(v)) {
+        return "-";
+    }
+    const double a = std::fabs(v);
+    if (a == 0) {
+        return "0";
+    }
+    if (a >= 1e9 || a < 1e-4) {
+        return fmt::format("{:.4e}", v);
+    }
+    const int digits = static_cast<int>(std::floor(std::log10(a))) + 1;
+    const int decimals = std::clamp(5 - digits, 0, 8);
+    return fmt::format("{:.{}f}", v, decimals);
+}
+
+std::string formatPercent(double fraction)
+{
+    return fmt::format("{:.2f}%", fraction * 100);
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,324 @@
+#include "engine/run/call_loop_worker.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "engine/run/environment.h"
+#include "engine/run/schedule.h"
+#include "engine/run/scheduler.h"
+#include "engine/stats/descriptive.h"
+#include "probes/code_size.h"
+#include "probes/counter_group.h"
+#include "probes/tsc_clock.h"
+
+namespace nf::engine {
+
+namespace {
+
+// The cost of the harness itself: a loop of calls to an empty out-of-line function.
+__attribute__((noinline)) std::uint64_t emptyCall(std::uint64_t x)
+{
+    asm volatile("" : "+r"(x));
+    return x;
+}
+
+double loopOverheadTicks()
+{
+    constexpr std::uint64_t kCalls = 100000;
+    double best = 1e300;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        std::uint64_t x = 0;
+        const auto t0 = probes::readTsc();
+        for (std::uint64_t i = 0; i < kCalls; ++i) {
+            x = emptyCall(x);
+        }
+        const auto t1 = probes::readTsc();
+        best = std::min(best, static_cast<double>(t1 - t0) / kCalls);
+    }
+    return best;
+}
+
+Result<void> pinTo(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0) {
+        return Error::fromErrno("cannot pin the worker to CPU " + std::to_string(cpu), err);
+    }
+    return {};
+}
+
+class Worker {
+public:
+    Worker(const PreparedExperiment& p, std::stop_token stop, Channel<WorkerMessage>& out)
+        : m_p(p), m_spec(p.spec), m_stop(std::move(stop)), m_out(out)
+    {
+    }
+
+    WorkerDone run(std::future<bool>& go);
+
+private:
+    Result<void> setUp();
+    Sample measure(int variant, std::uint64_t calls);
+    std::uint64_t calibrateCalls(int variant, double seconds);
+    void warmUp(double sliceSeconds);
+    void recalibrate(const RepetitionResult& rep, double sliceSeconds);
+    nlohmann::json measurementJson(double sliceSeconds) const;
+    nlohmann::json workerCounters() const;
+
+    const PreparedExperiment& m_p;
+    const ExperimentSpec& m_spec;
+    std::stop_token m_stop;
+    Channel<WorkerMessage>& m_out;
+    std::optional<probes::TscClock> m_tsc;
+    std::optional<probes::CounterGroup> m_counters;
+    std::vector<std::unique_ptr<CallLoop>> m_loops;
+    std::vector<std::uint64_t> m_calls;  // per variant, calls per slice
+    std::vector<double> m_ticksPerCall;  // per variant, median over the warmup
+    RunLayout m_layout;
+    double m_loopOverhead = 0;
+    std::uint64_t m_t0 = 0;
+};
+
+Result<void> Worker::setUp()
+{
+    if (auto r = pinTo(m_p.workerCpu); !r) {
+        return r;
+    }
+    auto tsc = probes::TscClock::calibrate(0.05);
+    if (!tsc) {
+        return tsc.error();
+    }
+    m_tsc = *tsc;
+    auto counters = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::callingThread());
+    if (!counters) {
+        return counters.error();
+    }
+    m_counters.emplace(std::move(*counters));
+    for (std::size_t v = 0; v < m_p.params.size(); ++v) {
+        auto loop = m_p.implementation->make(m_p.params[v]);
+        if (!loop) {
+            return Error{"variant " + m_spec.variants[v].name + ": " + loop.error().message};
+        }
+        m_loops.push_back(std::move(*loop));
+    }
+    m_layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
+    for (const auto& name : m_counters->names()) {
+        m_layout.quantities.push_back(name);
+    }
+    m_layout.metrics = callLoopMetrics(m_layout.quantities);
+    std::stable_partition(m_layout.metrics.begin(), m_layout.metrics.end(),
+                          [&](const MetricSpec& m) { return m.name == m_p.workload->primaryMetric; });
+    m_loopOverhead = loopOverheadTicks();
+    return {};
+}
+
+Sample Worker::measure(int variant, std::uint64_t calls)
+{
+    auto before = m_counters->read();
+    const auto t0 = probes::readTsc();
+    m_loops[static_cast<std::size_t>(variant)]->run(calls);
+    const auto t1 = probes::readTsc();
+    auto after = m_counters->read();
+
+    Sample s;
+    s.variant = variant;
+    s.start = m_tsc->toSeconds(t0 - m_t0);
+    s.duration = m_tsc->toSeconds(t1 - t0);
+    s.values = {static_cast<double>(calls), static_cast<double>(t1 - t0), m_tsc->toNanoseconds(t1 - t0)};
+    if (before && after) {
+        for (double d : probes::delta(*before, *after)) {
+            s.values.push_back(d);
+        }
+    } else {
+        s.values.resize(m_layout.quantities.size(), std::nan(""));
+    }
+    return s;
+}
+
+std::uint64_t Worker::calibrateCalls(int variant, double seconds)
+{
+    const double target = seconds * m_tsc->hz();
+    std::uint64_t n = 1;
+    for (;;) {
+        const auto t0 = probes::readTsc();
+        m_loops[static_cast<std::size_t>(variant)]->run(n);
+        const auto ticks = static_cast<double>(probes::readTsc() - t0);
+        if (ticks >= target / 4 || n >= (1ULL << 40)) {
+            return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(target * static_cast<double>(n) / ticks));
+        }
+        n *= 4;
+    }
+}
+
+void Worker::warmUp(double sliceSeconds)
+{
+    const auto variants = static_cast<int>(m_loops.size());
+    std::vector<std::vector<double>> ticksPerCall(m_loops.size());
+    const auto rounds = static_cast<int>(std::ceil(m_spec.warmup / sliceSeconds));
+    for (int r = 0; r < rounds && !m_stop.stop_requested(); ++r) {
+        for (int v = 0; v < variants; ++v) {
+            const auto s = measure(v, m_calls[static_cast<std::size_t>(v)]);
+            ticksPerCall[static_cast<std::size_t>(v)].push_back(s.values[1] / s.values[0]);
+        }
+    }
+    m_ticksPerCall.assign(m_loops.size(), 0);
+    for (std::size_t v = 0; v < m_loops.size(); ++v) {
+        if (!ticksPerCall[v].empty()) {
+            m_ticksPerCall[v] = median(ticksPerCall[v]);
+            m_calls[v] =
+                std::max<std::uint64_t>(1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / m_ticksPerCall[v]));
+        }
+    }
+}
+
+// Keeps every variant's chunks one length: the calls per slice follow the median ticks per call of
+// the variant's chunks in the repetition just measured, leaving out chunks the worker was switched
+// out of. A short or disturbed warmup can misjudge a variant by a factor of two; unequal chunk
+// lengths then favour the variant with the longer chunks (its cache warm-up is spread wider).
+void Worker::recalibrate(const RepetitionResult& rep, double sliceSeconds)
+{
+    const int switches = m_layout.quantityIndex("context-switches");
+    std::vector<std::vector<double>> ticksPerCall(m_loops.size());
+    for (const auto& s : rep.samples) {
+        const bool switched = switches >= 0 && s.values[static_cast<std::size_t>(switches)] > 0;
+        if (!switched && s.values[0] > 0) {
+            ticksPerCall[static_cast<std::size_t>(s.variant)].push_back(s.values[1] / s.values[0]);
+        }
+    }
+    for (std::size_t v = 0; v < m_loops.size(); ++v) {
+        if (ticksPerCall[v].size() >= 5) {
+            m_calls[v] = std::max<std::uint64_t>(
+                1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / median(ticksPerCall[v])));
+        }
+    }
+}
+
+nlohmann::json Worker::workerCounters() const
+{
+    auto json = countersJson(*m_counters);
+    json["target"] = "the worker thread (CPU " + std::to_string(m_p.workerCpu) + ")";
+    return json;
+}
+
+// The variant's hot functions and their sizes from the ELF symbol table: {bytes, symbols} or
+// {error} when the binary is stripped.
+nlohmann::json codeJson(const CallLoop& loop)
+{
+    nlohmann::json symbols = nlohmann::json::array();
+    std::uint64_t bytes = 0;
+    std::string file;
+    for (const void* address : loop.hotCode()) {
+        auto symbol = probes::codeSymbolAt(address);
+        if (!symbol) {
+            return {{"error", symbol.error().message}};
+        }
+        bytes += symbol->bytes;
+        file = symbol->file;
+        symbols.push_back({{"name", symbol->name}, {"bytes", symbol->bytes}});
+    }
+    if (symbols.empty()) {
+        return {{"error", "the workload names no hot functions"}};
+    }
+    return {{"bytes", bytes}, {"symbols", symbols}, {"source", "ELF symbol table of " + file}};
+}
+
+nlohmann::json Worker::measurementJson(double sliceSeconds) const
+{
+    nlohmann::json calls = nlohmann::json::object();
+    nlohmann::json facts = nlohmann::json::object();  // what each prepared variant says of itself
+    nlohmann::json code = nlohmann::json::object();
+    for (std::size_t v = 0; v < m_calls.size(); ++v) {
+        calls[m_spec.variants[v].name] = m_calls[v];
+        code[m_spec.variants[v].name] = codeJson(*m_loops[v]);
+        nlohmann::json own = nlohmann::json::object();
+        for (const auto& [key, value] : m_loops[v]->facts()) {
+            own[key] = value;
+        }
+        facts[m_spec.variants[v].name] = own;
+    }
+    return {{"worker_cpu", m_p.workerCpu},
+            {"variant_facts", facts},
+            {"code", code},
+            {"slice_seconds", sliceSeconds},
+            {"alternating", *m_spec.chunk > 0},
+            {"calls_per_slice", calls},
+            {"calls_per_slice_note", "after the warmup; alternating runs recalibrate after every repetition"},
+            {"loop_overhead_ticks_per_op", m_loopOverhead},
+            {"loop_overhead_note", "ticks of one iteration of an empty out-of-line call loop; not subtracted"}};
+}
+
+WorkerDone Worker::run(std::future<bool>& go)
+{
+    if (auto r = setUp(); !r) {
+        return {RunStatus::Failed, r.error().message};
+    }
+    const bool alternating = *m_spec.chunk > 0;
+    const double sliceSeconds = alternating ? *m_spec.chunk : m_spec.interval;
+    for (std::size_t v = 0; v < m_loops.size(); ++v) {
+        m_calls.push_back(calibrateCalls(static_cast<int>(v), sliceSeconds));
+    }
+    m_t0 = probes::readTsc();
+    warmUp(sliceSeconds);
+    for (std::size_t v = 0; v < m_loops.size(); ++v) {
+        const double callSeconds = m_ticksPerCall[v] / m_tsc->hz();
+        if (callSeconds > sliceSeconds * 1.5) {
+            m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": one call takes " +
+                                     std::to_string(callSeconds * 1e3) + " ms, longer than a slice of " +
+                                     std::to_string(sliceSeconds * 1e3) + " ms; each slice runs 1 call"});
+        }
+    }
+    m_out.push(WorkerReady{m_layout,
+                           {{"tsc", tscJson(m_tsc->calibration())},
+                            {"counters", workerCounters()},
+                            {"measurement", measurementJson(sliceSeconds)}}});
+    if (!go.get()) {
+        return {RunStatus::Failed, "not started"};
+    }
+
+    std::mt19937_64 rng(*m_spec.seed);
+    const auto units = planUnits(static_cast<int>(m_loops.size()), m_spec.repetitions, m_spec.order, rng);
+    const int rounds = alternating ? std::max(1, static_cast<int>(std::lround(m_spec.duration / sliceSeconds))) : 0;
+    const int perVariant = std::max(1, static_cast<int>(std::lround(m_spec.duration / m_spec.interval)));
+    m_t0 = probes::readTsc();
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        RepetitionResult rep{units[u].repetition, units[u].variants, 0, 0, {}};
+        std::vector<int> counts(m_loops.size(), 0);
+        for (const auto& slice : planSlices(units[u], rounds, perVariant, m_spec.order, rng)) {
+            if (m_stop.stop_requested()) {
+                return {RunStatus::Aborted, "stopped during repetition " + std::to_string(u + 1) + " of " +
+                                                std::to_string(units.size()) + " (discarded; " + std::to_string(u) +
+                                                " kept)"};
+            }
+            Sample s = measure(slice.variant, m_calls[static_cast<std::size_t>(slice.variant)]);
+            s.repetition = units[u].repetition;
+            s.pair = slice.pair;
+            s.index = counts[static_cast<std::size_t>(slice.variant)]++;
+            rep.samples.push_back(std::move(s));
+        }
+        rep.start = rep.samples.front().start;
+        rep.end = rep.samples.back().start + rep.samples.back().duration;
+        if (alternating) {
+            recalibrate(rep, sliceSeconds);
+        }
+        m_out.push(std::move(rep));
+    }
+    return {RunStatus::Complete, ""};
+}
+
+}  // namespace
+
+void runCallLoopWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
+                       std::future<bool> go)
+{
+    Worker worker(prepared, std::move(stop), out);
+    out.push(worker.run(go));
+}
+
+}  // namespace nf::engine

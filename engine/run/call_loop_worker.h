@@ -1,0 +1,37 @@
+#pragma once
+// The measuring side of a call-loop experiment; runs on the pinned worker thread.
+
+#include <future>
+#include <nlohmann/json.hpp>
+#include <stop_token>
+#include <string>
+#include <variant>
+
+#include "engine/model/run_data.h"
+#include "engine/run/channel.h"
+
+namespace nf::engine {
+
+struct PreparedExperiment;
+
+struct WorkerReady {
+    RunLayout layout;
+    nlohmann::json environment;  // tsc, counters, measurement
+};
+struct WorkerWarning {
+    std::string text;
+};
+struct WorkerDone {
+    RunStatus status = RunStatus::Complete;
+    std::string reason;
+};
+using WorkerMessage = std::variant<WorkerReady, RepetitionResult, WorkerWarning, WorkerDone>;
+
+// Pins itself, calibrates the TSC, opens counters on itself, prepares every variant side by side,
+// measures the loop overhead, calibrates calls per slice and warms up; sends WorkerReady and waits
+// for `go`; then measures every planned unit and sends each as a RepetitionResult. Always ends
+// by sending WorkerDone.
+void runCallLoopWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
+                       std::future<bool> go);
+
+}  // namespace nf::engine

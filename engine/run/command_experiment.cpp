@@ -1,0 +1,374 @@
+#include "engine/run/command_experiment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <random>
+#include <regex>
+
+#include "engine/catalog/command_config.h"
+#include "engine/import/import_format.h"
+#include "engine/run/command_process.h"
+#include "engine/run/environment.h"
+#include "nf_version.h"
+
+namespace nf::engine {
+namespace {
+
+using catalog::CommandConfig;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The metric read from the output; nullopt when it is not there.
+std::optional<double> extractMetric(const CommandConfig& c, const ProcessResult& r)
+{
+    const std::string text = r.output + "\n" + r.errors;  // perf stat and many tools write to stderr
+    if (c.regex) {
+        std::smatch m;
+        if (!std::regex_search(text, m, *c.regex)) {
+            return std::nullopt;
+        }
+        try {
+            return std::stod(m[1].str());
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }
+    const auto* format = findImportFormat(c.extractor);
+    auto table = format->parse({"output of " + c.text, text}, {});
+    if (!table || table->layout.metrics.empty()) {
+        return std::nullopt;
+    }
+    const auto& layout = table->layout;
+    auto metric = std::find_if(layout.metrics.begin(), layout.metrics.end(),
+                               [&](const MetricSpec& m) { return m.name == c.metricName; });
+    if (metric == layout.metrics.end()) {
+        metric = layout.metrics.begin();
+    }
+    const int num = layout.quantityIndex(metric->numerator);
+    const int den = layout.quantityIndex(metric->denominator);
+    double n = 0;
+    double d = 0;
+    for (const auto& rep : table->repetitions) {
+        for (const auto& s : rep) {
+            n += s.values[static_cast<std::size_t>(num)];
+            d += s.values[static_cast<std::size_t>(den)];
+        }
+    }
+    return d != 0 ? std::optional<double>(metric->scale * n / d) : std::nullopt;
+}
+
+struct Layout {
+    RunLayout layout;
+    std::vector<std::string> counters;     // per process
+    std::vector<std::string> cpuCounters;  // summed over counter_cpus
+};
+
+Layout makeLayout(const CommandConfig& c, const std::vector<std::string>& counters, bool cpuWide)
+{
+    Layout l;
+    auto& q = l.layout.quantities;
+    q = {"ok", "exit_status", "wall_ns"};
+    if (c.hasMetric()) {
+        q.push_back(c.metricName);
+        l.layout.metrics.push_back({c.metricName, c.metricUnit, c.metricName, "ok", 1.0, c.higherIsBetter,
+                                    "read from the command's output", ""});
+    }
+    l.layout.metrics.push_back({"wall_ms", "ms", "wall_ns", "ok", 1e-6, false, "wall time of the command", ""});
+    for (const auto& name : counters) {
+        q.push_back(name);
+        l.layout.metrics.push_back({name, "count", name, "ok", 1.0, false, name + " of the command's process", ""});
+        l.counters.push_back(name);
+    }
+    if (cpuWide) {
+        for (const auto& name : counters) {
+            const std::string cpuName = "cpus:" + name;
+            q.push_back(cpuName);
+            l.layout.metrics.push_back(
+                {cpuName, "count", cpuName, "ok", 1.0, false, name + " on counter_cpus during the command", ""});
+            l.cpuCounters.push_back(cpuName);
+        }
+    }
+    return l;
+}
+
+struct Measured {
+    Sample sample;
+    std::string failure;  // "" when the repetition counts
+    bool stopped = false;
+};
+
+class CommandRun {
+public:
+    CommandRun(const PreparedExperiment& p, std::vector<CommandConfig> configs, const RunControl& control)
+        : m_p(p), m_configs(std::move(configs)), m_control(control)
+    {
+    }
+
+    Result<RunStart> start()
+    {
+        auto probe = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::callingThread());
+        if (!probe) {
+            return probe.error();
+        }
+        const auto& first = m_configs.front();
+        m_layout = makeLayout(first, probe->names(), !first.counterCpus.empty());
+        for (const auto& c : m_configs) {
+            if (c.hasMetric() != first.hasMetric() || c.metricName != first.metricName ||
+                c.counterCpus != first.counterCpus) {
+                return Error{"every variant must read the same metric and count the same counter_cpus"};
+            }
+        }
+        RunStart start{m_p.spec, {}, m_layout.layout, nlohmann::json::object()};
+        nlohmann::json commands = nlohmann::json::object();
+        for (std::size_t v = 0; v < m_p.params.size(); ++v) {
+            start.variantParams.emplace_back(m_p.params[v].all());
+            commands[m_p.spec.variants[v].name] = m_configs[v].argv;
+        }
+        start.environment["system"] = systemFactsJson(m_p.facts);
+        start.environment["counters"] = countersJson(*probe);
+        start.environment["counters"]["target"] = "the command's process (opened while it is stopped before exec)";
+        start.environment["measurement"] = {{"worker_cpu", m_p.workerCpu},
+                                            {"commands", commands},
+                                            {"counter_cpus", probes::formatCpuList(first.counterCpus)}};
+        start.environment["tool"] = {
+            {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", m_control.commandLine}};
+        m_clock = std::chrono::steady_clock::now();
+        return start;
+    }
+
+    Measured measure(int variant, int repetition)
+    {
+        const auto& c = m_configs[static_cast<std::size_t>(variant)];
+        Measured m;
+        m.sample = {variant,
+                    repetition,
+                    0,
+                    -1,
+                    secondsSinceStart(),
+                    0,
+                    std::vector<double>(m_layout.layout.quantities.size(), kNaN)};
+        auto& values = m.sample.values;
+        values[0] = 0;
+        if (!c.prepare.empty()) {
+            if (auto r = runShell("prepare", c.prepare, c.timeout); !r) {
+                m.failure = r.error().message;
+                return m;
+            }
+        }
+        std::optional<probes::CounterGroup> counters;
+        std::vector<probes::CounterGroup> cpuGroups;
+        std::optional<probes::CounterReading> before;
+        std::vector<probes::CounterReading> cpuBefore;
+        std::vector<double> after;
+        std::vector<double> cpuTotals(m_layout.cpuCounters.size(), 0.0);
+        ProcessHooks hooks;
+        hooks.attach = [&](pid_t pid) -> Result<void> {
+            auto g = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::thread(pid));
+            if (!g) {
+                return g.error();
+            }
+            counters.emplace(std::move(*g));
+            for (int cpu : c.counterCpus) {
+                auto cg = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::onCpu(cpu));
+                if (!cg) {
+                    return cg.error();
+                }
+                cpuGroups.push_back(std::move(*cg));
+            }
+            auto b = counters->read();
+            if (b) {
+                before = *b;
+            }
+            for (const auto& cg : cpuGroups) {
+                auto r = cg.read();
+                cpuBefore.push_back(r ? *r : probes::CounterReading{});
+            }
+            return {};
+        };
+        hooks.exited = [&] {
+            if (counters && before) {
+                if (auto a = counters->read()) {
+                    after = probes::delta(*before, *a);
+                    fillCounters(*counters, m_layout.counters, after, values, "");
+                }
+            }
+            for (std::size_t i = 0; i < cpuGroups.size(); ++i) {
+                if (auto a = cpuGroups[i].read()) {
+                    const auto d = probes::delta(cpuBefore[i], *a);
+                    addCpuCounters(cpuGroups[i], d, cpuTotals);
+                }
+            }
+        };
+        hooks.stopRequested = [this] { return m_control.stop.stop_requested(); };
+        auto r = runProcess({c.argv, m_p.workerCpu, c.timeout}, hooks);
+        if (!c.cleanup.empty()) {
+            if (auto done = runShell("cleanup", c.cleanup, c.timeout); !done && m.failure.empty()) {
+                m.failure = done.error().message;
+            }
+        }
+        if (!r) {
+            m.failure = r.error().message;
+            return m;
+        }
+        m.stopped = r->stopped;
+        m.sample.duration = r->wallSeconds;
+        values[1] = r->exitStatus;
+        values[2] = r->wallSeconds * 1e9;
+        for (std::size_t i = 0; i < cpuTotals.size(); ++i) {
+            values[3 + (m_configs.front().hasMetric() ? 1 : 0) + m_layout.counters.size() + i] = cpuTotals[i];
+        }
+        if (!r->started) {
+            m.failure = r->failure;
+        } else if (r->timedOut) {
+            m.failure = "timed out after " + std::to_string(c.timeout) + " s";
+        } else if (r->exitStatus != 0) {
+            const auto line = r->errors.substr(0, r->errors.find('\n'));
+            m.failure = "exit status " + std::to_string(r->exitStatus) + (line.empty() ? "" : " (" + line + ")");
+        } else if (c.hasMetric()) {
+            auto metric = extractMetric(c, *r);
+            if (!metric) {
+                m.failure = "no " + c.metricName + " in its output";
+            } else {
+                values[3] = *metric;
+            }
+        }
+        if (m.failure.empty()) {
+            values[0] = 1;
+        }
+        return m;
+    }
+
+private:
+    double secondsSinceStart() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_clock).count();
+    }
+
+    void fillCounters(const probes::CounterGroup& g, const std::vector<std::string>& names,
+                      const std::vector<double>& d, std::vector<double>& values, const std::string& prefix) const
+    {
+        const std::size_t offset = 3 + (m_configs.front().hasMetric() ? 1 : 0);
+        for (std::size_t i = 0; i < g.names().size() && i < d.size(); ++i) {
+            auto it = std::find(names.begin(), names.end(), prefix + g.names()[i]);
+            if (it != names.end()) {
+                values[offset + static_cast<std::size_t>(it - names.begin())] = d[i];
+            }
+        }
+    }
+
+    void addCpuCounters(const probes::CounterGroup& g, const std::vector<double>& d, std::vector<double>& totals) const
+    {
+        for (std::size_t i = 0; i < g.names().size() && i < d.size(); ++i) {
+            auto it = std::find(m_layout.cpuCounters.begin(), m_layout.cpuCounters.end(), "cpus:" + g.names()[i]);
+            if (it != m_layout.cpuCounters.end()) {
+                totals[static_cast<std::size_t>(it - m_layout.cpuCounters.begin())] += d[i];
+            }
+        }
+    }
+
+    const PreparedExperiment& m_p;
+    std::vector<CommandConfig> m_configs;
+    const RunControl& m_control;
+    Layout m_layout;
+    std::chrono::steady_clock::time_point m_clock;
+};
+
+// The variants of repetition `r` in the order they run.
+std::vector<int> orderOf(const ExperimentSpec& spec, int r, std::mt19937_64& rng)
+{
+    std::vector<int> order(spec.variants.size());
+    for (std::size_t v = 0; v < order.size(); ++v) {
+        order[v] = static_cast<int>(v);
+    }
+    if (spec.order == Order::Random) {
+        std::shuffle(order.begin(), order.end(), rng);
+    } else if (r % 2 == 1) {
+        std::reverse(order.begin(), order.end());  // A B, B A, A B, ...
+    }
+    return order;
+}
+
+}  // namespace
+
+RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
+{
+    std::vector<CommandConfig> configs;
+    for (std::size_t v = 0; v < p.params.size(); ++v) {
+        auto c = catalog::commandConfig(p.params[v]);
+        if (!c) {
+            return {RunStatus::Failed, c.error().message, 0};
+        }
+        configs.push_back(std::move(*c));
+    }
+    CommandRun run(p, std::move(configs), control);
+    auto start = run.start();
+    if (!start) {
+        return {RunStatus::Failed, start.error().message, 0};
+    }
+    if (auto r = observer.runStarted(*start); !r) {
+        return {RunStatus::Failed, r.error().message, 0};
+    }
+    std::mt19937_64 rng(p.spec.seed.value_or(1));
+    const int variants = static_cast<int>(p.spec.variants.size());
+    const int total = variants * p.spec.repetitions;
+    RunOutcome outcome{RunStatus::Complete, "", 0};
+    int done = 0;
+    auto emit = [&](RepetitionResult& rep) -> bool {
+        if (auto r = observer.repetitionFinished(rep); !r) {
+            outcome = {RunStatus::Failed, r.error().message, outcome.repetitionsDone};
+            return false;
+        }
+        ++outcome.repetitionsDone;
+        return true;
+    };
+    // Blocked: every repetition of a variant before the next; else all variants in each repetition.
+    const bool blocked = p.spec.order == Order::Blocked;
+    const int outer = blocked ? variants : p.spec.repetitions;
+    const int inner = blocked ? p.spec.repetitions : 1;
+    for (int o = 0; o < outer && outcome.status == RunStatus::Complete; ++o) {
+        for (int i = 0; i < inner && outcome.status == RunStatus::Complete; ++i) {
+            const int r = blocked ? i : o;
+            RepetitionResult rep{r, {}, 0, 0, {}};
+            const auto order = blocked ? std::vector<int>{o} : orderOf(p.spec, r, rng);
+            bool first = true;
+            const auto stopped = [&] {
+                const std::string text = "stopped during repetition " + std::to_string(r + 1) + " of " +
+                                         std::to_string(p.spec.repetitions) + " (discarded; " +
+                                         std::to_string(outcome.repetitionsDone) + " kept)";
+                return RunOutcome{RunStatus::Aborted, stopReason(control, text), outcome.repetitionsDone};
+            };
+            for (int v : order) {
+                if (control.stop.stop_requested()) {
+                    outcome = stopped();
+                    break;
+                }
+                auto m = run.measure(v, r);
+                if (m.stopped) {
+                    outcome = stopped();
+                    break;
+                }
+                if (!m.failure.empty()) {
+                    observer.warning("variant " + p.spec.variants[static_cast<std::size_t>(v)].name + " repetition " +
+                                     std::to_string(r) + " failed: " + m.failure +
+                                     "; it is recorded (ok=0) and left out of the statistics");
+                }
+                rep.start = first ? m.sample.start : rep.start;
+                rep.end = m.sample.start + m.sample.duration;
+                first = false;
+                rep.variants.push_back(v);
+                rep.samples.push_back(std::move(m.sample));
+                ++done;
+                observer.progress(done, total, 0);
+            }
+            if (outcome.status == RunStatus::Complete && !emit(rep)) {
+                break;
+            }
+        }
+    }
+    observer.runFinished(outcome.status, outcome.reason);
+    return outcome;
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,34 @@
+#pragma once
+// The environment of a run as JSON, and `noisefloor check`: what this machine can measure and what
+// adds noise, each with the reason and how to fix it.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probes/counter_group.h"
+#include "probes/system_facts.h"
+#include "probes/tsc_clock.h"
+
+namespace nf::engine {
+
+nlohmann::json systemFactsJson(const probes::SystemFacts& facts);
+nlohmann::json tscJson(const probes::TscCalibration& cal);
+nlohmann::json countersJson(const probes::CounterGroup& group);
+
+struct MachineCheck {
+    enum class Level { Ok, Info, Warn, Fail };
+    std::string name;  // "hardware counters"
+    Level level = Level::Info;
+    std::string detail;  // what was found
+    std::string fix;     // what to do about it; "" when nothing is needed
+};
+
+std::string_view toString(MachineCheck::Level level);
+
+// Runs the checks: opens test counters (thread and per-CPU), calibrates the TSC, reads the facts.
+std::vector<MachineCheck> checkMachine(const probes::SystemFacts& facts);
+nlohmann::json toJson(const std::vector<MachineCheck>& checks);
+
+}  // namespace nf::engine

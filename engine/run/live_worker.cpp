@@ -1,0 +1,377 @@
+#include "engine/run/live_worker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+
+#include "engine/model/metric.h"
+#include "engine/run/environment.h"
+#include "engine/run/schedule.h"
+#include "engine/run/scheduler.h"
+#include "probes/counter_group.h"
+#include "probes/system_facts.h"
+#include "probes/tsc_clock.h"
+
+namespace nf::engine {
+
+namespace {
+
+// Counters of one running session: on its receiver thread and on each of its counter CPUs.
+class SessionCounters {
+public:
+    SessionCounters(const std::vector<probes::EventSpec>& events, const LiveSession& session)
+    {
+        if (const pid_t tid = session.counterThread(); tid != 0) {
+            if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::thread(tid))) {
+                m_thread.emplace(std::move(*g));
+            }
+        }
+        for (int cpu : session.counterCpus()) {
+            if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::onCpu(cpu))) {
+                m_cpus.push_back(std::move(*g));
+            }
+        }
+    }
+
+    // What opened and what did not (and why), with where each set counts.
+    nlohmann::json describe() const
+    {
+        const probes::CounterGroup* any = m_thread ? &*m_thread : (m_cpus.empty() ? nullptr : &m_cpus[0]);
+        if (any == nullptr) {
+            return nullptr;
+        }
+        auto json = countersJson(*any);
+        std::string target = m_thread ? "the receiver thread (rx_*)" : "";
+        if (!m_cpus.empty()) {
+            std::vector<int> cpus;
+            for (const auto& g : m_cpus) {
+                cpus.push_back(g.target().cpu);
+            }
+            target += (target.empty() ? "" : " and ") + std::string("CPUs ") + probes::formatCpuList(cpus) +
+                      " system-wide (cpu_*)";
+        }
+        json["target"] = target;
+        return json;
+    }
+
+    std::vector<std::string> threadNames() const { return m_thread ? m_thread->names() : std::vector<std::string>{}; }
+    std::vector<std::string> cpuNames() const
+    {
+        return m_cpus.empty() ? std::vector<std::string>{} : m_cpus[0].names();
+    }
+
+    // Cumulative values by name: rx_<counter> for the thread, cpu_<counter> summed over the CPUs.
+    std::vector<std::pair<std::string, double>> read() const
+    {
+        std::vector<std::pair<std::string, double>> out;
+        if (m_thread) {
+            if (auto r = m_thread->read()) {
+                for (std::size_t i = 0; i < r->values.size(); ++i) {
+                    out.emplace_back(quantity::kThreadPrefix + m_thread->names()[i], r->values[i]);
+                }
+            }
+        }
+        std::vector<std::pair<std::string, double>> cpuSums;
+        for (const auto& group : m_cpus) {
+            auto r = group.read();
+            if (!r) {
+                continue;
+            }
+            for (std::size_t i = 0; i < r->values.size(); ++i) {
+                const auto name = quantity::kCpuPrefix + group.names()[i];
+                auto it =
+                    std::find_if(cpuSums.begin(), cpuSums.end(), [&](const auto& kv) { return kv.first == name; });
+                if (it == cpuSums.end()) {
+                    cpuSums.emplace_back(name, r->values[i]);
+                } else {
+                    it->second += r->values[i];
+                }
+            }
+        }
+        out.insert(out.end(), cpuSums.begin(), cpuSums.end());
+        return out;
+    }
+
+private:
+    std::optional<probes::CounterGroup> m_thread;
+    std::vector<probes::CounterGroup> m_cpus;
+};
+
+// Stops a started session on every path out of a scope.
+class Running {
+public:
+    explicit Running(LiveSession& session) : m_session(session) {}
+    ~Running() { m_session.stop(); }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+
+private:
+    LiveSession& m_session;
+};
+
+struct Reading {
+    std::uint64_t tsc = 0;
+    std::vector<double> session;
+    std::vector<std::pair<std::string, double>> counters;
+};
+
+class LiveWorker {
+public:
+    LiveWorker(const PreparedExperiment& p, std::stop_token stop, Channel<WorkerMessage>& out)
+        : m_p(p), m_spec(p.spec), m_stop(std::move(stop)), m_out(out)
+    {
+    }
+
+    WorkerDone run(std::future<bool>& go);
+
+private:
+    Result<void> setUp();
+    Result<void> trialStart(std::size_t variant, std::vector<std::string>& threadNames,
+                            std::vector<std::string>& cpuNames);
+    Result<Reading> read(std::size_t variant, const SessionCounters& counters) const;
+    Sample sampleBetween(const Reading& a, const Reading& b) const;
+    bool waitUntil(std::uint64_t tsc);  // false when stopped
+    Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep);
+    nlohmann::json measurementJson() const;
+
+    const PreparedExperiment& m_p;
+    const ExperimentSpec& m_spec;
+    std::stop_token m_stop;
+    Channel<WorkerMessage>& m_out;
+    std::optional<probes::TscClock> m_tsc;
+    std::vector<std::unique_ptr<LiveSession>> m_sessions;
+    std::size_t m_sessionQuantities = 0;
+    RunLayout m_layout;
+    nlohmann::json m_countersJson;
+    std::uint64_t m_t0 = 0;
+    std::mutex m_waitMutex;
+    std::condition_variable_any m_wait;
+};
+
+Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& threadNames,
+                                    std::vector<std::string>& cpuNames)
+{
+    auto& session = *m_sessions[v];
+    if (auto r = session.start(); !r) {
+        return Error{"variant " + m_spec.variants[v].name + ": " + r.error().message};
+    }
+    Running running(session);
+    SessionCounters counters(m_p.counters, session);
+    if (threadNames.empty()) {
+        threadNames = counters.threadNames();
+    }
+    if (cpuNames.empty()) {
+        cpuNames = counters.cpuNames();
+    }
+    if (m_countersJson.is_null()) {
+        m_countersJson = counters.describe();
+    }
+    const auto until = probes::readTsc() + static_cast<std::uint64_t>(std::max(m_spec.warmup, 0.1) * m_tsc->hz());
+    waitUntil(until);
+    if (auto s = session.sample(); !s) {
+        return Error{"variant " + m_spec.variants[v].name + ": " + s.error().message};
+    }
+    return {};
+}
+
+Result<void> LiveWorker::setUp()
+{
+    auto tsc = probes::TscClock::calibrate(0.05);
+    if (!tsc) {
+        return tsc.error();
+    }
+    m_tsc = *tsc;
+    for (std::size_t v = 0; v < m_p.params.size(); ++v) {
+        auto session = m_p.implementation->makeLive(m_p.params[v]);
+        if (!session) {
+            return Error{(m_p.params.size() > 1 ? "variant " + m_spec.variants[v].name + ": " : "") +
+                         session.error().message};
+        }
+        m_sessions.push_back(std::move(*session));
+    }
+    const auto quantities = m_sessions.front()->quantities();
+    m_sessionQuantities = quantities.size();
+    std::vector<std::string> threadNames;
+    std::vector<std::string> cpuNames;
+    for (std::size_t v = 0; v < m_sessions.size() && !m_stop.stop_requested(); ++v) {
+        if (auto r = trialStart(v, threadNames, cpuNames); !r) {
+            return r;
+        }
+    }
+    m_layout.quantities = quantities;
+    m_layout.quantities.emplace_back(quantity::kElapsedNs);
+    m_layout.quantities.emplace_back(quantity::kTscTicks);
+    for (const auto& n : threadNames) {
+        m_layout.quantities.push_back(quantity::kThreadPrefix + n);
+    }
+    for (const auto& n : cpuNames) {
+        m_layout.quantities.push_back(quantity::kCpuPrefix + n);
+    }
+    m_layout.metrics = liveMetrics(m_layout.quantities);
+    std::stable_partition(m_layout.metrics.begin(), m_layout.metrics.end(),
+                          [&](const MetricSpec& m) { return m.name == m_p.workload->primaryMetric; });
+    return {};
+}
+
+bool LiveWorker::waitUntil(std::uint64_t tsc)
+{
+    const auto now = probes::readTsc();
+    if (tsc > now) {
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::nanoseconds(static_cast<std::int64_t>(m_tsc->toNanoseconds(tsc - now)));
+        std::unique_lock lock(m_waitMutex);
+        m_wait.wait_until(lock, m_stop, deadline, [] { return false; });
+    }
+    return !m_stop.stop_requested();
+}
+
+Result<Reading> LiveWorker::read(std::size_t variant, const SessionCounters& counters) const
+{
+    Reading r;
+    auto values = m_sessions[variant]->sample();
+    if (!values) {
+        return values.error();
+    }
+    r.tsc = probes::readTsc();
+    r.session = std::move(*values);
+    r.counters = counters.read();
+    return r;
+}
+
+Sample LiveWorker::sampleBetween(const Reading& a, const Reading& b) const
+{
+    Sample s;
+    s.start = m_tsc->toSeconds(a.tsc - m_t0);
+    s.duration = m_tsc->toSeconds(b.tsc - a.tsc);
+    s.values.assign(m_layout.quantities.size(), std::nan(""));
+    for (std::size_t i = 0; i < m_sessionQuantities && i < a.session.size() && i < b.session.size(); ++i) {
+        s.values[i] = b.session[i] - a.session[i];
+    }
+    s.values[m_sessionQuantities] = m_tsc->toNanoseconds(b.tsc - a.tsc);
+    s.values[m_sessionQuantities + 1] = static_cast<double>(b.tsc - a.tsc);
+    for (const auto& [name, after] : b.counters) {
+        const int q = m_layout.quantityIndex(name);
+        const auto before = std::find_if(a.counters.begin(), a.counters.end(),
+                                         [&, &n = name](const auto& kv) { return kv.first == n; });
+        if (q >= 0 && before != a.counters.end()) {
+            s.values[static_cast<std::size_t>(q)] = after - before->second;
+        }
+    }
+    return s;
+}
+
+// Runs one variant for one repetition; false when stopped.
+Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep)
+{
+    const auto v = static_cast<std::size_t>(variant);
+    auto& session = *m_sessions[v];
+    if (auto r = session.start(); !r) {
+        return r.error();
+    }
+    Running running(session);
+    SessionCounters counters(m_p.counters, session);
+    const auto ticksPerInterval = static_cast<std::uint64_t>(m_spec.interval * m_tsc->hz());
+    if (!waitUntil(probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz()))) {
+        return false;
+    }
+    auto previous = read(v, counters);
+    if (!previous) {
+        return previous.error();
+    }
+    auto next = previous->tsc;
+    for (int i = 0; i < perVariant; ++i) {
+        next += ticksPerInterval;
+        if (!waitUntil(next)) {
+            return false;
+        }
+        auto current = read(v, counters);
+        if (!current) {
+            return current.error();
+        }
+        Sample s = sampleBetween(*previous, *current);
+        s.variant = variant;
+        s.repetition = unit.repetition;
+        s.index = i;
+        rep.samples.push_back(std::move(s));
+        previous = std::move(current);
+    }
+    return true;
+}
+
+nlohmann::json LiveWorker::measurementJson() const
+{
+    nlohmann::json facts = nlohmann::json::object();
+    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
+        nlohmann::json own = nlohmann::json::object();
+        for (const auto& [key, value] : m_sessions[v]->facts()) {
+            own[key] = value;
+        }
+        facts[m_spec.variants[v].name] = own;
+    }
+    return {{"kind", "live"},
+            {"variant_facts", facts},
+            {"interval_seconds", m_spec.interval},
+            {"warmup_seconds_per_start", m_spec.warmup},
+            {"alternating", false},
+            {"counters_note", "rx_* count on the receiver thread, cpu_* system-wide summed over counter_cpus"}};
+}
+
+WorkerDone LiveWorker::run(std::future<bool>& go)
+{
+    if (auto r = setUp(); !r) {
+        return {RunStatus::Failed, r.error().message};
+    }
+    if (m_stop.stop_requested()) {
+        return {RunStatus::Failed, "stopped before measuring"};
+    }
+    nlohmann::json counters =
+        m_countersJson.is_null() ? nlohmann::json{{"target", "nothing (no thread or CPU)"}} : m_countersJson;
+    m_out.push(WorkerReady{
+        m_layout,
+        {{"tsc", tscJson(m_tsc->calibration())}, {"counters", counters}, {"measurement", measurementJson()}}});
+    if (!go.get()) {
+        return {RunStatus::Failed, "not started"};
+    }
+    std::mt19937_64 rng(*m_spec.seed);
+    const auto units = planUnits(static_cast<int>(m_sessions.size()), m_spec.repetitions, m_spec.order, rng);
+    const int perVariant = std::max(1, static_cast<int>(std::lround(m_spec.duration / m_spec.interval)));
+    m_t0 = probes::readTsc();
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        RepetitionResult rep{units[u].repetition, units[u].variants, 0, 0, {}};
+        for (int variant : units[u].variants) {
+            auto done = measure(units[u], variant, perVariant, rep);
+            if (!done) {
+                return {RunStatus::Failed, "variant " + m_spec.variants[static_cast<std::size_t>(variant)].name + ": " +
+                                               done.error().message};
+            }
+            if (!*done) {
+                return {RunStatus::Aborted, "stopped during repetition " + std::to_string(u + 1) + " of " +
+                                                std::to_string(units.size()) + " (discarded; " + std::to_string(u) +
+                                                " kept)"};
+            }
+        }
+        rep.start = rep.samples.front().start;
+        rep.end = rep.samples.back().start + rep.samples.back().duration;
+        m_out.push(std::move(rep));
+    }
+    return {RunStatus::Complete, ""};
+}
+
+}  // namespace
+
+void runLiveWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
+                   std::future<bool> go)
+{
+    WorkerDone done;
+    {
+        LiveWorker worker(prepared, std::move(stop), out);
+        done = worker.run(go);
+    }  // sessions (and their testbeds) are gone before the run is reported finished
+    out.push(std::move(done));
+}
+
+}  // namespace nf::engine

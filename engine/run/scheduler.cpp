@@ -1,0 +1,171 @@
+#include "engine/run/scheduler.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "engine/run/call_loop_worker.h"
+#include "engine/run/command_experiment.h"
+#include "engine/run/environment.h"
+#include "engine/run/live_worker.h"
+#include "nf_version.h"
+
+namespace nf::engine {
+
+namespace {
+
+// Keeps the recording thread off the worker's CPU where there is another one to run on.
+void moveOffCpu(int cpu, const std::vector<int>& allowed)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int count = 0;
+    for (int c : allowed) {
+        if (c != cpu) {
+            CPU_SET(c, &set);
+            ++count;
+        }
+    }
+    if (count > 0) {
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
+}
+
+}  // namespace
+
+Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::SystemFacts facts,
+                                             const WorkloadImplementations& implementations, FieldNamer fieldName)
+{
+    auto checked = checkExperiment(spec, std::nullopt, facts);
+    if (!checked.ok()) {
+        const auto& problem = checked.problems.front();
+        return Error{
+            describe(problem, fieldName != nullptr ? fieldName(problem.field) : std::string(toString(problem.field)))};
+    }
+    PreparedExperiment p;
+    p.workload = checked.experiment.workload;
+    p.spec = std::move(checked.experiment.points.front());
+    p.params = std::move(checked.experiment.params.front());
+    if (p.workload->kind != WorkloadKind::External) {
+        p.implementation = findImplementation(implementations, p.workload->name);
+        const bool usable = p.implementation != nullptr &&
+                            (p.workload->kind == WorkloadKind::Live ? static_cast<bool>(p.implementation->makeLive)
+                                                                    : static_cast<bool>(p.implementation->make));
+        if (!usable) {
+            return Error{"workload " + p.workload->name + " has no measuring implementation in this build"};
+        }
+    }
+    p.workerCpu = p.spec.cpus.front();
+    if (p.spec.counters.empty()) {
+        p.spec.counters = probes::defaultEventNames();
+    }
+    std::string list;
+    for (const auto& c : p.spec.counters) {
+        list += (list.empty() ? "" : ",") + c;
+    }
+    auto counters = probes::resolveEvents(list);
+    if (!counters) {
+        return Error{(fieldName != nullptr ? fieldName(SpecField::Counters) : std::string("counters")) + ": " +
+                     counters.error().message};
+    }
+    p.counters = std::move(*counters);
+    if (!p.spec.seed) {
+        p.spec.seed = std::random_device{}();
+    }
+    p.facts = std::move(facts);
+    return p;
+}
+
+std::string stopReason(const RunControl& control, const std::string& reason)
+{
+    const int sig = control.signal != nullptr ? control.signal->load() : 0;
+    return sig != 0 ? std::string(sigabbrev_np(sig) != nullptr ? "SIG" + std::string(sigabbrev_np(sig)) : "signal") +
+                          ": " + reason
+                    : reason;
+}
+
+RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
+{
+    if (p.workload->kind == WorkloadKind::External) {
+        return runCommandExperiment(p, observer, control);
+    }
+    Channel<WorkerMessage> channel;
+    std::promise<bool> go;
+    std::stop_source stopWorker;
+    std::stop_callback forward(control.stop, [&] { stopWorker.request_stop(); });
+    const bool live = p.workload->kind == WorkloadKind::Live;
+    if (!live) {
+        moveOffCpu(p.workerCpu, p.facts.allowedCpus);
+    }
+    std::jthread worker(
+        [&](std::future<bool> started) {
+            if (live) {
+                runLiveWorker(p, stopWorker.get_token(), channel, std::move(started));
+            } else {
+                runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started));
+            }
+        },
+        go.get_future());
+
+    RunOutcome outcome;
+    bool started = false;
+    std::optional<Error> observerError;
+    const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
+    int unitsDone = 0;
+    int variantReps = 0;
+    for (;;) {
+        auto message = channel.pop();
+        if (auto* ready = std::get_if<WorkerReady>(&message)) {
+            RunStart start{p.spec, {}, ready->layout, ready->environment};
+            for (const auto& params : p.params) {
+                start.variantParams.emplace_back(params.all());
+            }
+            start.environment["system"] = systemFactsJson(p.facts);
+            start.environment["tool"] = {
+                {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", control.commandLine}};
+            auto r = observer.runStarted(start);
+            started = r.ok();
+            if (!r) {
+                observerError = r.error();
+            }
+            go.set_value(started);
+        } else if (auto* rep = std::get_if<RepetitionResult>(&message)) {
+            if (observerError) {
+                continue;
+            }
+            if (auto r = observer.repetitionFinished(*rep); !r) {
+                observerError = r.error();
+                stopWorker.request_stop();
+                continue;
+            }
+            ++unitsDone;
+            variantReps += static_cast<int>(rep->variants.size());
+            const double perVariantRep = (rep->end - rep->start) / static_cast<double>(rep->variants.size());
+            observer.progress(variantReps, total, perVariantRep * (total - variantReps));
+        } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {
+            observer.warning(warning->text);
+        } else if (auto* done = std::get_if<WorkerDone>(&message)) {
+            outcome.status = done->status;
+            outcome.reason = done->reason;
+            break;
+        }
+    }
+    worker.join();
+    outcome.repetitionsDone = unitsDone;
+    if (observerError) {
+        outcome = {RunStatus::Failed, observerError->message, unitsDone};
+    } else if (outcome.status == RunStatus::Aborted) {
+        outcome.reason = stopReason(control, outcome.reason);
+    }
+    if (started) {
+        observer.runFinished(outcome.status, outcome.reason);
+    }
+    return outcome;
+}
+
+}  // namespace nf::engine

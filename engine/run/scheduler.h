@@ -1,0 +1,61 @@
+#pragma once
+// Runs an experiment: checks it, then measures its variants on a pinned worker thread in the
+// planned order and hands each finished repetition to the observer.
+
+#include <atomic>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "engine/catalog/spec_check.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/model/experiment_spec.h"
+#include "engine/model/run_data.h"
+#include "engine/run/workload.h"
+#include "probes/counter_group.h"
+#include "probes/system_facts.h"
+
+namespace nf::engine {
+
+// An experiment that passed every check that needs no measurement.
+struct PreparedExperiment {
+    ExperimentSpec spec;  // resolved: chunk, cpus, counters and seed filled in
+    const WorkloadDescriptor* workload = nullptr;
+    const WorkloadImplementation* implementation = nullptr;  // null for an external workload
+    std::vector<ParamSet> params;                            // per variant
+    std::vector<probes::EventSpec> counters;
+    int workerCpu = 0;
+    probes::SystemFacts facts;
+};
+
+// checkExperiment (engine/catalog/spec_check.h), then the counters and the seed, and the workload's
+// implementation among `implementations`. Every error here is bad input, found before anything
+// runs or is stored: the first problem, described with `fieldName` naming its field ("--reps").
+using FieldNamer = std::string (*)(SpecField);
+Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::SystemFacts facts,
+                                             const WorkloadImplementations& implementations,
+                                             FieldNamer fieldName = nullptr);
+
+struct RunControl {
+    std::stop_token stop;                      // requested on SIGINT/SIGTERM
+    const std::atomic<int>* signal = nullptr;  // the signal that requested it, for the reason text
+    std::string commandLine;                   // how the run was asked for, recorded with it
+};
+
+struct RunOutcome {
+    RunStatus status = RunStatus::Failed;
+    std::string reason;  // "" when complete
+    int repetitionsDone = 0;
+};
+
+// Runs on a worker thread pinned to prepared.workerCpu; calls the observer on this thread:
+// runStarted once the worker is ready (TSC calibrated, counters open, warmed up), then
+// repetitionFinished per repetition, and runFinished last. A stop between or inside repetitions
+// discards the repetition in flight and ends the run as aborted. An observer error (e.g. the
+// database) ends it as failed.
+RunOutcome runExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
+
+// "SIGINT: <reason>" when a signal requested the stop, else `reason`.
+std::string stopReason(const RunControl& control, const std::string& reason);
+
+}  // namespace nf::engine

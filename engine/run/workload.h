@@ -1,0 +1,70 @@
+#pragma once
+// What a measuring implementation of a workload provides: an in-process call loop or a live session.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/model/parameter.h"
+#include "probes/result.h"
+
+namespace nf::engine {
+
+// An in-process workload prepared for one variant. The scheduler calls run() on a pinned worker
+// thread between fenced TSC reads and counter reads; run() must do `calls` operations and nothing
+// else (no allocation, no I/O, no locks on the hot path).
+class CallLoop {
+public:
+    virtual ~CallLoop() = default;
+    virtual void run(std::uint64_t calls) = 0;
+    // Facts about this instance worth recording (e.g. the pages it set up).
+    virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+    // Entry addresses of the functions this variant's operations run (see codeAddress); their sizes
+    // from the ELF symbol table are recorded per variant as its code_bytes.
+    virtual std::vector<const void*> hotCode() const { return {}; }
+};
+
+// The address of a function, for CallLoop::hotCode().
+template <class R, class... Args>
+const void* codeAddress(R (*function)(Args...))
+{
+    return reinterpret_cast<const void*>(function);
+}
+
+// A live workload prepared for one variant (e.g. a testbed with a receiver and a traffic
+// generator): set up once when made, torn down when destroyed. The live runner calls start(), then
+// sample() at each interval boundary, then stop(), once per repetition of the variant.
+class LiveSession {
+public:
+    virtual ~LiveSession() = default;
+    // Names of the cumulative quantities sample() returns, in order; the same for every variant.
+    virtual std::vector<std::string> quantities() const = 0;
+    virtual Result<void> start() = 0;
+    // Cumulative values since start(), in quantities() order.
+    virtual Result<std::vector<double>> sample() = 0;
+    virtual void stop() = 0;
+    // The thread whose counters to read while running (0: none), and CPUs to count system-wide.
+    virtual pid_t counterThread() const { return 0; }
+    virtual std::vector<int> counterCpus() const { return {}; }
+    virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+};
+
+// The measuring implementation of a catalogue entry (engine/catalog/): exactly one of `make` (an
+// in-process workload) and `makeLive` (a live one) is set; the external `command` workload is run
+// by engine/run/command_experiment and has no entry. engine/workloads/registry.cpp lists them all.
+struct WorkloadImplementation {
+    std::string name{};  // the catalogue entry it implements
+    std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make{};
+    std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive{};
+};
+using WorkloadImplementations = std::vector<WorkloadImplementation>;
+
+const WorkloadImplementation* findImplementation(const WorkloadImplementations& implementations, std::string_view name);
+
+}  // namespace nf::engine

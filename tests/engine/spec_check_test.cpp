@@ -1,0 +1,165 @@
+// The one check of an experiment before it runs (engine/catalog/spec_check.h), which the CLI and
+// the GUI's editor share.
+
+#include <gtest/gtest.h>
+
+#include "engine/catalog/spec_check.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/workloads/registry.h"
+
+namespace nf::engine {
+namespace {
+
+probes::SystemFacts twoCpus()
+{
+    probes::SystemFacts facts;
+    facts.onlineCpus = {0, 1};
+    facts.allowedCpus = {0, 1};
+    return facts;
+}
+
+ExperimentSpec spin()
+{
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    return spec;
+}
+
+std::vector<std::string> messages(const SpecCheck& check)
+{
+    std::vector<std::string> out;
+    for (const auto& p : check.problems) {
+        out.push_back(describe(p, toString(p.field)));
+    }
+    return out;
+}
+
+TEST(SpecCheck, FillsInTheDefaultsOfAGoodSpec)
+{
+    auto check = checkExperiment(spin(), std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    ASSERT_EQ(check.experiment.points.size(), 1u);
+    const auto& point = check.experiment.points.front();
+    ASSERT_EQ(point.variants.size(), 1u);
+    EXPECT_EQ(point.variants[0].name, "default");
+    EXPECT_EQ(point.chunk.value_or(-1), 0.002);
+    EXPECT_EQ(point.cpus, std::vector<int>{1});  // the last allowed CPU
+    EXPECT_EQ(check.experiment.params.front().front().integer("work"), 1000);
+}
+
+TEST(SpecCheck, CollectsEveryProblemWithItsFieldAndNoCommandLineOption)
+{
+    auto spec = spin();
+    spec.repetitions = 0;
+    spec.duration = -1;
+    spec.variants = {{"a", {{"work", "0"}}}, {"a", {}}, {"late/v1", {}}};
+    spec.cpus = {7};
+    auto check = checkExperiment(spec, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    std::vector<SpecField> fields;
+    for (const auto& p : check.problems) {
+        fields.push_back(p.field);
+        EXPECT_EQ(p.message.find("--"), std::string::npos) << p.message;
+    }
+    EXPECT_EQ(fields, (std::vector<SpecField>{SpecField::Repetitions, SpecField::Duration, SpecField::Variants,
+                                              SpecField::Variants, SpecField::Cpus, SpecField::Param}));
+    EXPECT_EQ(describe(check.problems[0], "--reps"), "--reps 0: must be 1..100000");
+    EXPECT_EQ(describe(check.problems[2], "Variants"), "Variants a: duplicate variant name");
+    EXPECT_EQ(describe(check.problems[4], "--cpu"), "--cpu 7: no such CPU available (online: 0-1, allowed: 0-1)");
+    EXPECT_EQ(describe(check.problems[5], "-p"), "variant a: work=0: out of range 1..100000000");
+}
+
+TEST(SpecCheck, RunsTheWorkloadsOwnChecksOnEveryVariant)
+{
+    ExperimentSpec spec;
+    spec.workload = "udp-rx";
+    spec.variants = {{"ok", {}},
+                     {"far", {{"rx_cpu", "7"}}},
+                     {"same", {{"tx_cpu", "1"}}},
+                     {"shared", {{"tx_cpu", "1"}, {"share_cpu", "1"}}}};
+    auto check = checkExperiment(spec, std::nullopt, twoCpus());
+    ASSERT_EQ(check.problems.size(), 2u);
+    EXPECT_EQ(check.problems[0].variant, "far");
+    EXPECT_EQ(check.problems[0].message, "rx_cpu=7: CPU 7 is offline or not allowed to this process (allowed: 0-1)");
+    EXPECT_EQ(check.problems[1].variant, "same");
+    EXPECT_EQ(check.problems[1].message, "tx_cpu=1 and rx_cpu=1 are the same CPU (set share_cpu=1 to allow it)");
+
+    ExperimentSpec frag;
+    frag.workload = "page-frag";
+    frag.params = {{"align", "3"}};
+    EXPECT_EQ(messages(checkExperiment(frag, std::nullopt, twoCpus())),
+              std::vector<std::string>{"align=3: must be 0 or a power of two"});
+    frag.params = {{"push_cpu", "0"}};
+    frag.cpus = {1};
+    EXPECT_FALSE(checkExperiment(frag, std::nullopt, twoCpus()).ok());
+    frag.cpus = {0};
+    EXPECT_TRUE(checkExperiment(frag, std::nullopt, twoCpus()).ok());
+
+    ExperimentSpec command;
+    command.workload = "command";
+    EXPECT_EQ(messages(checkExperiment(command, std::nullopt, twoCpus())),
+              std::vector<std::string>{"cmd is empty: set it to the program and its arguments"});
+    command.params = {{"cmd", "echo 'open"}};
+    EXPECT_FALSE(checkExperiment(command, std::nullopt, twoCpus()).ok());
+}
+
+TEST(SpecCheck, ChecksEverySweepPointAndTellsSimilarNamesApart)
+{
+    ExperimentSpec spec;
+    spec.workload = "udp-rx";
+    spec.variants = {{"a", {}}, {"b", {{"tx_batch", "4"}}}};
+    // tx_batch is not batch: a variant may set it while the sweep sets batch.
+    auto check = checkExperiment(spec, SweepSpec{"batch", {"1", "64"}}, twoCpus(), "sweep-1");
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    ASSERT_EQ(check.experiment.points.size(), 2u);
+    EXPECT_EQ(check.experiment.points[1].sweep->value, "64");
+    EXPECT_EQ(check.experiment.params[1][1].integer("batch"), 64);
+    EXPECT_EQ(check.experiment.params[1][1].integer("tx_batch"), 4);
+
+    spec.variants[1].overrides = {{"batch", "4"}};
+    auto clash = checkExperiment(spec, SweepSpec{"batch", {"1", "64"}}, twoCpus(), "sweep-1");
+    ASSERT_EQ(clash.problems.size(), 1u);
+    EXPECT_EQ(describe(clash.problems[0], "--sweep"),
+              "--sweep batch: variant b sets it too; a sweep sets it for every variant");
+
+    spec.variants.pop_back();
+    auto bad = checkExperiment(spec, SweepSpec{"batch", {"1", "0", "2000"}}, twoCpus(), "sweep-1");
+    EXPECT_EQ(messages(bad),
+              (std::vector<std::string>{"batch=0: out of range 1..1024", "batch=2000: out of range 1..1024"}));
+    auto unknown = checkExperiment(spec, SweepSpec{"colour", {"1", "2"}}, twoCpus(), "sweep-1");
+    EXPECT_EQ(unknown.problems.front().field, SpecField::Sweep);
+}
+
+TEST(SpecCheck, AnUnknownWorkloadNamesTheKnownOnes)
+{
+    ExperimentSpec spec;
+    spec.workload = "nope";
+    auto check = checkExperiment(spec, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_EQ(check.problems.front().field, SpecField::Workload);
+    EXPECT_NE(check.problems.front().message.find("spin, indirect-call"), std::string::npos);
+}
+
+// Every catalogue entry has a measuring implementation of its kind, and nothing else is registered.
+TEST(WorkloadCatalog, EveryEntryHasItsImplementation)
+{
+    const auto& implementations = workloads::implementations();
+    std::size_t measured = 0;
+    for (const auto& w : workloadCatalog()) {
+        const auto* impl = findImplementation(implementations, w.name);
+        if (w.kind == WorkloadKind::External) {
+            EXPECT_EQ(impl, nullptr) << w.name;
+            continue;
+        }
+        ++measured;
+        ASSERT_NE(impl, nullptr) << w.name;
+        EXPECT_EQ(static_cast<bool>(impl->make), w.kind == WorkloadKind::InProcess) << w.name;
+        EXPECT_EQ(static_cast<bool>(impl->makeLive), w.kind == WorkloadKind::Live) << w.name;
+        EXPECT_FALSE(workloadMetrics(w).empty());
+        EXPECT_EQ(workloadMetrics(w).front().name, w.primaryMetric) << w.name;
+    }
+    EXPECT_EQ(measured, implementations.size());
+}
+
+}  // namespace
+}  // namespace nf::engine
