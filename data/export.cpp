@@ -180,12 +180,10 @@ void writeJson(const engine::RunRecord& run, std::ostream& out)
         for (const engine::Sample& sample : run.data.samples) {
             samples.push_back(sampleJson(run.data, sample));
         }
-        nlohmann::json doc = {{"run", rowJson(run.row)},
-                              {"spec", engine::toJson(run.spec)},
-                              {"environment", run.environment.json},
-                              {"variants", variantsJson(run)},
-                              {"layout", layoutJson(run.data.layout)},
-                              {"samples", std::move(samples)}};
+        nlohmann::json doc = {
+            {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
+            {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
+            {"samples", std::move(samples)}};
         out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } catch (const std::exception&) {
         out.setstate(std::ios::failbit);

@@ -11,6 +11,7 @@
 #include "data/process_identity.h"
 #include "data/run_store.h"
 #include "data/sample_blob.h"
+#include "data/schema.h"
 
 namespace nf::data {
 
@@ -258,6 +259,34 @@ private:
 
 // One query per repetitions row, driven by the (repetition_id, idx) index: no sort in SQLite, and
 // each row's variant and repetition come from the row it belongs to, not from a lookup.
+// Schema 2 on: the run's warnings in the order they were said. An older database read as it is has
+// none stored.
+Result<void> loadWarnings(Database& db, engine::RunRecord& run)
+{
+    auto version = storedSchemaVersion(db);
+    if (!version) {
+        return version.error();
+    }
+    if (*version < 2) {
+        return {};
+    }
+    auto stmt = db.prepare("SELECT text FROM run_warnings WHERE run_id = ? ORDER BY seq");
+    if (!stmt) {
+        return stmt.error();
+    }
+    stmt->bind(1, run.row.id);
+    for (;;) {
+        auto row = stmt->step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            return {};
+        }
+        run.warnings.push_back(stmt->text(0));
+    }
+}
+
 Result<void> loadSamples(Database& db, engine::RunRecord& run)
 {
     auto reps = loadRepetitions(db, run.row.id);
@@ -361,6 +390,9 @@ try {
     }
     if (auto samples = loadSamples(db, run); !samples) {
         return samples.error();
+    }
+    if (auto warnings = loadWarnings(db, run); !warnings) {
+        return warnings.error();
     }
     return run;
 } catch (const std::exception& e) {

@@ -343,8 +343,36 @@ try {
     return Error{"cannot store repetition " + std::to_string(rep.index) + ": " + e.what()};
 }
 
+void RunRecorder::warning(std::string_view text)
+{
+    if (m_runId == 0) {
+        return;  // said on the terminal; there is no run to store it with
+    }
+    try {
+        auto stmt = m_db.prepare("INSERT INTO run_warnings (run_id, seq, text) VALUES (?, ?, ?)");
+        if (stmt) {
+            stmt->bind(1, m_runId).bind(2, std::int64_t{m_warnings}).bind(3, text);
+            if (auto done = stmt->run(); done) {
+                ++m_warnings;
+                return;
+            } else if (!m_warningError) {
+                m_warningError = done.error();
+            }
+        } else if (!m_warningError) {
+            m_warningError = stmt.error();
+        }
+    } catch (const std::exception& e) {
+        if (!m_warningError) {
+            m_warningError = Error{e.what()};
+        }
+    }
+}
+
 void RunRecorder::runFinished(engine::RunStatus status, std::string_view reason)
 {
+    if (m_warningError) {
+        m_finishError = Error{"a warning could not be stored with the run: " + m_warningError->message};
+    }
     try {
         if (m_runId == 0) {
             m_finishError = Error{"cannot record the end of the run: the run was not stored"};

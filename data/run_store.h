@@ -25,6 +25,8 @@ public:
 
     Result<void> runStarted(const engine::RunStart& start) override;
     Result<void> repetitionFinished(const engine::RepetitionResult& rep) override;
+    // Stored with the run (run_warnings); one that cannot be stored makes finishError() say so.
+    void warning(std::string_view text) override;
     void runFinished(engine::RunStatus status, std::string_view reason) override;
 
     std::int64_t runId() const { return m_runId; }
@@ -36,6 +38,8 @@ private:
     std::vector<std::int64_t> m_variantIds;
     std::vector<std::int64_t> m_quantityIds;
     std::optional<Error> m_finishError;
+    int m_warnings = 0;
+    std::optional<Error> m_warningError;
 };
 
 // Newest first.

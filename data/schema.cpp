@@ -103,10 +103,23 @@ CREATE TABLE samples (
 );
 )sql";
 
+// Migration 2: what went wrong during a run without stopping it (a thread that could not be
+// pinned, a command that failed once), in the order it was said, so that `show` and the reports
+// still say it later.
+constexpr const char* kMigration2 = R"sql(
+CREATE TABLE run_warnings (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    text   TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1},
+        {2, kMigration2},
     };
     return list;
 }
@@ -234,6 +247,15 @@ Result<void> createStore(const std::string& path)
 int schemaVersion()
 {
     return migrations().back().version;
+}
+
+Result<int> storedSchemaVersion(Database& db)
+{
+    auto version = pragmaValue(db, "user_version");
+    if (!version) {
+        return version.error();
+    }
+    return static_cast<int>(*version);
 }
 
 Result<void> migrate(Database& db)

@@ -9,6 +9,8 @@ namespace nf::data {
 
 // The schema version this build writes.
 int schemaVersion();
+// The version `db` holds (a read-only open of an older database is read as it is).
+Result<int> storedSchemaVersion(Database& db);
 
 // Brings the database up to schemaVersion(): each migration runs inside
 // BEGIN IMMEDIATE ... PRAGMA user_version = N; COMMIT. A database whose user_version is newer than

@@ -29,7 +29,7 @@ const engine::MetricSpec* findMetric(const std::vector<engine::MetricSpec>& metr
 
 // Why `metricName` is missing: the counters it needs that did not open, with the reason the run
 // recorded; a machine without a PMU reads "no PMU: hardware counters unavailable".
-QString whyNotMeasured(const std::string& metricName, const nlohmann::json& environment)
+QString whyNotMeasured(const std::string& metricName, const engine::RunEnvironment& environment)
 {
     const auto all =
         engine::callLoopMetrics({engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs,
@@ -37,12 +37,10 @@ QString whyNotMeasured(const std::string& metricName, const nlohmann::json& envi
     const engine::MetricSpec* spec = findMetric(all, metricName);
     QStringList names;
     std::string reason;
-    const auto counters = environment.value("counters", nlohmann::json::object());
-    for (const auto& u : counters.value("unsupported", nlohmann::json::array())) {
-        const auto name = u.value("name", std::string());
+    for (const auto& [name, why] : environment.unsupported) {
         if (spec != nullptr && (name == spec->numerator || name == spec->denominator)) {
             names << qs(name);
-            reason = u.value("reason", std::string());
+            reason = why;
         }
     }
     if (names.isEmpty()) {
@@ -126,7 +124,7 @@ std::vector<std::string> wanted(const engine::RunLayout& layout)
     return out;
 }
 
-void markMissing(ComparisonView& view, const nlohmann::json& environment)
+void markMissing(ComparisonView& view, const engine::RunEnvironment& environment)
 {
     for (std::size_t p = 0; p < 4; ++p) {
         if (view.panels[p].metric.isEmpty()) {
@@ -137,7 +135,8 @@ void markMissing(ComparisonView& view, const nlohmann::json& environment)
     }
 }
 
-ComparisonView analyse(const Result<engine::AnalysisInput>& input, const QString& title, const nlohmann::json& env)
+ComparisonView analyse(const Result<engine::AnalysisInput>& input, const QString& title,
+                       const engine::RunEnvironment& env)
 {
     ComparisonView view;
     if (!input) {
@@ -190,8 +189,7 @@ ComparisonView compareRun(const engine::RunRecord& run)
         QObject::tr("run %1: %2%3")
             .arg(run.row.id)
             .arg(qs(run.row.workload), run.row.label.empty() ? QString() : qs(" '" + run.row.label + "'"));
-    auto view =
-        analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment.json);
+    auto view = analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment);
     addReport(view, {{&run, ""}});
     return view;
 }
@@ -226,7 +224,7 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
         return view;
     }
     auto view = analyse(engine::analysisInputAcross(selection, wanted(runs.front()->data.layout)), title.join(" vs "),
-                        runs.front()->environment.json);
+                        runs.front()->environment);
     std::vector<engine::RunChoice> choices;
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const QString only = r < static_cast<std::size_t>(variants.size()) ? variants[static_cast<int>(r)] : QString();

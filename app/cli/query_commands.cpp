@@ -114,12 +114,13 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
         nlohmann::json out = rowJson(run->row);
         out["spec"] = engine::toJson(run->spec);
         out["environment"] = run->environment.json;
+        out["warnings"] = run->warnings;
         out["variants"] = variants;
         out["summary"] = engine::summaryJson(run->data);
         std::cout << out.dump(2) << '\n';
         return 0;
     }
-    printRunText(*run, databasePath(ctx), std::cout);
+    engine::printRunText(*run, databasePath(ctx), std::cout);
     return 0;
 }
 

@@ -32,6 +32,7 @@ public:
     {
         clearProgress();
         std::cerr << "noisefloor: warning: " << text << '\n';
+        m_recorder.warning(text);
     }
     void progress(int done, int total, double secondsLeft) override
     {

@@ -377,7 +377,7 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         base = static_cast<std::size_t>(it - in.variants.begin());
     }
     if (in.variants.size() < 2) {
-        a.warnings.emplace_back("one variant: nothing to compare (add --variant NAME:key=value)");
+        a.warnings.emplace_back("one variant: nothing to compare (add a second variant)");
     }
     if (in.preemptedChunks > 0) {
         const double pct = 100.0 * static_cast<double>(in.preemptedChunks) / static_cast<double>(in.chunks);

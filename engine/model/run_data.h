@@ -28,11 +28,11 @@ struct RunLayout {
 struct Sample {
     int variant = 0;  // index into the run's variants
     int repetition = 0;
-    int index = 0;               // within (variant, repetition)
-    int pair = -1;               // alternation round within the repetition; -1 when not alternating
-    double start = 0;            // seconds since the run's first measurement
-    double duration = 0;         // seconds
-    std::vector<double> values;  // RunLayout::quantities order
+    int index = 0;                 // within (variant, repetition)
+    int pair = -1;                 // alternation round within the repetition; -1 when not alternating
+    double start = 0;              // seconds since the run's first measurement
+    double duration = 0;           // seconds
+    std::vector<double> values{};  // RunLayout::quantities order
 };
 
 struct RepetitionResult {

@@ -67,6 +67,16 @@ std::vector<std::string> RunEnvironment::notMeasuredLines() const
     return lines;
 }
 
+std::string RunEnvironment::whyNotOpened(const std::string& counter) const
+{
+    for (const auto& [name, reason] : unsupported) {
+        if (name == counter) {
+            return reason;
+        }
+    }
+    return "";
+}
+
 nlohmann::json RunEnvironment::section(const char* name) const
 {
     const auto it = json.is_object() ? json.find(name) : json.end();
@@ -90,7 +100,13 @@ RunEnvironment RunEnvironment::fromJson(nlohmann::json j)
     const auto counters = env.section("counters");
     env.counterTarget = valueOr<std::string>(counters, "target", "");
     env.countersOpened = strings(counters.value("opened", nlohmann::json::array()));
-    env.notMeasured = groupByReason(counters.value("unsupported", nlohmann::json::array()));
+    const auto unsupported = counters.value("unsupported", nlohmann::json::array());
+    env.notMeasured = groupByReason(unsupported);
+    if (unsupported.is_array()) {
+        for (const auto& u : unsupported) {
+            env.unsupported.emplace_back(valueOr<std::string>(u, "name", ""), valueOr<std::string>(u, "reason", ""));
+        }
+    }
     const auto tool = env.section("tool");
     env.toolVersion = valueOr<std::string>(tool, "version", "");
     env.commandLine = valueOr<std::string>(tool, "command_line", "");

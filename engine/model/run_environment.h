@@ -40,6 +40,7 @@ struct RunEnvironment {
     std::string counterTarget;         // where the counters counted
     std::vector<std::string> countersOpened;
     std::vector<NotMeasured> notMeasured;  // grouped by reason: a machine without a PMU is one line
+    std::vector<std::pair<std::string, std::string>> unsupported;  // each counter that did not open, and why
     std::string toolVersion;
     std::string commandLine;  // as typed; "" for runs that did not record it
     std::optional<ImportOrigin> import;
@@ -48,6 +49,8 @@ struct RunEnvironment {
     bool imported() const { return import.has_value(); }
     // "cycles, instructions (no hardware PMU ...)": one line per reason.
     std::vector<std::string> notMeasuredLines() const;
+    // Why `counter` did not open, "" when it did (or was not asked for).
+    std::string whyNotOpened(const std::string& counter) const;
     // json[section] as an object, or an empty one.
     nlohmann::json section(const char* name) const;
 

@@ -26,6 +26,8 @@ public:
     virtual void stop() = 0;                 // stops and joins it; safe to call twice
     virtual std::uint64_t sent() const = 0;  // cumulative, since construction
     virtual std::string describe() const = 0;
+    // "" when its thread was pinned to its CPU, else why not (it then ran unpinned).
+    virtual std::string warning() const = 0;
 };
 
 // `sendmmsg`: a connected UDP socket in the sending namespace, `batch` datagrams per call.

@@ -2,25 +2,17 @@
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <atomic>
-#include <thread>
 #include <vector>
 
-#include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
+#include "engine/net/pacer.h"
+#include "engine/run/pinned_thread.h"
 
 namespace nf::engine::net {
 
 namespace {
-
-std::uint64_t monotonicNs()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 class SendmmsgGenerator : public Generator {
 public:
@@ -41,18 +33,17 @@ public:
     Result<void> start() override
     {
         stop();
-        m_stopping.store(false);
-        m_thread = std::jthread([this] { loop(); });
+        m_thread = PinnedThread::start("generator thread", m_options.cpu, [this](std::stop_token stop) { loop(stop); });
         return {};
     }
 
     void stop() override
     {
-        if (m_thread.joinable()) {
-            m_stopping.store(true);
-            m_thread.join();
-        }
+        m_thread.requestStop();
+        m_thread.join();
     }
+
+    std::string warning() const override { return m_thread.warning(); }
 
     std::uint64_t sent() const override { return m_sent.load(std::memory_order_relaxed); }
 
@@ -64,25 +55,12 @@ public:
     }
 
 private:
-    void loop()
+    void loop(const std::stop_token& stop)
     {
-        static_cast<void>(pinThread(m_options.cpu));
         std::uint64_t sent = m_sent.load(std::memory_order_relaxed);
-        const std::uint64_t t0 = monotonicNs();
-        const std::uint64_t base = sent;
-        const double nsPerPacket = m_options.rate > 0 ? 1e9 / m_options.rate : 0;
-        while (!m_stopping.load(std::memory_order_relaxed)) {
-            if (nsPerPacket > 0) {
-                const auto due = t0 + static_cast<std::uint64_t>(static_cast<double>(sent - base) * nsPerPacket);
-                const auto now = monotonicNs();
-                if (now < due) {
-                    if (due - now > 200000) {
-                        timespec pause{0, 100000};
-                        ::nanosleep(&pause, nullptr);
-                    }
-                    continue;
-                }
-            }
+        const Pacer pacer(m_options.rate, sent);
+        while (!stop.stop_requested()) {
+            pacer.wait(sent, [&] { return stop.stop_requested(); });
             const int n = ::sendmmsg(m_sock.get(), m_msgs.data(), static_cast<unsigned>(m_msgs.size()), 0);
             if (n > 0) {
                 sent += static_cast<std::uint64_t>(n);
@@ -96,9 +74,8 @@ private:
     std::vector<char> m_payload;
     iovec m_iov{};
     std::vector<mmsghdr> m_msgs;
-    std::atomic<bool> m_stopping{false};
     std::atomic<std::uint64_t> m_sent{0};
-    std::jthread m_thread;
+    PinnedThread m_thread;
 };
 
 }  // namespace

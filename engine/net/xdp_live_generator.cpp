@@ -9,7 +9,6 @@
 #include <linux/if_link.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
-#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,8 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
+#include "engine/net/pacer.h"
+#include "engine/run/pinned_thread.h"
 #include "xdp_gen.skel.h"
 
 namespace nf::engine::net {
@@ -27,13 +27,6 @@ namespace {
 
 constexpr std::uint32_t kMaxFramesPerRun = 16384;  // frames per BPF_PROG_RUN call: ~ms, so stop is prompt
 constexpr std::uint16_t kSourcePort = 9;
-
-std::uint64_t monotonicNs()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 std::uint16_t ipChecksum(const void* data, std::size_t len)
 {
@@ -114,11 +107,10 @@ public:
     Result<void> start() override
     {
         stop();
-        m_stopping.store(false);
         m_error.store(0);
-        m_thread = std::jthread([this] { loop(); });
+        m_thread = PinnedThread::start("generator thread", m_options.cpu, [this](std::stop_token stop) { loop(stop); });
         // The first injection says whether this kernel allows live frames at all.
-        while (m_sent.load() == m_startSent && m_error.load() == 0 && m_thread.joinable() && !m_finished.load()) {
+        while (m_sent.load() == m_startSent && m_error.load() == 0 && !m_finished.load()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         if (const int err = m_error.load(); err != 0) {
@@ -131,13 +123,13 @@ public:
 
     void stop() override
     {
-        if (m_thread.joinable()) {
-            m_stopping.store(true);
-            m_thread.join();
-        }
+        m_thread.requestStop();
+        m_thread.join();
         m_startSent = m_sent.load();
         m_finished.store(false);
     }
+
+    std::string warning() const override { return m_thread.warning(); }
 
     std::uint64_t sent() const override { return m_sent.load(std::memory_order_relaxed); }
 
@@ -164,7 +156,7 @@ private:
         m_passAttached = false;
     }
 
-    void loop()
+    void loop(const std::stop_token& stop)
     {
         // The ingress ifindex is looked up in the calling thread's namespace: this thread lives in
         // the sending one.
@@ -174,7 +166,6 @@ private:
             m_finished.store(true);
             return;
         }
-        static_cast<void>(pinThread(m_options.cpu));
         const int fd = bpf_program__fd(m_skel->progs.nf_xdp_tx);
         xdp_md ctx{};
         ctx.data_end = static_cast<std::uint32_t>(m_frame.size());
@@ -184,19 +175,9 @@ private:
             perRun = static_cast<std::uint32_t>(std::clamp(m_options.rate / 1000.0, 1.0, double(kMaxFramesPerRun)));
         }
         std::uint64_t sent = m_sent.load();
-        const std::uint64_t base = sent;
-        const std::uint64_t t0 = monotonicNs();
-        const double nsPerPacket = m_options.rate > 0 ? 1e9 / m_options.rate : 0;
-        while (!m_stopping.load(std::memory_order_relaxed)) {
-            if (nsPerPacket > 0) {
-                const auto due = t0 + static_cast<std::uint64_t>(static_cast<double>(sent - base) * nsPerPacket);
-                const auto now = monotonicNs();
-                if (now < due) {
-                    timespec pause{0, static_cast<long>(std::min<std::uint64_t>(due - now, 1000000))};
-                    ::nanosleep(&pause, nullptr);
-                    continue;
-                }
-            }
+        const Pacer pacer(m_options.rate, sent);
+        while (!stop.stop_requested()) {
+            pacer.wait(sent, [&] { return stop.stop_requested(); });
             LIBBPF_OPTS(bpf_test_run_opts, opts);
             opts.data_in = m_frame.data();
             opts.data_size_in = static_cast<std::uint32_t>(m_frame.size());
@@ -220,12 +201,11 @@ private:
     std::unique_ptr<nf_xdp_gen, SkeletonDestroy> m_skel;
     std::vector<std::uint8_t> m_frame;
     bool m_passAttached = false;
-    std::atomic<bool> m_stopping{false};
     std::atomic<bool> m_finished{false};
     std::atomic<int> m_error{0};
     std::atomic<std::uint64_t> m_sent{0};
     std::uint64_t m_startSent = 0;
-    std::jthread m_thread;
+    PinnedThread m_thread;
 };
 
 }  // namespace

@@ -55,6 +55,9 @@ void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std
     for (const auto& line : env.notMeasuredLines()) {
         out.push_back(prefix + "not measured: " + line);
     }
+    for (const auto& w : run.warnings) {
+        out.push_back(prefix + w);
+    }
     if (env.hypervisor) {
         out.push_back(prefix +
                       "measured in a virtual machine: trust the side-by-side comparison, not the "

@@ -110,6 +110,9 @@ void printRunHeader(const RunRecord& run, std::ostream& out)
     if (!r.statusReason.empty()) {
         out << "  " << r.statusReason << '\n';
     }
+    for (const auto& w : run.warnings) {
+        out << "  warning: " << w << '\n';
+    }
     out << fmt::format("  started {}{}, host {}, kernel {}\n", r.startedAt,
                        r.endedAt.empty() ? "" : ", ended " + r.endedAt, r.host, r.kernel);
     out << "  CPU " << r.cpuModel << '\n';

@@ -1,14 +1,13 @@
 #include "engine/run/call_loop_worker.h"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
 
 #include "engine/run/environment.h"
+#include "engine/run/pinned_thread.h"
+#include "engine/run/repetition_driver.h"
 #include "engine/run/schedule.h"
 #include "engine/run/scheduler.h"
 #include "engine/stats/descriptive.h"
@@ -41,17 +40,6 @@ double loopOverheadTicks()
         best = std::min(best, static_cast<double>(t1 - t0) / kCalls);
     }
     return best;
-}
-
-Result<void> pinTo(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0) {
-        return Error::fromErrno("cannot pin the worker to CPU " + std::to_string(cpu), err);
-    }
-    return {};
 }
 
 class Worker {
@@ -88,8 +76,8 @@ private:
 
 Result<void> Worker::setUp()
 {
-    if (auto r = pinTo(m_p.workerCpu); !r) {
-        return r;
+    if (auto r = pinCurrentThread(m_p.workerCpu); !r) {
+        return Error{"the measuring thread: " + r.error().message};
     }
     auto tsc = probes::TscClock::calibrate(0.05);
     if (!tsc) {
@@ -105,6 +93,9 @@ Result<void> Worker::setUp()
         auto loop = m_p.implementation->make(m_p.params[v]);
         if (!loop) {
             return Error{"variant " + m_spec.variants[v].name + ": " + loop.error().message};
+        }
+        for (const auto& w : (*loop)->warnings()) {
+            m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": " + w});
         }
         m_loops.push_back(std::move(*loop));
     }
@@ -283,33 +274,33 @@ WorkerDone Worker::run(std::future<bool>& go)
     }
 
     std::mt19937_64 rng(*m_spec.seed);
-    const auto units = planUnits(static_cast<int>(m_loops.size()), m_spec.repetitions, m_spec.order, rng);
     const int rounds = alternating ? std::max(1, static_cast<int>(std::lround(m_spec.duration / sliceSeconds))) : 0;
     const int perVariant = std::max(1, static_cast<int>(std::lround(m_spec.duration / m_spec.interval)));
     m_t0 = probes::readTsc();
-    for (std::size_t u = 0; u < units.size(); ++u) {
-        RepetitionResult rep{units[u].repetition, units[u].variants, 0, 0, {}};
+    const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         std::vector<int> counts(m_loops.size(), 0);
-        for (const auto& slice : planSlices(units[u], rounds, perVariant, m_spec.order, rng)) {
+        SlicePlan slices(unit, rounds, perVariant, m_spec.order, rng);
+        while (auto slice = slices.next()) {
             if (m_stop.stop_requested()) {
-                return {RunStatus::Aborted, "stopped during repetition " + std::to_string(u + 1) + " of " +
-                                                std::to_string(units.size()) + " (discarded; " + std::to_string(u) +
-                                                " kept)"};
+                return UnitEnd::Stopped;
             }
-            Sample s = measure(slice.variant, m_calls[static_cast<std::size_t>(slice.variant)]);
-            s.repetition = units[u].repetition;
-            s.pair = slice.pair;
-            s.index = counts[static_cast<std::size_t>(slice.variant)]++;
+            Sample s = measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]);
+            s.repetition = unit.repetition;
+            s.pair = slice->pair;
+            s.index = counts[static_cast<std::size_t>(slice->variant)]++;
             rep.samples.push_back(std::move(s));
         }
-        rep.start = rep.samples.front().start;
-        rep.end = rep.samples.back().start + rep.samples.back().duration;
         if (alternating) {
             recalibrate(rep, sliceSeconds);
         }
-        m_out.push(std::move(rep));
-    }
-    return {RunStatus::Complete, ""};
+        return UnitEnd::Done;
+    };
+    const auto outcome = driveRepetitions(m_spec, static_cast<int>(m_loops.size()), rng, m_stop, measureUnit,
+                                          [this](RepetitionResult&& rep) {
+                                              m_out.push(std::move(rep));
+                                              return true;
+                                          });
+    return {outcome.status, outcome.reason};
 }
 
 }  // namespace

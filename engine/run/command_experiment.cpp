@@ -11,6 +11,7 @@
 #include "engine/import/import_format.h"
 #include "engine/run/command_process.h"
 #include "engine/run/environment.h"
+#include "engine/run/repetition_driver.h"
 #include "nf_version.h"
 
 namespace nf::engine {
@@ -72,21 +73,37 @@ Layout makeLayout(const CommandConfig& c, const std::vector<std::string>& counte
     q = {"ok", "exit_status", "wall_ns"};
     if (c.hasMetric()) {
         q.push_back(c.metricName);
-        l.layout.metrics.push_back({c.metricName, c.metricUnit, c.metricName, "ok", 1.0, c.higherIsBetter,
-                                    "read from the command's output", ""});
+        l.layout.metrics.push_back({.name = c.metricName,
+                                    .unit = c.metricUnit,
+                                    .numerator = c.metricName,
+                                    .denominator = "ok",
+                                    .higherIsBetter = c.higherIsBetter,
+                                    .description = "read from the command's output"});
     }
-    l.layout.metrics.push_back({"wall_ms", "ms", "wall_ns", "ok", 1e-6, false, "wall time of the command", ""});
+    l.layout.metrics.push_back({.name = "wall_ms",
+                                .unit = "ms",
+                                .numerator = "wall_ns",
+                                .denominator = "ok",
+                                .scale = 1e-6,
+                                .description = "wall time of the command"});
     for (const auto& name : counters) {
         q.push_back(name);
-        l.layout.metrics.push_back({name, "count", name, "ok", 1.0, false, name + " of the command's process", ""});
+        l.layout.metrics.push_back({.name = name,
+                                    .unit = "count",
+                                    .numerator = name,
+                                    .denominator = "ok",
+                                    .description = name + " of the command's process"});
         l.counters.push_back(name);
     }
     if (cpuWide) {
         for (const auto& name : counters) {
             const std::string cpuName = "cpus:" + name;
             q.push_back(cpuName);
-            l.layout.metrics.push_back(
-                {cpuName, "count", cpuName, "ok", 1.0, false, name + " on counter_cpus during the command", ""});
+            l.layout.metrics.push_back({.name = cpuName,
+                                        .unit = "count",
+                                        .numerator = cpuName,
+                                        .denominator = "ok",
+                                        .description = name + " on counter_cpus during the command"});
             l.cpuCounters.push_back(cpuName);
         }
     }
@@ -275,21 +292,6 @@ private:
     std::chrono::steady_clock::time_point m_clock;
 };
 
-// The variants of repetition `r` in the order they run.
-std::vector<int> orderOf(const ExperimentSpec& spec, int r, std::mt19937_64& rng)
-{
-    std::vector<int> order(spec.variants.size());
-    for (std::size_t v = 0; v < order.size(); ++v) {
-        order[v] = static_cast<int>(v);
-    }
-    if (spec.order == Order::Random) {
-        std::shuffle(order.begin(), order.end(), rng);
-    } else if (r % 2 == 1) {
-        std::reverse(order.begin(), order.end());  // A B, B A, A B, ...
-    }
-    return order;
-}
-
 }  // namespace
 
 RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
@@ -311,61 +313,44 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
         return {RunStatus::Failed, r.error().message, 0};
     }
     std::mt19937_64 rng(p.spec.seed.value_or(1));
-    const int variants = static_cast<int>(p.spec.variants.size());
-    const int total = variants * p.spec.repetitions;
-    RunOutcome outcome{RunStatus::Complete, "", 0};
+    const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
     int done = 0;
-    auto emit = [&](RepetitionResult& rep) -> bool {
+    std::optional<Error> observerError;
+    const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+        rep.variants.clear();
+        for (int v : unit.variants) {
+            if (control.stop.stop_requested()) {
+                return UnitEnd::Stopped;
+            }
+            auto m = run.measure(v, unit.repetition);
+            if (m.stopped) {
+                return UnitEnd::Stopped;
+            }
+            if (!m.failure.empty()) {
+                observer.warning("variant " + p.spec.variants[static_cast<std::size_t>(v)].name + " repetition " +
+                                 std::to_string(unit.repetition) + " failed: " + m.failure +
+                                 "; it is recorded (ok=0) and left out of the statistics");
+            }
+            rep.variants.push_back(v);
+            rep.samples.push_back(std::move(m.sample));
+            observer.progress(++done, total, 0);
+        }
+        return UnitEnd::Done;
+    };
+    const auto take = [&](RepetitionResult&& rep) {
         if (auto r = observer.repetitionFinished(rep); !r) {
-            outcome = {RunStatus::Failed, r.error().message, outcome.repetitionsDone};
+            observerError = r.error();
             return false;
         }
-        ++outcome.repetitionsDone;
         return true;
     };
-    // Blocked: every repetition of a variant before the next; else all variants in each repetition.
-    const bool blocked = p.spec.order == Order::Blocked;
-    const int outer = blocked ? variants : p.spec.repetitions;
-    const int inner = blocked ? p.spec.repetitions : 1;
-    for (int o = 0; o < outer && outcome.status == RunStatus::Complete; ++o) {
-        for (int i = 0; i < inner && outcome.status == RunStatus::Complete; ++i) {
-            const int r = blocked ? i : o;
-            RepetitionResult rep{r, {}, 0, 0, {}};
-            const auto order = blocked ? std::vector<int>{o} : orderOf(p.spec, r, rng);
-            bool first = true;
-            const auto stopped = [&] {
-                const std::string text = "stopped during repetition " + std::to_string(r + 1) + " of " +
-                                         std::to_string(p.spec.repetitions) + " (discarded; " +
-                                         std::to_string(outcome.repetitionsDone) + " kept)";
-                return RunOutcome{RunStatus::Aborted, stopReason(control, text), outcome.repetitionsDone};
-            };
-            for (int v : order) {
-                if (control.stop.stop_requested()) {
-                    outcome = stopped();
-                    break;
-                }
-                auto m = run.measure(v, r);
-                if (m.stopped) {
-                    outcome = stopped();
-                    break;
-                }
-                if (!m.failure.empty()) {
-                    observer.warning("variant " + p.spec.variants[static_cast<std::size_t>(v)].name + " repetition " +
-                                     std::to_string(r) + " failed: " + m.failure +
-                                     "; it is recorded (ok=0) and left out of the statistics");
-                }
-                rep.start = first ? m.sample.start : rep.start;
-                rep.end = m.sample.start + m.sample.duration;
-                first = false;
-                rep.variants.push_back(v);
-                rep.samples.push_back(std::move(m.sample));
-                ++done;
-                observer.progress(done, total, 0);
-            }
-            if (outcome.status == RunStatus::Complete && !emit(rep)) {
-                break;
-            }
-        }
+    const auto drive =
+        driveRepetitions(p.spec, static_cast<int>(p.spec.variants.size()), rng, control.stop, measureUnit, take);
+    RunOutcome outcome{drive.status, drive.reason, drive.kept};
+    if (observerError) {
+        outcome.reason = observerError->message;
+    } else if (outcome.status == RunStatus::Aborted) {
+        outcome.reason = stopReason(control, outcome.reason);
     }
     observer.runFinished(outcome.status, outcome.reason);
     return outcome;

@@ -7,9 +7,11 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "engine/model/metric.h"
 #include "engine/run/environment.h"
+#include "engine/run/repetition_driver.h"
 #include "engine/run/schedule.h"
 #include "engine/run/scheduler.h"
 #include "probes/counter_group.h"
@@ -136,6 +138,7 @@ private:
     Sample sampleBetween(const Reading& a, const Reading& b) const;
     bool waitUntil(std::uint64_t tsc);  // false when stopped
     Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep);
+    void reportWarnings(std::size_t variant);
     nlohmann::json measurementJson() const;
 
     const PreparedExperiment& m_p;
@@ -150,6 +153,7 @@ private:
     std::uint64_t m_t0 = 0;
     std::mutex m_waitMutex;
     std::condition_variable_any m_wait;
+    std::set<std::string> m_warned;
 };
 
 Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& threadNames,
@@ -160,6 +164,7 @@ Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& thr
         return Error{"variant " + m_spec.variants[v].name + ": " + r.error().message};
     }
     Running running(session);
+    reportWarnings(v);
     SessionCounters counters(m_p.counters, session);
     if (threadNames.empty()) {
         threadNames = counters.threadNames();
@@ -273,6 +278,7 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
         return r.error();
     }
     Running running(session);
+    reportWarnings(v);
     SessionCounters counters(m_p.counters, session);
     const auto ticksPerInterval = static_cast<std::uint64_t>(m_spec.interval * m_tsc->hz());
     if (!waitUntil(probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz()))) {
@@ -337,28 +343,38 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
         return {RunStatus::Failed, "not started"};
     }
     std::mt19937_64 rng(*m_spec.seed);
-    const auto units = planUnits(static_cast<int>(m_sessions.size()), m_spec.repetitions, m_spec.order, rng);
     const int perVariant = std::max(1, static_cast<int>(std::lround(m_spec.duration / m_spec.interval)));
     m_t0 = probes::readTsc();
-    for (std::size_t u = 0; u < units.size(); ++u) {
-        RepetitionResult rep{units[u].repetition, units[u].variants, 0, 0, {}};
-        for (int variant : units[u].variants) {
-            auto done = measure(units[u], variant, perVariant, rep);
+    const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+        for (int variant : unit.variants) {
+            auto done = measure(unit, variant, perVariant, rep);
             if (!done) {
-                return {RunStatus::Failed, "variant " + m_spec.variants[static_cast<std::size_t>(variant)].name + ": " +
-                                               done.error().message};
+                return Error{"variant " + m_spec.variants[static_cast<std::size_t>(variant)].name + ": " +
+                             done.error().message};
             }
             if (!*done) {
-                return {RunStatus::Aborted, "stopped during repetition " + std::to_string(u + 1) + " of " +
-                                                std::to_string(units.size()) + " (discarded; " + std::to_string(u) +
-                                                " kept)"};
+                return UnitEnd::Stopped;
             }
         }
-        rep.start = rep.samples.front().start;
-        rep.end = rep.samples.back().start + rep.samples.back().duration;
-        m_out.push(std::move(rep));
+        return UnitEnd::Done;
+    };
+    const auto outcome = driveRepetitions(m_spec, static_cast<int>(m_sessions.size()), rng, m_stop, measureUnit,
+                                          [this](RepetitionResult&& rep) {
+                                              m_out.push(std::move(rep));
+                                              return true;
+                                          });
+    return {outcome.status, outcome.reason};
+}
+
+// Each warning a session gives (a thread it could not pin) is stored once per variant.
+void LiveWorker::reportWarnings(std::size_t variant)
+{
+    for (const auto& w : m_sessions[variant]->warnings()) {
+        const std::string text = "variant " + m_spec.variants[variant].name + ": " + w;
+        if (m_warned.insert(text).second) {
+            m_out.push(WorkerWarning{text});
+        }
     }
-    return {RunStatus::Complete, ""};
 }
 
 }  // namespace

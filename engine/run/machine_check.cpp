@@ -115,7 +115,7 @@ void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
         out.push_back({"CPU isolation", Level::Info,
                        "no isolcpus or nohz_full: the scheduler may run other tasks "
                        "and the tick on the measuring CPU",
-                       "boot with isolcpus=N nohz_full=N rcu_nocbs=N and pass --cpu N"});
+                       "boot with isolcpus=N nohz_full=N rcu_nocbs=N and measure on CPU N"});
     } else {
         out.push_back({"CPU isolation", Level::Ok,
                        "isolated: " + probes::formatCpuList(f.isolatedCpus) +
@@ -127,7 +127,7 @@ void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
     char load[64];
     (void)std::snprintf(load, sizeof load, "load average %.2f", f.loadAverage1);
     out.push_back({"load", perCpu > 0.5 ? Level::Warn : Level::Ok, load,
-                   perCpu > 0.5 ? "other work competes for the CPUs: stop it, or pick an idle --cpu" : ""});
+                   perCpu > 0.5 ? "other work competes for the CPUs: stop it, or measure on an idle CPU" : ""});
     if (f.hypervisor) {
         out.push_back({"hypervisor", Level::Warn,
                        "running in a virtual machine: host activity and steal time add noise",

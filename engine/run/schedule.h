@@ -1,8 +1,10 @@
 #pragma once
-// The order in which variants are measured: pure functions, so the counterbalancing can be tested
-// without running anything.
+// The order in which variants are measured: plans that hand out one unit (stored as a repetition)
+// or one slice at a time, so a run of 100,000 repetitions of a day each costs no memory up front,
+// and pure functions over them, so the counterbalancing can be tested without running anything.
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -22,15 +24,45 @@ struct SliceRef {
     int pair = -1;  // alternation round, -1 when not alternating
 };
 
-// Units of the whole run. Interleaved: repetition r runs all variants, forward when r is even and
+// The units of a run. Interleaved: repetition r runs all variants, forward when r is even and
 // reversed when odd (A B, B A, A B ...). Random: each repetition's order shuffled with `rng`.
 // Blocked: every repetition of the first variant, then of the second, one variant per unit.
-std::vector<ScheduleUnit> planUnits(int variants, int repetitions, Order order, std::mt19937_64& rng);
+class UnitPlan {
+public:
+    UnitPlan(int variants, int repetitions, Order order, std::mt19937_64& rng);
+    std::optional<ScheduleUnit> next();
+    std::size_t total() const;  // units in all
+    std::size_t issued() const { return m_issued; }
 
-// Slices inside one unit. Alternating (rounds > 0): `rounds` rounds in which every variant of the
-// unit runs one chunk; interleaved reverses the order every other round (A B B A ...), random
+private:
+    int m_variants;
+    int m_repetitions;
+    Order m_order;
+    std::mt19937_64& m_rng;
+    std::size_t m_issued = 0;
+};
+
+// The slices inside one unit. Alternating (rounds > 0): `rounds` rounds in which every variant of
+// the unit runs one chunk; interleaved reverses the order every other round (A B B A ...), random
 // shuffles each round, blocked keeps the unit's order. Not alternating (rounds == 0): each variant
 // in turn for `slicesPerVariant` consecutive intervals.
+class SlicePlan {
+public:
+    SlicePlan(const ScheduleUnit& unit, int rounds, int slicesPerVariant, Order order, std::mt19937_64& rng);
+    std::optional<SliceRef> next();
+
+private:
+    std::vector<int> m_roundOrder;
+    int m_rounds;
+    int m_slicesPerVariant;
+    Order m_order;
+    std::mt19937_64& m_rng;
+    int m_round = 0;
+    std::size_t m_position = 0;  // in the round (alternating), or slice index (not)
+};
+
+// Every unit or slice of a plan at once, for tests and small plans.
+std::vector<ScheduleUnit> planUnits(int variants, int repetitions, Order order, std::mt19937_64& rng);
 std::vector<SliceRef> planSlices(const ScheduleUnit& unit, int rounds, int slicesPerVariant, Order order,
                                  std::mt19937_64& rng);
 

@@ -19,22 +19,39 @@ namespace nf::engine {
 
 namespace {
 
-// Keeps the recording thread off the worker's CPU where there is another one to run on.
-void moveOffCpu(int cpu, const std::vector<int>& allowed)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    int count = 0;
-    for (int c : allowed) {
-        if (c != cpu) {
-            CPU_SET(c, &set);
-            ++count;
+// Keeps the recording thread off the worker's CPU, where there is another one to run on, for as
+// long as it lives; then the thread has its own CPUs back (a second run prepared on it sees them).
+class OffCpu {
+public:
+    OffCpu(int cpu, const std::vector<int>& allowed)
+    {
+        m_saved = pthread_getaffinity_np(pthread_self(), sizeof m_previous, &m_previous) == 0;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        int count = 0;
+        for (int c : allowed) {
+            if (c != cpu) {
+                CPU_SET(c, &set);
+                ++count;
+            }
+        }
+        if (count > 0) {
+            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
     }
-    if (count > 0) {
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    ~OffCpu()
+    {
+        if (m_saved) {
+            pthread_setaffinity_np(pthread_self(), sizeof m_previous, &m_previous);
+        }
     }
-}
+    OffCpu(const OffCpu&) = delete;
+    OffCpu& operator=(const OffCpu&) = delete;
+
+private:
+    cpu_set_t m_previous{};
+    bool m_saved = false;
+};
 
 }  // namespace
 
@@ -99,8 +116,9 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     std::stop_source stopWorker;
     std::stop_callback forward(control.stop, [&] { stopWorker.request_stop(); });
     const bool live = p.workload->kind == WorkloadKind::Live;
+    std::optional<OffCpu> offCpu;
     if (!live) {
-        moveOffCpu(p.workerCpu, p.facts.allowedCpus);
+        offCpu.emplace(p.workerCpu, p.facts.allowedCpus);
     }
     std::jthread worker(
         [&](std::future<bool> started) {
@@ -115,6 +133,7 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     RunOutcome outcome;
     bool started = false;
     std::optional<Error> observerError;
+    std::vector<std::string> early;  // warnings before the run is stored: delivered once it is
     const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
     int unitsDone = 0;
     int variantReps = 0;
@@ -133,6 +152,9 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
             if (!r) {
                 observerError = r.error();
             }
+            for (const auto& text : early) {
+                observer.warning(text);
+            }
             go.set_value(started);
         } else if (auto* rep = std::get_if<RepetitionResult>(&message)) {
             if (observerError) {
@@ -148,7 +170,11 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
             const double perVariantRep = (rep->end - rep->start) / static_cast<double>(rep->variants.size());
             observer.progress(variantReps, total, perVariantRep * (total - variantReps));
         } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {
-            observer.warning(warning->text);
+            if (started) {
+                observer.warning(warning->text);
+            } else {
+                early.push_back(warning->text);
+            }
         } else if (auto* done = std::get_if<WorkerDone>(&message)) {
             outcome.status = done->status;
             outcome.reason = done->reason;
@@ -156,6 +182,11 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
         }
     }
     worker.join();
+    if (!started) {  // nothing was stored, but what went wrong on the way is still said
+        for (const auto& text : early) {
+            observer.warning(text);
+        }
+    }
     outcome.repetitionsDone = unitsDone;
     if (observerError) {
         outcome = {RunStatus::Failed, observerError->message, unitsDone};

@@ -28,6 +28,9 @@ public:
     // Entry addresses of the functions this variant's operations run (see codeAddress); their sizes
     // from the ELF symbol table are recorded per variant as its code_bytes.
     virtual std::vector<const void*> hotCode() const { return {}; }
+    // What went wrong but did not stop it (a helper thread that could not be pinned); stored with
+    // the run.
+    virtual std::vector<std::string> warnings() const { return {}; }
 };
 
 // The address of a function, for CallLoop::hotCode().
@@ -53,7 +56,13 @@ public:
     virtual pid_t counterThread() const { return 0; }
     virtual std::vector<int> counterCpus() const { return {}; }
     virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+    // What went wrong but did not stop it, after start(): a thread that could not be pinned. The
+    // live runner stores each with the run.
+    virtual std::vector<std::string> warnings() const { return {}; }
 };
+
+// The non-empty ones of `lines`.
+std::vector<std::string> nonEmpty(std::vector<std::string> lines);
 
 // The measuring implementation of a catalogue entry (engine/catalog/): exactly one of `make` (an
 // in-process workload) and `makeLive` (a live one) is set; the external `command` workload is run

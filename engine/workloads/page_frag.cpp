@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "engine/run/pinned_thread.h"
 #include "engine/workloads/page_frag_model.h"
 
 namespace nf::engine::workloads {
@@ -106,8 +107,11 @@ __attribute__((noinline, aligned(64))) void pushRound(PushState* s, std::uint64_
 class PopThread {
 public:
     PopThread(PtrRing& ring, PageArena& arena, int cpu)
-        : m_ring(ring), m_arena(arena), m_thread([this, cpu] { loop(cpu); })
+        : m_ring(ring),
+          m_arena(arena),
+          m_thread(PinnedThread::start("pop thread", cpu, [this](const std::stop_token&) { loop(); }))
     {
+        m_cpu.store(m_thread.pinned() ? cpu : -1, std::memory_order_release);
     }
     ~PopThread()
     {
@@ -128,19 +132,11 @@ public:
     }
     std::uint64_t popped() const { return m_popped.load(std::memory_order_acquire); }
     int cpu() const { return m_cpu.load(std::memory_order_acquire); }
+    const std::string& warning() const { return m_thread.warning(); }
 
 private:
-    void loop(int cpu)
+    void loop()
     {
-        if (cpu >= 0) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(cpu, &set);
-            if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
-                cpu = -1;
-            }
-        }
-        m_cpu.store(cpu, std::memory_order_release);
         std::uint64_t popped = 0;
         for (;;) {
             if (void* va = m_ring.consume()) {
@@ -167,7 +163,7 @@ private:
     std::atomic<bool> m_active{false};
     std::atomic<std::uint64_t> m_popped{0};
     std::atomic<int> m_cpu{-2};
-    std::thread m_thread;
+    PinnedThread m_thread;
 };
 
 // Pages enough for every fragment the ring can hold, the cache's page and slack.
@@ -260,6 +256,7 @@ public:
                 {"arena_pages", std::to_string(m_model.arena().blocks())}};
     }
     std::vector<const void*> hotCode() const override { return m_model.hotCode(); }
+    std::vector<std::string> warnings() const override { return nonEmpty({m_model.pop().warning()}); }
 
 private:
     mutable PageFragModel m_model;

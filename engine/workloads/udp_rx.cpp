@@ -18,6 +18,7 @@
 #include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
+#include "engine/run/pinned_thread.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
@@ -131,7 +132,7 @@ public:
         drain();
         m_stopping.store(false);
         m_tid.store(0);
-        m_thread = std::jthread([this] { loop(); });
+        m_thread = PinnedThread::start("receiver thread", m_cpu, [this](const std::stop_token&) { loop(); });
         while (m_tid.load() == 0) {
             std::this_thread::yield();
         }
@@ -145,6 +146,8 @@ public:
             m_thread.join();
         }
     }
+
+    const std::string& warning() const { return m_thread.warning(); }
 
     std::uint64_t packets() const { return m_packets.load(std::memory_order_relaxed); }
     std::uint64_t bytes() const { return m_bytes.load(std::memory_order_relaxed); }
@@ -171,7 +174,6 @@ private:
 
     void loop()
     {
-        static_cast<void>(net::pinThread(m_cpu));
         m_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
         std::uint64_t packets = m_packets.load(std::memory_order_relaxed);
         std::uint64_t bytes = m_bytes.load(std::memory_order_relaxed);
@@ -204,7 +206,7 @@ private:
     std::atomic<pid_t> m_tid{0};
     std::atomic<std::uint64_t> m_packets{0};
     std::atomic<std::uint64_t> m_bytes{0};
-    std::jthread m_thread;
+    PinnedThread m_thread;
 };
 
 class UdpRxSession : public LiveSession {
@@ -251,6 +253,7 @@ public:
 
     pid_t counterThread() const override { return m_tid; }
     std::vector<int> counterCpus() const override { return m_c.counterCpus; }
+    std::vector<std::string> warnings() const override { return nonEmpty({m_rx.warning(), m_gen->warning()}); }
 
     std::vector<std::pair<std::string, std::string>> facts() const override
     {

@@ -157,6 +157,11 @@ public:
         return {};
     }
 
+    std::vector<std::string> warnings() const override
+    {
+        return nonEmpty({m_app.warning(), m_gen ? m_gen->warning() : std::string()});
+    }
+
     Result<std::vector<double>> sample() override
     {
         const auto app = m_app.counts();

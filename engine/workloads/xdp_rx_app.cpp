@@ -22,7 +22,7 @@ pid_t XskApp::start()
     drain();
     m_stopping.store(false);
     m_tid.store(0);
-    m_thread = std::jthread([this] { loop(); });
+    m_thread = PinnedThread::start("AF_XDP application thread", m_cpu, [this](const std::stop_token&) { loop(); });
     while (m_tid.load() == 0) {
         std::this_thread::yield();
     }
@@ -89,7 +89,6 @@ void XskApp::publish(const XskAppCounts& c)
 
 void XskApp::loop()
 {
-    static_cast<void>(net::pinThread(m_cpu));
     m_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
     XskAppCounts c = counts();
     while (!m_stopping.load(std::memory_order_relaxed)) {

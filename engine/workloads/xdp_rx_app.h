@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/net/xsk.h"
+#include "engine/run/pinned_thread.h"
 
 namespace nf::engine::workloads {
 
@@ -33,6 +34,8 @@ public:
     // Drains what arrived while stopped (uncounted), then starts the thread; returns its tid.
     pid_t start();
     void stop();
+    // "" when the thread was pinned to its CPU, else why not.
+    const std::string& warning() const { return m_thread.warning(); }
     XskAppCounts counts() const;
 
 private:
@@ -56,7 +59,7 @@ private:
     std::atomic<std::uint64_t> m_emptyPolls{0};
     std::atomic<std::uint64_t> m_fillFailures{0};
     std::atomic<std::uint64_t> m_txPackets{0};
-    std::jthread m_thread;
+    PinnedThread m_thread;
 };
 
 }  // namespace nf::engine::workloads

@@ -38,6 +38,11 @@ TEST_F(CliCommand, FailingRepetitionIsRecordedAndLeftOutWithAWarning)
         << r.err;
     const auto show = run({"show", "last", "--format", "json"});
     ASSERT_EQ(show.status, 0) << show.err;
+    // The warnings are stored with the run: show and compare say them later.
+    const auto warnings = nlohmann::json::parse(show.out)["warnings"];
+    ASSERT_EQ(warnings.size(), 2u) << show.out;
+    EXPECT_NE(warnings[0].get<std::string>().find("repetition 1 failed: exit status 3"), std::string::npos);
+    EXPECT_NE(run({"show", "last"}).out.find("  warning: variant default repetition 2 failed"), std::string::npos);
     const auto csv = run({"export", "last", "--format", "csv"}).out;
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header and three repetitions, the failed ones too
     const auto json = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);

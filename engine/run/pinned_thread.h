@@ -1,0 +1,43 @@
+#pragma once
+// The one way threads are pinned: the measuring worker, the receivers, the generators and
+// page-frag's pop thread. A thread started here is pinned as its first step, and start() returns
+// only after the pin, with its outcome: a thread that could not be pinned runs anyway (unpinned)
+// and says so, so the runner can store the warning with the run instead of losing it.
+
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "probes/result.h"
+
+namespace nf::engine {
+
+// Pins the calling thread to `cpu`: "cannot pin ... to CPU 3: Invalid argument" when it cannot.
+Result<void> pinCurrentThread(int cpu);
+
+class PinnedThread {
+public:
+    PinnedThread() = default;
+    // Starts `body` on a new thread pinned to `cpu` (-1: not pinned). `role` names the thread in
+    // the warning ("generator thread").
+    static PinnedThread start(std::string role, int cpu, std::function<void(std::stop_token)> body);
+
+    PinnedThread(PinnedThread&&) = default;
+    PinnedThread& operator=(PinnedThread&&) = default;
+    ~PinnedThread() = default;  // std::jthread: requests stop and joins
+
+    bool joinable() const { return m_thread.joinable(); }
+    void requestStop() { m_thread.request_stop(); }
+    void join();
+    // "" when pinned, else one line: "generator thread: cannot pin to CPU 3: ...; it ran unpinned".
+    const std::string& warning() const { return m_warning; }
+    bool pinned() const { return m_warning.empty(); }
+
+private:
+    std::jthread m_thread;
+    std::string m_warning;
+};
+
+}  // namespace nf::engine

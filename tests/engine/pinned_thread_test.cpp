@@ -1,0 +1,215 @@
+// The one pinned-thread helper and the one repetition driver of every runner.
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <atomic>
+
+#include "engine/run/pinned_thread.h"
+#include "engine/run/repetition_driver.h"
+
+namespace nf::engine {
+namespace {
+
+int currentCpuSetSize()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+}
+
+TEST(PinnedThread, PinsBeforeTheBodyRuns)
+{
+    std::atomic<int> seen{-1};
+    auto t = PinnedThread::start("test thread", 0, [&](const std::stop_token&) {
+        seen = sched_getcpu() == 0 && currentCpuSetSize() == 1 ? 1 : 0;
+    });
+    t.join();
+    EXPECT_TRUE(t.pinned());
+    EXPECT_EQ(t.warning(), "");
+    EXPECT_EQ(seen.load(), 1);
+}
+
+TEST(PinnedThread, AThreadThatCannotBePinnedRunsAndSaysSo)
+{
+    std::atomic<bool> ran{false};
+    auto t = PinnedThread::start("receiver thread", 4000, [&](const std::stop_token&) { ran = true; });
+    t.join();
+    EXPECT_TRUE(ran.load());
+    EXPECT_FALSE(t.pinned());
+    EXPECT_EQ(t.warning().rfind("receiver thread: cannot pin to CPU 4000", 0), 0u) << t.warning();
+    EXPECT_NE(t.warning().find("it ran unpinned"), std::string::npos);
+}
+
+TEST(PinnedThread, StopReachesTheBody)
+{
+    auto t = PinnedThread::start("loop", -1, [](const std::stop_token& stop) {
+        while (!stop.stop_requested()) {
+            sched_yield();
+        }
+    });
+    t.requestStop();
+    t.join();
+    EXPECT_TRUE(t.pinned());
+}
+
+ExperimentSpec spec(int reps, Order order)
+{
+    ExperimentSpec s;
+    s.repetitions = reps;
+    s.order = order;
+    return s;
+}
+
+TEST(RepetitionDriver, HandsOnEveryUnitInPlanOrder)
+{
+    std::mt19937_64 rng(1);
+    std::vector<std::vector<int>> orders;
+    const auto outcome = driveRepetitions(
+        spec(3, Order::Interleaved), 2, rng, {},
+        [](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+            for (int v : unit.variants) {
+                rep.samples.push_back({.variant = v, .repetition = unit.repetition, .start = unit.repetition * 1.0,
+                                       .duration = 0.5});
+            }
+            return UnitEnd::Done;
+        },
+        [&](RepetitionResult&& rep) {
+            orders.push_back(rep.variants);
+            EXPECT_EQ(rep.start, rep.index * 1.0);
+            EXPECT_EQ(rep.end, rep.index * 1.0 + 0.5);
+            return true;
+        });
+    EXPECT_EQ(outcome.status, RunStatus::Complete);
+    EXPECT_EQ(outcome.kept, 3);
+    EXPECT_EQ(orders, (std::vector<std::vector<int>>{{0, 1}, {1, 0}, {0, 1}}));
+}
+
+TEST(RepetitionDriver, AStopInsideAUnitDiscardsItWithTheOneLine)
+{
+    std::mt19937_64 rng(1);
+    int units = 0;
+    const auto outcome = driveRepetitions(
+        spec(10, Order::Interleaved), 2, rng, {},
+        [&](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> {
+            return ++units == 3 ? UnitEnd::Stopped : UnitEnd::Done;
+        },
+        [](RepetitionResult&&) { return true; });
+    EXPECT_EQ(outcome.status, RunStatus::Aborted);
+    EXPECT_EQ(outcome.reason, "stopped during repetition 3 of 10 (discarded; 2 kept)");
+    EXPECT_EQ(outcome.kept, 2);
+}
+
+TEST(RepetitionDriver, AStopBeforeAUnitAndAFailureAndARefusal)
+{
+    std::mt19937_64 rng(1);
+    std::stop_source stop;
+    stop.request_stop();
+    const auto measureNothing = [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> {
+        return UnitEnd::Done;
+    };
+    auto stopped = driveRepetitions(spec(4, Order::Blocked), 2, rng, stop.get_token(), measureNothing,
+                                    [](RepetitionResult&&) { return true; });
+    EXPECT_EQ(stopped.reason, "stopped during repetition 1 of 8 (discarded; 0 kept)");
+    auto failed = driveRepetitions(
+        spec(4, Order::Random), 2, rng, {},
+        [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> { return Error{"variant b: no socket"}; },
+        [](RepetitionResult&&) { return true; });
+    EXPECT_EQ(failed.status, RunStatus::Failed);
+    EXPECT_EQ(failed.reason, "variant b: no socket");
+    auto refused = driveRepetitions(spec(4, Order::Random), 2, rng, {}, measureNothing,
+                                    [](RepetitionResult&&) { return false; });
+    EXPECT_EQ(refused.status, RunStatus::Failed);
+    EXPECT_EQ(refused.kept, 0);
+}
+
+TEST(UnitPlan, PlansLazily)
+{
+    std::mt19937_64 rng(1);
+    UnitPlan plan(2, 100000, Order::Interleaved, rng);  // a plan of 100,000 units holds none of them
+    EXPECT_EQ(plan.total(), 100000u);
+    auto first = plan.next();
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ(plan.issued(), 1u);
+    ScheduleUnit unit{0, {0, 1}};
+    SlicePlan slices(unit, 43200000, 0, Order::Interleaved, rng);  // a day of 2 ms chunks
+    EXPECT_EQ(slices.next()->variant, 0);
+    EXPECT_EQ(slices.next()->variant, 1);
+    EXPECT_EQ(slices.next()->variant, 1);
+}
+
+}  // namespace
+}  // namespace nf::engine
+
+// A warning a workload gives after it started (a helper thread it could not pin) reaches the
+// observer, which stores it with the run, once per variant, for in-process and live workloads
+// alike. The implementations here stand in for spin and udp-rx so that nothing else runs.
+#include "engine/run/run_collector.h"
+#include "engine/run/scheduler.h"
+
+namespace nf::engine {
+namespace {
+
+class UnpinnedLoop final : public CallLoop {
+public:
+    UnpinnedLoop() : m_helper(PinnedThread::start("helper thread", 4000, [](const std::stop_token&) {})) {}
+    void run(std::uint64_t calls) override
+    {
+        for (std::uint64_t i = 0; i < calls; ++i) {
+            asm volatile("" ::: "memory");
+        }
+    }
+    std::vector<std::string> warnings() const override { return nonEmpty({m_helper.warning()}); }
+
+private:
+    PinnedThread m_helper;
+};
+
+class UnpinnedSession final : public LiveSession {
+public:
+    std::vector<std::string> quantities() const override { return {"packets", "bytes", "drops", "gen_packets"}; }
+    Result<void> start() override
+    {
+        m_thread = PinnedThread::start("receiver thread", 4000, [](const std::stop_token&) {});
+        return {};
+    }
+    Result<std::vector<double>> sample() override { return std::vector<double>{++m_n, m_n * 64, 0, m_n}; }
+    void stop() override { m_thread.join(); }
+    std::vector<std::string> warnings() const override { return nonEmpty({m_thread.warning()}); }
+
+private:
+    PinnedThread m_thread;
+    double m_n = 0;
+};
+
+TEST(RunWarnings, AnUnpinnedThreadIsAWarningOfTheRunOncePerVariant)
+{
+    const WorkloadImplementations fakes = {
+        {.name = "spin", .make = [](const ParamSet&) -> Result<std::unique_ptr<CallLoop>> {
+             return std::unique_ptr<CallLoop>(std::make_unique<UnpinnedLoop>());
+         }},
+        {.name = "udp-rx", .makeLive = [](const ParamSet&) -> Result<std::unique_ptr<LiveSession>> {
+             return std::unique_ptr<LiveSession>(std::make_unique<UnpinnedSession>());
+         }},
+    };
+    for (const char* workload : {"spin", "udp-rx"}) {
+        ExperimentSpec spec;
+        spec.workload = workload;
+        spec.variants = {{"a", {}}, {"b", {}}};
+        spec.repetitions = 2;
+        spec.duration = 0.02;
+        spec.warmup = 0.01;
+        spec.interval = 0.01;
+        auto p = prepareExperiment(spec, probes::readSystemFacts(), fakes);
+        ASSERT_TRUE(p.ok()) << p.error().message;
+        RunCollector collector;
+        const auto outcome = runExperiment(*p, collector, {});
+        ASSERT_EQ(outcome.status, RunStatus::Complete) << workload << ": " << outcome.reason;
+        ASSERT_EQ(collector.warnings().size(), 2u) << workload;
+        EXPECT_EQ(collector.warnings()[0].rfind("variant a: ", 0), 0u) << collector.warnings()[0];
+        EXPECT_NE(collector.warnings()[1].find("cannot pin to CPU 4000"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace nf::engine
