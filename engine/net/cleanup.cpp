@@ -16,6 +16,7 @@
 #include <optional>
 #include <regex>
 
+#include "engine/net/libbpf_opts.h"
 #include "engine/net/rtnl.h"
 
 namespace nf::engine::net {
@@ -72,7 +73,7 @@ Result<std::string> detachRecorded(const Leftover& l)
     if (::if_indextoname(static_cast<unsigned>(l.ifindex), name) == nullptr || l.ifname != name) {
         return std::string("interface gone or renamed");
     }
-    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+    auto query = libbpfOpts<bpf_xdp_query_opts>();
     if (int err = bpf_xdp_query(l.ifindex, static_cast<int>(modeFlag(l.mode)), &query); err != 0) {
         return Error::fromErrno("cannot query XDP on " + l.ifname, -err);
     }
@@ -84,7 +85,8 @@ Result<std::string> detachRecorded(const Leftover& l)
     if (fd < 0) {
         return Error::fromErrno("cannot open program " + std::to_string(l.progId), errno);
     }
-    LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = fd);
+    auto opts = libbpfOpts<bpf_xdp_attach_opts>();
+    opts.old_prog_fd = fd;
     const int err = bpf_xdp_detach(l.ifindex, static_cast<int>(modeFlag(l.mode) | XDP_FLAGS_REPLACE), &opts);
     ::close(fd);
     if (err != 0) {

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "engine/net/cpu_pin.h"
+#include "engine/net/libbpf_opts.h"
 #include "engine/net/testbed.h"
 #include "probes/system_facts.h"
 #include "xdp_gen.skel.h"
@@ -267,7 +268,7 @@ Result<XdpFeatures> queryXdpFeatures(int ifindex)
 std::vector<AttachedXdp> attachedXdpPrograms(int ifindex)
 {
     std::vector<AttachedXdp> out;
-    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+    auto query = libbpfOpts<bpf_xdp_query_opts>();
     if (bpf_xdp_query(ifindex, 0, &query) != 0) {
         return out;
     }

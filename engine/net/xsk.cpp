@@ -26,6 +26,7 @@
 #include <optional>
 #include <thread>
 
+#include "engine/net/libbpf_opts.h"
 #include "engine/net/netns.h"
 #include "engine/net/xdp_owner.h"
 #include "xdp_xsk.skel.h"
@@ -133,7 +134,7 @@ public:
             Error error;
             auto guard = enterIf(m_o.nsFd, error);
             if (m_o.nsFd < 0 || guard) {
-                LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+                auto opts = libbpfOpts<bpf_xdp_attach_opts>();
                 opts.old_prog_fd = bpf_program__fd(m_skel->progs.nf_xsk_redirect);  // only if still ours
                 bpf_xdp_detach(m_o.ifindex, modeFlags(m_o.mode), &opts);
             }
@@ -192,7 +193,7 @@ private:
     // Refuses an interface that already runs an XDP program, unless force=1 (which removes it).
     Result<void> checkFree()
     {
-        LIBBPF_OPTS(bpf_xdp_query_opts, q);
+        auto q = libbpfOpts<bpf_xdp_query_opts>();
         if (const int err = bpf_xdp_query(m_o.ifindex, 0, &q); err < 0) {
             return Error::fromErrno("xdp-rx: cannot query the XDP programs of " + m_o.ifname, -err);
         }

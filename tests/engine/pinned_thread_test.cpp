@@ -69,8 +69,8 @@ TEST(RepetitionDriver, HandsOnEveryUnitInPlanOrder)
         spec(3, Order::Interleaved), 2, rng, {},
         [](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
             for (int v : unit.variants) {
-                rep.samples.push_back({.variant = v, .repetition = unit.repetition, .start = unit.repetition * 1.0,
-                                       .duration = 0.5});
+                rep.samples.push_back(
+                    {.variant = v, .repetition = unit.repetition, .start = unit.repetition * 1.0, .duration = 0.5});
             }
             return UnitEnd::Done;
         },
@@ -105,9 +105,7 @@ TEST(RepetitionDriver, AStopBeforeAUnitAndAFailureAndARefusal)
     std::mt19937_64 rng(1);
     std::stop_source stop;
     stop.request_stop();
-    const auto measureNothing = [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> {
-        return UnitEnd::Done;
-    };
+    const auto measureNothing = [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> { return UnitEnd::Done; };
     auto stopped = driveRepetitions(spec(4, Order::Blocked), 2, rng, stop.get_token(), measureNothing,
                                     [](RepetitionResult&&) { return true; });
     EXPECT_EQ(stopped.reason, "stopped during repetition 1 of 8 (discarded; 0 kept)");
@@ -117,8 +115,8 @@ TEST(RepetitionDriver, AStopBeforeAUnitAndAFailureAndARefusal)
         [](RepetitionResult&&) { return true; });
     EXPECT_EQ(failed.status, RunStatus::Failed);
     EXPECT_EQ(failed.reason, "variant b: no socket");
-    auto refused = driveRepetitions(spec(4, Order::Random), 2, rng, {}, measureNothing,
-                                    [](RepetitionResult&&) { return false; });
+    auto refused =
+        driveRepetitions(spec(4, Order::Random), 2, rng, {}, measureNothing, [](RepetitionResult&&) { return false; });
     EXPECT_EQ(refused.status, RunStatus::Failed);
     EXPECT_EQ(refused.kept, 0);
 }
@@ -185,10 +183,12 @@ private:
 TEST(RunWarnings, AnUnpinnedThreadIsAWarningOfTheRunOncePerVariant)
 {
     const WorkloadImplementations fakes = {
-        {.name = "spin", .make = [](const ParamSet&) -> Result<std::unique_ptr<CallLoop>> {
+        {.name = "spin",
+         .make = [](const ParamSet&) -> Result<std::unique_ptr<CallLoop>> {
              return std::unique_ptr<CallLoop>(std::make_unique<UnpinnedLoop>());
          }},
-        {.name = "udp-rx", .makeLive = [](const ParamSet&) -> Result<std::unique_ptr<LiveSession>> {
+        {.name = "udp-rx",
+         .makeLive = [](const ParamSet&) -> Result<std::unique_ptr<LiveSession>> {
              return std::unique_ptr<LiveSession>(std::make_unique<UnpinnedSession>());
          }},
     };

@@ -18,6 +18,7 @@
 
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
+#include "engine/net/libbpf_opts.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xdp_owner.h"
@@ -282,7 +283,7 @@ int loadPassProgram()
 
 std::uint32_t attachedSkbProgram(int ifindex)
 {
-    LIBBPF_OPTS(bpf_xdp_query_opts, q);
+    auto q = nf::engine::net::libbpfOpts<bpf_xdp_query_opts>();
     return bpf_xdp_query(ifindex, 0, &q) == 0 ? q.skb_prog_id : 0;
 }
 
@@ -333,7 +334,7 @@ TEST(XdpRx, InterfaceWithoutNativeXdpIsOneClearErrorAndLeavesNothing)
     auto session = makeSession({{"iface", name}, {"xdp_mode", "native"}});
     ASSERT_FALSE(session.ok());
     EXPECT_NE(session.error().message.find("no native XDP support"), std::string::npos) << session.error().message;
-    LIBBPF_OPTS(bpf_xdp_query_opts, q);
+    auto q = nf::engine::net::libbpfOpts<bpf_xdp_query_opts>();
     EXPECT_EQ(bpf_xdp_query(ifindex, 0, &q), 0);
     EXPECT_EQ(q.prog_id, 0u);
     EXPECT_FALSE(
