@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/net/testbed.h"
 #include "probes/result.h"
@@ -33,8 +34,14 @@ public:
 // `sendmmsg`: a connected UDP socket in the sending namespace, `batch` datagrams per call.
 Result<std::unique_ptr<Generator>> makeSendmmsgGenerator(const Testbed& bed, const GeneratorOptions& options);
 
+// The frame xdp-live sends: Ethernet + IPv4 + UDP from the sending to the receiving end, to
+// `options.port`, `options.payload` bytes of 0x5a.
+std::vector<std::uint8_t> udpFrame(const Testbed& bed, const GeneratorOptions& options);
+
 // `xdp-live`: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES into an XDP_TX program on the sending
-// veth end, `batch` frames per kernel batch (at most 256). With GRO off on the receiving end, an
+// veth end, `batch` frames per kernel batch (at most 256), a million frames per call (a rate limit
+// makes calls of 50 ms at the target rate); the program counts what it sends, and a stop
+// interrupts the call in flight with SIGUSR1. With GRO off on the receiving end, an
 // XDP_PASS program is attached there for the NAPI that XDP-sent frames need, and detached on
 // destruction. `bed` must outlive the generator.
 Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options);

@@ -10,13 +10,19 @@
 #include <linux/ip.h>
 #include <linux/udp.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "engine/net/generator.h"
+#include "engine/net/libbpf_opts.h"
 #include "engine/net/pacer.h"
 #include "engine/run/pinned_thread.h"
 #include "xdp_gen.skel.h"
@@ -25,7 +31,28 @@ namespace nf::engine::net {
 
 namespace {
 
-constexpr std::uint32_t kMaxFramesPerRun = 16384;  // frames per BPF_PROG_RUN call: ~ms, so stop is prompt
+// Frames per BPF_PROG_RUN call without a rate limit. Each live-frames call has a fixed set-up cost
+// of tens of milliseconds here (docs/benchmarks.md), so short calls measure that cost rather than
+// the receiver; a stop interrupts a call with a signal, so a long one costs no promptness.
+constexpr std::uint32_t kFramesPerCall = 1U << 20;
+// With a rate limit, a call sends this long's worth of frames at the target rate, then waits for
+// the schedule: longer calls would send in bursts, shorter ones pay the set-up cost too often.
+constexpr double kPacedCallSeconds = 0.05;
+// The signal that interrupts a call in flight: the kernel's test-run loop returns -EINTR when one
+// is pending. Its handler does nothing; the generator thread alone has it unblocked.
+constexpr int kInterruptSignal = SIGUSR1;
+
+void installInterruptHandler()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction action {};
+        action.sa_handler = [](int) {};
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = 0;  // no SA_RESTART: the call returns -EINTR
+        sigaction(kInterruptSignal, &action, nullptr);
+    });
+}
 constexpr std::uint16_t kSourcePort = 9;
 
 std::uint16_t ipChecksum(const void* data, std::size_t len)
@@ -41,8 +68,9 @@ std::uint16_t ipChecksum(const void* data, std::size_t len)
     return htons(static_cast<std::uint16_t>(~sum));
 }
 
-// Ethernet + IPv4 + UDP to the receiving end, `payload` bytes of 0x5a.
-std::vector<std::uint8_t> buildFrame(const Testbed& bed, const GeneratorOptions& o)
+}  // namespace
+
+std::vector<std::uint8_t> udpFrame(const Testbed& bed, const GeneratorOptions& o)
 {
     const std::size_t udpLen = sizeof(udphdr) + static_cast<std::size_t>(o.payload);
     std::vector<std::uint8_t> frame(sizeof(ethhdr) + sizeof(iphdr) + udpLen, 0x5a);
@@ -70,6 +98,8 @@ std::vector<std::uint8_t> buildFrame(const Testbed& bed, const GeneratorOptions&
     return frame;
 }
 
+namespace {
+
 struct SkeletonDestroy {
     void operator()(nf_xdp_gen* s) const { nf_xdp_gen__destroy(s); }
 };
@@ -78,7 +108,7 @@ class XdpLiveGenerator : public Generator {
 public:
     XdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options,
                      std::unique_ptr<nf_xdp_gen, SkeletonDestroy> skel)
-        : m_bed(bed), m_options(options), m_skel(std::move(skel)), m_frame(buildFrame(bed, options))
+        : m_bed(bed), m_options(options), m_skel(std::move(skel)), m_frame(udpFrame(bed, options))
     {
     }
     ~XdpLiveGenerator() override
@@ -108,9 +138,11 @@ public:
     {
         stop();
         m_error.store(0);
+        installInterruptHandler();
+        const auto before = sent();
         m_thread = PinnedThread::start("generator thread", m_options.cpu, [this](std::stop_token stop) { loop(stop); });
-        // The first injection says whether this kernel allows live frames at all.
-        while (m_sent.load() == m_startSent && m_error.load() == 0 && !m_finished.load()) {
+        // The first frames say whether this kernel allows live frames at all.
+        while (sent() == before && m_error.load() == 0 && !m_finished.load()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         if (const int err = m_error.load(); err != 0) {
@@ -121,17 +153,40 @@ public:
         return {};
     }
 
+    // Ends the call in flight with a signal (-EINTR) rather than waiting for its million frames.
     void stop() override
     {
+        if (!m_thread.joinable()) {
+            return;
+        }
         m_thread.requestStop();
+        while (!m_finished.load()) {
+            pthread_kill(m_thread.nativeHandle(), kInterruptSignal);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
         m_thread.join();
-        m_startSent = m_sent.load();
         m_finished.store(false);
     }
 
     std::string warning() const override { return m_thread.warning(); }
 
-    std::uint64_t sent() const override { return m_sent.load(std::memory_order_relaxed); }
+    // What the XDP program sent, summed over the CPUs it ran on.
+    // Called by the sampling thread at interval boundaries and by the generator thread between
+    // calls, each with its own buffer.
+    std::uint64_t sent() const override
+    {
+        const std::uint32_t key = 0;
+        std::vector<std::uint64_t> perCpu(m_possibleCpus);
+        if (bpf_map_lookup_elem(bpf_map__fd(m_skel->maps.nf_gen_sent), &key, perCpu.data()) != 0) {
+            return m_lastSent.load();
+        }
+        std::uint64_t total = 0;
+        for (auto v : perCpu) {
+            total += v;
+        }
+        m_lastSent.store(total);
+        return total;
+    }
 
     std::string describe() const override
     {
@@ -170,28 +225,29 @@ private:
         xdp_md ctx{};
         ctx.data_end = static_cast<std::uint32_t>(m_frame.size());
         ctx.ingress_ifindex = static_cast<std::uint32_t>(m_bed.tx().ifindex);
-        std::uint32_t perRun = kMaxFramesPerRun;
-        if (m_options.rate > 0) {
-            perRun = static_cast<std::uint32_t>(std::clamp(m_options.rate / 1000.0, 1.0, double(kMaxFramesPerRun)));
-        }
-        std::uint64_t sent = m_sent.load();
-        const Pacer pacer(m_options.rate, sent);
+        sigset_t interrupt;
+        sigemptyset(&interrupt);
+        sigaddset(&interrupt, kInterruptSignal);
+        pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
+        const std::uint32_t perCall = m_options.rate > 0
+                                          ? static_cast<std::uint32_t>(std::clamp(m_options.rate * kPacedCallSeconds,
+                                                                                  1.0, double(kFramesPerCall)))
+                                          : kFramesPerCall;
+        const Pacer pacer(m_options.rate, sent());
         while (!stop.stop_requested()) {
-            pacer.wait(sent, [&] { return stop.stop_requested(); });
-            LIBBPF_OPTS(bpf_test_run_opts, opts);
+            pacer.wait(sent(), [&] { return stop.stop_requested(); });
+            auto opts = libbpfOpts<bpf_test_run_opts>();
             opts.data_in = m_frame.data();
             opts.data_size_in = static_cast<std::uint32_t>(m_frame.size());
             opts.ctx_in = &ctx;
             opts.ctx_size_in = sizeof ctx;
-            opts.repeat = perRun;
+            opts.repeat = perCall;
             opts.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
             opts.batch_size = kernelBatch();
-            if (int err = bpf_prog_test_run_opts(fd, &opts); err < 0) {
+            if (int err = bpf_prog_test_run_opts(fd, &opts); err < 0 && err != -EINTR) {
                 m_error.store(-err);
                 break;
             }
-            sent += perRun;
-            m_sent.store(sent, std::memory_order_relaxed);
         }
         m_finished.store(true);
     }
@@ -203,8 +259,8 @@ private:
     bool m_passAttached = false;
     std::atomic<bool> m_finished{false};
     std::atomic<int> m_error{0};
-    std::atomic<std::uint64_t> m_sent{0};
-    std::uint64_t m_startSent = 0;
+    std::size_t m_possibleCpus = static_cast<std::size_t>(std::max(libbpf_num_possible_cpus(), 1));
+    mutable std::atomic<std::uint64_t> m_lastSent{0};
     PinnedThread m_thread;
 };
 

@@ -30,6 +30,8 @@ public:
 
     bool joinable() const { return m_thread.joinable(); }
     void requestStop() { m_thread.request_stop(); }
+    // For a signal to this thread alone (pthread_kill).
+    std::jthread::native_handle_type nativeHandle() { return m_thread.native_handle(); }
     void join();
     // "" when pinned, else one line: "generator thread: cannot pin to CPU 3: ...; it ran unpinned".
     const std::string& warning() const { return m_warning; }

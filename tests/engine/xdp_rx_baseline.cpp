@@ -1,6 +1,7 @@
 // A benchmark, not a test: the smallest AF_XDP rxdrop loop there is (peek the RX ring, hand the
 // frames back to the fill ring, count), on the same testbed, generator, XDP program and socket setup
-// as the xdp-rx workload, for bench/xdp_rx_overhead.sh to hold xdp-rx's pps against.
+// as the xdp-rx workload, for bench/xdp_rx_overhead.sh and bench/live_speed.sh to hold xdp-rx's pps
+// against. GENERATOR is the tool's (xdp-live, sendmmsg) or the minimal one (min, min_xdp_gen.h).
 // Usage: xdp_rx_baseline GENERATOR TX_CPU RX_CPU SECONDS MODE BUSY_POLL
 // Prints one line: "pps <received per second> gen_pps <sent per second>".
 
@@ -16,8 +17,10 @@
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xsk.h"
+#include "tests/engine/min_xdp_gen.h"
 
 using namespace nf::engine::net;
+using nf::Result;
 
 int main(int argc, char** argv)
 {
@@ -37,10 +40,14 @@ int main(int argc, char** argv)
         return 1;
     }
     GeneratorOptions options{txCpu, 64, 64, 0, 5001};
-    auto gen = kind == "sendmmsg" ? makeSendmmsgGenerator(**bed, options) : makeXdpLiveGenerator(**bed, options);
-    if (!gen) {
-        std::fprintf(stderr, "xdp_rx_baseline: %s\n", gen.error().message.c_str());
-        return 1;
+    nf::test::MinXdpGenerator minimal(**bed, udpFrame(**bed, options), false);
+    Result<std::unique_ptr<Generator>> gen = std::unique_ptr<Generator>();
+    if (kind != "min") {
+        gen = kind == "sendmmsg" ? makeSendmmsgGenerator(**bed, options) : makeXdpLiveGenerator(**bed, options);
+        if (!gen) {
+            std::fprintf(stderr, "xdp_rx_baseline: %s\n", gen.error().message.c_str());
+            return 1;
+        }
     }
     XskOptions x;  // xdp-rx's defaults
     x.nsFd = (*bed)->rx().nsFd;
@@ -81,24 +88,33 @@ int main(int argc, char** argv)
             received.store(n, std::memory_order_relaxed);
         }
     });
-    if (auto r = (*gen)->start(); !r) {
+    if (!*gen) {
+        minimal.start(txCpu, 1U << 20);
+    } else if (auto r = (*gen)->start(); !r) {
         std::fprintf(stderr, "xdp_rx_baseline: %s\n", r.error().message.c_str());
         stop = true;
         rx.join();
         return 1;
     }
+    const auto sent = [&] { return *gen ? (*gen)->sent() : minimal.sent(); };
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the same warmup as the bench gives xdp-rx
     const auto r0 = received.load();
-    const auto g0 = (*gen)->sent();
+    const auto g0 = sent();
     const auto t0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     const auto r1 = received.load();
-    const auto g1 = (*gen)->sent();
+    const auto g1 = sent();
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    (*gen)->stop();
+    if (*gen) {
+        (*gen)->stop();
+    } else {
+        minimal.stop();
+    }
     stop = true;
     rx.join();
-    std::printf("pps %.0f gen_pps %.0f\n", static_cast<double>(r1 - r0) / elapsed,
-                static_cast<double>(g1 - g0) / elapsed);
+    const auto t1 =
+        t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(elapsed));
+    const double genPps = *gen ? static_cast<double>(g1 - g0) / elapsed : minimal.rate(t0, t1);
+    std::printf("pps %.0f gen_pps %.0f\n", static_cast<double>(r1 - r0) / elapsed, genPps);
     return 0;
 }

@@ -3,16 +3,30 @@
 //
 // nf_xdp_tx: run with BPF_PROG_RUN in live-frames mode on the sending veth end, it sends every
 // injected frame out of that device, so it arrives on the receiving end (the xdp-trafficgen method).
+// It counts the frames it sends in a per-CPU counter: a live-frames call interrupted by a signal
+// returns -EINTR without saying how many frames it ran, so the generator reads what it offered
+// here, at every sample boundary.
 // nf_xdp_pass: attached to the receiving end when GRO is off, it gives that end the NAPI instance
 // that frames sent by XDP need, and passes every frame to the stack unchanged.
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __u64);
+} nf_gen_sent SEC(".maps");
+
 SEC("xdp")
 int nf_xdp_tx(struct xdp_md *ctx)
 {
     (void)ctx;
+    __u32 key = 0;
+    __u64 *sent = bpf_map_lookup_elem(&nf_gen_sent, &key);
+    if (sent)
+        *sent += 1;
     return XDP_TX;
 }
 
