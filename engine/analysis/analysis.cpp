@@ -28,8 +28,10 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
 {
     std::vector<MetricSpec> chosen;
     if (names.empty()) {
+        // Unit conversions of another metric and per-CPU or device breakdowns are compared only when
+        // named.
         for (const auto& m : layout.metrics) {
-            if (m.aliasOf.empty()) {
+            if (m.aliasOf.empty() && !isBreakdown(m)) {
                 chosen.push_back(m);
             }
         }

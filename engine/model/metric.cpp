@@ -1,6 +1,7 @@
 #include "engine/model/metric.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -73,6 +74,77 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
     return present;
 }
 
+namespace {
+
+// A quantity's name as a metric name: "cpu0_task-clock" -> "cpu0_task_clock".
+std::string metricName(std::string name)
+{
+    std::replace(name.begin(), name.end(), '-', '_');
+    std::replace(name.begin(), name.end(), ':', '_');
+    return name;
+}
+
+int breakdownCpuOf(const std::string& name);
+
+// Where the packets and cycles went: each counted CPU's counters per packet received and its
+// softnet work per second (cpuN_...), and the receiving device's own statistics per second (dev_...).
+void addBreakdownMetrics(const std::vector<std::string>& quantities, std::vector<MetricSpec>& all)
+{
+    for (const auto& q : quantities) {
+        const int cpu = breakdownCpuOf(q);
+        if (q.rfind(quantity::kDevicePrefix, 0) == 0) {
+            all.push_back({.name = metricName(q + "_per_sec"),
+                           .unit = "1/s",
+                           .numerator = q,
+                           .denominator = quantity::kElapsedNs,
+                           .scale = 1e9,
+                           .description = "the receiving device's " + q.substr(4) + " (ethtool -S), per second"});
+        } else if (cpu >= 0 && q.find("_softnet_") != std::string::npos) {
+            all.push_back({.name = metricName(q + "_per_sec"),
+                           .unit = "1/s",
+                           .numerator = q,
+                           .denominator = quantity::kElapsedNs,
+                           .scale = 1e9,
+                           .description = "CPU " + std::to_string(cpu) + " " + q.substr(q.find("_softnet_") + 1) +
+                                          " (/proc/net/softnet_stat), per second"});
+        } else if (cpu >= 0) {
+            all.push_back(
+                {.name = metricName(q + "_per_packet"),
+                 .unit = "per packet",
+                 .numerator = q,
+                 .denominator = quantity::kPackets,
+                 .description = q.substr(q.find('_') + 1) + " on CPU " + std::to_string(cpu) + " per packet received"});
+        }
+    }
+}
+
+int breakdownCpuOf(const std::string& name)
+{
+    if (name.size() < 5 || name.rfind("cpu", 0) != 0 || std::isdigit(static_cast<unsigned char>(name[3])) == 0) {
+        return -1;
+    }
+    std::size_t end = 3;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])) != 0) {
+        ++end;
+    }
+    if (end >= name.size() || name[end] != '_' || end - 3 > 4) {
+        return -1;
+    }
+    return std::stoi(name.substr(3, end - 3));
+}
+
+}  // namespace
+
+int breakdownCpu(const std::string& name)
+{
+    return breakdownCpuOf(name);
+}
+
+bool isBreakdown(const MetricSpec& metric)
+{
+    return breakdownCpu(metric.name) >= 0 || metric.name.rfind(quantity::kDevicePrefix, 0) == 0;
+}
+
 std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
 {
     std::vector<MetricSpec> all = {
@@ -140,6 +212,7 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
         all.push_back({p + "ipc", "instr/cycle", p + "instructions", p + "cycles", 1.0, true,
                        "instructions per cycle " + where, ""});
     }
+    addBreakdownMetrics(quantities, all);
     std::vector<MetricSpec> present;
     for (auto& m : all) {
         if (has(quantities, m.numerator) && has(quantities, m.denominator)) {

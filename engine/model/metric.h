@@ -34,6 +34,9 @@ inline constexpr const char* kReturnedPackets = "returned_packets";
 // Prefixes of counter quantities in live runs: on the receiver thread, and summed over counter_cpus.
 inline constexpr const char* kThreadPrefix = "rx_";
 inline constexpr const char* kCpuPrefix = "cpu_";
+// Breakdowns of live runs: "cpu3_<counter>" and "cpu3_softnet_processed" (dropped, squeezed) per
+// counted CPU, and "dev_<statistic>" from the receiving device's own statistics (ethtool -S).
+inline constexpr const char* kDevicePrefix = "dev_";
 }  // namespace quantity
 
 struct MetricSpec {
@@ -57,6 +60,12 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
 // per-packet counter metrics for every rx_* and cpu_* counter quantity (rx_cycles_per_packet, ...)
 // and rx_ipc / cpu_ipc where cycles and instructions are both present.
 std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities);
+
+// The CPU a per-CPU breakdown quantity or metric is of ("cpu3_task-clock" -> 3), else -1.
+int breakdownCpu(const std::string& name);
+// A per-CPU or device breakdown: shown by `show` and exported, compared only when asked for by
+// name (the default comparison keeps to the totals).
+bool isBreakdown(const MetricSpec& metric);
 
 // scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
 // denominator or a missing value).

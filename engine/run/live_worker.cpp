@@ -15,6 +15,7 @@
 #include "engine/run/schedule.h"
 #include "engine/run/scheduler.h"
 #include "probes/counter_group.h"
+#include "probes/softnet.h"
 #include "probes/system_facts.h"
 #include "probes/tsc_clock.h"
 
@@ -84,6 +85,8 @@ public:
                 continue;
             }
             for (std::size_t i = 0; i < r->values.size(); ++i) {
+                // Each CPU's own count too: where the receive work ran.
+                out.emplace_back("cpu" + std::to_string(group.target().cpu) + "_" + group.names()[i], r->values[i]);
                 const auto name = quantity::kCpuPrefix + group.names()[i];
                 auto it =
                     std::find_if(cpuSums.begin(), cpuSums.end(), [&](const auto& kv) { return kv.first == name; });
@@ -216,6 +219,21 @@ Result<void> LiveWorker::setUp()
     for (const auto& n : cpuNames) {
         m_layout.quantities.push_back(quantity::kCpuPrefix + n);
     }
+    // Per counted CPU (any variant's): its counters and its softnet work.
+    std::set<int> breakdown;
+    for (const auto& s : m_sessions) {
+        const auto cpus = s->counterCpus();
+        breakdown.insert(cpus.begin(), cpus.end());
+    }
+    for (int cpu : breakdown) {
+        const std::string prefix = "cpu" + std::to_string(cpu) + "_";
+        for (const auto& n : cpuNames) {
+            m_layout.quantities.push_back(prefix + n);
+        }
+        for (const char* what : {"softnet_processed", "softnet_dropped", "softnet_squeezed"}) {
+            m_layout.quantities.push_back(prefix + what);
+        }
+    }
     m_layout.metrics = liveMetrics(m_layout.quantities);
     std::stable_partition(m_layout.metrics.begin(), m_layout.metrics.end(),
                           [&](const MetricSpec& m) { return m.name == m_p.workload->primaryMetric; });
@@ -244,6 +262,15 @@ Result<Reading> LiveWorker::read(std::size_t variant, const SessionCounters& cou
     r.tsc = probes::readTsc();
     r.session = std::move(*values);
     r.counters = counters.read();
+    const auto& cpus = m_sessions[variant]->counterCpus();
+    for (const auto& s : probes::readSoftnet(m_p.facts.onlineCpus)) {
+        if (std::find(cpus.begin(), cpus.end(), s.cpu) != cpus.end()) {
+            const std::string cpu = "cpu" + std::to_string(s.cpu) + "_softnet_";
+            r.counters.emplace_back(cpu + "processed", static_cast<double>(s.processed));
+            r.counters.emplace_back(cpu + "dropped", static_cast<double>(s.dropped));
+            r.counters.emplace_back(cpu + "squeezed", static_cast<double>(s.squeezed));
+        }
+    }
     return r;
 }
 

@@ -16,6 +16,7 @@
 #include "engine/catalog/traffic_params.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
+#include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
 #include "engine/run/pinned_thread.h"
@@ -212,7 +213,11 @@ private:
 class UdpRxSession : public LiveSession {
 public:
     UdpRxSession(Config c, std::unique_ptr<net::Testbed> bed, std::unique_ptr<net::Generator> gen, Fd sock)
-        : m_c(std::move(c)), m_bed(std::move(bed)), m_gen(std::move(gen)), m_rx(std::move(sock), m_c.rxCpu, m_c.batch)
+        : m_c(std::move(c)),
+          m_bed(std::move(bed)),
+          m_gen(std::move(gen)),
+          m_rx(std::move(sock), m_c.rxCpu, m_c.batch),
+          m_device(net::deviceStats(m_bed->rx().nsFd, m_bed->rx().ifname))
     {
     }
     ~UdpRxSession() override { UdpRxSession::stop(); }
@@ -221,7 +226,11 @@ public:
 
     std::vector<std::string> quantities() const override
     {
-        return {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+        std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+        for (const auto& name : m_device.names()) {
+            q.push_back(quantity::kDevicePrefix + name);
+        }
+        return q;
     }
 
     Result<void> start() override
@@ -240,8 +249,14 @@ public:
 
     Result<std::vector<double>> sample() override
     {
-        return std::vector<double>{static_cast<double>(m_rx.packets()), static_cast<double>(m_rx.bytes()),
+        std::vector<double> values{static_cast<double>(m_rx.packets()), static_cast<double>(m_rx.bytes()),
                                    static_cast<double>(m_rx.drops()), static_cast<double>(m_gen->sent())};
+        auto device = m_device.read();
+        if (!device) {
+            return device.error();
+        }
+        values.insert(values.end(), device->begin(), device->end());
+        return values;
     }
 
     void stop() override
@@ -289,6 +304,7 @@ private:
     std::unique_ptr<net::Testbed> m_bed;
     std::unique_ptr<net::Generator> m_gen;
     Receiver m_rx;
+    net::DeviceStats m_device;  // the receiving veth end's own statistics
     pid_t m_tid = 0;
     bool m_rateChecked = false;
 };

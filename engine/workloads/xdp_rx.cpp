@@ -121,7 +121,8 @@ public:
           m_rxStats(std::move(rxStats)),
           m_txStats(std::move(txStats)),
           m_port(std::move(port)),
-          m_app(*m_port, m_c.app, m_c.rxCpu, m_c.batch)
+          m_app(*m_port, m_c.app, m_c.rxCpu, m_c.batch),
+          m_device(net::deviceStats(m_bed ? m_bed->rx().nsFd : -1, m_c.xsk.ifname))
     {
     }
     ~XdpRxSession() override { XdpRxSession::stop(); }
@@ -130,19 +131,23 @@ public:
 
     std::vector<std::string> quantities() const override
     {
-        return {quantity::kPackets,
-                quantity::kBytes,
-                quantity::kDrops,
-                quantity::kGenPackets,
-                quantity::kXskRxDropped,
-                quantity::kXskRxInvalidDescs,
-                quantity::kXskRxRingFull,
-                quantity::kXskRxFillRingEmpty,
-                quantity::kXskTxInvalidDescs,
-                quantity::kAppEmptyPolls,
-                quantity::kAppFillFailures,
-                quantity::kAppTxPackets,
-                quantity::kReturnedPackets};
+        std::vector<std::string> q = {quantity::kPackets,
+                                      quantity::kBytes,
+                                      quantity::kDrops,
+                                      quantity::kGenPackets,
+                                      quantity::kXskRxDropped,
+                                      quantity::kXskRxInvalidDescs,
+                                      quantity::kXskRxRingFull,
+                                      quantity::kXskRxFillRingEmpty,
+                                      quantity::kXskTxInvalidDescs,
+                                      quantity::kAppEmptyPolls,
+                                      quantity::kAppFillFailures,
+                                      quantity::kAppTxPackets,
+                                      quantity::kReturnedPackets};
+        for (const auto& name : m_device.names()) {
+            q.push_back(quantity::kDevicePrefix + name);
+        }
+        return q;
     }
 
     Result<void> start() override
@@ -192,7 +197,7 @@ public:
         // In native mode a failed redirect into the socket is also a failed XDP_REDIRECT the driver
         // counts in rx_dropped (veth does); in skb mode only the socket counts it.
         const double socketDrops = m_c.xsk.mode == net::XdpMode::Skb ? d(xsk->rxDropped + xsk->rxRingFull) : 0;
-        return std::vector<double>{d(app.packets),
+        std::vector<double> values{d(app.packets),
                                    d(app.bytes),
                                    socketDrops + deviceDrops,
                                    gen,
@@ -205,6 +210,12 @@ public:
                                    d(app.fillFailures),
                                    d(app.txPackets),
                                    returned};
+        auto device = m_device.read();
+        if (!device) {
+            return device.error();
+        }
+        values.insert(values.end(), device->begin(), device->end());
+        return values;
     }
 
     void stop() override
@@ -252,6 +263,7 @@ private:
     std::optional<net::RtnlSocket> m_txStats;
     std::unique_ptr<net::XskPort> m_port;
     XskApp m_app;
+    net::DeviceStats m_device;  // the receiving device's own statistics (after m_port: the same device)
     pid_t m_tid = 0;
 };
 
