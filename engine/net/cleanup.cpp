@@ -73,7 +73,8 @@ Result<std::string> detachRecorded(const Leftover& l)
     if (::if_indextoname(static_cast<unsigned>(l.ifindex), name) == nullptr || l.ifname != name) {
         return std::string("interface gone or renamed");
     }
-    auto query = libbpfOpts<bpf_xdp_query_opts>();
+    bpf_xdp_query_opts query;
+    initOpts(query);
     if (int err = bpf_xdp_query(l.ifindex, static_cast<int>(modeFlag(l.mode)), &query); err != 0) {
         return Error::fromErrno("cannot query XDP on " + l.ifname, -err);
     }
@@ -85,7 +86,8 @@ Result<std::string> detachRecorded(const Leftover& l)
     if (fd < 0) {
         return Error::fromErrno("cannot open program " + std::to_string(l.progId), errno);
     }
-    auto opts = libbpfOpts<bpf_xdp_attach_opts>();
+    bpf_xdp_attach_opts opts;
+    initOpts(opts);
     opts.old_prog_fd = fd;
     const int err = bpf_xdp_detach(l.ifindex, static_cast<int>(modeFlag(l.mode) | XDP_FLAGS_REPLACE), &opts);
     ::close(fd);

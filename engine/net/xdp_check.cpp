@@ -268,7 +268,8 @@ Result<XdpFeatures> queryXdpFeatures(int ifindex)
 std::vector<AttachedXdp> attachedXdpPrograms(int ifindex)
 {
     std::vector<AttachedXdp> out;
-    auto query = libbpfOpts<bpf_xdp_query_opts>();
+    bpf_xdp_query_opts query;
+    initOpts(query);
     if (bpf_xdp_query(ifindex, 0, &query) != 0) {
         return out;
     }

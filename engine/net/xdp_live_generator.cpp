@@ -236,7 +236,8 @@ private:
         const Pacer pacer(m_options.rate, sent());
         while (!stop.stop_requested()) {
             pacer.wait(sent(), [&] { return stop.stop_requested(); });
-            auto opts = libbpfOpts<bpf_test_run_opts>();
+            bpf_test_run_opts opts;
+            initOpts(opts);
             opts.data_in = m_frame.data();
             opts.data_size_in = static_cast<std::uint32_t>(m_frame.size());
             opts.ctx_in = &ctx;

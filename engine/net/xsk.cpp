@@ -134,7 +134,8 @@ public:
             Error error;
             auto guard = enterIf(m_o.nsFd, error);
             if (m_o.nsFd < 0 || guard) {
-                auto opts = libbpfOpts<bpf_xdp_attach_opts>();
+                bpf_xdp_attach_opts opts;
+                initOpts(opts);
                 opts.old_prog_fd = bpf_program__fd(m_skel->progs.nf_xsk_redirect);  // only if still ours
                 bpf_xdp_detach(m_o.ifindex, modeFlags(m_o.mode), &opts);
             }
@@ -193,7 +194,8 @@ private:
     // Refuses an interface that already runs an XDP program, unless force=1 (which removes it).
     Result<void> checkFree()
     {
-        auto q = libbpfOpts<bpf_xdp_query_opts>();
+        bpf_xdp_query_opts q;
+        initOpts(q);
         if (const int err = bpf_xdp_query(m_o.ifindex, 0, &q); err < 0) {
             return Error::fromErrno("xdp-rx: cannot query the XDP programs of " + m_o.ifname, -err);
         }

@@ -101,7 +101,8 @@ private:
         ctx.ingress_ifindex = static_cast<std::uint32_t>(m_bed.tx().ifindex);
         const int fd = bpf_program__fd(m_skel->progs.min_xdp_tx);
         while (!m_stop.load(std::memory_order_relaxed)) {
-            auto opts = nf::engine::net::libbpfOpts<bpf_test_run_opts>();
+            bpf_test_run_opts opts;
+            nf::engine::net::initOpts(opts);
             opts.data_in = m_frame.data();
             opts.data_size_in = static_cast<std::uint32_t>(m_frame.size());
             opts.ctx_in = &ctx;

@@ -283,7 +283,8 @@ int loadPassProgram()
 
 std::uint32_t attachedSkbProgram(int ifindex)
 {
-    auto q = nf::engine::net::libbpfOpts<bpf_xdp_query_opts>();
+    bpf_xdp_query_opts q;
+    nf::engine::net::initOpts(q);
     return bpf_xdp_query(ifindex, 0, &q) == 0 ? q.skb_prog_id : 0;
 }
 
@@ -334,7 +335,8 @@ TEST(XdpRx, InterfaceWithoutNativeXdpIsOneClearErrorAndLeavesNothing)
     auto session = makeSession({{"iface", name}, {"xdp_mode", "native"}});
     ASSERT_FALSE(session.ok());
     EXPECT_NE(session.error().message.find("no native XDP support"), std::string::npos) << session.error().message;
-    auto q = nf::engine::net::libbpfOpts<bpf_xdp_query_opts>();
+    bpf_xdp_query_opts q;
+    nf::engine::net::initOpts(q);
     EXPECT_EQ(bpf_xdp_query(ifindex, 0, &q), 0);
     EXPECT_EQ(q.prog_id, 0u);
     EXPECT_FALSE(
