@@ -95,6 +95,9 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                     "(0: off; default: the workload's, 0.002 for in-process workloads)")
         ->each([&o](const std::string&) { o.chunkGiven = true; });
     sub->add_option("--cpu", o.cpus, "CPU list for the worker, e.g. 1 or 2-3 (default: the last allowed CPU)");
+    sub->add_flag("--share-cpus", o.spec.shareCpus,
+                  "Run even on CPUs another run is measuring on (recorded with the run, and a warning); "
+                  "by default such a run refuses to start");
     sub->add_option("--counters", o.counters,
                     "Counters, comma separated (default: cycles, instructions, "
                     "branches, branch-misses, cache-misses, task-clock, "

@@ -33,7 +33,7 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o);
 std::string optionName(engine::SpecField field);
 
 // Adds the workload argument and -p, --reps, --duration, --warmup, --interval, --chunk, --cpu,
-// --counters, --seed, --label; with `variants`, also --variant and --order.
+// --share-cpus, --counters, --seed, --label; with `variants`, also --variant and --order.
 void addRunOptions(CLI::App* sub, RunOptions& o, bool variants);
 
 }  // namespace nf::cli

@@ -86,8 +86,11 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
         observer = &*stream;
     }
     EventStream* s = stream ? &*stream : nullptr;
-    const auto outcome =
-        engine::runExperiment(prepared, *observer, {signals.token(), &signals.signal(), ctx.commandLine});
+    const engine::RunControl control{.stop = signals.token(),
+                                     .signal = &signals.signal(),
+                                     .commandLine = ctx.commandLine,
+                                     .owner = "noisefloor run into " + db.path()};
+    const auto outcome = engine::runExperiment(prepared, *observer, control);
     const int sig = signals.signal().load();
     if (recorder.runId() == 0) {
         if (sig != 0) {

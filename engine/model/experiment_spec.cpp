@@ -135,6 +135,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     };
     j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
     j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
+    if (spec.shareCpus) {  // written only when set, so runs that did not share read as before
+        j["share_cpus"] = true;
+    }
     if (spec.sweep) {
         const auto& s = *spec.sweep;
         j["sweep"] = {{"id", s.id}, {"param", s.param}, {"value", s.value}, {"index", s.index}, {"points", s.points}};
@@ -169,6 +172,7 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
                 spec.cpus.push_back(integer<int>(cpu, "cpus"));
             }
         }
+        spec.shareCpus = j.value("share_cpus", false);
         spec.counters = j.value("counters", std::vector<std::string>{});
         auto order = parseOrder(j.value("order", std::string("interleaved")));
         if (!order) {

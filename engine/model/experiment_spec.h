@@ -51,6 +51,7 @@ struct ExperimentSpec {
     double interval = 0.1;              // sample length when not alternating in chunks
     std::optional<double> chunk;        // alternation chunk in seconds; 0 = off; unset = workload default
     std::vector<int> cpus;              // worker CPUs; empty = chosen by the scheduler
+    bool shareCpus = false;             // run on CPUs another run holds (recorded; a warning)
     std::vector<std::string> counters;  // empty = the generic default set
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded

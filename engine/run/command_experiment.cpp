@@ -294,7 +294,8 @@ private:
 
 }  // namespace
 
-RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
+RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control,
+                                const std::vector<std::string>& early)
 {
     std::vector<CommandConfig> configs;
     for (std::size_t v = 0; v < p.params.size(); ++v) {
@@ -311,6 +312,9 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
     }
     if (auto r = observer.runStarted(*start); !r) {
         return {RunStatus::Failed, r.error().message, 0};
+    }
+    for (const auto& text : early) {
+        observer.warning(text);
     }
     std::mt19937_64 rng(p.spec.seed.value_or(1));
     const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;

@@ -7,6 +7,7 @@
 
 namespace nf::engine {
 
-RunOutcome runCommandExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
+RunOutcome runCommandExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control,
+                                const std::vector<std::string>& early = {});
 
 }  // namespace nf::engine

@@ -11,6 +11,7 @@
 
 #include "engine/run/call_loop_worker.h"
 #include "engine/run/command_experiment.h"
+#include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
 #include "nf_version.h"
@@ -108,8 +109,13 @@ std::string stopReason(const RunControl& control, const std::string& reason)
 
 RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
 {
+    auto claims =
+        claimCpus(measuredCpus(p), control.owner + " (" + p.workload->name + ")", p.spec.shareCpus, control.lockDir);
+    if (!claims) {
+        return {RunStatus::Failed, claims.error().message, 0};
+    }
     if (p.workload->kind == WorkloadKind::External) {
-        return runCommandExperiment(p, observer, control);
+        return runCommandExperiment(p, observer, control, claims->warnings);
     }
     Channel<WorkerMessage> channel;
     std::promise<bool> go;
@@ -133,7 +139,7 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     RunOutcome outcome;
     bool started = false;
     std::optional<Error> observerError;
-    std::vector<std::string> early;  // warnings before the run is stored: delivered once it is
+    std::vector<std::string> early = claims->warnings;  // warnings before the run is stored: delivered once it is
     const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
     int unitsDone = 0;
     int variantReps = 0;

@@ -11,6 +11,7 @@
 #include "engine/catalog/workload_catalog.h"
 #include "engine/model/experiment_spec.h"
 #include "engine/model/run_data.h"
+#include "engine/run/owner_lock.h"
 #include "engine/run/workload.h"
 #include "probes/counter_group.h"
 #include "probes/system_facts.h"
@@ -40,6 +41,8 @@ struct RunControl {
     std::stop_token stop;                      // requested on SIGINT/SIGTERM
     const std::atomic<int>* signal = nullptr;  // the signal that requested it, for the reason text
     std::string commandLine;                   // how the run was asked for, recorded with it
+    std::string owner = "noisefloor run";      // who holds the run's CPU locks, for whoever finds them
+    std::string lockDir = kOwnerLockDir;       // where the CPU locks are (engine/run/cpu_claim.h)
 };
 
 struct RunOutcome {
@@ -48,6 +51,8 @@ struct RunOutcome {
     int repetitionsDone = 0;
 };
 
+// Takes the locks of the CPUs the run measures on first (engine/run/cpu_claim.h): a CPU another run
+// holds fails the run before anything is stored, unless spec.shareCpus.
 // Runs on a worker thread pinned to prepared.workerCpu; calls the observer on this thread:
 // runStarted once the worker is ready (TSC calibrated, counters open, warmed up), then
 // repetitionFinished per repetition, and runFinished last. A stop between or inside repetitions

@@ -155,8 +155,14 @@ TEST_F(CliCrash, TwoRunsWriteOneDatabaseWhileAReaderWatches)
 {
     const std::vector<std::string> args = {"run",    "spin", "--variant",  "a",    "--variant", "b",
                                            "--reps", "30",   "--duration", "0.02", "--warmup",  "0"};
-    CliProcess first(withDb(args), m_dir);
-    CliProcess second(withDb(args), m_dir);
+    // On different CPUs: a run refuses a CPU another run measures on (CliCpuLocks).
+    auto onCpu = [&](const char* cpu) {
+        auto a = args;
+        a.insert(a.end(), {"--cpu", cpu});
+        return withDb(a);
+    };
+    CliProcess first(onCpu("0"), m_dir);
+    CliProcess second(onCpu("1"), m_dir);
     int reads = 0;
     int runningSeen = 0;
     for (int i = 0; i < 600; ++i) {
