@@ -12,6 +12,7 @@
 #include <random>
 
 #include "engine/stats/comparison.h"
+#include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
 #include "engine/stats/robust.h"
 
@@ -43,6 +44,56 @@ TEST(Welch, MatchesScipy)
     EXPECT_NEAR(r.p, ref("welch", "x10_y12", "p"), kTol);
     EXPECT_NEAR(welchT(data("x5"), data("y4")).p, ref("welch", "x5_y4", "p"), kTol);
     EXPECT_NEAR(welchT(data("x60"), data("y70")).p, ref("welch", "x60_y70", "p"), kTol);
+}
+
+// Values near 1e-100 (seconds of something very fast) and 1e100: the variances' squares under- and
+// overflow in the values' own units, which made the degrees of freedom NaN and Boost.Math throw.
+TEST(Welch, ScaleFreeAt1eMinus100And1e100MatchesMpmath)
+{
+    for (const char* name : {"tiny", "huge"}) {
+        const auto& f = reference()["fieller"][name];
+        const auto r = welchT(data(f["candidate"]), data(f["baseline"]));
+        EXPECT_NEAR(r.statistic, f["welch"]["t"].get<double>(), 1e-12) << name;
+        EXPECT_NEAR(r.df, f["welch"]["df"].get<double>(), 1e-9) << name;
+        EXPECT_NEAR(r.p, f["welch"]["p"].get<double>(), 1e-12) << name;
+    }
+}
+
+// 1e12 + 3 against 1e12 with a standard deviation of 5: the difference of the means needs the
+// digits a plain mean rounds away.
+TEST(Welch, CloseMeansOfLargeCountersMatchMpmath)
+{
+    for (const char* name : {"count1e9", "count1e12", "count1e12sd5"}) {
+        const auto& f = reference()["fieller"][name];
+        const auto r = welchT(data(f["candidate"]), data(f["baseline"]));
+        EXPECT_NEAR(r.statistic, f["welch"]["t"].get<double>(), 1e-9) << name;
+        EXPECT_NEAR(r.p, f["welch"]["p"].get<double>(), 1e-9) << name;
+    }
+}
+
+TEST(Descriptive, MeanIsCompensated)
+{
+    // a million counter values near 1e12: a plain running sum is off by 0.45 in the mean
+    std::vector<double> counts;
+    for (int i = 0; i < 1000000; ++i) {
+        counts.push_back(1e12 + 0.1 * (i % 10));
+    }
+    const double exact = reference()["mean_million_1e12"]["mean"];
+    EXPECT_NEAR(mean(counts), exact, 2e-4);  // one rounding of 1e12 is 1.2e-4
+    EXPECT_EQ(mean({1e16, 1.0, -1e16, 1.0}), 0.5);
+}
+
+TEST(Descriptive, StandardDeviationIsScaleFree)
+{
+    // Scaling by a power of two is exact, so the standard deviation must scale exactly with it.
+    const auto x = data("x10");
+    for (int e : {-1000, -300, 300, 1000}) {
+        std::vector<double> scaled;
+        for (double v : x) {
+            scaled.push_back(std::ldexp(v, e));
+        }
+        EXPECT_EQ(stddev(scaled), std::ldexp(stddev(x), e)) << e;
+    }
 }
 
 TEST(MannWhitney, ExactWithoutTiesMatchesScipy)
