@@ -1,38 +1,30 @@
-// Reference values come from SciPy 1.10.1 and mpmath 1.2.1 (Debian 12's python3-scipy and
-// python3-mpmath): tests/engine/stats_reference.py computes them, with the data, into
-// tests/data/stats/reference.json, and the ctest stats_reference checks that the file is current.
+// The statistics' building blocks against SciPy and mpmath (tests/engine/stats_reference.h).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
 
-#include "engine/stats/comparison.h"
 #include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
 #include "engine/stats/robust.h"
+#include "tests/engine/stats_reference.h"
 
 namespace nf::engine::stats {
 namespace {
 
-const nlohmann::json& reference()
-{
-    static const nlohmann::json j = nlohmann::json::parse(std::ifstream(NF_STATS_REFERENCE));
-    return j;
-}
+using test::reference;
 
 std::vector<double> data(const std::string& name)
 {
-    return reference().at("data").at(name).get<std::vector<double>>();
+    return test::referenceData(name);
 }
 
 double ref(const std::string& group, const std::string& name, const std::string& field)
 {
-    return reference().at(group).at(name).at(field).get<double>();
+    return test::referenceValue(group, name, field);
 }
 
 constexpr double kTol = 1e-6;
@@ -255,119 +247,6 @@ TEST(Outliers, ModifiedZScoreFlagsOnlyTheFarValue)
     EXPECT_TRUE(outliers({1, 1, 1, 1}).empty());
     EXPECT_EQ(outliers({1, 1, 1, 1, 5}), (std::vector<std::size_t>{4}));  // MAD 0: mean deviation
     EXPECT_NEAR(mad({1, 2, 3, 4, 100}), 1.0, 1e-12);
-}
-
-TEST(CompareIndependent, FiellerIntervalMatchesReference)
-{
-    const auto c = compareIndependent(data("x10"), data("y12"), {});
-    const auto& f = reference()["fieller"]["x10_y12"];
-    EXPECT_NEAR(c.ciLowPct, f["ci95"]["low_pct"].get<double>(), kTol);
-    EXPECT_NEAR(c.ciHighPct, f["ci95"]["high_pct"].get<double>(), kTol);
-    EXPECT_NEAR(c.tostLowPct, f["ci90"]["low_pct"].get<double>(), kTol);
-    EXPECT_NEAR(c.tostHighPct, f["ci90"]["high_pct"].get<double>(), kTol);
-    EXPECT_NEAR(*c.pWelch, ref("welch", "x10_y12", "p"), kTol);
-    EXPECT_NEAR(*c.pMwu, ref("mwu", "x10_y12", "p"), kTol);
-    EXPECT_EQ(c.design, Design::Independent);
-}
-
-TEST(Verdict, DifferentEquivalentInconclusive)
-{
-    CompareOptions o;
-    Comparison c;
-    c.pAdjusted = 0.001;
-    c.ciLowPct = 0.5;
-    c.ciHighPct = 0.9;
-    c.tostLowPct = 0.55;
-    c.tostHighPct = 0.85;
-    EXPECT_EQ(decide(c, o), Verdict::Different);
-    c.pAdjusted = 0.3;
-    c.ciLowPct = -0.4;
-    c.tostLowPct = -0.3;
-    EXPECT_EQ(decide(c, o), Verdict::Equivalent);
-    c.tostHighPct = 1.2;
-    EXPECT_EQ(decide(c, o), Verdict::Inconclusive);
-}
-
-// Heavy-tailed chunk noise like this machine's: most chunks within 0.3%, a few 10% off.
-std::vector<double> noisyChunks(std::mt19937_64& rng, std::size_t n, double shift)
-{
-    std::student_t_distribution<double> t(2);
-    std::vector<double> v(n);
-    for (auto& x : v) {
-        x = 1000 * std::exp(shift + 0.003 * t(rng));
-    }
-    return v;
-}
-
-TEST(Simulation, PairedFalsePositiveRateStaysWithinAlpha)
-{
-    std::mt19937_64 rng(11);
-    int different = 0;
-    constexpr int kRuns = 1000;
-    for (int i = 0; i < kRuns; ++i) {
-        const auto base = noisyChunks(rng, 100, 0);
-        const auto cand = noisyChunks(rng, 100, 0);
-        auto c = comparePaired(base, cand, {});
-        adjustAndDecide({&c}, {}, true);
-        different += c.verdict == Verdict::Different ? 1 : 0;
-    }
-    std::printf("paired A/A: %d of %d datasets 'different' (alpha 0.05)\n", different, kRuns);
-    // alpha = 0.05 over 1000 runs: 50 expected, 3 sigma = 20.7
-    EXPECT_GE(different, 29);
-    EXPECT_LE(different, 71);
-}
-
-TEST(Simulation, IndependentFalsePositiveRateStaysWithinAlpha)
-{
-    std::mt19937_64 rng(12);
-    std::normal_distribution<double> noise(0, 0.01);
-    int different = 0;
-    for (int i = 0; i < 1000; ++i) {
-        std::vector<double> a(8);
-        std::vector<double> b(8);
-        for (auto& x : a) {
-            x = 1000 * (1 + noise(rng));
-        }
-        for (auto& x : b) {
-            x = 1000 * (1 + noise(rng));
-        }
-        auto c = compareIndependent(a, b, {});
-        adjustAndDecide({&c}, {}, true);
-        different += c.verdict == Verdict::Different ? 1 : 0;
-    }
-    std::printf("independent A/A: %d of 1000 datasets 'different' (alpha 0.05)\n", different);
-    EXPECT_GE(different, 29);
-    EXPECT_LE(different, 71);
-}
-
-TEST(Simulation, NNeededGivesEightyPercentPowerForOnePercent)
-{
-    std::mt19937_64 rng(13);
-    const double shift = std::log(1.01);
-    // A pilot run proposes n for a 1% effect; datasets of that size must find it >= 80% of the time.
-    CompareOptions o;
-    o.targetPct = 1.0;
-    std::student_t_distribution<double> t(2);
-    auto chunks = [&](std::size_t n, double s) {
-        std::vector<double> v(n);
-        for (auto& x : v) {
-            x = 1000 * std::exp(s + 0.05 * t(rng));
-        }
-        return v;
-    };
-    const auto pilot = comparePaired(chunks(200, 0), chunks(200, shift), o);
-    ASSERT_TRUE(pilot.nNeeded.has_value());
-    const auto n = static_cast<std::size_t>(*pilot.nNeeded);
-    int found = 0;
-    constexpr int kRuns = 400;
-    for (int i = 0; i < kRuns; ++i) {
-        auto c = comparePaired(chunks(n, 0), chunks(n, shift), o);
-        adjustAndDecide({&c}, o, true);
-        found += c.verdict == Verdict::Different && c.deltaPct > 0 ? 1 : 0;
-    }
-    std::printf("1%% shift, n_needed = %zu pairs: found in %d of %d datasets\n", n, found, kRuns);
-    // 80% power over 400 runs: sigma = 2%; allow 3 sigma below
-    EXPECT_GE(found, static_cast<int>(0.74 * kRuns)) << "n_needed=" << n;
 }
 
 }  // namespace
