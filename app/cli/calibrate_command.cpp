@@ -29,7 +29,7 @@ struct DesignFloor {
     double secondsPerUnit = 0;  // run time one more unit costs
 };
 
-const engine::MetricComparison* find(const engine::Analysis& a, engine::stats::Design design, const std::string& metric)
+const engine::MetricComparison* find(const engine::Analysis& a, engine::Design design, const std::string& metric)
 {
     for (const auto& c : a.comparisons) {
         if (c.result.design == design && c.metric == metric) {
@@ -39,7 +39,7 @@ const engine::MetricComparison* find(const engine::Analysis& a, engine::stats::D
     return nullptr;
 }
 
-std::optional<double> neededFor(const engine::AnalysisInput& in, engine::stats::Design design, double pct)
+std::optional<double> neededFor(const engine::AnalysisInput& in, engine::Design design, double pct)
 {
     engine::AnalysisOptions o;
     o.compare.targetPct = pct;
@@ -65,18 +65,18 @@ void report(const engine::RunRecord& run, const std::string& dbPath, const std::
     const double chunk = run.spec.chunk.value_or(0.0);
     const double duration = run.spec.duration;
     std::vector<DesignFloor> floors;
-    for (const auto design : {engine::stats::Design::Paired, engine::stats::Design::Independent}) {
+    for (const auto design : {engine::Design::Paired, engine::Design::Independent}) {
         const auto* c = find(*analysis, design, metric.name);
         if (c == nullptr) {
             continue;
         }
-        const bool paired = design == engine::stats::Design::Paired;
+        const bool paired = design == engine::Design::Paired;
         floors.push_back({paired ? "paired" : "independent", c->result.unit, c->result.mdePct,
                           neededFor(*in, design, 0.5), neededFor(*in, design, 1.0),
                           paired && in->alternating ? 2 * chunk : 2 * duration});
     }
-    const auto* aa = find(
-        *analysis, in->alternating ? engine::stats::Design::Paired : engine::stats::Design::Independent, metric.name);
+    const auto* aa =
+        find(*analysis, in->alternating ? engine::Design::Paired : engine::Design::Independent, metric.name);
     if (format == "json") {
         nlohmann::json designs = nlohmann::json::array();
         for (const auto& f : floors) {
@@ -96,8 +96,8 @@ void report(const engine::RunRecord& run, const std::string& dbPath, const std::
         std::cout << nlohmann::json{{"run", run.row.id},
                                     {"metric", metric.name},
                                     {"cv_of_repetition_means", cv},
-                                    {"aa_delta_pct", aa != nullptr ? aa->result.deltaPct : NAN},
-                                    {"aa_verdict", aa != nullptr ? engine::stats::toString(aa->result.verdict) : "n/a"},
+                                    {"aa_delta_pct", aa != nullptr ? aa->result.interval.estimatePct : NAN},
+                                    {"aa_verdict", aa != nullptr ? engine::toString(aa->result.verdict) : "n/a"},
                                     {"designs", designs}}
                          .dump(2)
                   << '\n';

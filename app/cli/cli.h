@@ -62,6 +62,8 @@ int printRunComparison(const engine::RunRecord& run, const std::vector<std::stri
 int printSweepComparison(data::Database& db, const std::string& sweepId, const std::vector<std::string>& metrics,
                          const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
 // --baseline, --alpha, --margin, --target, --drop-outliers, --no-holm.
-void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& options, double& target, bool& noHolm);
+void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& options, bool& noHolm);
+// Every analysis option in its range (NaN is in none); the error names the option and its value.
+Result<void> validateAnalysisOptions(const engine::AnalysisOptions& options);
 
 }  // namespace nf::cli

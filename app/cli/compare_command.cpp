@@ -1,6 +1,7 @@
 // noisefloor compare: the variants of one run, or variants across runs, with the evidence a
 // reviewer reads.
 
+#include <fmt/format.h>
 #include <cmath>
 #include <iostream>
 #include <set>
@@ -21,7 +22,6 @@ struct CompareArgs {
     std::string format = "text";
     bool noHolm = false;
     bool sweep = false;
-    double target = std::nan("");
 };
 
 struct Selected {
@@ -69,28 +69,10 @@ Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& 
     return selected;
 }
 
-Result<void> validate(const CompareArgs& a)
-{
-    const auto& o = a.analysis.compare;
-    if (!(o.alpha > 0 && o.alpha < 0.5)) {
-        return usageError("--alpha " + std::to_string(o.alpha) + ": must be between 0 and 0.5");
-    }
-    if (!(o.marginPct > 0 && o.marginPct < 100)) {
-        return usageError("--margin " + std::to_string(o.marginPct) + ": must be a percentage above 0 and below 100");
-    }
-    if (o.targetPct && !(*o.targetPct > 0 && *o.targetPct < 100)) {
-        return usageError("--target " + std::to_string(*o.targetPct) + ": must be a percentage above 0 and below 100");
-    }
-    return {};
-}
-
 int execute(CompareArgs& a, const Context& ctx)
 {
     a.analysis.holm = !a.noHolm;
-    if (!std::isnan(a.target)) {
-        a.analysis.compare.targetPct = a.target;
-    }
-    if (auto ok = validate(a); !ok) {
+    if (auto ok = validateAnalysisOptions(a.analysis); !ok) {
         return failWith(ok.error());
     }
     auto db = openExisting(ctx);
@@ -149,12 +131,29 @@ int printRunComparison(const engine::RunRecord& run, const std::vector<std::stri
     return 0;
 }
 
-void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, double& target, bool& noHolm)
+Result<void> validateAnalysisOptions(const engine::AnalysisOptions& options)
+{
+    const auto& o = options.compare;
+    if (!(o.alpha > 0 && o.alpha < 0.5)) {
+        return usageError(fmt::format("--alpha {:g}: must be between 0 and 0.5", o.alpha));
+    }
+    if (!(o.marginPct > 0 && o.marginPct < 100)) {
+        return usageError(fmt::format("--margin {:g}: must be a percentage above 0 and below 100", o.marginPct));
+    }
+    if (o.targetPct && !(*o.targetPct > 0 && *o.targetPct < 100)) {
+        return usageError(fmt::format("--target {:g}: must be a percentage above 0 and below 100", *o.targetPct));
+    }
+    return {};
+}
+
+void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, bool& noHolm)
 {
     sub->add_option("--baseline", o.baseline, "Variant the others are compared against (default: the first)");
     sub->add_option("--alpha", o.compare.alpha, "Significance level")->capture_default_str();
     sub->add_option("--margin", o.compare.marginPct, "Equivalence margin in percent (+-)")->capture_default_str();
-    sub->add_option("--target", target, "Effect in percent to size n_needed for (default: the observed delta)");
+    sub->add_option_function<double>(
+        "--target", [&o](double v) { o.compare.targetPct = v; },
+        "Effect in percent to size n_needed for (default: the observed delta)");
     sub->add_flag("--drop-outliers", o.dropOutliers, "Leave out outliers (modified z-score > 3.5); the report says so");
     sub->add_flag("--no-holm", noHolm, "No Holm correction across the metrics of one comparison");
 }
@@ -173,7 +172,7 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
         ->capture_default_str();
     sub->add_flag("--sweep", a->sweep,
                   "Compare every point of the sweep RUN belongs to, one row per point and variant");
-    addAnalysisOptions(sub, a->analysis, a->target, a->noHolm);
+    addAnalysisOptions(sub, a->analysis, a->noHolm);
     return {sub, [a, &ctx] { return execute(*a, ctx); }};
 }
 

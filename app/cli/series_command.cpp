@@ -193,10 +193,11 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                                                pText(r.tested.front().pAdjusted)));
     }
     for (const auto& c : r.changes) {
-        writeWrapped(fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {:+.2f}..{:+.2f}%), {} (Holm)",
-                                 r.steps[c.step].name, r.steps[c.step - 1].name, c.effect.deltaPct, (1 - o.alpha) * 100,
-                                 c.effect.ciLowPct, c.effect.ciHighPct, pClause(c.pAdjusted)),
-                     out);
+        writeWrapped(
+            fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {:+.2f}..{:+.2f}%), {} (Holm)",
+                        r.steps[c.step].name, r.steps[c.step - 1].name, c.effect.interval.estimatePct,
+                        (1 - o.alpha) * 100, c.effect.interval.ci.low, c.effect.interval.ci.high, pClause(c.pAdjusted)),
+            out);
         out << fmt::format("  steps {}..{} against {}..{}\n", r.steps[c.segmentBegin].name, r.steps[c.step - 1].name,
                            r.steps[c.step].name, r.steps[c.segmentEnd - 1].name);
     }
@@ -234,8 +235,8 @@ void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, s
         }
         out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k + 1, name, metric.name, metric.unit,
                            s.summary.n, num(s.summary.mean), num(s.ciLow), num(s.ciHigh), num(s.deltaPrevPct),
-                           num(s.pPrev), here ? 1 : 0, here ? num(c->effect.deltaPct) : "",
-                           here ? num(c->effect.ciLowPct) : "", here ? num(c->effect.ciHighPct) : "",
+                           num(s.pPrev), here ? 1 : 0, here ? num(c->effect.interval.estimatePct) : "",
+                           here ? num(c->effect.interval.ci.low) : "", here ? num(c->effect.interval.ci.high) : "",
                            here ? num(c->pAdjusted) : "");
     }
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -18,12 +19,11 @@ namespace {
 struct StatArgs {
     std::vector<std::string> files;
     int column = 1;
-    std::string delimiters = " \t,;";
+    std::optional<std::string> delimiters;  // unset: the default set, with ambiguous numbers refused
     bool paired = false;
     bool higherIsBetter = false;
     std::string format = "text";
     engine::AnalysisOptions analysis;
-    double target = std::nan("");
     bool noHolm = false;
 };
 
@@ -51,14 +51,13 @@ int execute(StatArgs& a)
         return fail(kExitUsage, "-C " + std::to_string(a.column) + ": columns count from 1");
     }
     a.analysis.holm = !a.noHolm;
-    if (!std::isnan(a.target)) {
-        if (!(a.target > 0 && a.target < 100)) {
-            return fail(kExitUsage, "--target: must be a percentage above 0 and below 100");
-        }
-        a.analysis.compare.targetPct = a.target;
+    if (auto ok = validateAnalysisOptions(a.analysis); !ok) {
+        return failWith(ok.error());
     }
-    if (!(a.analysis.compare.alpha > 0 && a.analysis.compare.alpha < 0.5)) {
-        return fail(kExitUsage, "--alpha: must be between 0 and 0.5");
+    if (a.delimiters) {
+        if (auto ok = engine::checkStatDelimiters(*a.delimiters); !ok) {
+            return failWith(usageError(ok.error().message));
+        }
     }
     engine::AnalysisInput in;
     in.metrics = {{"value", "", "", "", 1.0, a.higherIsBetter, "the numbers in the files", ""}};
@@ -114,9 +113,10 @@ Command addStatCommand(CLI::App& app)
     auto* sub = app.add_subcommand("stat", "Compare plain files of numbers (one per line, or a column), like ministat");
     sub->add_option("files", a->files, "Two or more files; the first is the baseline")->required();
     sub->add_option("-C,--column", a->column, "Column to read, from 1")->capture_default_str();
-    sub->add_option("-d,--delimiters", a->delimiters,
-                    "Characters that separate columns (default: space, tab, ',' "
-                    "and ';')");
+    sub->add_option_function<std::string>(
+        "-d,--delimiters", [a](const std::string& d) { a->delimiters = d; },
+        "Characters that separate columns (default: space, tab, ',' and ';', and a line where a comma "
+        "could be a thousands separator or a decimal comma is refused)");
     sub->add_flag("--paired", a->paired, "Line i of every file was measured together: analyse pairs");
     sub->add_flag("--higher-is-better", a->higherIsBetter,
                   "The numbers are rates (default: lower is better, as "
@@ -124,7 +124,7 @@ Command addStatCommand(CLI::App& app)
     sub->add_option("--format", a->format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))
         ->capture_default_str();
-    addAnalysisOptions(sub, a->analysis, a->target, a->noHolm);
+    addAnalysisOptions(sub, a->analysis, a->noHolm);
     return {sub, [a] { return execute(*a); }};
 }
 

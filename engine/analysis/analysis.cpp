@@ -339,19 +339,27 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
 
 namespace {
 
-// The statistics square variances (Welch's degrees of freedom): beyond this magnitude a value's
-// fourth power overflows a double and the tests would run on infinities.
-constexpr double kMaxAnalysedValue = 1e60;
+// The statistics work in units of the baseline (scale-free), but the per-variant summaries are in
+// the values' own units. Within 1e-150..1e150 every value and its square are normal doubles, so
+// nothing under- or overflows; beyond it a value is refused rather than analysed wrong.
+constexpr double kMaxAnalysedValue = 1e150;
+constexpr double kMinAnalysedValue = 1e-150;
 
-// The first value no test can take (infinite, or beyond kMaxAnalysedValue); NaN is a missing value.
+// The first value no test can take (infinite, or a magnitude outside the range above; 0 is fine);
+// NaN is a missing value.
 Result<void> checkMagnitudes(const AnalysisInput& in)
 {
     for (const auto* values : {&in.repetitions, &in.pairs}) {
         for (std::size_t m = 0; m < values->size() && m < in.metrics.size(); ++m) {
             for (std::size_t v = 0; v < (*values)[m].size() && v < in.variants.size(); ++v) {
                 for (double x : (*values)[m][v]) {
-                    if (std::isinf(x) || std::fabs(x) > kMaxAnalysedValue) {
-                        return Error{fmt::format("{} of {}: the value {} is too large to analyse (beyond 1e60)",
+                    const double a = std::fabs(x);
+                    if (std::isinf(x) || a > kMaxAnalysedValue) {
+                        return Error{fmt::format("{} of {}: the value {} is too large to analyse (beyond 1e150)",
+                                                 in.metrics[m].name, in.variants[v], x)};
+                    }
+                    if (a > 0 && a < kMinAnalysedValue) {
+                        return Error{fmt::format("{} of {}: the value {} is too small to analyse (below 1e-150)",
                                                  in.metrics[m].name, in.variants[v], x)};
                     }
                 }
@@ -413,21 +421,21 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         std::vector<std::size_t> secondaries;
         // Metrics are independent of each other: compare them in parallel (a million chunk pairs
         // take a tenth of a second per metric), then collect them in metric order.
-        std::vector<std::future<std::vector<stats::Comparison>>> perMetric;
+        std::vector<std::future<std::vector<Comparison>>> perMetric;
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             perMetric.push_back(std::async(std::launch::async, [&, m] {
-                std::vector<stats::Comparison> results;
+                std::vector<Comparison> results;
                 if (in.alternating || in.pairedRepetitions) {
                     const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
                     std::vector<double> pb;
                     std::vector<double> pc;
                     const std::size_t dropped = alignPairs(source[base], source[c], o.dropOutliers, pb, pc);
-                    results.push_back(stats::comparePaired(pb, pc, o.compare));
+                    results.push_back(comparePaired(pb, pc, o.compare));
                     results.back().unit = in.pairUnit;
                     results.back().droppedOutliers = dropped;
                 }
-                results.push_back(stats::compareIndependent(finite(in.repetitions[m][base]),
-                                                            finite(in.repetitions[m][c]), o.compare));
+                results.push_back(
+                    compareIndependent(finite(in.repetitions[m][base]), finite(in.repetitions[m][c]), o.compare));
                 results.back().unit = in.unit;
                 return results;
             }));
@@ -435,18 +443,18 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             const auto& metric = in.metrics[m];
             for (auto& result : perMetric[m].get()) {
-                const bool primary = (result.design == stats::Design::Paired) == pairedFirst;
+                const bool primary = (result.design == Design::Paired) == pairedFirst;
                 (primary ? primaries : secondaries).push_back(a.comparisons.size());
                 a.comparisons.push_back({metric.name, metric.unit, metric.higherIsBetter, in.variants[base],
                                          in.variants[c], primary, std::move(result)});
             }
         }
         for (auto* family : {&primaries, &secondaries}) {
-            std::vector<stats::Comparison*> members;
+            std::vector<Comparison*> members;
             for (auto i : *family) {
                 members.push_back(&a.comparisons[i].result);
             }
-            stats::adjustAndDecide(members, o.compare, o.holm);
+            adjustAndDecide(members, o.compare, o.holm);
         }
     }
     return a;

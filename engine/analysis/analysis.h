@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/comparison.h"
 #include "engine/model/metric.h"
 #include "engine/model/run_data.h"
-#include "engine/stats/comparison.h"
 #include "engine/stats/descriptive.h"
 
 namespace nf::engine {
@@ -49,7 +49,7 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
                                           const std::vector<std::string>& metrics);
 
 struct AnalysisOptions {
-    stats::CompareOptions compare;
+    CompareOptions compare;
     std::string baseline;  // "" = the first variant
     bool holm = true;
     bool dropOutliers = false;
@@ -72,7 +72,7 @@ struct MetricComparison {
     std::string baseline;
     std::string candidate;
     bool primary = true;  // the comparison the verdict rests on (false: a secondary design shown beside it)
-    stats::Comparison result;
+    Comparison result;
 };
 
 struct Analysis {

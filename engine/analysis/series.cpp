@@ -102,8 +102,8 @@ public:
         const std::size_t before =
             std::accumulate(sizes.begin(), sizes.begin() + static_cast<long>(best.step), std::size_t{0});
         const auto split = values.begin() + static_cast<long>(before);
-        c.effect = stats::compareIndependent(std::vector<double>(values.begin(), split),
-                                             std::vector<double>(split, values.end()), {m_options.alpha, 1.0, {}, 0.8});
+        c.effect = compareIndependent(std::vector<double>(values.begin(), split),
+                                      std::vector<double>(split, values.end()), {m_options.alpha, 1.0, {}, 0.8});
         tested.push_back(c);
         parent.push_back(up);
         if (c.p < m_options.alpha) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stats/comparison.h"
+#include "engine/analysis/comparison.h"
 #include "engine/stats/descriptive.h"
 #include "probes/result.h"
 
@@ -37,10 +37,10 @@ struct ChangePoint {
     std::size_t step = 0;          // the first step after the change
     std::size_t segmentBegin = 0;  // the segment the split was found in: [begin, end)
     std::size_t segmentEnd = 0;
-    double statistic = 0;      // Welch |t| of the segment's values before and after the split
-    double p = 1;              // permutation p of the largest |t| over the segment's splits
-    double pAdjusted = 1;      // Holm over every segment tested
-    stats::Comparison effect;  // after against before, over the segment (Fieller interval)
+    double statistic = 0;  // Welch |t| of the segment's values before and after the split
+    double p = 1;          // permutation p of the largest |t| over the segment's splits
+    double pAdjusted = 1;  // Holm over every segment tested
+    Comparison effect;     // after against before, over the segment (Fieller interval)
 };
 
 struct SeriesResult {

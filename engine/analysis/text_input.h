@@ -4,6 +4,7 @@
 // out, so it is fuzzed (tests/fuzz) and tested without files or a database.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,15 +13,23 @@
 
 namespace nf::engine {
 
+// Space, tab, ',' and ';': what separates fields unless the delimiters are given.
+inline constexpr std::string_view kDefaultStatDelimiters = " \t,;";
+
 struct StatColumn {
-    int column = 1;                    // from 1
-    std::string delimiters = " \t,;";  // runs of them separate fields
+    int column = 1;                         // from 1
+    std::optional<std::string> delimiters;  // runs of them separate fields; unset: the default ones
 };
 
 // The column'th field of every line that is not blank or a '#' comment; each must be a finite
 // number. At least two values. Errors name `path` and the line: "a.txt:7: 'x' is not a finite
-// number".
+// number". With the default delimiters a comma is a separator only where it cannot be part of a
+// number: a line with "1,010.5" (a thousands separator?) or "10,5" (a decimal comma?) is refused
+// rather than read as 1 or 10; given delimiters (-d ',') say what a comma is.
 Result<std::vector<double>> parseStatValues(std::string_view text, const std::string& path, const StatColumn& column);
+
+// Delimiters that cannot split a number: not empty, and no digit, sign, '.', 'e' or 'E'.
+Result<void> checkStatDelimiters(std::string_view delimiters);
 
 // A run named on the command line: a positive id, or "last" (0). Errors name the text.
 Result<std::int64_t> parseRunId(const std::string& name);

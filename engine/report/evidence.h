@@ -27,10 +27,13 @@ nlohmann::json evidenceJson(const Analysis& analysis, const EvidenceContext& con
 void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
 
 // One sentence: "b is 0.49% slower than a (tsc_per_op +0.49%, 95% CI +0.45..+0.53%, p<0.001)".
-std::string verdictSentence(const MetricComparison& c, const stats::CompareOptions& options);
+std::string verdictSentence(const MetricComparison& c, const CompareOptions& options);
 
 // "different: slower", "equivalent" or "inconclusive".
 std::string verdictWord(const MetricComparison& c);
+
+// "95%": the level of an interval, or the level it has when the data allow no more ("87.5%").
+std::string levelText(const IntervalResult& interval, double alpha);
 
 // Formatting shared by the reports: "p<0.001" / "p=0.042"; "+0.49%"; "+0.45..+0.53%".
 std::string formatP(double p);

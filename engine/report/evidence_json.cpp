@@ -36,39 +36,42 @@ nlohmann::json variantJson(const VariantStats& v)
             {"dropped", v.dropped}};
 }
 
-nlohmann::json comparisonJson(const MetricComparison& c, const stats::CompareOptions& options)
+nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& options)
 {
     const auto& r = c.result;
     nlohmann::json j = {{"metric", c.metric},
                         {"unit", c.unit},
                         {"higher_is_better", c.higherIsBetter},
-                        {"design", stats::toString(r.design)},
+                        {"design", toString(r.design)},
                         {"unit_of_analysis", r.unit},
                         {"primary", c.primary},
                         {"baseline", c.baseline},
                         {"candidate", c.candidate},
                         {"n", r.n},
                         {"n_candidate", r.nCandidate},
-                        {"delta_pct", number(r.deltaPct)},
-                        {"ci_low_pct", number(r.ciLowPct)},
-                        {"ci_high_pct", number(r.ciHighPct)},
-                        {"tost_low_pct", number(r.tostLowPct)},
-                        {"tost_high_pct", number(r.tostHighPct)},
-                        {"estimator", r.estimator},
+                        {"delta_pct", number(r.interval.estimatePct)},
+                        {"ci_low_pct", number(r.interval.ci.low)},
+                        {"ci_high_pct", number(r.interval.ci.high)},
+                        {"tost_low_pct", number(r.tost.ci.low)},
+                        {"tost_high_pct", number(r.tost.ci.high)},
+                        {"ci_level", number(r.interval.level)},
+                        {"tost_level", number(r.tost.level)},
+                        {"estimator", r.interval.method},
                         {"primary_test", r.primaryTest},
                         {"p", number(r.p)},
                         {"p_adjusted", number(r.pAdjusted)},
                         {"effect_size", number(r.effectSize)},
                         {"effect_size_name", r.effectSizeName},
-                        {"verdict", stats::toString(r.verdict)},
+                        {"verdict", toString(r.verdict)},
                         {"verdict_text", verdictSentence(c, options)},
+                        {"verdict_reason", r.verdictReason},
                         {"within_margin", r.withinMargin},
                         {"mde_pct", number(r.mdePct)},
                         {"target_pct", number(r.targetPct)},
                         {"n_needed", optionalNumber(r.nNeeded)},
                         {"dropped_outliers", r.droppedOutliers},
                         {"warnings", r.warnings}};
-    if (r.design == stats::Design::Independent) {
+    if (r.design == Design::Independent) {
         j["p_welch"] = optionalNumber(r.pWelch);
         j["p_mwu"] = optionalNumber(r.pMwu);
     } else {
@@ -118,16 +121,16 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
 void writeEvidenceCsv(const Analysis& a, std::ostream& out)
 {
     out << "metric,design,primary,baseline,candidate,n,n_candidate,delta_pct,ci_low_pct,ci_high_pct,p,p_adjusted,"
-           "p_welch,p_mwu,p_paired_t,p_wilcoxon,verdict,mde_pct,n_needed\n";
+           "p_welch,p_mwu,p_paired_t,p_wilcoxon,verdict,mde_pct,n_needed,ci_level\n";
     auto opt = [](const std::optional<double>& v) { return v ? csvNumber(*v) : std::string(); };
     for (const auto& c : a.comparisons) {
         const auto& r = c.result;
-        out << c.metric << ',' << stats::toString(r.design) << ',' << (c.primary ? 1 : 0) << ',' << c.baseline << ','
-            << c.candidate << ',' << r.n << ',' << r.nCandidate << ',' << csvNumber(r.deltaPct) << ','
-            << csvNumber(r.ciLowPct) << ',' << csvNumber(r.ciHighPct) << ',' << csvNumber(r.p) << ','
+        out << c.metric << ',' << toString(r.design) << ',' << (c.primary ? 1 : 0) << ',' << c.baseline << ','
+            << c.candidate << ',' << r.n << ',' << r.nCandidate << ',' << csvNumber(r.interval.estimatePct) << ','
+            << csvNumber(r.interval.ci.low) << ',' << csvNumber(r.interval.ci.high) << ',' << csvNumber(r.p) << ','
             << csvNumber(r.pAdjusted) << ',' << opt(r.pWelch) << ',' << opt(r.pMwu) << ',' << opt(r.pPairedT) << ','
-            << opt(r.pWilcoxon) << ',' << stats::toString(r.verdict) << ',' << csvNumber(r.mdePct) << ','
-            << opt(r.nNeeded) << '\n';
+            << opt(r.pWilcoxon) << ',' << toString(r.verdict) << ',' << csvNumber(r.mdePct) << ',' << opt(r.nNeeded)
+            << ',' << csvNumber(r.interval.level) << '\n';
     }
 }
 

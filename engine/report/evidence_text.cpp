@@ -48,18 +48,18 @@ void writeVariantTable(const Analysis& a, const std::string& metric, std::ostrea
     }
 }
 
-void writeComparison(const MetricComparison& c, const stats::CompareOptions& o, std::ostream& out)
+void writeComparison(const MetricComparison& c, const CompareOptions& o, std::ostream& out)
 {
-    const double alpha = o.alpha;
     const auto& r = c.result;
-    const int level = static_cast<int>(std::lround((1 - alpha) * 100));
+    const std::string level = levelText(r.interval, o.alpha);
     if (c.primary) {
         emit(out,
-             fmt::format("  {} vs {}: {} ({}% CI {}), {} over {} {}s{}", c.candidate, c.baseline, signedPct(r.deltaPct),
-                         level, percentInterval(r.ciLowPct, r.ciHighPct), formatP(r.pAdjusted), r.n, r.unit,
+             fmt::format("  {} vs {}: {} ({} CI {}), {} over {} {}s{}", c.candidate, c.baseline,
+                         signedPct(r.interval.estimatePct), level,
+                         percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted), r.n, r.unit,
                          r.pAdjusted != r.p ? " (Holm)" : ""),
              "    ");
-        std::string tests = r.design == stats::Design::Paired
+        std::string tests = r.design == Design::Paired
                                 ? fmt::format("Wilcoxon {}, paired t {}", formatP(r.pWilcoxon.value_or(NAN)),
                                               formatP(r.pPairedT.value_or(NAN)))
                                 : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
@@ -73,15 +73,15 @@ void writeComparison(const MetricComparison& c, const stats::CompareOptions& o, 
         emit(out, "    verdict: " + verdictSentence(c, o), "      ");
     } else {
         emit(out,
-             fmt::format("    {} analysis ({}s): {} ({}% CI {}), {}",
-                         r.design == stats::Design::Paired ? "paired" : "independent", r.unit, signedPct(r.deltaPct),
-                         level, percentInterval(r.ciLowPct, r.ciHighPct),
-                         r.design == stats::Design::Paired
-                             ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
-                             : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
-                                           formatP(r.pMwu.value_or(NAN)))),
+             fmt::format(
+                 "    {} analysis ({}s): {} ({} CI {}), {}", r.design == Design::Paired ? "paired" : "independent",
+                 r.unit, signedPct(r.interval.estimatePct), level,
+                 percentInterval(r.interval.ci.low, r.interval.ci.high),
+                 r.design == Design::Paired ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
+                                            : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
+                                                          formatP(r.pMwu.value_or(NAN)))),
              "      ");
-        emit(out, fmt::format("      would say: {}", stats::toString(r.verdict)), "      ");
+        emit(out, fmt::format("      would say: {}", toString(r.verdict)), "      ");
     }
     for (const auto& w : r.warnings) {
         emit(out, "    note: " + w, "      ");
@@ -89,6 +89,16 @@ void writeComparison(const MetricComparison& c, const stats::CompareOptions& o, 
 }
 
 }  // namespace
+
+std::string levelText(const IntervalResult& interval, double alpha)
+{
+    // The level asked for while the interval has it (a rank interval's 95.1% reads 95%); what it
+    // has when the data allow no more.
+    const double level = std::isfinite(interval.level) && !interval.reachesLevel() ? interval.level
+                         : std::isfinite(interval.nominalLevel)                    ? interval.nominalLevel
+                                                                                   : 1 - alpha;
+    return fmt::format("{:.4g}%", level * 100);
+}
 
 std::string formatP(double p)
 {
@@ -120,10 +130,10 @@ bool isSpeed(const MetricComparison& c)
 std::string verdictWord(const MetricComparison& c)
 {
     const auto& r = c.result;
-    if (r.verdict != stats::Verdict::Different) {
-        return std::string(stats::toString(r.verdict));
+    if (r.verdict != Verdict::Different) {
+        return std::string(toString(r.verdict));
     }
-    const bool better = (r.deltaPct < 0) != c.higherIsBetter;
+    const bool better = (r.interval.estimatePct < 0) != c.higherIsBetter;
     if (isSpeed(c)) {
         return better ? "different: faster" : "different: slower";
     }
@@ -156,30 +166,35 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, const 
     return lines;
 }
 
-std::string verdictSentence(const MetricComparison& c, const stats::CompareOptions& o)
+std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
 {
     const double alpha = o.alpha;
     const auto& r = c.result;
-    const int level = static_cast<int>(std::lround((1 - alpha) * 100));
+    const std::string level = levelText(r.interval, alpha);
     switch (r.verdict) {
-        case stats::Verdict::Different: {
-            const bool better = (r.deltaPct < 0) != c.higherIsBetter;
-            const std::string direction =
-                isSpeed(c) ? (better ? "faster" : "slower")
-                           : fmt::format("{} ({})", r.deltaPct > 0 ? "higher" : "lower", better ? "better" : "worse");
+        case Verdict::Different: {
+            const bool better = (r.interval.estimatePct < 0) != c.higherIsBetter;
+            const std::string direction = isSpeed(c)
+                                              ? (better ? "faster" : "slower")
+                                              : fmt::format("{} ({})", r.interval.estimatePct > 0 ? "higher" : "lower",
+                                                            better ? "better" : "worse");
             const std::string margin =
                 r.withinMargin ? fmt::format("; smaller than the +-{:g}% equivalence margin", o.marginPct) : "";
-            return fmt::format("{} is {:.2f}% {} than {} ({} {}, {}% CI {}, {}){}", c.candidate, std::fabs(r.deltaPct),
-                               direction, c.baseline, c.metric, signedPct(r.deltaPct), level,
-                               percentInterval(r.ciLowPct, r.ciHighPct), formatP(r.pAdjusted), margin);
+            return fmt::format("{} is {:.2f}% {} than {} ({} {}, {} CI {}, {}){}", c.candidate,
+                               std::fabs(r.interval.estimatePct), direction, c.baseline, c.metric,
+                               signedPct(r.interval.estimatePct), level,
+                               percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted), margin);
         }
-        case stats::Verdict::Equivalent:
-            return fmt::format("equivalent: {} vs {} lies within {} ({}% CI), inside the +-{:g}% margin", c.candidate,
-                               c.baseline, percentInterval(r.tostLowPct, r.tostHighPct),
-                               static_cast<int>(std::lround((1 - 2 * alpha) * 100)), o.marginPct);
-        case stats::Verdict::Inconclusive: break;
+        case Verdict::Equivalent:
+            return fmt::format("equivalent: {} vs {} lies within {} ({} CI), inside the +-{:g}% margin", c.candidate,
+                               c.baseline, percentInterval(r.tost.ci.low, r.tost.ci.high), levelText(r.tost, 2 * alpha),
+                               o.marginPct);
+        case Verdict::Inconclusive: break;
     }
-    std::string text = fmt::format("no difference proven at {}%", level);
+    std::string text = fmt::format("no difference proven at {}", levelText(r.interval, alpha));
+    if (!r.verdictReason.empty()) {
+        text += "; " + r.verdictReason;
+    }
     if (std::isfinite(r.mdePct)) {
         text += fmt::format("; differences above {:.2f}% would have been detected", r.mdePct);
     }

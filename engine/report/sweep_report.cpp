@@ -78,8 +78,8 @@ void writeSweepText(const SweepReport& r, std::ostream& out)
             }
             const auto* c = primaryOf(p.analysis, name, r.metric);
             table.addRow({first ? p.value : "", first ? std::to_string(p.runId) : "", name,
-                          formatValue(s->summary.mean), c != nullptr ? signedPct(c->result.deltaPct) : "",
-                          c != nullptr ? percentInterval(c->result.ciLowPct, c->result.ciHighPct) : "",
+                          formatValue(s->summary.mean), c != nullptr ? signedPct(c->result.interval.estimatePct) : "",
+                          c != nullptr ? percentInterval(c->result.interval.ci.low, c->result.interval.ci.high) : "",
                           c != nullptr ? formatP(c->result.pAdjusted) : "",
                           c != nullptr ? verdictWord(*c) : "baseline"});
             first = false;
@@ -109,12 +109,12 @@ nlohmann::json sweepJson(const SweepReport& r)
                                 {"ci_low", number(s->ciLow)},
                                 {"ci_high", number(s->ciHigh)}};
             if (const auto* c = primaryOf(p.analysis, name, r.metric)) {
-                v["delta_pct"] = number(c->result.deltaPct);
-                v["ci_low_pct"] = number(c->result.ciLowPct);
-                v["ci_high_pct"] = number(c->result.ciHighPct);
+                v["delta_pct"] = number(c->result.interval.estimatePct);
+                v["ci_low_pct"] = number(c->result.interval.ci.low);
+                v["ci_high_pct"] = number(c->result.interval.ci.high);
                 v["p_adjusted"] = number(c->result.pAdjusted);
-                v["verdict"] = stats::toString(c->result.verdict);
-                v["design"] = stats::toString(c->result.design);
+                v["verdict"] = toString(c->result.verdict);
+                v["design"] = toString(c->result.design);
             }
             variants.push_back(std::move(v));
         }
@@ -144,9 +144,9 @@ void writeSweepCsv(const SweepReport& r, std::ostream& out)
             out << fmt::format("{},{},{},{},{},{},{},{},{},", r.param, p.value, p.runId, name, r.metric, s->summary.n,
                                cell(s->summary.mean), cell(s->ciLow), cell(s->ciHigh));
             if (c != nullptr) {
-                out << fmt::format("{},{},{},{},{}\n", cell(c->result.deltaPct), cell(c->result.ciLowPct),
-                                   cell(c->result.ciHighPct), cell(c->result.pAdjusted),
-                                   stats::toString(c->result.verdict));
+                out << fmt::format("{},{},{},{},{}\n", cell(c->result.interval.estimatePct),
+                                   cell(c->result.interval.ci.low), cell(c->result.interval.ci.high),
+                                   cell(c->result.pAdjusted), toString(c->result.verdict));
             } else {
                 out << ",,,,baseline\n";
             }

@@ -2,16 +2,57 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace nf::engine {
+
+namespace {
+
+// Neumaier's variant of Kahan summation: the rounding error of every addition is kept in `carry`,
+// also when the next value is larger than the running sum.
+class CompensatedSum {
+public:
+    void add(double x)
+    {
+        const double t = m_sum + x;
+        m_carry += std::fabs(m_sum) >= std::fabs(x) ? (m_sum - t) + x : (x - t) + m_sum;
+        m_sum = t;
+    }
+    double value() const { return m_sum + m_carry; }
+
+private:
+    double m_sum = 0;
+    double m_carry = 0;
+};
+
+}  // namespace
+
+double sum(const std::vector<double>& xs)
+{
+    CompensatedSum s;
+    for (double x : xs) {
+        s.add(x);
+    }
+    return s.value();
+}
 
 double mean(const std::vector<double>& xs)
 {
     if (xs.empty()) {
         return 0;
     }
-    return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+    return sum(xs) / static_cast<double>(xs.size());
+}
+
+double meanDeviation(const std::vector<double>& xs, double pivot)
+{
+    if (xs.empty()) {
+        return 0;
+    }
+    CompensatedSum s;
+    for (double x : xs) {
+        s.add(x - pivot);
+    }
+    return s.value() / static_cast<double>(xs.size());
 }
 
 double median(std::vector<double> xs)
@@ -35,11 +76,20 @@ double stddev(const std::vector<double>& xs)
         return 0;
     }
     const double m = mean(xs);
-    double ss = 0;
+    double largest = 0;
     for (double x : xs) {
-        ss += (x - m) * (x - m);
+        largest = std::max(largest, std::fabs(x - m));
     }
-    return std::sqrt(ss / static_cast<double>(xs.size() - 1));
+    if (largest == 0 || !std::isfinite(largest)) {
+        return largest;
+    }
+    const int e = std::ilogb(largest);  // scaling by 2^-e is exact
+    CompensatedSum ss;
+    for (double x : xs) {
+        const double d = std::ldexp(x - m, -e);
+        ss.add(d * d);
+    }
+    return std::ldexp(std::sqrt(ss.value() / static_cast<double>(xs.size() - 1)), e);
 }
 
 Summary summarize(const std::vector<double>& xs)

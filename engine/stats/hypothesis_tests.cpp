@@ -62,6 +62,17 @@ double twoSidedT(double t, double df)
     return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
 }
 
+double welchDegreesOfFreedom(double wa, double na, double wb, double nb)
+{
+    // (a + b)^2 / (a^2 / (na - 1) + b^2 / (nb - 1)) for variances a, b, divided through by (a + b)^2
+    const double a = wa * wa;
+    const double b = wb * wb;
+    const double sumSq = a + b;
+    const double fa = a / sumSq;
+    const double fb = b / sumSq;
+    return 1 / (fa * fa / (na - 1) + fb * fb / (nb - 1));
+}
+
 std::vector<double> signedRankPmf(std::size_t n)
 {
     const std::size_t maxSum = n * (n + 1) / 2;
@@ -112,12 +123,17 @@ TestResult welchT(const std::vector<double>& x, const std::vector<double>& y)
         r.p = kNaN;
         return r;
     }
-    const double vx = stddev(x) * stddev(x) / static_cast<double>(x.size());
-    const double vy = stddev(y) * stddev(y) / static_cast<double>(y.size());
-    const double se = std::sqrt(vx + vy);
-    r.statistic = (mean(x) - mean(y)) / se;
-    r.df = (vx + vy) * (vx + vy) /
-           (vx * vx / static_cast<double>(x.size() - 1) + vy * vy / static_cast<double>(y.size() - 1));
+    // Scale-free: nothing is squared in the values' own units (1e-100 s would underflow), and the
+    // difference of the means is taken from deviations about one pivot, so close means keep their
+    // digits.
+    const double nx = static_cast<double>(x.size());
+    const double ny = static_cast<double>(y.size());
+    const double ex = stddev(x) / std::sqrt(nx);  // standard errors of the means
+    const double ey = stddev(y) / std::sqrt(ny);
+    const double se = std::hypot(ex, ey);
+    const double pivot = mean(y);
+    r.statistic = (meanDeviation(x, pivot) - meanDeviation(y, pivot)) / se;
+    r.df = se > 0 ? welchDegreesOfFreedom(ex / se, nx, ey / se, ny) : 0;
     r.p = se > 0 ? twoSidedT(r.statistic, r.df) : kNaN;
     return r;
 }

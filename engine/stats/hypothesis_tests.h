@@ -19,6 +19,10 @@ struct TestResult {
 // Two-sided p of Student's t statistic `t` with `df` degrees of freedom.
 double twoSidedT(double t, double df);
 
+// Welch-Satterthwaite degrees of freedom of a sum of two variances wa^2 and wb^2 estimated from na
+// and nb values; only the ratio of wa and wb matters, so they may be given in any common unit.
+double welchDegreesOfFreedom(double wa, double na, double wb, double nb);
+
 // Welch's unequal-variance t test of mean(x) == mean(y). Needs n >= 2 in each.
 TestResult welchT(const std::vector<double>& x, const std::vector<double>& y);
 

@@ -234,8 +234,10 @@ LocationEstimate hodgesLehmannSorted(WalshSelector& selector, double confidence,
         while (kk < cdf.size() && cdf[kk] <= alpha / 2) {
             ++kk;
         }
+        // With kk = 0 no k reaches the level: k = 1 gives the widest interval, min..max of the
+        // Walsh averages, whose coverage 1 - 2 P(V = 0) = 1 - 2^(1-n) is below the one asked for.
         k = std::max<double>(1, static_cast<double>(kk));
-        e.confidence = kk == 0 ? 1.0 : 1 - 2 * cdf[kk - 1];
+        e.confidence = 1 - 2 * cdf[static_cast<std::size_t>(k) - 1];
     } else {
         const double nn = static_cast<double>(n);
         const double z = boost::math::quantile(boost::math::normal_distribution<double>(), 1 - alpha / 2);

@@ -21,13 +21,15 @@ struct LocationEstimate {
     double estimate = 0;  // Hodges-Lehmann: median of the Walsh averages (x_i + x_j) / 2, i <= j
     double low = 0;       // distribution-free interval from the signed-rank distribution
     double high = 0;
-    double confidence = 0;  // the coverage actually achieved (>= the one asked for)
+    double confidence = 0;  // the coverage the interval has: at least the one asked for, unless n
+                            // is too small for any interval to reach it (then that of min..max)
 };
 
 // The one-sample Hodges-Lehmann estimate of d's centre and its `confidence` interval
 // [W_(k), W_(N+1-k)] over the N sorted Walsh averages, with k from the exact signed-rank
-// distribution for n <= 50 and its normal approximation above. Runs in O(n log n) memory-light
-// selection, so it serves a million values.
+// distribution for n <= 50 and its normal approximation above. When no k reaches `confidence`
+// (n <= 5 at 95%, n <= 4 at 90%) the interval is min..max and `confidence` says what it has. Runs in O(n log n)
+// memory-light selection, so it serves a million values.
 LocationEstimate hodgesLehmann(const std::vector<double>& d, double confidence);
 
 // Order statistics of the Walsh averages of one sorted sample. Remembers every count it takes,

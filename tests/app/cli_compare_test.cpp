@@ -105,6 +105,38 @@ TEST_F(CliCompare, StatPairedReadsAColumn)
     EXPECT_GT(c["delta_pct"].get<double>(), 3.0);
 }
 
+TEST_F(CliCompare, StatReadsACommaAsTheDelimitersGivenSayAndConstantFilesAreEquivalent)
+{
+    const auto a = writeFile("a", "10,5\n11,5\n12,5\n");
+    const auto r = run({"stat", "-d", ",", "-C", "2", a, a, "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["variants"][0]["mean"], 5.0);
+    const auto& c = j["comparisons"][0];
+    EXPECT_EQ(c["verdict"], "equivalent") << c["verdict_text"];
+    EXPECT_TRUE(c["p"].is_null());
+}
+
+TEST_F(CliCompare, StatOnValuesNear1eMinus100)
+{
+    // Before: "internal error: ... Degrees of freedom argument is -nan".
+    std::string b;
+    std::string c;
+    for (double v : {99.0004, 96.8421, 94.6112, 100.1967, 98.2409, 99.3016, 100.1367, 102.0218, 98.2494, 101.5926}) {
+        b += std::to_string(v) + "e-100\n";
+    }
+    for (double v : {101.3062, 99.6684, 111.2481, 102.6494, 99.8493, 106.971, 96.8338, 99.3586, 104.9527, 101.7126,
+                     103.7261, 112.4243}) {
+        c += std::to_string(v) + "e-100\n";
+    }
+    const auto r = run({"stat", writeFile("tiny-b", b), writeFile("tiny-c", c), "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto json = nlohmann::json::parse(r.out);
+    const auto& j = json["comparisons"][0];
+    EXPECT_NEAR(j["ci_low_pct"].get<double>(), 1.10137274706954, 1e-6);  // as for x10 and y12
+    EXPECT_EQ(j["verdict"], "different");
+}
+
 TEST_F(CliCompare, CalibrateReportsTheNoiseFloor)
 {
     const auto r =
@@ -157,6 +189,8 @@ TEST_F(CliCompare, BadInputFailsCleanly)
     const auto one = writeFile("one", "1\n2\n3\n");
     const auto bad = writeFile("bad", "1\n2\nthree\n");
     const auto shortFile = writeFile("short", "1\n2\n");
+    const auto grouped = writeFile("grouped", "1000.5\n1,010.5\n");
+    const auto decimalComma = writeFile("decimal-comma", "10,5\n11,5\n");
     struct Case {
         std::vector<std::string> args;
         int status;
@@ -179,6 +213,19 @@ TEST_F(CliCompare, BadInputFailsCleanly)
         {{"stat", "--paired", one, shortFile}, 2, "--paired"},
         {{"stat", "-C", "0", one, shortFile}, 2, "-C 0"},
         {{"stat", "-C", "3", one, shortFile}, 2, "no column 3"},
+        {{"stat", one, grouped}, 2, "grouped:2: '1,010.5' is ambiguous"},
+        {{"stat", decimalComma, one}, 2, "decimal-comma:1: '10,5' is ambiguous"},
+        {{"stat", "--margin", "-1", one, one}, 2, "--margin -1: must be"},
+        {{"stat", "--margin", "nan", one, one}, 2, "--margin nan: must be"},
+        {{"stat", "--margin", "100", one, one}, 2, "--margin 100: must be"},
+        {{"stat", "--alpha", "0.5", one, one}, 2, "--alpha 0.5: must be"},
+        {{"stat", "--alpha", "nan", one, one}, 2, "--alpha nan: must be"},
+        {{"stat", "--target", "nan", one, one}, 2, "--target nan: must be"},
+        {{"stat", "--target", "-2", one, one}, 2, "--target -2: must be"},
+        {{"stat", "-d", "5", one, one}, 2, "-d '5': '5' is part of numbers"},
+        {{"stat", "-d", "", one, one}, 2, "-d ''"},
+        {{"compare", "--target", "nan"}, 2, "--target nan: must be"},
+        {{"compare", "--margin", "nan"}, 2, "--margin nan: must be"},
         {{"calibrate", "nope"}, 2, "unknown workload 'nope'"},
         {{"calibrate", "spin", "--reps", "0"}, 2, "--reps 0"},
     };

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/report/evidence.h"
+#include "tests/engine/stats_reference.h"
 
 namespace nf::engine {
 namespace {
@@ -90,8 +91,8 @@ TEST(Analyze, ChunksWithTheWorkerSwitchedOutAreLeftOutOfThePairs)
     ASSERT_TRUE(a.ok());
     const auto& c = primaryOf(*a);
     EXPECT_EQ(c.result.n, 200u);
-    EXPECT_EQ(c.result.verdict, stats::Verdict::Equivalent) << c.result.deltaPct;
-    EXPECT_NEAR(c.result.deltaPct, 0, 0.1);
+    EXPECT_EQ(c.result.verdict, Verdict::Equivalent) << c.result.interval.estimatePct;
+    EXPECT_NEAR(c.result.interval.estimatePct, 0, 0.1);
     bool said = false;
     for (const auto& w : a->warnings) {
         said = said || w.find("100 of 600 chunks (16.7%) left out of the paired analysis") != std::string::npos;
@@ -104,7 +105,7 @@ TEST(Analyze, ChunksWithTheWorkerSwitchedOutAreLeftOutOfThePairs)
     auto b = analyze(*busy, {});
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(primaryOf(*b).result.n, 300u);
-    EXPECT_GT(primaryOf(*b).result.deltaPct, 100);
+    EXPECT_GT(primaryOf(*b).result.interval.estimatePct, 100);
     said = false;
     for (const auto& w : b->warnings) {
         said = said || w.find("too many to leave out") != std::string::npos;
@@ -129,7 +130,7 @@ TEST(Analyze, ChunksThatStalledWithoutASwitchAreLeftOutToo)
     EXPECT_EQ(in->preemptedChunks, 75u);
     auto a = analyze(*in, {});
     ASSERT_TRUE(a.ok());
-    EXPECT_EQ(primaryOf(*a).result.verdict, stats::Verdict::Equivalent);
+    EXPECT_EQ(primaryOf(*a).result.verdict, Verdict::Equivalent);
 }
 
 TEST(Analyze, FindsAOnePercentShiftInChunkPairs)
@@ -138,12 +139,12 @@ TEST(Analyze, FindsAOnePercentShiftInChunkPairs)
     auto a = analyze(*in, {});
     ASSERT_TRUE(a.ok());
     const auto& c = primaryOf(*a);
-    EXPECT_EQ(c.result.design, stats::Design::Paired);
+    EXPECT_EQ(c.result.design, Design::Paired);
     EXPECT_EQ(c.result.n, 300u);
-    EXPECT_EQ(c.result.verdict, stats::Verdict::Different);
-    EXPECT_NEAR(c.result.deltaPct, 1.0, 0.1);
-    EXPECT_LT(c.result.ciLowPct, 1.0);
-    EXPECT_GT(c.result.ciHighPct, 1.0);
+    EXPECT_EQ(c.result.verdict, Verdict::Different);
+    EXPECT_NEAR(c.result.interval.estimatePct, 1.0, 0.1);
+    EXPECT_LT(c.result.interval.ci.low, 1.0);
+    EXPECT_GT(c.result.interval.ci.high, 1.0);
     EXPECT_EQ(verdictSentence(c, {}).rfind("b is 1.0", 0), 0u) << verdictSentence(c, {});
 }
 
@@ -152,7 +153,7 @@ TEST(Analyze, SameCodeIsNotDifferentAndWithinTheMargin)
     auto in = analysisInput(alternatingRun(0.0, 3, 100, 0, 7), true, {});
     auto a = analyze(*in, {});
     const auto& c = primaryOf(*a);
-    EXPECT_NE(c.result.verdict, stats::Verdict::Different);
+    EXPECT_NE(c.result.verdict, Verdict::Different);
     EXPECT_TRUE(c.result.withinMargin);
 }
 
@@ -162,11 +163,11 @@ TEST(Analyze, PairingCancelsDriftThatHidesTheDifferenceBetweenRepetitionMeans)
     auto in = analysisInput(alternatingRun(0.005, 3, 200, 0.05), true, {});
     auto a = analyze(*in, {});
     const auto& paired = primaryOf(*a);
-    EXPECT_EQ(paired.result.verdict, stats::Verdict::Different);
+    EXPECT_EQ(paired.result.verdict, Verdict::Different);
     const auto& independent = *std::find_if(a->comparisons.begin(), a->comparisons.end(),
                                             [](const MetricComparison& c) { return !c.primary; });
-    EXPECT_EQ(independent.result.design, stats::Design::Independent);
-    EXPECT_NE(independent.result.verdict, stats::Verdict::Different);
+    EXPECT_EQ(independent.result.design, Design::Independent);
+    EXPECT_NE(independent.result.verdict, Verdict::Different);
     bool drift = false;
     for (const auto& w : a->warnings) {
         drift = drift || w.rfind("drift: a tsc_per_op moved", 0) == 0;
@@ -184,7 +185,7 @@ TEST(Analyze, BaselineByNameAndHolmAcrossMetrics)
     const auto& c = primaryOf(*a);
     EXPECT_EQ(c.baseline, "b");
     EXPECT_EQ(c.candidate, "a");
-    EXPECT_LT(c.result.deltaPct, 0);
+    EXPECT_LT(c.result.interval.estimatePct, 0);
     EXPECT_GE(c.result.pAdjusted, c.result.p);
     o.baseline = "z";
     EXPECT_FALSE(analyze(*in, o).ok());
@@ -220,7 +221,7 @@ TEST(Analyze, AcrossRunsIsIndependent)
     EXPECT_FALSE(in->alternating);
     auto a = analyze(*in, {});
     const auto& c = primaryOf(*a);
-    EXPECT_EQ(c.result.design, stats::Design::Independent);
+    EXPECT_EQ(c.result.design, Design::Independent);
     EXPECT_EQ(c.baseline, "vanilla");
     EXPECT_EQ(c.result.n, 5u);
 }
@@ -265,21 +266,97 @@ TEST(Evidence, WrapKeepsWordsAndIndents)
     EXPECT_EQ(lines, (std::vector<std::string>{"  - one two", "    three", "    four", "    five"}));
 }
 
-// Found by tests/fuzz/stat_values_fuzz.cpp: `stat` on a file of 1.5e91, 0.21 and 10 made Welch's
-// degrees of freedom NaN (the variances' squares overflow) and Boost.Math threw out of analyze().
-TEST(Analyze, ValuesTooLargeForTheTestsAreAnError)
+// Input as `noisefloor stat` makes it: one metric, a file of values per variant.
+AnalysisInput statInput(std::vector<std::vector<double>> values, bool paired = false)
 {
     AnalysisInput in;
-    in.variants = {"a.txt", "b.txt"};
+    for (std::size_t v = 0; v < values.size(); ++v) {
+        in.variants.push_back(v == 0 ? "a.txt" : "b.txt");
+    }
     in.metrics = {{"value", "", "", "", 1.0, false, "", ""}};
-    in.repetitions = {{{1.5e91, 0.21, 10}, {1.5e91, 0.21, 10}}};
+    in.repetitions = {std::move(values)};
     in.pairs.assign(1, {});
-    auto r = analyze(in, AnalysisOptions{});
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("value of a.txt"), std::string::npos) << r.error().message;
-    EXPECT_NE(r.error().message.find("too large"), std::string::npos) << r.error().message;
-    in.repetitions = {{{1e59, 2e59, 3e59}, {1e59, 2e59, 4e59}}};
-    EXPECT_TRUE(analyze(in, AnalysisOptions{}).ok());
+    in.unit = "value";
+    in.pairedRepetitions = in.pairedPrimary = paired;
+    in.pairUnit = "line pair";
+    return in;
+}
+
+// Found by tests/fuzz/stat_values_fuzz.cpp: `stat` on a file of 1.5e91, 0.21 and 10 made Welch's
+// degrees of freedom NaN (the variances' squares overflow) and Boost.Math threw out of analyze().
+// The statistics are scale-free now; what is refused is what no double can square.
+TEST(Analyze, ValuesOutsideTheAnalysedRangeAreAnError)
+{
+    auto fuzzed = analyze(statInput({{1.5e91, 0.21, 10}, {1.5e91, 0.21, 10}}), AnalysisOptions{});
+    ASSERT_TRUE(fuzzed.ok()) << fuzzed.error().message;
+    EXPECT_NEAR(primaryOf(*fuzzed, "value").result.p, 1.0, 1e-12);
+    auto large = analyze(statInput({{1.5e191, 0.21, 10}, {1, 2, 3}}), AnalysisOptions{});
+    ASSERT_FALSE(large.ok());
+    EXPECT_NE(large.error().message.find("value of a.txt"), std::string::npos) << large.error().message;
+    EXPECT_NE(large.error().message.find("too large"), std::string::npos) << large.error().message;
+    auto small = analyze(statInput({{1, 2, 3}, {1e-200, 2e-200, 3e-200}}), AnalysisOptions{});
+    ASSERT_FALSE(small.ok());
+    EXPECT_NE(small.error().message.find("value of b.txt"), std::string::npos) << small.error().message;
+    EXPECT_NE(small.error().message.find("too small"), std::string::npos) << small.error().message;
+    EXPECT_TRUE(analyze(statInput({{0, 1e-149, 3}, {1e149, 2e149, 4e149}}), AnalysisOptions{}).ok());
+}
+
+// Times of something very fast, in seconds: 1e-100 made the degrees of freedom NaN and the
+// analysis threw ("internal error"). Scale-free, they give the x10/y12 result of stats_test.
+TEST(Analyze, ValuesNear1eMinus100AreAnalysedAsAnyOther)
+{
+    const auto& f = test::reference()["fieller"]["tiny"];
+    auto a = analyze(statInput({test::referenceData("tiny_b"), test::referenceData("tiny_c")}), AnalysisOptions{});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    const auto& r = primaryOf(*a, "value").result;
+    const double width = f["ci95"]["high_pct"].get<double>() - f["ci95"]["low_pct"].get<double>();
+    EXPECT_NEAR(r.interval.ci.low, f["ci95"]["low_pct"].get<double>(), 1e-6 * width);
+    EXPECT_NEAR(r.interval.ci.high, f["ci95"]["high_pct"].get<double>(), 1e-6 * width);
+    EXPECT_NEAR(r.p, f["welch"]["p"].get<double>(), 1e-9);
+    EXPECT_EQ(r.verdict, Verdict::Different);
+    EXPECT_NEAR(a->variants[0].summary.mean / 1e-100, mean(test::referenceData("x10")), 1e-9);
+}
+
+TEST(Analyze, ExtremeMagnitudesInsideTheRangeGiveFiniteResults)
+{
+    for (bool paired : {false, true}) {
+        auto a = analyze(statInput({{1e-150, 1.1e-150, 1.2e-150}, {1e150, 0.7e150, 0.9e150}}, paired), {});
+        ASSERT_TRUE(a.ok()) << a.error().message;
+        for (const auto& c : a->comparisons) {
+            EXPECT_TRUE(std::isfinite(c.result.interval.estimatePct)) << toString(c.result.design);
+            EXPECT_TRUE(std::isfinite(c.result.mdePct)) << toString(c.result.design);
+        }
+    }
+}
+
+// Four line pairs well inside the margin: no signed-rank interval reaches 90%, so the report says
+// 87.5% where it shows the interval, and the verdict says why it is not "equivalent".
+TEST(Evidence, AnIntervalBelowItsLevelIsShownAtTheLevelItHas)
+{
+    auto a = analyze(statInput({{100, 101, 102, 103}, {100.01, 101, 101.99, 103.02}}, true), AnalysisOptions{});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    std::ostringstream text;
+    writeEvidenceText(*a, {}, text);
+    std::string flat;  // the text without its line breaks and indents
+    for (char ch : text.str()) {
+        if (ch != ' ' && ch != '\n') {
+            flat += ch;
+        } else if (!flat.empty() && flat.back() != ' ') {
+            flat += ' ';
+        }
+    }
+    EXPECT_NE(flat.find("(87.5% CI"), std::string::npos) << text.str();
+    EXPECT_NE(flat.find("verdict: no difference proven at 87.5%; n too small to show equivalence at this alpha"),
+              std::string::npos)
+        << text.str();
+    const auto j = evidenceJson(*a, {});
+    const auto& c = j["comparisons"][0];
+    EXPECT_EQ(c["design"], "paired");
+    EXPECT_EQ(c["verdict"], "inconclusive");
+    EXPECT_DOUBLE_EQ(c["ci_level"].get<double>(), 0.875);
+    EXPECT_DOUBLE_EQ(c["tost_level"].get<double>(), 0.875);
+    EXPECT_EQ(c["verdict_reason"].get<std::string>().rfind("n too small to show equivalence at this alpha", 0), 0u);
+    EXPECT_NE(c["verdict_text"].get<std::string>().find("n too small"), std::string::npos);
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ TEST(Series, FindsTheOneStepWhereTheMetricMoves)
     ASSERT_EQ(r->changes.size(), 1u);
     EXPECT_EQ(r->changes[0].step, 3u);  // step4 is the first after the change
     EXPECT_LT(r->changes[0].pAdjusted, 0.01);
-    EXPECT_NEAR(r->changes[0].effect.deltaPct, 3.0, 0.6);
-    EXPECT_LT(r->changes[0].effect.ciLowPct, r->changes[0].effect.deltaPct);
+    EXPECT_NEAR(r->changes[0].effect.interval.estimatePct, 3.0, 0.6);
+    EXPECT_LT(r->changes[0].effect.interval.ci.low, r->changes[0].effect.interval.estimatePct);
     EXPECT_NEAR(r->steps[3].deltaPrevPct, 3.0, 1.5);  // 3 standard errors of a difference of two means of 8
     EXPECT_LT(r->steps[3].pPrev, 0.05);
     EXPECT_GT(r->steps[1].pPrev, 0.05);
@@ -48,8 +48,8 @@ TEST(Series, FindsTwoChangesByBinarySegmentation)
     ASSERT_EQ(r->changes.size(), 2u);
     EXPECT_EQ(r->changes[0].step, 2u);
     EXPECT_EQ(r->changes[1].step, 5u);
-    EXPECT_GT(r->changes[0].effect.deltaPct, 0);
-    EXPECT_LT(r->changes[1].effect.deltaPct, 0);
+    EXPECT_GT(r->changes[0].effect.interval.estimatePct, 0);
+    EXPECT_LT(r->changes[1].effect.interval.estimatePct, 0);
 }
 
 TEST(Series, NoChangeInAFlatSeries)

@@ -1,39 +1,214 @@
+#!/usr/bin/python3
+"""Reference values for tests/engine/stats_test.cpp, computed outside noisefloor.
+
+    /usr/bin/python3 tests/engine/stats_reference.py > tests/data/stats/reference.json
+    /usr/bin/python3 tests/engine/stats_reference.py --check tests/data/stats/reference.json
+
+Needs Debian 12's python3-scipy (1.10.1) and python3-mpmath (1.2.1). The tests read the JSON; the
+check (ctest stats_reference) recomputes it and fails when the committed file differs.
+
+- Welch, Mann-Whitney U, Wilcoxon, the one-sample t test and Spearman's rho: SciPy's own functions.
+- Fieller's interval: not a closed form. The interval is the set of ratios R that the t test of
+  mean(c) - R mean(b) = 0 does not reject, so each end is found by bisection on that test statistic
+  in 60-digit arithmetic (mpmath), on the exact values of the doubles, with the t quantile found by
+  inverting Student's distribution function (mpmath's regularised incomplete beta function).
+- Signed-rank coverage and smallest p: enumeration of all 2^n sign patterns, and SciPy's exact test.
+"""
+
+import itertools
+import json
+import sys
+
+import mpmath as mp
 import numpy as np
 from scipy import stats
+
+mp.mp.dps = 60
+
+
+def floats(a):
+    return [float(v) for v in a]
+
+
+# The data sets. The order of the draws is fixed: new data sets are drawn after the old ones.
 rng = np.random.default_rng(20261130)
-def fmt(a): return "{" + ", ".join(repr(float(v)) for v in a) + "}"
-out = {}
-x10 = np.round(rng.normal(100, 3, 10), 4); y12 = np.round(rng.normal(103, 4, 12), 4)
-x5 = np.round(rng.normal(10, 1, 5), 4); y4 = np.round(rng.normal(12, 1, 4), 4)
-xt = rng.integers(0, 6, 15).astype(float); yt = rng.integers(1, 7, 13).astype(float)
-x60 = np.round(rng.standard_t(3, 60) + 50, 5); y70 = np.round(rng.standard_t(3, 70) + 50.4, 5)
-d20 = np.round(rng.normal(0.01, 0.03, 20), 5)
-d80 = np.round(rng.standard_t(2, 80) * 0.01 + 0.002, 6)
-dz = np.array([0, 0.5, -0.25, 0.5, 1.0, 0, -1.5, 0.75, 2.0, 0.5, 1.25, -0.25, 1.0, 3.0])
-for name, v in [("x10",x10),("y12",y12),("x5",x5),("y4",y4),("xt",xt),("yt",yt),("x60",x60),("y70",y70),("d20",d20),("d80",d80),("dz",dz)]:
-    print(f"const std::vector<double> k_{name} = {fmt(v)};")
-def p(v): return repr(float(v))
-print("// welch")
-for a,b in [("x10","y12"),("x5","y4"),("x60","y70")]:
-    r = stats.ttest_ind(eval(a), eval(b), equal_var=False); print(f"// welch {a} {b}: t={p(r.statistic)} p={p(r.pvalue)}")
-print("// mwu")
-for a,b,m in [("x10","y12","exact"),("x5","y4","exact"),("xt","yt","asymptotic"),("x60","y70","asymptotic")]:
-    r = stats.mannwhitneyu(eval(a), eval(b), use_continuity=True, alternative="two-sided", method=m); print(f"// mwu {a} {b} {m}: U={p(r.statistic)} p={p(r.pvalue)}")
-print("// wilcoxon")
-for a,m in [("d20","exact"),("d80","approx"),("dz","approx")]:
-    r = stats.wilcoxon(eval(a), zero_method="wilcox", correction=False, method=m); print(f"// wilcoxon {a} {m}: T={p(r.statistic)} p={p(r.pvalue)}")
-for a in ["d20","d80"]:
-    r = stats.ttest_1samp(eval(a), 0); print(f"// ttest1 {a}: t={p(r.statistic)} p={p(r.pvalue)}")
-r = stats.spearmanr(x10, np.arange(10)[::-1] + rng.normal(0,1,10)*0); print(f"// spearman x10 vs 9..0: rho={p(r.correlation)} p={p(r.pvalue)}")
-r = stats.spearmanr(x60, np.arange(60)); print(f"// spearman x60 vs 0..59: rho={p(r.correlation)} p={p(r.pvalue)}")
-# Fieller for y12/x10 at 95% and 90%
-def fieller(b, c, level):
-    mB, mC = b.mean(), c.mean(); vB = b.var(ddof=1)/len(b); vC = c.var(ddof=1)/len(c)
-    R = mC/mB; df = (vC + R*R*vB)**2 / (vC**2/(len(c)-1) + R**4*vB**2/(len(b)-1))
-    t = stats.t.ppf((1+level)/2, df)
-    a = mB*mB - t*t*vB; bb = -2*mB*mC; cc = mC*mC - t*t*vC
-    disc = bb*bb - 4*a*cc
-    r1 = (-bb - np.sqrt(disc))/(2*a); r2 = (-bb + np.sqrt(disc))/(2*a)
-    return (min(r1,r2)-1)*100, (max(r1,r2)-1)*100, df
-print("// fieller y12/x10 95%:", [p(v) for v in fieller(x10, y12, 0.95)])
-print("// fieller y12/x10 90%:", [p(v) for v in fieller(x10, y12, 0.90)])
+data = {}
+data["x10"] = np.round(rng.normal(100, 3, 10), 4)
+data["y12"] = np.round(rng.normal(103, 4, 12), 4)
+data["x5"] = np.round(rng.normal(10, 1, 5), 4)
+data["y4"] = np.round(rng.normal(12, 1, 4), 4)
+data["xt"] = rng.integers(0, 6, 15).astype(float)
+data["yt"] = rng.integers(1, 7, 13).astype(float)
+data["x60"] = np.round(rng.standard_t(3, 60) + 50, 5)
+data["y70"] = np.round(rng.standard_t(3, 70) + 50.4, 5)
+data["d20"] = np.round(rng.normal(0.01, 0.03, 20), 5)
+data["d80"] = np.round(rng.standard_t(2, 80) * 0.01 + 0.002, 6)
+data["dz"] = np.array([0, 0.5, -0.25, 0.5, 1.0, 0, -1.5, 0.75, 2.0, 0.5, 1.25, -0.25, 1.0, 3.0])
+rng.normal(0, 1, 10)  # drawn by an earlier version of this script; kept so later draws stay the same
+# Instruction counts of 1e9 +- 5 (the candidate runs 2 more), and a counter near 1e12 whose CV
+# (3e-8) is small enough to break the textbook quadratic form without making it degenerate.
+data["count1e9_b"] = np.round(1e9 + rng.normal(0, 5, 10))
+data["count1e9_c"] = np.round(1e9 + 2 + rng.normal(0, 5, 12))
+data["count1e12_b"] = np.round(1e12 + rng.normal(0, 3e4, 10))
+data["count1e12_c"] = np.round(1e12 + 1e4 + rng.normal(0, 3e4, 12))
+data["count1e12sd5_b"] = np.round(1e12 + rng.normal(0, 5, 10))
+data["count1e12sd5_c"] = np.round(1e12 + 3 + rng.normal(0, 5, 12))
+# Times in seconds of something very fast: x10 and y12 scaled by 1e-100 (and 1e100).
+data["tiny_b"] = data["x10"] * 1e-100
+data["tiny_c"] = data["y12"] * 1e-100
+data["huge_b"] = data["x10"] * 1e100
+data["huge_c"] = data["y12"] * 1e100
+
+out = {"generator": "tests/engine/stats_reference.py", "scipy": "1.10.1", "mpmath": mp.__version__}
+out["data"] = {k: floats(v) for k, v in data.items()}
+
+
+def pair(a, b):
+    return data[a], data[b]
+
+
+out["welch"] = {}
+for a, b in [("x10", "y12"), ("x5", "y4"), ("x60", "y70")]:
+    r = stats.ttest_ind(*pair(a, b), equal_var=False)
+    out["welch"][a + "_" + b] = {"t": float(r.statistic), "p": float(r.pvalue)}
+out["mwu"] = {}
+for a, b, m in [("x10", "y12", "exact"), ("x5", "y4", "exact"), ("xt", "yt", "asymptotic"),
+                ("x60", "y70", "asymptotic")]:
+    r = stats.mannwhitneyu(*pair(a, b), use_continuity=True, alternative="two-sided", method=m)
+    out["mwu"][a + "_" + b] = {"U": float(r.statistic), "p": float(r.pvalue), "method": m}
+out["wilcoxon"] = {}
+for a, m in [("d20", "exact"), ("d80", "approx"), ("dz", "approx")]:
+    r = stats.wilcoxon(data[a], zero_method="wilcox", correction=False, method=m)
+    out["wilcoxon"][a] = {"T": float(r.statistic), "p": float(r.pvalue), "method": m}
+out["ttest1"] = {}
+for a in ["d20", "d80"]:
+    r = stats.ttest_1samp(data[a], 0)
+    out["ttest1"][a] = {"t": float(r.statistic), "p": float(r.pvalue)}
+r = stats.spearmanr(data["x10"], np.arange(10)[::-1])
+out["spearman_x10_down"] = {"rho": float(r.correlation), "p": float(r.pvalue)}
+r = stats.spearmanr(data["x60"], np.arange(60))
+out["spearman_x60_up"] = {"rho": float(r.correlation), "p": float(r.pvalue)}
+
+
+# --- high precision: Student's t, Welch, Fieller ---
+
+def t_cdf(x, nu):
+    tail = mp.betainc(nu / 2, mp.mpf(1) / 2, 0, nu / (nu + x * x), regularized=True) / 2
+    return 1 - tail if x >= 0 else tail
+
+
+def t_quantile(q, nu):
+    start = mp.mpf(stats.t.ppf(float(q), float(nu)))
+    return mp.findroot(lambda x: t_cdf(x, nu) - q, start, tol=mp.mpf(10) ** -50)
+
+
+def moments(xs):
+    v = [mp.mpf(float(x)) for x in xs]  # the exact value of each double
+    n = len(v)
+    m = mp.fsum(v) / n
+    var = mp.fsum((x - m) ** 2 for x in v) / (n - 1)
+    return m, var / n, n
+
+
+def welch_mp(x, y):
+    mx, vx, nx = moments(x)
+    my, vy, ny = moments(y)
+    t = (mx - my) / mp.sqrt(vx + vy)
+    df = (vx + vy) ** 2 / (vx ** 2 / (nx - 1) + vy ** 2 / (ny - 1))
+    p = 2 * (1 - t_cdf(abs(t), df))
+    return {"t": float(t), "df": float(df), "p": float(p)}
+
+
+def fieller_mp(b, c, level):
+    """Ends of {R : |mC - R mB| / sqrt(vC + R^2 vB) <= t}, by bisection on the statistic."""
+    mB, vB, nB = moments(b)
+    mC, vC, nC = moments(c)
+    R = mC / mB
+    df = (vC + R * R * vB) ** 2 / (vC ** 2 / (nC - 1) + R ** 4 * vB ** 2 / (nB - 1))
+    t = t_quantile((1 + mp.mpf(level)) / 2, df)
+
+    def inside(r):
+        return abs(mC - r * mB) <= t * mp.sqrt(vC + r * r * vB)
+
+    def end(direction):
+        step = t * mp.sqrt(vC + R * R * vB) / abs(mB)  # the delta method's half-width
+        lo, hi = R, R + direction * step
+        while inside(hi):
+            lo, hi = hi, R + 2 * (hi - R)
+        for _ in range(400):  # 2^-400 of the bracket: far below a double's resolution
+            mid = (lo + hi) / 2
+            if inside(mid):
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    low, high = end(-1), end(+1)
+    return {"low_pct": float((low - 1) * 100), "high_pct": float((high - 1) * 100),
+            "delta_pct": float((R - 1) * 100), "df": float(df), "t": float(t),
+            "t_scipy": float(stats.t.ppf((1 + level) / 2, float(df)))}
+
+
+out["fieller"] = {}
+for name, (b, c) in {"x10_y12": ("x10", "y12"), "count1e9": ("count1e9_b", "count1e9_c"),
+                     "count1e12": ("count1e12_b", "count1e12_c"),
+                     "count1e12sd5": ("count1e12sd5_b", "count1e12sd5_c"),
+                     "tiny": ("tiny_b", "tiny_c"), "huge": ("huge_b", "huge_c")}.items():
+    out["fieller"][name] = {"baseline": b, "candidate": c,
+                            "ci95": fieller_mp(data[b], data[c], 0.95),
+                            "ci90": fieller_mp(data[b], data[c], 0.90),
+                            "welch": welch_mp(data[c], data[b])}
+
+
+# --- the mean of a million counter values near 1e12 ---
+# value i is 1e12 + 0.1 * (i % 10) computed in doubles (the C++ test makes the same doubles)
+million = [1e12 + 0.1 * (i % 10) for i in range(1000000)]
+out["mean_million_1e12"] = {"mean": float(mp.fsum(mp.mpf(v) for v in million) / len(million))}
+out["mean_cancel"] = {"values": [1e16, 1.0, -1e16, 1.0], "mean": 0.5}
+
+
+# --- signed-rank coverage at small n, by enumeration ---
+
+def walsh(d):
+    return sorted((d[i] + d[j]) / 2 for i in range(len(d)) for j in range(i, len(d)))
+
+
+def coverage_of_extremes(n):
+    """P(W_(1) <= 0 <= W_(N)) under the null, by enumerating every sign pattern of 1..n: the
+    interval misses only when all Walsh averages have one sign."""
+    misses = 0
+    for signs in itertools.product((-1, 1), repeat=n):
+        w = walsh([s * (k + 1) for k, s in enumerate(signs)])
+        misses += 1 if (w[0] > 0 or w[-1] < 0) else 0
+    return mp.mpf(1) - mp.mpf(misses) / 2 ** n
+
+
+out["paired_small"] = {}
+for n in range(2, 7):
+    # candidate = baseline * (1 + 1e-4 * k): every per-pair log ratio deep inside +-1%
+    base = [1000.0 + 10 * k for k in range(n)]
+    cand = [b * (1 + 1e-4 * ((k * 7) % 5 - 2)) for k, b in enumerate(base)]
+    d = [float(mp.log(mp.mpf(c) / mp.mpf(b))) for b, c in zip(base, cand)]
+    w = walsh(d)
+    out["paired_small"][str(n)] = {"base": base, "cand": cand, "coverage_min_max": float(coverage_of_extremes(n)),
+                                   "min_walsh_pct": float(mp.expm1(w[0]) * 100),
+                                   "max_walsh_pct": float(mp.expm1(w[-1]) * 100)}
+
+
+# --- the smallest n at which the exact signed-rank test reaches p < alpha ---
+out["signed_rank_min_n"] = {}
+for alpha in [2.0 ** -4, 2.0 ** -5, 2.0 ** -6, 0.05, 0.01]:
+    n = 1
+    while stats.wilcoxon(np.arange(1, n + 1, dtype=float), method="exact").pvalue >= alpha:
+        n += 1
+    out["signed_rank_min_n"][repr(alpha)] = n
+
+text = json.dumps(out, indent=1, sort_keys=True) + "\n"
+if len(sys.argv) == 3 and sys.argv[1] == "--check":
+    with open(sys.argv[2]) as f:
+        committed = f.read()
+    if committed != text:
+        sys.exit(sys.argv[2] + " differs from what tests/engine/stats_reference.py computes now")
+    print(sys.argv[2] + ": up to date")
+else:
+    sys.stdout.write(text)

@@ -35,6 +35,47 @@ TEST(StatValues, ErrorsNameFileLineAndValue)
     }
 }
 
+// "1,010.5" (en_US grouping) was read as 1 and "10,5" (a decimal comma) as 10, because comma is a
+// default delimiter. With the default delimiters such lines are refused, naming the line.
+TEST(StatValues, AmbiguousCommasAreRefusedWithTheirLine)
+{
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"1000.5\n1,010.5\n", "a.txt:2: '1,010.5' is ambiguous"}, {"10,5\n11,5\n", "a.txt:1: '10,5' is ambiguous"},
+        {"1,234,567\n2\n", "a.txt:1: '1,234,567' is ambiguous"},  {"-1,500e3\n2\n", "a.txt:1: '-1,500e3' is ambiguous"},
+        {"7 3,25 x\n", "a.txt:1: '3,25' is ambiguous"},
+    };
+    for (const auto& [text, message] : cases) {
+        auto v = parseStatValues(text, "a.txt", {});
+        ASSERT_FALSE(v.ok()) << text;
+        EXPECT_EQ(v.error().message.rfind(message, 0), 0u) << v.error().message;
+        EXPECT_NE(v.error().message.find("-d"), std::string::npos) << v.error().message;
+    }
+    // Only two fields can be read here, so the default delimiters read them.
+    auto csv = parseStatValues("1,10.0\n2,10.1\n3, 9.9\n4;1,5\n", "a.csv", {2, std::nullopt});
+    ASSERT_FALSE(csv.ok());  // "1,5" on the last line could be 1.5
+    csv = parseStatValues("1,10.0\n2,10.1\n3, 9.9\n1.5,2.5\n", "a.csv", {2, std::nullopt});
+    ASSERT_TRUE(csv.ok()) << csv.error().message;
+    EXPECT_EQ(*csv, (std::vector<double>{10.0, 10.1, 9.9, 2.5}));
+    // Delimiters given say what a comma is.
+    auto columns = parseStatValues("10,5\n11,5\n", "a.txt", {2, ","});
+    ASSERT_TRUE(columns.ok()) << columns.error().message;
+    EXPECT_EQ(*columns, (std::vector<double>{5, 5}));
+    auto grouped = parseStatValues("1,010.5\n2\n", "a.txt", {1, " "});
+    ASSERT_FALSE(grouped.ok());
+    EXPECT_EQ(grouped.error().message, "a.txt:1: '1,010.5' is not a finite number");
+}
+
+TEST(StatValues, DelimitersThatCouldSplitANumberAreRefused)
+{
+    EXPECT_TRUE(checkStatDelimiters(",").ok());
+    EXPECT_TRUE(checkStatDelimiters(" \t;|").ok());
+    for (const char* bad : {"", "0", ".", "-", "e", ",E", "+"}) {
+        auto r = checkStatDelimiters(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_EQ(r.error().message.rfind(std::string("-d '") + bad + "'", 0), 0u) << r.error().message;
+    }
+}
+
 TEST(RunId, PositiveIdOrLast)
 {
     EXPECT_EQ(*parseRunId("last"), 0);

@@ -28,7 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::uint8_t flags = data[0];
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
-    StatColumn column{1 + flags % 3, " \t,;"};
+    StatColumn column{1 + flags % 3, std::nullopt};  // the default delimiters, ambiguity refused
+    if ((flags & 0x40) != 0) {
+        column.delimiters = " \t,;";  // as given with -d
+    }
     const bool paired = (flags & 0x10) != 0;
     const bool higherIsBetter = (flags & 0x20) != 0;
     const auto split = text.find("\n%%\n");

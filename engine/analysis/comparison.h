@@ -1,0 +1,71 @@
+#pragma once
+// One candidate against one baseline for one metric, in one design: the estimate with its
+// interval (engine/analysis/interval.h), the tests, the verdict, and how much data would be needed.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/analysis/interval.h"
+
+namespace nf::engine {
+
+enum class Verdict { Different, Equivalent, Inconclusive };
+std::string_view toString(Verdict verdict);
+
+struct CompareOptions {
+    double alpha = 0.05;
+    double marginPct = 1.0;           // equivalence margin, +-%
+    std::optional<double> targetPct;  // effect to size n_needed for; default: the observed delta
+    double power = 0.8;
+};
+
+struct Comparison {
+    Design design = Design::Independent;
+    std::string unit;            // "chunk pair" or "repetition"
+    std::size_t n = 0;           // pairs (paired) or baseline repetitions (independent)
+    std::size_t nCandidate = 0;  // candidate repetitions (independent); = n when paired
+    IntervalResult interval;     // the estimate and its 1 - alpha interval
+    IntervalResult tost;         // the 1 - 2 alpha interval: equivalence when inside +-margin
+    std::string primaryTest;     // the test a difference rests on
+    double p = 1;                // the primary test's p; NaN when no test is possible
+    double pAdjusted = 1;        // after Holm across the metrics of one comparison (= p when alone)
+    std::optional<double> pWelch, pMwu, pPairedT, pWilcoxon;
+    double effectSize = 0;
+    std::string effectSizeName;
+    Verdict verdict = Verdict::Inconclusive;
+    std::string verdictReason;        // why a rule could not apply, when inconclusive for that reason
+    bool withinMargin = false;        // the 1 - 2 alpha interval, at its level, lies inside +-margin
+    double mdePct = 0;                // smallest |delta| detected with `power` at this n and noise
+    double targetPct = 0;             // the effect n_needed is for
+    std::optional<double> nNeeded;    // pairs or repetitions per variant; unset when unreachable
+    std::size_t droppedOutliers = 0;  // pairs left out by --drop-outliers
+    std::vector<std::string> warnings;
+};
+
+// Paired design: base[i] and cand[i] were measured side by side (adjacent chunks). Works on the
+// log ratios ln(cand / base): pairedInterval(), the Wilcoxon signed-rank test (primary: robust to
+// the heavy tails of chunk data) and the one-sample t test. Pairs with a non-positive or
+// non-finite value are skipped and counted in a warning.
+Comparison comparePaired(const std::vector<double>& base, const std::vector<double>& cand,
+                         const CompareOptions& options);
+
+// Independent design: repetition values. independentInterval() of the ratio of the means; Welch's
+// t test (primary) and Mann-Whitney U.
+Comparison compareIndependent(const std::vector<double>& base, const std::vector<double>& cand,
+                              const CompareOptions& options);
+
+// Sets pAdjusted with Holm's method over `family`, then each verdict.
+void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& options, bool holmCorrection);
+
+// The verdict from pAdjusted and the intervals:
+// - different: a test exists, pAdjusted < alpha, and the 1 - alpha interval (at its level)
+//   excludes 0;
+// - equivalent: the 1 - 2 alpha interval, at its level, lies inside +-margin. It is the interval
+//   that decides, so a metric that never varies is equivalent when it lies within the margin;
+// - inconclusive otherwise, with `reason` set when a rule could not apply (too few pairs for the
+//   interval's level, no test possible, an unbounded interval).
+Verdict decide(const Comparison& c, const CompareOptions& options, std::string* reason = nullptr);
+
+}  // namespace nf::engine

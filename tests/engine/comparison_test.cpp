@@ -1,0 +1,261 @@
+// One candidate against one baseline: each design's interval against an independent reference
+// (mpmath, SciPy, enumeration; tests/engine/stats_reference.h), the verdict rules, and the error
+// rates in simulation.
+
+#include "engine/analysis/comparison.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "engine/stats/descriptive.h"
+#include "tests/engine/stats_reference.h"
+
+namespace nf::engine {
+namespace {
+
+using test::reference;
+using test::referenceData;
+
+// Fieller's interval at 95% (the report's) and 90% (the equivalence test's) against ends found by
+// bisection on the defining t statistic in 60-digit arithmetic. The textbook quadratic cancels when
+// the means' CV is tiny: instruction counts of 1e9 +- 5 gave a zero-width interval, 1e12 +- 3e4 ends
+// off by 0.7% and 1.8% of the width, 1e12 +- 5 zero width; 1e-100 and 1e100 threw.
+TEST(Fieller, MatchesMpmathAtEveryMagnitude)
+{
+    for (const char* name : {"x10_y12", "count1e9", "count1e12", "count1e12sd5", "tiny", "huge"}) {
+        const auto& f = reference()["fieller"][name];
+        const auto c = compareIndependent(referenceData(f["baseline"]), referenceData(f["candidate"]), {});
+        EXPECT_EQ(c.interval.design, Design::Independent);
+        for (const auto* r : {&c.interval, &c.tost}) {
+            const auto& expected = f[r == &c.interval ? "ci95" : "ci90"];
+            const double low = expected["low_pct"];
+            const double high = expected["high_pct"];
+            const double width = high - low;
+            std::printf("%-13s %.0f%%: %.10g..%.10g (mpmath %.10g..%.10g), off by %.2g and %.2g of the width\n", name,
+                        r->nominalLevel * 100, r->ci.low, r->ci.high, low, high, (r->ci.low - low) / width,
+                        (r->ci.high - high) / width);
+            EXPECT_NEAR(r->ci.low, low, 1e-6 * width) << name;
+            EXPECT_NEAR(r->ci.high, high, 1e-6 * width) << name;
+            EXPECT_NEAR(r->estimatePct, expected["delta_pct"].get<double>(), 1e-9 * width) << name;
+            EXPECT_DOUBLE_EQ(r->level, r->nominalLevel);
+        }
+        EXPECT_NEAR(*c.pWelch, f["welch"]["p"].get<double>(), 1e-9) << name;
+    }
+}
+
+// The same interval from published summaries (mean, standard deviation, n), as an import has them.
+TEST(Fieller, FromSummariesMatchesMpmath)
+{
+    const auto& f = reference()["fieller"]["count1e12"];
+    const auto b = referenceData(f["baseline"]);
+    const auto c = referenceData(f["candidate"]);
+    const auto summary = stats::ratioSummary(mean(b), stddev(b), static_cast<double>(b.size()), mean(c), stddev(c),
+                                             static_cast<double>(c.size()));
+    const auto r = independentInterval(summary, 0.95);
+    const double low = f["ci95"]["low_pct"];
+    const double high = f["ci95"]["high_pct"];
+    // The rounded means carry up to one rounding of 1e12 each: 1e-4 of the width here.
+    EXPECT_NEAR(r.ci.low, low, 1e-3 * (high - low));
+    EXPECT_NEAR(r.ci.high, high, 1e-3 * (high - low));
+}
+
+TEST(Fieller, TinyDifferencesOfLargeCountersAreEquivalentNotDegenerate)
+{
+    for (const char* name : {"count1e9", "count1e12sd5"}) {
+        const auto& f = reference()["fieller"][name];
+        auto c = compareIndependent(referenceData(f["baseline"]), referenceData(f["candidate"]), {});
+        adjustAndDecide({&c}, {}, true);
+        EXPECT_EQ(c.verdict, Verdict::Equivalent) << name << ": " << c.verdictReason;
+        EXPECT_GT(c.tost.ci.high - c.tost.ci.low, 0) << name;
+        EXPECT_TRUE(c.warnings.empty() || c.warnings.front().find("zero") == std::string::npos) << c.warnings.front();
+    }
+}
+
+TEST(Fieller, UnboundedWhenTheBaselineMeanIsNotDistinguishableFromZero)
+{
+    auto c = compareIndependent({-1, 1, -2, 2.5}, {1, 2, 3, 4}, {});
+    adjustAndDecide({&c}, {}, true);
+    EXPECT_FALSE(c.interval.bounded());
+    EXPECT_EQ(c.verdict, Verdict::Inconclusive);
+    EXPECT_NE(c.verdictReason.find("not distinguishable from zero"), std::string::npos) << c.verdictReason;
+}
+
+// With n pairs the widest signed-rank interval, min..max of the Walsh averages, covers
+// 1 - 2^(1-n) (enumerated over all 2^n sign patterns): below 90% for n <= 4, below 95% for n <= 5.
+// It used to be labelled 100%, so 2 to 4 pairs well inside the margin read "equivalent".
+TEST(Paired, TooFewPairsToReachTheLevelSayWhatTheyReach)
+{
+    for (int n = 2; n <= 6; ++n) {
+        const auto& p = reference()["paired_small"][std::to_string(n)];
+        auto c = comparePaired(p["base"].get<std::vector<double>>(), p["cand"].get<std::vector<double>>(), {});
+        adjustAndDecide({&c}, {}, true);
+        const double coverage = p["coverage_min_max"];
+        std::printf("%d pairs: %s, 95%% CI at %.4g%%, 90%% CI at %.4g%%%s%s\n", n,
+                    std::string(toString(c.verdict)).c_str(), c.interval.level * 100, c.tost.level * 100,
+                    c.verdictReason.empty() ? "" : ": ", c.verdictReason.c_str());
+        if (coverage < 0.95) {
+            EXPECT_NEAR(c.interval.level, coverage, 1e-12) << n;
+            EXPECT_FALSE(c.interval.reachesLevel()) << n;
+            EXPECT_NEAR(c.interval.ci.low, p["min_walsh_pct"].get<double>(), 1e-9) << n;
+            EXPECT_NEAR(c.interval.ci.high, p["max_walsh_pct"].get<double>(), 1e-9) << n;
+        } else {
+            EXPECT_TRUE(c.interval.reachesLevel()) << n;
+        }
+        if (coverage < 0.9) {
+            EXPECT_NEAR(c.tost.level, coverage, 1e-12) << n;
+            EXPECT_EQ(c.verdict, Verdict::Inconclusive) << n;
+            EXPECT_FALSE(c.withinMargin) << n;
+            EXPECT_EQ(c.verdictReason.rfind("n too small to show equivalence at this alpha", 0), 0u) << c.verdictReason;
+        } else {
+            EXPECT_EQ(c.verdict, Verdict::Equivalent) << n << ": " << c.verdictReason;
+        }
+    }
+}
+
+// Equivalence is decided by the interval: a metric that never varies has no test, but its interval
+// (zero wide) lies inside the margin. Outside it, without a test, it stays inconclusive and says so.
+TEST(Verdict, ConstantMetricWithinTheMarginIsEquivalent)
+{
+    const std::vector<double> five(10, 5.0);
+    for (auto c : {compareIndependent(five, five, {}), comparePaired(five, five, {})}) {
+        adjustAndDecide({&c}, {}, true);
+        EXPECT_TRUE(std::isnan(c.p)) << toString(c.design);
+        EXPECT_EQ(c.verdict, Verdict::Equivalent) << toString(c.design) << ": " << c.verdictReason;
+        EXPECT_DOUBLE_EQ(c.interval.estimatePct, 0);
+    }
+    auto apart = compareIndependent(five, std::vector<double>(10, 6.0), {});
+    adjustAndDecide({&apart}, {}, true);
+    EXPECT_EQ(apart.verdict, Verdict::Inconclusive);
+    EXPECT_NEAR(apart.interval.estimatePct, 20, 1e-12);
+    EXPECT_EQ(apart.verdictReason.rfind("no test is possible", 0), 0u) << apart.verdictReason;
+}
+
+// The exact signed-rank test's smallest two-sided p is 2 / 2^n, and a difference needs p < alpha:
+// at alpha = 2^-k that takes k + 2 pairs (SciPy's exact test on 1..n), not k + 1.
+TEST(NNeeded, PairedIsAtLeastTheSmallestNWhereTheTestCanReachAlpha)
+{
+    for (const auto& [alphaText, n] : reference()["signed_rank_min_n"].items()) {
+        CompareOptions o;
+        o.alpha = std::stod(alphaText);
+        o.targetPct = 50;  // far above the noise: the power formula alone asks for very few pairs
+        std::vector<double> base(20, 100.0);
+        std::vector<double> cand;
+        for (int k = 0; k < 20; ++k) {
+            cand.push_back(110 + 0.01 * k);
+        }
+        const auto c = comparePaired(base, cand, o);
+        ASSERT_TRUE(c.nNeeded.has_value()) << alphaText;
+        EXPECT_EQ(*c.nNeeded, n.get<double>()) << "alpha " << alphaText;
+    }
+}
+
+TEST(Verdict, DifferentEquivalentInconclusive)
+{
+    CompareOptions o;
+    Comparison c;
+    c.interval.level = c.interval.nominalLevel = 0.95;
+    c.tost.level = c.tost.nominalLevel = 0.9;
+    c.pAdjusted = 0.001;
+    c.interval.ci = {0.5, 0.9};
+    c.tost.ci = {0.55, 0.85};
+    EXPECT_EQ(decide(c, o), Verdict::Different);
+    c.pAdjusted = 0.3;
+    c.interval.ci.low = -0.4;
+    c.tost.ci.low = -0.3;
+    EXPECT_EQ(decide(c, o), Verdict::Equivalent);
+    c.tost.level = 0.875;  // inside the margin, but the interval is not the 90% one
+    std::string reason;
+    EXPECT_EQ(decide(c, o, &reason), Verdict::Inconclusive);
+    EXPECT_EQ(reason.rfind("n too small to show equivalence at this alpha", 0), 0u) << reason;
+    c.tost.level = 0.9;
+    c.tost.ci.high = 1.2;
+    EXPECT_EQ(decide(c, o), Verdict::Inconclusive);
+}
+
+// Heavy-tailed chunk noise like this machine's: most chunks within 0.3%, a few 10% off.
+std::vector<double> noisyChunks(std::mt19937_64& rng, std::size_t n, double shift)
+{
+    std::student_t_distribution<double> t(2);
+    std::vector<double> v(n);
+    for (auto& x : v) {
+        x = 1000 * std::exp(shift + 0.003 * t(rng));
+    }
+    return v;
+}
+
+TEST(Simulation, PairedFalsePositiveRateStaysWithinAlpha)
+{
+    std::mt19937_64 rng(11);
+    int different = 0;
+    constexpr int kRuns = 1000;
+    for (int i = 0; i < kRuns; ++i) {
+        const auto base = noisyChunks(rng, 100, 0);
+        const auto cand = noisyChunks(rng, 100, 0);
+        auto c = comparePaired(base, cand, {});
+        adjustAndDecide({&c}, {}, true);
+        different += c.verdict == Verdict::Different ? 1 : 0;
+    }
+    std::printf("paired A/A: %d of %d datasets 'different' (alpha 0.05)\n", different, kRuns);
+    // alpha = 0.05 over 1000 runs: 50 expected, 3 sigma = 20.7
+    EXPECT_GE(different, 29);
+    EXPECT_LE(different, 71);
+}
+
+TEST(Simulation, IndependentFalsePositiveRateStaysWithinAlpha)
+{
+    std::mt19937_64 rng(12);
+    std::normal_distribution<double> noise(0, 0.01);
+    int different = 0;
+    for (int i = 0; i < 1000; ++i) {
+        std::vector<double> a(8);
+        std::vector<double> b(8);
+        for (auto& x : a) {
+            x = 1000 * (1 + noise(rng));
+        }
+        for (auto& x : b) {
+            x = 1000 * (1 + noise(rng));
+        }
+        auto c = compareIndependent(a, b, {});
+        adjustAndDecide({&c}, {}, true);
+        different += c.verdict == Verdict::Different ? 1 : 0;
+    }
+    std::printf("independent A/A: %d of 1000 datasets 'different' (alpha 0.05)\n", different);
+    EXPECT_GE(different, 29);
+    EXPECT_LE(different, 71);
+}
+
+TEST(Simulation, NNeededGivesEightyPercentPowerForOnePercent)
+{
+    std::mt19937_64 rng(13);
+    const double shift = std::log(1.01);
+    // A pilot run proposes n for a 1% effect; datasets of that size must find it >= 80% of the time.
+    CompareOptions o;
+    o.targetPct = 1.0;
+    std::student_t_distribution<double> t(2);
+    auto chunks = [&](std::size_t n, double s) {
+        std::vector<double> v(n);
+        for (auto& x : v) {
+            x = 1000 * std::exp(s + 0.05 * t(rng));
+        }
+        return v;
+    };
+    const auto pilot = comparePaired(chunks(200, 0), chunks(200, shift), o);
+    ASSERT_TRUE(pilot.nNeeded.has_value());
+    const auto n = static_cast<std::size_t>(*pilot.nNeeded);
+    int found = 0;
+    constexpr int kRuns = 400;
+    for (int i = 0; i < kRuns; ++i) {
+        auto c = comparePaired(chunks(n, 0), chunks(n, shift), o);
+        adjustAndDecide({&c}, o, true);
+        found += c.verdict == Verdict::Different && c.interval.estimatePct > 0 ? 1 : 0;
+    }
+    std::printf("1%% shift, n_needed = %zu pairs: found in %d of %d datasets\n", n, found, kRuns);
+    // 80% power over 400 runs: sigma = 2%; allow 3 sigma below
+    EXPECT_GE(found, static_cast<int>(0.74 * kRuns)) << "n_needed=" << n;
+}
+
+}  // namespace
+}  // namespace nf::engine
