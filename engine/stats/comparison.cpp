@@ -265,4 +265,52 @@ void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& o, b
     }
 }
 
+// ---- From summary statistics (perf stat -r summaries: n, mean, standard error) ----
+
+Comparison compareSummaries(const SummaryStats& b, const SummaryStats& cand, const CompareOptions& o)
+{
+    Comparison c;
+    c.design = Design::Independent;
+    c.unit = "run";
+    c.estimator = "ratio of means from summaries, Fieller interval (Welch-Satterthwaite df)";
+    c.primaryTest = "Welch t (from summaries)";
+    c.effectSizeName = "Hedges' g";
+    c.n = static_cast<std::size_t>(b.n);
+    c.nCandidate = static_cast<std::size_t>(cand.n);
+    const double mB = b.mean;
+    const double mC = cand.mean;
+    c.deltaPct = b.n < 1 || cand.n < 1 || mB == 0 ? kNaN : (mC / mB - 1) * 100;
+    c.warnings.emplace_back("summaries (n, mean, standard error) only: rank tests need the runs and were not run");
+    if (b.n < 2 || cand.n < 2) {
+        c.p = c.pAdjusted = kNaN;
+        c.ciLowPct = c.ciHighPct = c.tostLowPct = c.tostHighPct = c.mdePct = kNaN;
+        c.warnings.emplace_back("fewer than 2 runs per variant: no interval or test");
+        return c;
+    }
+    const double vB = b.stddev * b.stddev / b.n;
+    const double vC = cand.stddev * cand.stddev / cand.n;
+    const auto ci = fieller(mB, vB, b.n, mC, vC, cand.n, 1 - o.alpha);
+    const auto tost = fieller(mB, vB, b.n, mC, vC, cand.n, 1 - 2 * o.alpha);
+    c.ciLowPct = ci.low;
+    c.ciHighPct = ci.high;
+    c.tostLowPct = tost.low;
+    c.tostHighPct = tost.high;
+    if (std::isnan(ci.low)) {
+        c.warnings.emplace_back("the baseline mean is not distinguishable from zero: the interval is unbounded");
+    }
+    const auto welch = welchTFromStats(cand.n, mC, cand.stddev, b.n, mB, b.stddev);
+    c.pWelch = welch.p;
+    c.p = c.pAdjusted = welch.p;
+    const double pooled =
+        std::sqrt(((b.n - 1) * b.stddev * b.stddev + (cand.n - 1) * cand.stddev * cand.stddev) / (b.n + cand.n - 2));
+    c.effectSize = pooled > 0 ? (mC - mB) / pooled * (1 - 3 / (4 * (b.n + cand.n) - 9)) : kNaN;
+    const double r = mC / mB;
+    const double df = welch.df > 0 ? welch.df : b.n + cand.n - 2;
+    const double seRel = std::sqrt(vC + r * r * vB) / std::fabs(mB);
+    c.mdePct = (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * seRel * 100;
+    c.targetPct = o.targetPct.value_or(std::fabs(c.deltaPct));
+    c.nNeeded = repetitionsNeeded(cand.stddev * cand.stddev, r * r * b.stddev * b.stddev, mB, c.targetPct / 100, o);
+    return c;
+}
+
 }  // namespace nf::engine::stats
