@@ -37,3 +37,8 @@ def fieller(b, c, level):
     return (min(r1,r2)-1)*100, (max(r1,r2)-1)*100, df
 print("// fieller y12/x10 95%:", [p(v) for v in fieller(x10, y12, 0.95)])
 print("// fieller y12/x10 90%:", [p(v) for v in fieller(x10, y12, 0.90)])
+# Welch from summary statistics (perf stat -r summaries): scipy.stats.ttest_ind_from_stats
+print("// welch from stats")
+for b, c in [((10.0, 1.5, 5), (11.0, 2.5, 7)), ((100.0, 3.0, 30), (101.0, 4.0, 30))]:
+    r = stats.ttest_ind_from_stats(c[0], c[1], c[2], b[0], b[1], b[2], equal_var=False)
+    print(f"// ttest_ind_from_stats cand={c} base={b}: t={p(r.statistic)} p={p(r.pvalue)}")

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine/stats/comparison.h"
+#include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
 #include "engine/stats/robust.h"
 
@@ -233,6 +234,40 @@ TEST(CompareIndependent, FiellerIntervalMatchesReference)
     EXPECT_NEAR(*c.pWelch, 0.012172473655001376, kTol);
     EXPECT_NEAR(*c.pMwu, 0.01689950915957108, kTol);
     EXPECT_EQ(c.design, Design::Independent);
+}
+
+// A summary (n, mean, standard deviation) of the values gives what the values give: the same
+// SciPy references as compareIndependent, without the rank test.
+TEST(CompareSummaries, FromTheValuesSummariesMatchTheReferences)
+{
+    const SummaryStats b{10, mean(k_x10), stddev(k_x10)};
+    const SummaryStats c{12, mean(k_y12), stddev(k_y12)};
+    const auto s = compareSummaries(b, c, {});
+    EXPECT_NEAR(s.ciLowPct, 1.10137274706954, kTol);
+    EXPECT_NEAR(s.ciHighPct, 7.776292580148647, kTol);
+    EXPECT_NEAR(s.tostLowPct, 1.6815396955515816, kTol);
+    EXPECT_NEAR(s.tostHighPct, 7.18125041209321, kTol);
+    EXPECT_NEAR(*s.pWelch, 0.012172473655001376, kTol);
+    EXPECT_FALSE(s.pMwu.has_value());
+    EXPECT_NE(s.warnings.front().find("rank tests need the runs"), std::string::npos);
+    const auto v = compareIndependent(k_x10, k_y12, {});
+    EXPECT_NEAR(s.deltaPct, v.deltaPct, 1e-12);
+    EXPECT_NEAR(s.effectSize, v.effectSize, 1e-12);
+    EXPECT_NEAR(s.mdePct, v.mdePct, 1e-12);
+    EXPECT_EQ(s.nNeeded, v.nNeeded);
+}
+
+// scipy.stats.ttest_ind_from_stats(equal_var=False), tests/engine/stats_reference.py.
+TEST(CompareSummaries, WelchFromStatsMatchesScipy)
+{
+    auto r = welchTFromStats(7, 11.0, 2.5, 5, 10.0, 1.5);
+    EXPECT_NEAR(r.statistic, 0.8629489272626913, kTol);
+    EXPECT_NEAR(r.p, 0.40873098108733197, kTol);
+    r = welchTFromStats(30, 101.0, 4.0, 30, 100.0, 3.0);
+    EXPECT_NEAR(r.statistic, 1.0954451150103324, kTol);
+    EXPECT_NEAR(r.p, 0.2782029598313271, kTol);
+    EXPECT_NEAR(*compareSummaries({30, 100.0, 3.0}, {30, 101.0, 4.0}, {}).pWelch, 0.2782029598313271, kTol);
+    EXPECT_TRUE(std::isnan(compareSummaries({1, 100.0, 0.0}, {30, 101.0, 4.0}, {}).p));
 }
 
 TEST(Verdict, DifferentEquivalentInconclusive)
