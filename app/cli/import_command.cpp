@@ -51,6 +51,9 @@ Result<engine::ImportSource> readSource(const std::string& path)
         }
     }
     engine::ImportSource src{path, {}};
+    if (S_ISREG(st.st_mode)) {
+        src.text.reserve(static_cast<std::size_t>(st.st_size));
+    }
     std::vector<char> piece(std::size_t{1} << 20);
     std::size_t lines = 1;
     for (;;) {

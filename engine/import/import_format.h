@@ -27,6 +27,8 @@ struct ImportOptions {
 
 // The largest file an import reads (docs/workflows.md): larger ones are refused before parsing.
 constexpr std::size_t kMaxImportBytes = std::size_t{64} << 20;
+// The most repetitions (runs of the tool, module loads, files) one import stores.
+constexpr std::size_t kMaxImportRepetitions = 10000;
 
 // A figure as the tool printed it, named as a reader would ("event cycles count", "eth0 rxpck/s
 // 13:20:29", "thread 1 pps"). Every number an importer reads is listed, the stored ones and the

@@ -48,6 +48,11 @@ public:
 private:
     Result<void> line(std::string_view text, std::size_t number)
     {
+        if (m_blocks.size() > kMaxImportRepetitions) {
+            return importError(m_src, number,
+                               "more than " + std::to_string(kMaxImportRepetitions) +
+                                   " perf stat runs in one import: import them in parts");
+        }
         if (text.empty()) {
             return {};
         }

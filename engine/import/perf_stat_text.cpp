@@ -209,6 +209,11 @@ private:
                                    " ends without its 'seconds time elapsed' line (truncated?)");
         }
         m_blocks.push_back(std::move(m_block));
+        if (m_blocks.size() > kMaxImportRepetitions) {
+            return importError(m_src, number,
+                               "more than " + std::to_string(kMaxImportRepetitions) +
+                                   " perf stat runs in one import: import them in parts");
+        }
         return {};
     }
 

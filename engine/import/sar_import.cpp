@@ -64,9 +64,20 @@ bool isEdev(const std::vector<std::string>& cols)
     return std::find(cols.begin(), cols.end(), "rxerr/s") != cols.end();
 }
 
+class SarReadings;
+
+// Read twice: the first pass (no style) only votes on the number style and lists the interfaces;
+// the second converts, gives every row to `readings` and keeps the rows of interface `keep`.
 class SarText {
 public:
-    explicit SarText(const ImportSource& src) : m_src(src) {}
+    SarText(const ImportSource& src, const NumberStyle* style, std::string keep, SarReadings* readings)
+        : m_src(src), m_style(style), m_keep(std::move(keep)), m_readings(readings)
+    {
+    }
+
+    NumberStyleVote vote;
+    std::set<std::string> intervalIfaces;
+    std::set<std::string> averageIfaces;
 
     Result<SarFile> parse()
     {
@@ -222,18 +233,40 @@ private:
             }
             r.when = std::string(splitWords(text)[0]);
         }
+        if (m_style == nullptr) {
+            for (std::size_t i = 0; i < rest.size(); ++i) {
+                if (i != s.ifaceAt) {
+                    vote.see(rest[i], number, NumberKind::Decimal);
+                }
+            }
+            if (s.dev) {
+                (average ? averageIfaces : intervalIfaces).insert(r.iface);
+            }
+            return {};
+        }
+        NumberStyle style = *m_style;
+        style.group = 0;
         std::size_t c = 0;
         for (std::size_t i = 0; i < rest.size(); ++i) {
             if (i == s.ifaceAt) {
                 continue;
             }
-            r.raw[s.cols[c++]] = std::string(rest[i]);
+            auto v = parseStyled(rest[i], style);
+            if (!v) {
+                return importError(m_src, number, "'" + std::string(rest[i]) + "' is not a number");
+            }
+            r.values[s.cols[c++]] = *v;
         }
-        (s.dev ? m_file.dev : m_file.edev).push_back(std::move(r));
+        keep(std::move(r), s.edev);
         return {};
     }
 
+    void keep(SarRow r, bool edev);
+
     const ImportSource& m_src;
+    const NumberStyle* m_style;
+    std::string m_keep;
+    SarReadings* m_readings;
     SarFile m_file;
     Section m_section;
     bool m_open = false;
@@ -242,6 +275,81 @@ private:
     bool m_sawInterval = false;
     std::map<int, int> m_averageBlocks;
 };
+
+// What the importer read, row by row: every value of every interface, and the row counts.
+class SarReadings {
+public:
+    explicit SarReadings(ImportTable& table) : m_table(table) {}
+
+    void add(const SarRow& r, bool edev)
+    {
+        const std::string when = r.average && r.averageBlock > 1 ? "Average " + std::to_string(r.averageBlock) : r.when;
+        for (const auto& [col, v] : r.values) {
+            m_table.read(r.iface + " " + col + " " + when, v);
+        }
+        if (edev) {
+            m_edevAverages += r.average && r.averageBlock == 1 ? 1 : 0;
+            return;
+        }
+        if (r.average) {
+            m_devAverageBlocks.insert(r.averageBlock);
+            m_devAverages += r.averageBlock == 1 ? 1 : 0;
+            return;
+        }
+        ++m_devIntervals;
+        m_beforeRestart += r.afterRestart ? 0 : 1;
+        m_times.insert(r.when);
+        const auto n = ++m_rowOfIface[r.iface];
+        for (const auto& [col, v] : r.values) {
+            m_table.read(r.iface + " " + col + " row " + std::to_string(n), v);
+        }
+        m_table.read(r.iface + " interval seconds row " + std::to_string(n), r.seconds);
+    }
+
+    void finish(const SarFile& file)
+    {
+        auto read = [&](const char* key, std::size_t n) { m_table.read(key, static_cast<double>(n)); };
+        read("DEV interval rows", m_devIntervals);
+        read("data rows", m_devIntervals);
+        read("rows", m_devIntervals);
+        read("intervals", m_times.size());
+        read("DEV interval rows before restart", m_beforeRestart);
+        read("DEV Average rows", m_devAverages);
+        read("Average rows", m_devAverages);
+        read("EDEV Average rows", m_edevAverages);
+        read("DEV Average blocks", m_devAverageBlocks.size());
+        read("LINUX RESTART markers", file.restarts);
+        read("restarts", file.restarts);
+        read("other activity rows", file.otherRows);
+    }
+
+private:
+    ImportTable& m_table;
+    std::size_t m_devAverages = 0;
+    std::size_t m_edevAverages = 0;
+    std::size_t m_devIntervals = 0;
+    std::size_t m_beforeRestart = 0;
+    std::set<int> m_devAverageBlocks;
+    std::set<std::string> m_times;
+    std::map<std::string, std::size_t> m_rowOfIface;
+};
+
+// Only the columns the table stores are kept of the rows of the interface it is for.
+void SarText::keep(SarRow r, bool edev)
+{
+    m_readings->add(r, edev);
+    if (edev || (!m_keep.empty() && r.iface != m_keep)) {
+        return;
+    }
+    std::map<std::string, double> kept;
+    for (const char* col : {"rxpck/s", "txpck/s", "rxkB/s", "txkB/s"}) {
+        if (const auto it = r.values.find(col); it != r.values.end()) {
+            kept.emplace(col, it->second);
+        }
+    }
+    r.values = std::move(kept);
+    m_file.dev.push_back(std::move(r));
+}
 
 // sadf -d: "# hostname;interval;timestamp;IFACE;rxpck/s;..." then "host;62;2019-04-18 13:20:29 UTC;enp6s0;...".
 Result<SarFile> parseSadfD(const ImportSource& src)
@@ -395,59 +503,6 @@ Result<void> convert(const ImportSource& src, SarFile& file)
     return {};
 }
 
-void addReadings(ImportTable& table, const SarFile& file)
-{
-    std::size_t devAverages = 0;
-    std::size_t devIntervals = 0;
-    std::size_t beforeRestart = 0;
-    std::set<int> devAverageBlocks;
-    std::set<std::string> times;
-    std::map<std::string, std::size_t> rowOfIface;
-    for (const auto* rows : {&file.dev, &file.edev}) {
-        const bool edev = rows == &file.edev;
-        for (const auto& r : *rows) {
-            const std::string when =
-                r.average && r.averageBlock > 1 ? "Average " + std::to_string(r.averageBlock) : r.when;
-            for (const auto& [col, v] : r.values) {
-                table.read(r.iface + " " + col + " " + when, v);
-            }
-            if (edev) {
-                continue;
-            }
-            if (r.average) {
-                devAverageBlocks.insert(r.averageBlock);
-                devAverages += r.averageBlock == 1 ? 1 : 0;
-                continue;
-            }
-            ++devIntervals;
-            beforeRestart += r.afterRestart ? 0 : 1;
-            times.insert(r.when);
-            const auto n = ++rowOfIface[r.iface];
-            const std::string row = r.iface + " ";
-            for (const auto& [col, v] : r.values) {
-                table.read(row + col + " row " + std::to_string(n), v);
-            }
-            table.read(row + "interval seconds row " + std::to_string(n), r.seconds);
-        }
-    }
-    std::size_t edevAverages = 0;
-    for (const auto& r : file.edev) {
-        edevAverages += r.average && r.averageBlock == 1 ? 1 : 0;
-    }
-    table.read("DEV interval rows", static_cast<double>(devIntervals));
-    table.read("data rows", static_cast<double>(devIntervals));
-    table.read("rows", static_cast<double>(devIntervals));
-    table.read("intervals", static_cast<double>(times.size()));
-    table.read("DEV interval rows before restart", static_cast<double>(beforeRestart));
-    table.read("DEV Average rows", static_cast<double>(devAverages));
-    table.read("Average rows", static_cast<double>(devAverages));
-    table.read("EDEV Average rows", static_cast<double>(edevAverages));
-    table.read("DEV Average blocks", static_cast<double>(devAverageBlocks.size()));
-    table.read("LINUX RESTART markers", static_cast<double>(file.restarts));
-    table.read("restarts", static_cast<double>(file.restarts));
-    table.read("other activity rows", static_cast<double>(file.otherRows));
-}
-
 struct SarMetric {
     const char* column;
     const char* metric;
@@ -462,6 +517,27 @@ constexpr SarMetric kSarMetrics[] = {
     {"txkB/s", "tx_kBps", "tx_kB", "kB/s"},
 };
 
+Result<std::string> chooseIface(const ImportSource& src, const std::set<std::string>& ifaces, const std::string& given)
+{
+    if (ifaces.empty()) {
+        return importError(src, 0, "no sar -n DEV lines (IFACE rxpck/s ...) in it");
+    }
+    if (given.empty()) {
+        if (ifaces.size() > 1) {
+            std::string names;
+            for (const auto& i : ifaces) {
+                names += (names.empty() ? "" : ", ") + i;
+            }
+            return importError(src, 0, "it has several interfaces (" + names + "): choose one with --iface");
+        }
+        return *ifaces.begin();
+    }
+    if (ifaces.count(given) == 0) {
+        return importError(src, 0, "no interface '" + given + "' in it");
+    }
+    return given;
+}
+
 }  // namespace
 
 Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& options)
@@ -473,16 +549,48 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
     const bool json = src.text.find_first_not_of(" \t\r\n") != std::string::npos &&
                       src.text[src.text.find_first_not_of(" \t\r\n")] == '{';
     const bool sadfD = !json && src.text.find("# hostname;") != std::string::npos;
-    auto file = json ? parseSadfJ(src, table) : sadfD ? parseSadfD(src) : SarText(src).parse();
+    SarReadings readings(table);
+    Result<SarFile> file = SarFile{};
+    std::string iface = options.iface;
+    if (json || sadfD) {
+        file = json ? parseSadfJ(src, table) : parseSadfD(src);
+        if (file && !json) {
+            if (auto ok = convert(src, *file); !ok) {
+                return ok.error();
+            }
+        }
+        if (file) {
+            for (const auto& r : file->dev) {
+                if (!json) {
+                    readings.add(r, false);
+                }
+            }
+        }
+    } else {
+        // sar's text: the first pass votes on the number style and lists the interfaces.
+        SarText first(src, nullptr, "", &readings);
+        if (auto r = first.parse(); !r) {
+            return r.error();
+        }
+        auto style = first.vote.decide(src);
+        if (!style) {
+            return style.error();
+        }
+        const auto& ifaces = first.intervalIfaces.empty() ? first.averageIfaces : first.intervalIfaces;
+        auto chosen = chooseIface(src, ifaces, options.iface);
+        if (!chosen) {
+            return chosen.error();
+        }
+        iface = *chosen;
+        file = SarText(src, &*style, iface, &readings).parse();
+        if (file && style->decimal == ',') {
+            file->layout += ", numbers in " + style->name();
+        }
+    }
     if (!file) {
         return file.error();
     }
-    if (!json) {
-        if (auto ok = convert(src, *file); !ok) {
-            return ok.error();
-        }
-    }
-    addReadings(table, *file);
+    readings.finish(*file);
     std::vector<const SarRow*> intervals;
     std::vector<const SarRow*> averages;
     std::set<std::string> ifaces;
@@ -493,22 +601,11 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
     for (const auto* r : rows) {
         ifaces.insert(r->iface);
     }
-    if (rows.empty()) {
-        return importError(src, 0, "no sar -n DEV lines (IFACE rxpck/s ...) in it");
+    auto chosen = chooseIface(src, ifaces, iface);
+    if (!chosen) {
+        return chosen.error();
     }
-    std::string iface = options.iface;
-    if (iface.empty()) {
-        if (ifaces.size() > 1) {
-            std::string names;
-            for (const auto& i : ifaces) {
-                names += (names.empty() ? "" : ", ") + i;
-            }
-            return importError(src, 0, "it has several interfaces (" + names + "): choose one with --iface");
-        }
-        iface = *ifaces.begin();
-    } else if (ifaces.count(iface) == 0) {
-        return importError(src, 0, "no interface '" + iface + "' in it");
-    }
+    iface = *chosen;
     table.host = file->host;
     table.kernel = file->kernel;
     table.tool = "sar -n DEV";
