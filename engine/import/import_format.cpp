@@ -70,9 +70,9 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
             return table.error();
         }
         if (all.repetitions.size() + table->repetitions.size() > kMaxImportRepetitions) {
-            return importError(files[i], 0,
-                               "more than " + std::to_string(kMaxImportRepetitions) +
-                                   " runs in one import: import them in parts");
+            return importError(
+                files[i], 0,
+                "more than " + std::to_string(kMaxImportRepetitions) + " runs in one import: import them in parts");
         }
         if (i == 0) {
             all = std::move(*table);

@@ -98,12 +98,18 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
     std::vector<std::pair<std::string, std::pair<double, double>>> summaries;  // kselftest result lines
     std::vector<std::size_t> summaryLines;
     int loads = 0;
+    std::string loadedBy;  // the module a "NAME: Loaded" line names
     const auto lines = splitLines(src.text);
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto text = lines[i];
         const std::size_t number = i + 1;
-        if (text.find(": Loaded") != std::string_view::npos && text.find("Type:") == std::string_view::npos) {
+        if (const auto at = text.find(": Loaded");
+            at != std::string_view::npos && text.find("Type:") == std::string_view::npos) {
             ++loads;
+            const auto words = splitWords(text.substr(0, at));
+            if (!words.empty() && loadedBy.empty()) {
+                loadedBy = std::string(words.back());
+            }
             continue;
         }
         Match m;
@@ -192,8 +198,10 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         }
     }
     ImportTable table;
-    const std::string module = records.front().module.empty() ? "time_bench" : records.front().module;
-    table.tool = "time_bench (" + module + ")";
+    const std::string module = !loadedBy.empty()                ? loadedBy
+                               : records.front().module.empty() ? std::string("time_bench")
+                                                                : records.front().module;
+    table.tool = module == "time_bench" ? module : "time_bench (" + module + ")";
     for (const auto& r : records) {
         const std::string load = "load " + std::to_string(r.load + 1) + " ";
         for (const std::string& prefix : {std::string(), load}) {
@@ -224,8 +232,8 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
     table.read("Type lines total", static_cast<double>(records.size()));
     table.read("Type lines per load", static_cast<double>(keys.size()));
     table.read("module loads", static_cast<double>(runs));
-    table.detected = "time_bench of " + module + ", " + std::to_string(runs) + " module load" + (runs > 1 ? "s" : "") +
-                     ", " + std::to_string(keys.size()) + " Types" + (summaries.empty() ? "" : ", kselftest summary");
+    table.detected = table.tool + ", " + std::to_string(runs) + " module load" + (runs > 1 ? "s" : "") + ", " +
+                     std::to_string(keys.size()) + " Types" + (summaries.empty() ? "" : ", kselftest summary");
     for (const auto& k : keys) {
         table.layout.quantities.push_back(k + ".cycles");
         table.layout.quantities.push_back(k + ".ns");

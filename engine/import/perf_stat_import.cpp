@@ -35,7 +35,8 @@ bool isJson(std::string_view text)
 bool isText(std::string_view text)
 {
     return text.find("Performance counter stats for") != std::string_view::npos ||
-           text.find("counts unit events") != std::string_view::npos;
+           text.find("counts unit events") != std::string_view::npos ||
+           text.find("seconds time elapsed") != std::string_view::npos;
 }
 
 // What the blocks are, and that they can share one table.

@@ -517,6 +517,11 @@ constexpr SarMetric kSarMetrics[] = {
     {"txkB/s", "tx_kBps", "tx_kB", "kB/s"},
 };
 
+bool averageOnlyRows(const std::vector<const SarRow*>& rows)
+{
+    return !rows.empty() && rows.front()->average;
+}
+
 Result<std::string> chooseIface(const ImportSource& src, const std::set<std::string>& ifaces, const std::string& given)
 {
     if (ifaces.empty()) {
@@ -609,7 +614,11 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
     table.host = file->host;
     table.kernel = file->kernel;
     table.tool = "sar -n DEV";
-    table.detected = file->layout + ", interface " + iface;
+    const auto ofIface = static_cast<std::size_t>(std::count_if(
+        rows.begin(), rows.end(), [&](const SarRow* r) { return r->iface == iface && r->averageBlock <= 1; }));
+    table.detected = file->layout + ", interface " + iface + ", " + std::to_string(ofIface) +
+                     (averageOnlyRows(rows) ? " Average row" : " interval") + (ofIface == 1 ? "" : "s") +
+                     (file->restarts > 0 ? ", " + std::to_string(file->restarts) + " LINUX RESTART" : "");
     for (const auto& m : kSarMetrics) {
         table.layout.quantities.emplace_back(m.quantity);
         table.layout.metrics.push_back(
