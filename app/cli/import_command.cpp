@@ -3,6 +3,7 @@
 // a tool (or with `auto`) the tool is detected from each file's content and named on stdout.
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -37,12 +38,12 @@ Result<engine::ImportSource> readSource(const std::string& path)
 {
     std::unique_ptr<std::FILE, FileCloser> in(std::fopen(path.c_str(), "rb"));
     if (!in) {
-        return usageError(Error::fromErrno("cannot read " + path).message);
+        return Error::fromErrno("cannot read " + path);
     }
     struct stat st {};
     if (::fstat(::fileno(in.get()), &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            return usageError(path + ": a directory, not a file");
+            return Error{path + ": a directory, not a file"};
         }
         if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > engine::kMaxImportBytes) {
             return usageError(path + ": " + std::to_string(st.st_size >> 20) + " MiB, more than the " +
@@ -125,6 +126,14 @@ int execute(ImportArgs& a, const Context& ctx)
     }
     if (files.empty()) {
         return failWith(usageError("import: no FILE to read (noisefloor import [TOOL] FILE...)"));
+    }
+    if (named.empty() && files.size() > 1 && files.front().find_first_of("/.") == std::string::npos &&
+        ::access(files.front().c_str(), F_OK) != 0) {
+        std::string tools;
+        for (const auto& f : engine::importFormats()) {
+            tools += (tools.empty() ? "" : ", ") + f.name;
+        }
+        return failWith(usageError("TOOL '" + files.front() + "': unknown (" + tools + ", or auto), and no such file"));
     }
     if (a.runs != 0) {
         a.options.runs = a.runs;
