@@ -159,11 +159,44 @@ nlohmann::json sampleJson(const engine::RunData& data, const engine::Sample& sam
             {"metrics", metrics}};
 }
 
+// A run stored as summaries (perf stat -r N) has no values per run of the tool: its export is one
+// row per summary and quantity, each marked "summary", with n, mean, standard error and stddev.
+void writeSummaryCsv(const engine::RunRecord& run, std::ostream& out)
+{
+    out << "run,variant,repetition,row,quantity,n,mean,se,stddev\n";
+    for (const engine::SummaryStat& s : run.data.summaries) {
+        out << run.row.id << ',' << csvField(variantName(run.data, s.variant)) << ',' << s.repetition << ",summary,"
+            << csvField(s.quantity) << ',' << formatNumber(s.n) << ',' << formatNumber(s.mean) << ','
+            << formatNumber(s.se) << ',' << formatNumber(s.se * std::sqrt(s.n)) << '\n';
+    }
+}
+
+nlohmann::json summariesJson(const engine::RunData& data)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const engine::SummaryStat& s : data.summaries) {
+        rows.push_back({{"row", "summary"},
+                        {"variant", s.variant},
+                        {"variant_name", variantName(data, s.variant)},
+                        {"repetition", s.repetition},
+                        {"quantity", s.quantity},
+                        {"n", s.n},
+                        {"mean", jsonNumber(s.mean)},
+                        {"se", jsonNumber(s.se)},
+                        {"stddev", jsonNumber(s.se * std::sqrt(s.n))}});
+    }
+    return rows;
+}
+
 }  // namespace
 
 void writeCsv(const engine::RunRecord& run, std::ostream& out)
 {
     try {
+        if (run.data.summarised()) {
+            writeSummaryCsv(run, out);
+            return;
+        }
         writeCsvHeader(run.data, out);
         for (const engine::Sample& sample : run.data.samples) {
             writeCsvRow(run, sample, out);
@@ -184,6 +217,11 @@ void writeJson(const engine::RunRecord& run, std::ostream& out)
             {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
             {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
             {"samples", std::move(samples)}};
+        if (run.data.summarised()) {
+            // The samples hold the summaries' means; the summaries are what was measured.
+            doc["stored_as"] = "summaries";
+            doc["summaries"] = summariesJson(run.data);
+        }
         out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } catch (const std::exception&) {
         out.setstate(std::ios::failbit);

@@ -8,11 +8,14 @@
 namespace nf::data {
 
 // One row per sample: run, variant, repetition, sample, pair, start_s, duration_s, then one column
-// per metric (value of that sample), then the raw quantities. RFC 4180 quoting.
+// per metric (value of that sample), then the raw quantities. RFC 4180 quoting. A run stored as
+// perf stat -r summaries has instead one row per summary and quantity, marked "summary": run,
+// variant, repetition, row, quantity, n, mean, se, stddev.
 void writeCsv(const engine::RunRecord& run, std::ostream& out);
 
 // The whole run: row fields, spec, environment, variants with parameters, layout, and samples
-// (each with its quantities and metrics), as one JSON document.
+// (each with its quantities and metrics), as one JSON document; a run stored as summaries adds
+// "stored_as": "summaries" and its "summaries" rows.
 void writeJson(const engine::RunRecord& run, std::ostream& out);
 
 }  // namespace nf::data

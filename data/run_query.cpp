@@ -394,6 +394,27 @@ try {
     if (auto warnings = loadWarnings(db, run); !warnings) {
         return warnings.error();
     }
+    // A database of schema 1 or 2, opened read-only (not migrated), has no summaries table.
+    auto version = storedSchemaVersion(db);
+    if (!version) {
+        return version.error();
+    }
+    const bool hasSummaries = *version >= 3;
+    auto summaries =
+        !hasSummaries
+            ? Result<void>{}
+            : forEachRow(
+                  db,
+                  "SELECT v.idx, p.idx, q.name, s.n, s.mean, s.se FROM summaries s "
+                  "JOIN repetitions p ON p.id = s.repetition_id JOIN variants v ON v.id = p.variant_id "
+                  "JOIN quantities q ON q.id = s.quantity_id WHERE p.run_id = ? ORDER BY p.seq, q.idx",
+                  id, [&](const Statement& s) {
+                      run.data.summaries.push_back({static_cast<int>(s.int64(0)), static_cast<int>(s.int64(1)),
+                                                    s.text(2), static_cast<double>(s.int64(3)), s.real(4), s.real(5)});
+                  });
+    if (!summaries) {
+        return summaries.error();
+    }
     return run;
 } catch (const std::exception& e) {
     return Error{"cannot load run " + std::to_string(id) + " from " + db.path() + ": " + e.what()};

@@ -368,6 +368,39 @@ void RunRecorder::warning(std::string_view text)
     }
 }
 
+Result<void> RunRecorder::summariesFinished(const std::vector<engine::SummaryStat>& summaries)
+try {
+    if (m_runId == 0) {
+        return Error{"cannot store summaries: the run was not stored"};
+    }
+    auto stmt = m_db.prepare(
+        "INSERT INTO summaries (repetition_id, quantity_id, n, mean, se) "
+        "SELECT p.id, q.id, ?, ?, ? FROM repetitions p JOIN variants v ON v.id = p.variant_id "
+        "JOIN quantities q ON q.run_id = p.run_id "
+        "WHERE p.run_id = ? AND v.idx = ? AND p.idx = ? AND q.name = ?");
+    if (!stmt) {
+        return stmt.error();
+    }
+    for (const auto& s : summaries) {
+        stmt->bind(1, static_cast<std::int64_t>(s.n))
+            .bind(2, s.mean)
+            .bind(3, s.se)
+            .bind(4, m_runId)
+            .bind(5, static_cast<std::int64_t>(s.variant))
+            .bind(6, static_cast<std::int64_t>(s.repetition))
+            .bind(7, s.quantity);
+        if (auto done = stmt->run(); !done) {
+            return done;
+        }
+        if (sqlite3_changes(m_db.handle()) != 1) {
+            return Error{"cannot store the summary of " + s.quantity + ": no such repetition or quantity"};
+        }
+    }
+    return {};
+} catch (const std::exception& e) {
+    return Error{std::string("cannot store summaries: ") + e.what()};
+}
+
 void RunRecorder::runFinished(engine::RunStatus status, std::string_view reason)
 {
     if (m_warningError) {

@@ -28,6 +28,8 @@ public:
     // Stored with the run (run_warnings); one that cannot be stored makes finishError() say so.
     void warning(std::string_view text) override;
     void runFinished(engine::RunStatus status, std::string_view reason) override;
+    // The summaries of repetitions already stored (an import of perf stat -r N).
+    Result<void> summariesFinished(const std::vector<engine::SummaryStat>& summaries);
 
     std::int64_t runId() const { return m_runId; }
     const std::optional<Error>& finishError() const { return m_finishError; }

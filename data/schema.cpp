@@ -115,11 +115,28 @@ CREATE TABLE run_warnings (
 );
 )sql";
 
+// Migration 3: what a tool summarised itself (perf stat -r N), stored in place of the values it
+// averages, which it never printed: per repetition and quantity, the runs it stands for, their mean
+// and the standard error of that mean. The repetition's one sample holds the means. Runs imported
+// under schema 1 hold values rebuilt from such summaries instead (their environment says
+// "reconstructed"); they are left as they are and reported as rebuilt.
+constexpr const char* kMigration3 = R"sql(
+CREATE TABLE summaries (
+    repetition_id INTEGER NOT NULL REFERENCES repetitions (id) ON DELETE CASCADE,
+    quantity_id   INTEGER NOT NULL REFERENCES quantities (id) ON DELETE CASCADE,
+    n             INTEGER NOT NULL CHECK (n >= 1),
+    mean          REAL NOT NULL,
+    se            REAL NOT NULL CHECK (se >= 0),
+    PRIMARY KEY (repetition_id, quantity_id)
+);
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1},
         {2, kMigration2},
+        {3, kMigration3},
     };
     return list;
 }

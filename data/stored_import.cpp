@@ -6,7 +6,7 @@ namespace nf::data {
 
 Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& start,
                                       const std::vector<engine::RepetitionResult>& repetitions,
-                                      const std::stop_token& stop)
+                                      const std::vector<engine::SummaryStat>& summaries, const std::stop_token& stop)
 {
     auto tx = Transaction::begin(db);  // the recorder's own transactions become savepoints in it
     if (!tx) {
@@ -20,6 +20,9 @@ Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& star
         if (auto stored = recorder.repetitionFinished(rep); !stored) {
             return stored.error();
         }
+    }
+    if (auto stored = recorder.summariesFinished(summaries); !stored) {
+        return stored.error();
     }
     recorder.runFinished(engine::RunStatus::Complete, "");
     if (recorder.finishError()) {

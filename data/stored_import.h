@@ -15,6 +15,7 @@ namespace nf::data {
 // trace of it.
 Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& start,
                                       const std::vector<engine::RepetitionResult>& repetitions,
+                                      const std::vector<engine::SummaryStat>& summaries = {},
                                       const std::stop_token& stop = {});
 
 }  // namespace nf::data

@@ -1,9 +1,14 @@
-// noisefloor import FORMAT FILE...: results of perf stat, sar, xdpsock, xdp-bench and the kernel's
-// own benchmarks stored as ordinary runs, so compare, series, show and export work on them.
+// noisefloor import [TOOL] FILE...: results of perf stat, sar, xdpsock, xdp-bench and the kernel's
+// own benchmarks stored as ordinary runs, so compare, series, show and export work on them. Without
+// a tool (or with `auto`) the tool is detected from each file's content and named on stdout.
 
-#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <iostream>
-#include <sstream>
+#include <memory>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
@@ -17,26 +22,65 @@ namespace nf::cli {
 namespace {
 
 struct ImportArgs {
-    std::string format;
-    std::vector<std::string> files;
+    std::vector<std::string> args;  // [TOOL] FILE...
     engine::ImportRequest request;
     engine::ImportOptions options;
     int runs = 0;
 };
 
-Result<std::vector<engine::ImportSource>> readSources(const std::vector<std::string>& files)
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+// The file's text, read in pieces: at most kMaxImportBytes, and refused at the first NUL byte, so
+// that /dev/zero or a binary file costs one piece of memory, not the file's size.
+Result<engine::ImportSource> readSource(const std::string& path)
 {
-    std::vector<engine::ImportSource> sources;
-    for (const auto& path : files) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            return Error::fromErrno("cannot read " + path);
-        }
-        std::ostringstream text;
-        text << in.rdbuf();
-        sources.push_back({path, text.str()});
+    std::unique_ptr<std::FILE, FileCloser> in(std::fopen(path.c_str(), "rb"));
+    if (!in) {
+        return Error::fromErrno("cannot read " + path);
     }
-    return sources;
+    struct stat st {};
+    if (::fstat(::fileno(in.get()), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            return Error{path + ": a directory, not a file"};
+        }
+        if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > engine::kMaxImportBytes) {
+            return usageError(path + ": " + std::to_string(st.st_size >> 20) + " MiB, more than the " +
+                              std::to_string(engine::kMaxImportBytes >> 20) +
+                              " MiB an import reads: import the tool's output, not a capture of everything");
+        }
+    }
+    engine::ImportSource src{path, {}};
+    if (S_ISREG(st.st_mode)) {
+        src.text.reserve(static_cast<std::size_t>(st.st_size));
+    }
+    std::vector<char> piece(std::size_t{1} << 20);
+    std::size_t lines = 1;
+    for (;;) {
+        const std::size_t n = std::fread(piece.data(), 1, piece.size(), in.get());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (piece[i] == '\0') {
+                return usageError(path + ":" + std::to_string(lines) + ": binary data (a NUL byte), not a tool's text");
+            }
+            lines += piece[i] == '\n' ? 1 : 0;
+        }
+        if (src.text.size() + n > engine::kMaxImportBytes) {
+            return usageError(path + ": more than the " + std::to_string(engine::kMaxImportBytes >> 20) +
+                              " MiB an import reads: import the tool's output, not a capture of everything");
+        }
+        src.text.append(piece.data(), n);
+        if (n < piece.size()) {
+            if (std::ferror(in.get()) != 0) {
+                return Error::fromErrno("cannot read " + path);
+            }
+            break;
+        }
+    }
+    if (src.text.find_first_not_of(" \t\r\n") == std::string::npos) {
+        return usageError(path + ": the file is empty");
+    }
+    return src;
 }
 
 std::string describe(const engine::ImportedRun& run)
@@ -49,26 +93,72 @@ std::string describe(const engine::ImportedRun& run)
     return part(sys["kernel_release"], "kernel") + ", " + part(sys["hostname"], "host");
 }
 
+// The tool: named, or detected from every file (which must agree).
+Result<const engine::ImportFormat*> chooseFormat(const std::string& named,
+                                                 const std::vector<engine::ImportSource>& sources)
+{
+    if (!named.empty() && named != "auto") {
+        return engine::findImportFormat(named);
+    }
+    const engine::ImportFormat* format = nullptr;
+    for (const auto& src : sources) {
+        auto found = engine::detectImportFormat(src);
+        if (!found) {
+            return usageError(found.error().message);
+        }
+        if (format != nullptr && *found != format) {
+            return usageError(src.path + ": " + (*found)->name + " output, but " + sources.front().path + " is " +
+                              format->name + " output: import each tool's files separately");
+        }
+        format = *found;
+    }
+    return format;
+}
+
 int execute(ImportArgs& a, const Context& ctx)
 {
     SignalStop signals;  // SIGINT/SIGTERM before the commit: nothing is stored
-    const auto* format = engine::findImportFormat(a.format);
-    if (format == nullptr) {
-        return failWith(usageError("FORMAT '" + a.format + "': unknown (see 'noisefloor import --help')"));
+    std::string named;
+    std::vector<std::string> files = a.args;
+    if (!files.empty() && (files.front() == "auto" || engine::findImportFormat(files.front()) != nullptr)) {
+        named = files.front();
+        files.erase(files.begin());
+    }
+    if (files.empty()) {
+        return failWith(usageError("import: no FILE to read (noisefloor import [TOOL] FILE...)"));
+    }
+    if (named.empty() && files.size() > 1 && files.front().find_first_of("/.") == std::string::npos &&
+        ::access(files.front().c_str(), F_OK) != 0) {
+        std::string tools;
+        for (const auto& f : engine::importFormats()) {
+            tools += (tools.empty() ? "" : ", ") + f.name;
+        }
+        return failWith(usageError("TOOL '" + files.front() + "': unknown (" + tools + ", or auto), and no such file"));
     }
     if (a.runs != 0) {
         a.options.runs = a.runs;
     }
-    auto sources = readSources(a.files);
-    if (!sources) {
-        return failWith(sources.error());
+    std::vector<engine::ImportSource> sources;
+    for (const auto& path : files) {
+        auto src = readSource(path);
+        if (!src) {
+            return failWith(src.error());
+        }
+        sources.push_back(std::move(*src));
     }
-    auto table = engine::parseImportFiles(*format, *sources, a.options);
+    auto format = chooseFormat(named, sources);
+    if (!format) {
+        return failWith(format.error());
+    }
+    auto table = engine::parseImportFiles(**format, sources, a.options);
     if (!table) {
-        return failWith(table.error());
+        return failWith(usageError(table.error().message));
     }
-    a.request.format = a.format;
-    a.request.files = a.files;
+    if (named.empty() || named == "auto") {
+        std::cout << "detected " << (*format)->name << ": " << table->detected << '\n';
+    }
+    a.request.format = (*format)->name;
+    a.request.files = files;
     a.request.commandLine = ctx.commandLine;
     a.request.toolVersion = NF_VERSION;
     auto run = engine::importedRun(*table, a.request);
@@ -79,7 +169,7 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
-    auto id = data::storeFinishedRun(*db, run->start, run->repetitions, signals.token());
+    auto id = data::storeFinishedRun(*db, run->start, run->repetitions, run->summaries, signals.token());
     if (signals.exitStatus() != 0) {
         const std::string by = signalName(signals.signal().load());
         return fail(signals.exitStatus(),
@@ -89,8 +179,10 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!id) {
         return failWith(id.error());
     }
-    std::cout << "imported " << run->repetitions.size() << " repetitions of " << a.format << " as run " << *id << " '"
-              << a.request.label << "' (" << describe(*run) << ")\n";
+    const auto n = run->repetitions.size();
+    std::cout << "imported " << n << (table->summarised() ? " summar" : " repetition")
+              << (table->summarised() ? (n == 1 ? "y" : "ies") : (n == 1 ? "" : "s")) << " of " << (*format)->name
+              << " as run " << *id << " '" << a.request.label << "' (" << describe(*run) << ")\n";
     for (const auto& note : table->notes) {
         std::cout << "  note: " << note << '\n';
     }
@@ -103,7 +195,7 @@ int execute(ImportArgs& a, const Context& ctx)
 
 std::string formatsHelp()
 {
-    std::string text = "Input format:";
+    std::string text = "[TOOL] FILE...: TOOL is detected from the content when left out (or 'auto'). Tools:";
     for (const auto& f : engine::importFormats()) {
         text += "\n  " + f.name + ": " + f.summary;
     }
@@ -118,15 +210,7 @@ Command addImportCommand(CLI::App& app, Context& ctx)
     auto* sub = app.add_subcommand("import",
                                    "Store results of perf stat, sar, xdpsock, xdp-bench, time_bench, "
                                    "page_frag_test or pktgen as a run");
-    std::vector<std::string> names;
-    for (const auto& f : engine::importFormats()) {
-        names.push_back(f.name);
-    }
-    sub->add_option("format", a->format, formatsHelp())->required()->check(CLI::IsMember(names));
-    sub->add_option("files", a->files,
-                    "Files to read (one repetition per run the tool printed; one per file for "
-                    "sar, xdpsock and xdp-bench)")
-        ->required();
+    sub->add_option("args", a->args, formatsHelp())->required();
     sub->add_option("--label", a->request.label, "Label of the run (e.g. vanilla, patched)")->required();
     sub->add_option("--variant", a->request.variant, "Variant name inside the run")->capture_default_str();
     sub->add_option("--host", a->request.host, "Host the results come from (default: what the file says)");
@@ -135,6 +219,8 @@ Command addImportCommand(CLI::App& app, Context& ctx)
     sub->add_option("--iface", a->options.iface, "sar: the interface to read");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
+    sub->footer("Files up to " + std::to_string(engine::kMaxImportBytes >> 20) +
+                " MiB are read; larger ones, binary files and empty ones are refused (exit status 2).");
     return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }
 

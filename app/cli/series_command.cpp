@@ -128,6 +128,11 @@ Result<std::vector<engine::SeriesStep>> valuesOf(const std::vector<Step>& steps,
         if (it == metrics.end()) {
             return usageError("step " + s.name + " (" + runName(*s.run) + ") has no metric " + metric.name);
         }
+        if (s.run->data.summarised()) {
+            return usageError("step " + s.name + " (" + runName(*s.run) +
+                              ") holds perf stat -r summaries, not the runs: series' permutation test needs the "
+                              "values (compare the steps pairwise with noisefloor compare)");
+        }
         out.push_back({s.name, s.run->data.repetitionValues(s.variant, *it)});
     }
     return out;

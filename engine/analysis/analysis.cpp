@@ -213,6 +213,35 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
     return out;
 }
 
+// ---- Runs stored as summaries (perf stat -r N): n, mean and standard error instead of values ----
+
+// summaries[m][v] for every variant whose run is summarised; `variantOf` maps v to the variant
+// index inside runs[v].
+template <class VariantOf>
+void addSummaries(AnalysisInput& in, const std::vector<const RunData*>& runs, VariantOf variantOf)
+{
+    in.summarised.assign(runs.size(), false);
+    in.summaries.assign(in.metrics.size(), std::vector<std::optional<SummaryStats>>(runs.size()));
+    for (std::size_t v = 0; v < runs.size(); ++v) {
+        in.summarised[v] = runs[v]->summarised();
+        if (!in.summarised[v]) {
+            continue;
+        }
+        for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+            const auto it = std::find_if(runs[v]->layout.metrics.begin(), runs[v]->layout.metrics.end(),
+                                         [&](const MetricSpec& x) { return x.name == in.metrics[m].name; });
+            if (it == runs[v]->layout.metrics.end()) {
+                continue;
+            }
+            if (const auto p = runs[v]->summaryOf(variantOf(v), *it)) {
+                in.summaries[m][v] = SummaryStats{p->n, p->mean, p->stddev};
+            } else {
+                in.summaries[m][v] = SummaryStats{};  // no summary of this metric: nothing to test
+            }
+        }
+    }
+}
+
 }  // namespace
 
 Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& names)
@@ -294,6 +323,9 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
     }
     in.pairedRepetitions = interleaved && !in.alternating;
     in.pairUnit = in.alternating ? "chunk pair" : "repetition pair";
+    if (data.summarised()) {
+        addSummaries(in, std::vector<const RunData*>(nv, &data), [](std::size_t v) { return static_cast<int>(v); });
+    }
     return in;
 }
 
@@ -334,6 +366,13 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
             in.pairs[m].emplace_back();
         }
     }
+    std::vector<const RunData*> runs;
+    for (const auto& rv : selection) {
+        runs.push_back(rv.data);
+    }
+    if (std::any_of(runs.begin(), runs.end(), [](const RunData* d) { return d->summarised(); })) {
+        addSummaries(in, runs, [&](std::size_t v) { return selection[v].variant; });
+    }
     return in;
 }
 
@@ -367,6 +406,45 @@ Result<void> checkMagnitudes(const AnalysisInput& in)
         }
     }
     return {};
+}
+
+const SummaryStats* summaryAt(const AnalysisInput& in, std::size_t m, std::size_t v)
+{
+    if (m >= in.summaries.size() || v >= in.summaries[m].size() || !in.summaries[m][v]) {
+        return nullptr;
+    }
+    return &*in.summaries[m][v];
+}
+
+// A side of a comparison with summaries: its summary, or the statistics of its values.
+SummaryStats sideStats(const AnalysisInput& in, std::size_t m, std::size_t v)
+{
+    if (const auto* s = summaryAt(in, m, v)) {
+        return *s;
+    }
+    const auto values = finite(in.repetitions[m][v]);
+    return {static_cast<double>(values.size()), mean(values), stddev(values)};
+}
+
+VariantStats summaryStats(const std::string& variant, const MetricSpec& metric, const SummaryStats& s,
+                          const AnalysisOptions& o)
+{
+    VariantStats vs;
+    vs.variant = variant;
+    vs.metric = metric.name;
+    vs.summary.n = static_cast<std::size_t>(s.n);
+    vs.summary.mean = s.mean;
+    vs.summary.stddev = s.stddev;
+    vs.summary.median = vs.summary.min = vs.summary.max = kNaN;  // the runs were not printed
+    vs.summary.cv = s.mean != 0 ? s.stddev / std::fabs(s.mean) : 0;
+    vs.ciLow = vs.ciHigh = kNaN;
+    if (s.n >= 2) {
+        const boost::math::students_t_distribution<double> t(s.n - 1);
+        const double half = boost::math::quantile(t, 1 - o.compare.alpha / 2) * s.stddev / std::sqrt(s.n);
+        vs.ciLow = s.mean - half;
+        vs.ciHigh = s.mean + half;
+    }
+    return vs;
 }
 
 }  // namespace
@@ -404,8 +482,17 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
     }
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
         for (std::size_t v = 0; v < in.variants.size(); ++v) {
+            if (const auto* s = summaryAt(in, m, v)) {
+                a.variants.push_back(summaryStats(in.variants[v], in.metrics[m], *s, o));
+                continue;
+            }
             a.variants.push_back(variantStats(in.variants[v], in.metrics[m], finite(in.repetitions[m][v]), o));
         }
+    }
+    if (std::find(in.summarised.begin(), in.summarised.end(), true) != in.summarised.end()) {
+        a.warnings.emplace_back(
+            "perf stat -r summaries: compared from n, mean and standard error (Welch's t, Fieller's ratio "
+            "interval); rank tests need the runs and were not run");
     }
     for (std::size_t v = 0; v < in.variants.size(); ++v) {
         const auto& primaryMetric = in.metrics.front();
@@ -425,6 +512,10 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             perMetric.push_back(std::async(std::launch::async, [&, m] {
                 std::vector<Comparison> results;
+                if (summaryAt(in, m, base) != nullptr || summaryAt(in, m, c) != nullptr) {
+                    results.push_back(compareSummaries(sideStats(in, m, base), sideStats(in, m, c), o.compare));
+                    return results;
+                }
                 if (in.alternating || in.pairedRepetitions) {
                     const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
                     std::vector<double> pb;

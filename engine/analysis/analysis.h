@@ -32,6 +32,10 @@ struct AnalysisInput {
     std::size_t chunks = 0;
     std::size_t preemptedChunks = 0;
     bool keptPreempted = false;  // a variant lost more than 90% of its chunks: none were left out
+    // Runs stored as summaries (perf stat -r N): summaries[m][v] is variant v's, unset for a variant
+    // whose values were kept. Empty when no variant comes from summaries.
+    std::vector<std::vector<std::optional<SummaryStats>>> summaries;
+    std::vector<bool> summarised;  // per variant: its run is stored as summaries
 };
 
 // Builds the input from one run: repetition values and, when the run alternated, chunk values

@@ -231,6 +231,49 @@ Comparison compareIndependent(const std::vector<double>& base, const std::vector
     return c;
 }
 
+// ---- From summary statistics (perf stat -r summaries: n, mean, standard deviation) ----
+
+Comparison compareSummaries(const SummaryStats& b, const SummaryStats& cand, const CompareOptions& o)
+{
+    Comparison c;
+    c.design = Design::Independent;
+    c.unit = "run";
+    c.primaryTest = "Welch t (from summaries)";
+    c.effectSizeName = "Hedges' g";
+    c.n = static_cast<std::size_t>(b.n);
+    c.nCandidate = static_cast<std::size_t>(cand.n);
+    const auto summary = stats::ratioSummary(b.mean, b.stddev, b.n, cand.mean, cand.stddev, cand.n);
+    c.warnings.emplace_back("summaries (n, mean, standard error) only: rank tests need the runs and were not run");
+    if (b.n < 2 || cand.n < 2) {
+        c.p = c.pAdjusted = kNaN;
+        const std::string why = "fewer than 2 runs per variant: no interval or test";
+        c.interval = noInterval(Design::Independent, 1 - o.alpha, why);
+        c.interval.estimatePct = summary.delta * 100;
+        c.tost = noInterval(Design::Independent, 1 - 2 * o.alpha, why);
+        c.mdePct = kNaN;
+        c.warnings.push_back(why);
+        return c;
+    }
+    c.interval = independentInterval(summary, 1 - o.alpha);
+    c.interval.method += " (from summaries)";
+    c.tost = independentInterval(summary, 1 - 2 * o.alpha);
+    if (!c.interval.note.empty()) {
+        c.warnings.push_back(c.interval.note);
+    }
+    const auto welch = stats::welchTFromStats(cand.n, cand.mean, cand.stddev, b.n, b.mean, b.stddev);
+    c.pWelch = welch.p;
+    c.p = c.pAdjusted = welch.p;
+    c.effectSize = hedgesG(cand.mean - b.mean, b.stddev, b.n, cand.stddev, cand.n);
+    const double ratio = 1 + summary.delta;
+    const double df = welch.df > 0 ? welch.df : b.n + cand.n - 2;
+    const double seRel = std::hypot(summary.seC, std::fabs(ratio) * summary.seB);
+    c.mdePct = (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * seRel * 100;
+    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
+    c.nNeeded = repetitionsNeeded(summary.seC * std::sqrt(cand.n), std::fabs(ratio) * summary.seB * std::sqrt(b.n),
+                                  c.targetPct / 100, o);
+    return c;
+}
+
 Verdict decide(const Comparison& c, const CompareOptions& o, std::string* reason)
 {
     std::string why;

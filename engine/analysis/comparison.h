@@ -56,6 +56,19 @@ Comparison comparePaired(const std::vector<double>& base, const std::vector<doub
 Comparison compareIndependent(const std::vector<double>& base, const std::vector<double>& cand,
                               const CompareOptions& options);
 
+// What a summary holds (perf stat -r N): n values, their mean and sample standard deviation.
+struct SummaryStats {
+    double n = 0;
+    double mean = 0;
+    double stddev = 0;
+};
+
+// The independent design from summary statistics: the ratio of means with Fieller's interval and
+// Welch's t (primary), computed from n, mean and standard deviation exactly as compareIndependent
+// computes them from the values. Mann-Whitney U needs the values: it is not run, and a warning
+// says so.
+Comparison compareSummaries(const SummaryStats& base, const SummaryStats& cand, const CompareOptions& options);
+
 // Sets pAdjusted with Holm's method over `family`, then each verdict.
 void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& options, bool holmCorrection);
 

@@ -9,16 +9,20 @@ namespace nf::engine {
 const std::vector<ImportFormat>& importFormats()
 {
     static const std::vector<ImportFormat> formats = {
-        {"perf-stat", "perf stat -x, runs appended in one file, or perf stat -r N summaries (text or -x,)", false,
-         parsePerfStat},
-        {"sar", "sar -n DEV: packets and kB per second of one interface (--iface)", true, parseSar},
+        {"perf-stat",
+         "perf stat text, -x, or --json; -r N summaries, -I intervals, -A / --per-socket / --per-core, "
+         "hybrid and TopdownL1/L2 metrics",
+         false, parsePerfStat},
+        {"sar", "sar -n DEV (live, -f history, Average only), sadf -d and -j: one interface (--iface)", true, parseSar},
         {"xdpsock", "xdpsock / AF_XDP-example interval statistics: rx and tx pps per interval", true, parseXdpsock},
-        {"xdp-bench", "xdp-bench (xdp-tools) summary lines: rx/s per interval", true, parseXdpBench},
+        {"xdp-bench", "xdp-bench (xdp-tools) summary lines: rx/s, err,drop/s and xmit/s per interval", true,
+         parseXdpBench},
         {"time-bench", "time_bench lines 'Type:NAME Per elem: N cycles(tsc) X ns' (dmesg), one metric per Type", false,
          parseTimeBench},
         {"page-frag-test", "page_frag_test.ko 'N of iterations for MODE testing took: Tus' (dmesg)", false,
          parsePageFragTest},
-        {"pktgen", "/proc/net/pktgen/DEV after a run: 'Result: OK: ...' and its pps line", false, parsePktgen},
+        {"pktgen", "/proc/net/pktgen/DEV or the samples/pktgen scripts' output (-t N threads summed)", false,
+         parsePktgen},
     };
     return formats;
 }
@@ -65,6 +69,11 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
         if (!table) {
             return table.error();
         }
+        if (all.repetitions.size() + table->repetitions.size() > kMaxImportRepetitions) {
+            return importError(
+                files[i], 0,
+                "more than " + std::to_string(kMaxImportRepetitions) + " runs in one import: import them in parts");
+        }
         if (i == 0) {
             all = std::move(*table);
             continue;
@@ -80,14 +89,237 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
                                "it was recorded on " + table->host + " " + table->kernel + ", " + files[0].path +
                                    " on " + all.host + " " + all.kernel + ": import each machine or kernel separately");
         }
+        if (all.summarised() != table->summarised()) {
+            return importError(files[i], 0,
+                               std::string(table->summarised() ? "it holds perf stat -r summaries, "
+                                                               : "it holds single measurements, ") +
+                                   files[0].path + (all.summarised() ? " summaries" : " single measurements") +
+                                   ": import them separately");
+        }
+        if (table->tool != all.tool) {
+            return importError(files[i], 0,
+                               "it is output of " + (table->tool.empty() ? "an unnamed mode" : table->tool) + ", " +
+                                   files[0].path + " of " + (all.tool.empty() ? "an unnamed mode" : all.tool) +
+                                   ": import each mode separately");
+        }
         for (auto& rep : table->repetitions) {
             all.repetitions.push_back(std::move(rep));
         }
-        all.reconstructed = all.reconstructed || table->reconstructed;
+        for (auto& s : table->summaries) {
+            all.summaries.push_back(std::move(s));
+        }
+        for (auto& r : table->readings) {
+            all.readings.push_back(std::move(r));
+        }
+        if (all.toolVersion.empty()) {
+            all.toolVersion = table->toolVersion;
+        }
+        for (auto& note : table->notes) {
+            if (std::find(all.notes.begin(), all.notes.end(), note) == all.notes.end()) {
+                all.notes.push_back(std::move(note));
+            }
+        }
         all.host = all.host.empty() ? table->host : all.host;
         all.kernel = all.kernel.empty() ? table->kernel : all.kernel;
     }
     return all;
+}
+
+void ImportTable::read(std::string key, double value)
+{
+    if (readings.size() < kMaxReadings) {
+        readings.push_back({std::move(key), value});
+    }
+}
+
+namespace {
+
+// Which tools' output `text` looks like, most specific marks first.
+std::vector<const ImportFormat*> candidates(std::string_view text)
+{
+    auto has = [&](std::string_view s) { return text.find(s) != std::string_view::npos; };
+    std::vector<std::string> names;
+    if (has("Performance counter stats for") || has("\"counter-value\"") || has("counts unit events") ||
+        has("seconds time elapsed")) {
+        names.emplace_back("perf-stat");
+    }
+    if (has("rxpck/s") || has("\"net-dev\"") || (has("\"sysstat\"") && has("\"hosts\""))) {
+        names.emplace_back("sar");
+    }
+    if (has(" pps ") && has(" pkts ") && has("sock")) {
+        names.emplace_back("xdpsock");
+    }
+    if (has(" rx/s")) {
+        names.emplace_back("xdp-bench");
+    }
+    if (has("Per elem:") && has("cycles(tsc)")) {
+        names.emplace_back("time-bench");
+    }
+    if (has("testing took:")) {
+        names.emplace_back("page-frag-test");
+    }
+    if (has("Result: OK:") || has("Result: ERROR:")) {
+        names.emplace_back("pktgen");
+    }
+    if (names.empty()) {
+        // perf stat -x, without a header: most lines are comma-separated fields with an event name.
+        std::size_t csv = 0;
+        std::size_t lines = 0;
+        for (auto line : splitLines(text.substr(0, 1 << 20))) {
+            line = trim(line);
+            if (line.empty()) {
+                continue;
+            }
+            ++lines;
+            const auto first = line.substr(0, line.find(','));
+            const bool value = first.empty() || first == "summary" ||
+                               first.find_first_not_of("0123456789.") == std::string_view::npos ||
+                               first.front() == '<' || first.rfind("CPU", 0) == 0 || first.front() == 'S';
+            csv += std::count(line.begin(), line.end(), ',') >= 4 && value ? 1 : 0;
+        }
+        if (lines > 0 && (2 * csv > lines || (csv > 0 && has("perf stat -x")))) {
+            names.emplace_back("perf-stat");
+        }
+    }
+    std::vector<const ImportFormat*> out;
+    for (const auto& n : names) {
+        out.push_back(findImportFormat(n));
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<const ImportFormat*> detectImportFormat(const ImportSource& src)
+{
+    if (src.text.empty()) {
+        return importError(src, 0, "the file is empty");
+    }
+    if (auto line = binaryLine(src.text)) {
+        return importError(src, line, "binary data, not the text output of a tool");
+    }
+    const auto found = candidates(src.text);
+    if (found.empty()) {
+        return importError(src, 0,
+                           "not output of perf stat, sar, sadf, xdpsock, xdp-bench, time_bench, page_frag_test or "
+                           "pktgen that noisefloor recognises (name the tool: noisefloor import TOOL FILE)");
+    }
+    if (found.size() > 1) {
+        std::string names;
+        for (const auto* f : found) {
+            names += (names.empty() ? "" : " and ") + f->name;
+        }
+        return importError(src, 0,
+                           "it looks like output of both " + names + ": name the tool (noisefloor import " +
+                               found.front()->name + " FILE)");
+    }
+    return found.front();
+}
+
+std::string NumberStyle::name() const
+{
+    if (decimal == ',') {
+        return "de_DE/da_DK style (1.234,5)";
+    }
+    return group == ',' ? "C/en_US style (1,234.5)" : "C style (1234.5)";
+}
+
+std::optional<double> parseStyled(std::string_view text, NumberStyle style)
+{
+    std::string plain;
+    plain.reserve(text.size());
+    std::size_t digitsSinceGroup = 0;
+    bool grouped = false;
+    bool decimal = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == style.decimal && !decimal) {
+            if (grouped && digitsSinceGroup != 3) {
+                return std::nullopt;
+            }
+            decimal = true;
+            plain += '.';
+        } else if (style.group != 0 && c == style.group && !decimal) {
+            if ((grouped && digitsSinceGroup != 3) || (!grouped && (digitsSinceGroup == 0 || digitsSinceGroup > 3))) {
+                return std::nullopt;
+            }
+            grouped = true;
+            digitsSinceGroup = 0;
+        } else if ((c >= '0' && c <= '9') || ((c == '-' || c == '+') && i == 0) || ((c == 'e' || c == 'E') && i > 0)) {
+            plain += c;
+            ++digitsSinceGroup;
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (grouped && !decimal && digitsSinceGroup != 3) {
+        return std::nullopt;
+    }
+    return parseNumber(plain);
+}
+
+void NumberStyleVote::see(std::string_view token, std::size_t line, NumberKind kind)
+{
+    const auto dots = std::count(token.begin(), token.end(), '.');
+    const auto commas = std::count(token.begin(), token.end(), ',');
+    if (dots + commas == 0) {
+        return;
+    }
+    auto vote = [&](bool commaDecimal) {
+        auto& at = commaDecimal ? m_commaDecimal : m_dotDecimal;
+        if (at == 0) {
+            at = line;
+            (commaDecimal ? m_commaText : m_dotText) = std::string(token);
+        }
+    };
+    if (dots > 0 && commas > 0) {
+        vote(token.rfind(',') > token.rfind('.'));  // the last mark is the decimal one
+        return;
+    }
+    const char mark = dots > 0 ? '.' : ',';
+    const bool comma = mark == ',';
+    if (dots > 1 || commas > 1) {
+        vote(!comma);  // repeated: a thousands separator
+        return;
+    }
+    const auto after = token.size() - token.rfind(mark) - 1;
+    if (after != 3 || kind == NumberKind::Decimal) {
+        vote(comma);  // not followed by a group of three, or in a field the tool never groups: decimal
+        return;
+    }
+    if (kind == NumberKind::Integer) {
+        vote(!comma);  // in a field the tool prints without decimals: a thousands separator
+        return;
+    }
+    if (m_ambiguous == 0) {
+        m_ambiguous = line;
+        m_ambiguousText = std::string(token);
+    }
+}
+
+Result<NumberStyle> NumberStyleVote::decide(const ImportSource& src) const
+{
+    if (m_dotDecimal != 0 && m_commaDecimal != 0) {
+        const bool commaFirst = m_commaDecimal < m_dotDecimal;
+        return importError(src, std::max(m_dotDecimal, m_commaDecimal),
+                           "'" + (commaFirst ? m_dotText : m_commaText) +
+                               "' is written in another number style than '" + (commaFirst ? m_commaText : m_dotText) +
+                               "' (line " + std::to_string(std::min(m_dotDecimal, m_commaDecimal)) +
+                               "): outputs of two locales mixed?");
+    }
+    if (m_commaDecimal != 0) {
+        return NumberStyle{',', '.'};
+    }
+    if (m_dotDecimal != 0) {
+        return NumberStyle{'.', ','};
+    }
+    if (m_ambiguous != 0) {
+        return importError(src, m_ambiguous,
+                           "'" + m_ambiguousText +
+                               "' can be read two ways (a thousands separator or a decimal mark) and no other number "
+                               "in the file shows its locale: rerun the tool with LC_ALL=C");
+    }
+    return NumberStyle{'.', 0};
 }
 
 Error importError(const ImportSource& src, std::size_t line, const std::string& what)

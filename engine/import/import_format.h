@@ -25,6 +25,28 @@ struct ImportOptions {
     std::optional<int> runs;  // perf stat -r N summaries written with -x, (the text does not say N)
 };
 
+// The largest file an import reads (docs/workflows.md): larger ones are refused before parsing.
+constexpr std::size_t kMaxImportBytes = std::size_t{64} << 20;
+// The most repetitions (runs of the tool, module loads, files) one import stores.
+constexpr std::size_t kMaxImportRepetitions = 10000;
+
+// A figure as the tool printed it, named as a reader would ("event cycles count", "eth0 rxpck/s
+// 13:20:29", "thread 1 pps"). Every number an importer reads is listed, the stored ones and the
+// ones it only checks, so that tests can hold each real file against the values a person reads off.
+struct ImportReading {
+    std::string key;
+    double value = 0;
+};
+
+// What a tool summarised itself (perf stat -r N): the runs it averages, their mean and the
+// standard error of that mean, per quantity. The values behind it were never printed.
+struct ImportSummary {
+    std::string quantity;
+    double n = 0;
+    double mean = 0;
+    double se = 0;
+};
+
 struct ImportSample {
     double duration = 0;         // seconds the sample covers (0 when the tool does not say)
     std::vector<double> values;  // RunLayout::quantities order; NaN where missing
@@ -39,11 +61,19 @@ struct ImportTable {
     std::string host;                                      // when the file says (sar's header), else ""
     std::string kernel;                                    // likewise
     nlohmann::json unsupported = nlohmann::json::array();  // [{name, reason}] events the tool could not count
-    // Repetition values rebuilt from per-invocation summaries (perf stat -r: mean, its +- and n):
-    // each summary becomes n values with exactly its mean and standard deviation.
-    bool reconstructed = false;
+    // perf stat -r N: summaries[r] holds repetition r's summaries (its one sample holds the means).
+    // Empty for tables of measured values.
+    std::vector<std::vector<ImportSummary>> summaries;
+    std::string detected;            // the layout the parser recognised: "perf stat text, -r 200 summary"
+    std::string tool;                // the tool and mode as the file names it ("xdp-bench redirect"), else ""
+    std::string toolVersion;         // when the file prints it, else ""
     std::vector<std::string> notes;  // recorded with the run
+    std::vector<ImportReading> readings;
+
+    bool summarised() const { return !summaries.empty(); }
+    void read(std::string key, double value);  // adds a reading (at most kMaxReadings are kept)
 };
+constexpr std::size_t kMaxReadings = 200000;
 
 struct ImportFormat {
     std::string name;      // "perf-stat"
@@ -54,6 +84,10 @@ struct ImportFormat {
 
 const std::vector<ImportFormat>& importFormats();
 const ImportFormat* findImportFormat(std::string_view name);
+
+// The format whose output `text` is, from its content; an error naming what it looks like when it
+// is none of them or several.
+Result<const ImportFormat*> detectImportFormat(const ImportSource& src);
 
 // Parses every file and joins their repetitions; files must agree on quantities and metrics.
 // Errors are one line naming the file (and line): "b.txt:7: ...".
@@ -67,6 +101,36 @@ std::vector<std::string_view> splitWords(std::string_view line);
 std::string_view trim(std::string_view text);
 // A decimal number, all of `text`; with `grouped`, thousands separators (',') are allowed.
 std::optional<double> parseNumber(std::string_view text, bool grouped = false);
+
+// How a file writes numbers: its decimal mark and its thousands separator (0: none seen).
+struct NumberStyle {
+    char decimal = '.';
+    char group = ',';
+    std::string name() const;  // "C/en_US (1,234.5)", "de_DE/da_DK (1.234,5)"
+};
+// `text` in `style`: digits, thousands separators only between groups of three, one decimal mark.
+std::optional<double> parseStyled(std::string_view text, NumberStyle style);
+
+// How a tool prints a field: an integer with thousands grouping (perf's counts, xdpsock's pps), a
+// decimal without grouping (perf's metrics and times, sar), or either.
+enum class NumberKind { Integer, Decimal, Either };
+
+// Collects the evidence a file gives of its number style, number by number, and decides.
+class NumberStyleVote {
+public:
+    void see(std::string_view token, std::size_t line, NumberKind kind);
+    // The style the evidence shows; an error naming the line of a number that can be read two ways
+    // when nothing else decides, or of the first number that contradicts the others.
+    Result<NumberStyle> decide(const ImportSource& src) const;
+
+private:
+    std::size_t m_dotDecimal = 0;    // line of the first evidence for '.' as decimal mark (or ',' grouping)
+    std::size_t m_commaDecimal = 0;  // likewise for ','
+    std::size_t m_ambiguous = 0;
+    std::string m_ambiguousText;
+    std::string m_dotText;
+    std::string m_commaText;
+};
 // The line (1-based) of the first NUL byte or invalid control character, 0 if none.
 std::size_t binaryLine(std::string_view text);
 // Shows a line in an error message: at most 60 characters.

@@ -24,9 +24,12 @@ nlohmann::json importJson(const ImportTable& table, const ImportRequest& request
     return {
         {"format", request.format},
         {"files", request.files},
+        {"detected", table.detected},
+        {"tool", table.tool},
+        {"tool_version", table.toolVersion},
+        {"summaries", table.summarised()},
         {"host_from", origin(request.host, table.host)},
         {"kernel_from", origin(request.kernel, table.kernel)},
-        {"reconstructed", table.reconstructed},
         {"notes", table.notes},
     };
 }
@@ -75,6 +78,15 @@ Result<ImportedRun> importedRun(const ImportTable& table, const ImportRequest& r
         }
         rep.end = clock;
         run.repetitions.push_back(std::move(rep));
+        if (r < table.summaries.size()) {
+            for (const auto& s : table.summaries[r]) {
+                if (table.layout.quantityIndex(s.quantity) < 0) {
+                    return Error{"import of " + request.format + ": a summary of '" + s.quantity +
+                                 "', which is not a quantity"};
+                }
+                run.summaries.push_back({0, static_cast<int>(r), s.quantity, s.n, s.mean, s.se});
+            }
+        }
     }
     return run;
 }

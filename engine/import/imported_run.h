@@ -25,6 +25,7 @@ struct ImportRequest {
 struct ImportedRun {
     RunStart start;
     std::vector<RepetitionResult> repetitions;
+    std::vector<SummaryStat> summaries;  // perf stat -r: what the tool summarised, per repetition
 };
 
 // The workload name imported runs carry: "import:perf-stat".

@@ -1,9 +1,12 @@
-// Results the kernel prints: time_bench (prototype-kernel, bench_page_pool_simple.ko) and
-// page_frag_test.ko through dmesg, and pktgen's /proc/net/pktgen/DEV. dmesg holds other lines too;
-// only lines carrying the tool's marker are read, and a marked line that does not parse is an error.
+// Results the kernel prints through dmesg: time_bench (prototype-kernel, bench_page_pool_simple.ko,
+// the kselftest net/bench scripts) and page_frag_test.ko. dmesg holds other lines too; only lines
+// carrying the tool's marker are read, and a marked line that does not parse is an error.
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
+#include <set>
 
 #include "engine/import/import_format.h"
 
@@ -18,7 +21,8 @@ bool search(std::string_view text, const std::regex& re, Match& m)
 }
 
 // The numbers a line's regex captured (digits only), or the first one a double cannot hold.
-Result<std::vector<double>> numbers(const ImportSource& src, std::size_t line, const Match& m,
+template <class M>
+Result<std::vector<double>> numbers(const ImportSource& src, std::size_t line, const M& m,
                                     std::initializer_list<int> groups)
 {
     std::vector<double> out;
@@ -35,68 +39,225 @@ Result<std::vector<double>> numbers(const ImportSource& src, std::size_t line, c
 
 }  // namespace
 
-// "Type:for_loop Per elem: 0 cycles(tsc) 0.334 ns (step:0) - (measurement period time:...)".
-// Each module load prints every Type once: the k-th line of a Type belongs to run k.
+namespace {
+
+// time_bench records, each from one "Type:NAME Per elem: ..." line or from the lines a mail client
+// wrapped it into: the wrapped tails carry no timestamp and the record ends with "tsc_interval:N)".
+struct BenchRecord {
+    std::string module;  // the prefix before "Type:": "time_bench", "bench_page_pool"
+    std::string name;    // "kmem bulk_fallback"
+    int step = 0;
+    double cycles = 0;
+    double ns = 0;
+    std::optional<double> period, invokes, tscInterval;
+    std::size_t line = 0;
+    int load = 0;
+
+    std::string key() const { return step == 0 ? name : name + " step " + std::to_string(step); }
+};
+
+std::string squeeze(std::string text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == ' ' || c == '\t') {
+            if (!out.empty() && out.back() != ' ') {
+                out += ' ';
+            }
+        } else {
+            out += c;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') {
+        out.pop_back();
+    }
+    return out;
+}
+
+bool hasTimestamp(std::string_view line)
+{
+    return !trim(line).empty() && trim(line).front() == '[';
+}
+
+// Type:kmem fastpath reuse Per elem: 184 cycles(tsc) 61.747 ns (step:0) - (measurement period
+// time:0.617475365 sec time_interval:617475365) - (invoke count:10000000 tsc_interval:1848850440)
+// "Type:x PMU inst/clock" lines of time_bench's PMU mode carry no "Per elem:" and are not read.
+}  // namespace
+
 Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions& /*options*/)
 {
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not a kernel log");
     }
-    static const std::regex re(R"(Type:(\S+) Per elem: (\d+) cycles\(tsc\) (\d+\.\d+) ns)");
-    std::vector<std::string> types;                                        // in first-seen order
-    std::map<std::string, std::vector<std::pair<double, double>>> values;  // cycles, ns per run
-    std::map<std::string, std::size_t> lastLine;
+    static const std::regex re(
+        R"((?:([A-Za-z0-9_]+): )?Type:(.+?) Per elem: (\d+) cycles\(tsc\) (\d+\.\d+) ns(?: \(step:(\d+)\))?)"
+        R"((?: - \(measurement period time:(\d+\.\d+) sec time_interval:\d+\) - \(invoke count:(\d+) tsc_interval:(\d+)\))?$)");
+    static const std::regex summary(R"(^([A-Za-z0-9_-]+) Per elem: (\d+) cycles\(tsc\) (\d+\.\d+) ns$)");
+    static const std::regex end(R"(tsc_interval:\d+\)\s*$)");
+    std::vector<BenchRecord> records;
+    std::vector<std::pair<std::string, std::pair<double, double>>> summaries;  // kselftest result lines
+    std::vector<std::size_t> summaryLines;
+    int loads = 0;
+    std::string loadedBy;  // the module a "NAME: Loaded" line names
     const auto lines = splitLines(src.text);
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto text = lines[i];
-        if (text.find("Type:") == std::string_view::npos || text.find("Per elem:") == std::string_view::npos) {
-            continue;  // other kernel messages; time_bench's PMU lines ("Type:x PMU inst/clock")
+        const std::size_t number = i + 1;
+        if (const auto at = text.find(": Loaded");
+            at != std::string_view::npos && text.find("Type:") == std::string_view::npos) {
+            ++loads;
+            const auto words = splitWords(text.substr(0, at));
+            if (!words.empty() && loadedBy.empty()) {
+                loadedBy = std::string(words.back());
+            }
+            continue;
         }
         Match m;
-        if (!search(text, re, m)) {
-            return importError(src, i + 1, "a time_bench line that does not parse (truncated?): " + quoteLine(text));
+        std::smatch sm;
+        const auto t = trim(text);
+        if (t.find("Type:") == std::string_view::npos) {
+            if (std::regex_search(t.begin(), t.end(), m, summary)) {
+                summaries.push_back({m[1].str(), {*parseNumber(m[2].str()), *parseNumber(m[3].str())}});
+                summaryLines.push_back(number);
+            }
+            continue;
         }
-        auto v = numbers(src, i + 1, m, {2, 3});
+        std::string record(t);
+        if (record.find("Per elem:") == std::string::npos && record.find("Per elem") == std::string::npos &&
+            (i + 1 >= lines.size() || hasTimestamp(lines[i + 1]))) {
+            continue;  // "Type:x PMU inst/clock" and other Type lines without a per-element result
+        }
+        std::size_t j = i;
+        while (!std::regex_search(record, end) && j + 1 < lines.size() && j < i + 5 && !hasTimestamp(lines[j + 1]) &&
+               !trim(lines[j + 1]).empty()) {
+            record += " " + std::string(trim(lines[++j]));
+        }
+        record = squeeze(record);
+        if (record.find("Per elem:") == std::string::npos) {
+            continue;
+        }
+        if (!std::regex_search(record, sm, re)) {
+            return importError(src, number, "a time_bench line that does not parse (truncated?): " + quoteLine(record));
+        }
+        const auto& mm = sm;
+        BenchRecord r;
+        r.module = mm[1].str();
+        r.name = mm[2].str();
+        auto v = numbers(src, number, mm, {3, 4});
         if (!v) {
             return v.error();
         }
-        const std::string type = m[1].str();
-        if (!values.count(type)) {
-            types.push_back(type);
+        r.cycles = (*v)[0];
+        r.ns = (*v)[1];
+        if (mm[5].matched) {
+            r.step = static_cast<int>(parseNumber(mm[5].str()).value_or(0));
         }
-        values[type].emplace_back((*v)[0], (*v)[1]);
-        lastLine[type] = i + 1;
+        if (mm[6].matched) {
+            r.period = parseNumber(mm[6].str());
+            r.invokes = parseNumber(mm[7].str());
+            r.tscInterval = parseNumber(mm[8].str());
+        }
+        r.line = number;
+        r.load = std::max(loads, 1) - 1;
+        records.push_back(std::move(r));
+        i = j;
     }
-    if (types.empty()) {
+    if (records.empty()) {
         return importError(src, 0, "no time_bench 'Type:NAME Per elem:' lines in it");
     }
-    const std::size_t runs = values[types.front()].size();
-    for (const auto& t : types) {
-        if (values[t].size() != runs) {
-            return importError(src, lastLine[t],
-                               "Type:" + t + " appears " + std::to_string(values[t].size()) + " times but Type:" +
-                                   types.front() + " " + std::to_string(runs) + " (a run cut short, or mixed logs?)");
+    // Without "Loaded" lines, the k-th record of a Type belongs to the k-th module load.
+    std::vector<std::string> keys;  // in first-seen order
+    std::map<std::string, std::vector<const BenchRecord*>> byKey;
+    std::map<std::string, int> counts;
+    for (auto& r : records) {
+        if (loads == 0) {
+            r.load = counts[r.key()]++;
+        }
+        if (!byKey.count(r.key())) {
+            keys.push_back(r.key());
+        }
+        byKey[r.key()].push_back(&r);
+    }
+    const int runs = 1 + std::max_element(records.begin(), records.end(), [](const auto& a, const auto& b) {
+                             return a.load < b.load;
+                         })->load;
+    for (const auto& k : keys) {
+        if (byKey[k].size() != static_cast<std::size_t>(runs)) {
+            return importError(src, byKey[k].back()->line,
+                               "Type:" + k + " appears " + std::to_string(byKey[k].size()) + " times in " +
+                                   std::to_string(runs) + " module loads (a run cut short, or mixed logs?)");
+        }
+    }
+    for (std::size_t s = 0; s < summaries.size(); ++s) {
+        const auto& [name, value] = summaries[s];
+        const auto it = byKey.find(name);
+        if (it != byKey.end() && (it->second.back()->cycles != value.first || it->second.back()->ns != value.second)) {
+            return importError(src, summaryLines[s],
+                               "the summary of " + name + " differs from its Type: line (line " +
+                                   std::to_string(it->second.back()->line) + ")");
         }
     }
     ImportTable table;
-    for (const auto& t : types) {
-        table.layout.quantities.push_back(t + ".cycles");
-        table.layout.quantities.push_back(t + ".ns");
+    const std::string module = !loadedBy.empty()                ? loadedBy
+                               : records.front().module.empty() ? std::string("time_bench")
+                                                                : records.front().module;
+    table.tool = module == "time_bench" ? module : "time_bench (" + module + ")";
+    for (const auto& r : records) {
+        const std::string load = "load " + std::to_string(r.load + 1) + " ";
+        for (const std::string& prefix : {std::string(), load}) {
+            if (!prefix.empty() || r.load == 0) {
+                table.read(prefix + r.key() + " ns per elem", r.ns);
+                table.read(prefix + r.key() + " cycles per elem", r.cycles);
+                if (r.period) {
+                    table.read(prefix + r.key() + " measurement period", *r.period);
+                    table.read(prefix + r.key() + " invoke count", *r.invokes);
+                    table.read(prefix + r.key() + " tsc_interval", *r.tscInterval);
+                }
+            }
+        }
+    }
+    std::map<std::string, std::set<int>> steps;
+    for (const auto& r : records) {
+        steps[r.name].insert(r.step);
+    }
+    for (const auto& [name, set] : steps) {
+        table.read("distinct steps for " + name, static_cast<double>(set.size()));
+    }
+    for (const auto& [name, value] : summaries) {
+        table.read("summary " + name + " cycles per elem", value.first);
+        table.read("summary " + name + " ns per elem", value.second);
+    }
+    table.read("summary lines", static_cast<double>(summaries.size()));
+    table.read("Type lines", static_cast<double>(records.size()));
+    table.read("Type lines total", static_cast<double>(records.size()));
+    table.read("Type lines per load", static_cast<double>(keys.size()));
+    table.read("module loads", static_cast<double>(runs));
+    table.detected = table.tool + ", " + std::to_string(runs) + " module load" + (runs > 1 ? "s" : "") + ", " +
+                     std::to_string(keys.size()) + " Types" + (summaries.empty() ? "" : ", kselftest summary");
+    for (const auto& k : keys) {
+        table.layout.quantities.push_back(k + ".cycles");
+        table.layout.quantities.push_back(k + ".ns");
     }
     table.layout.quantities.emplace_back("runs");
-    for (const auto& t : types) {
-        table.layout.metrics.push_back({t, "cycles(tsc)/elem", t + ".cycles", "runs", 1.0, false,
-                                        "time_bench " + t + ": TSC cycles per element", ""});
+    for (const auto& k : keys) {
+        table.layout.metrics.push_back({k, "cycles(tsc)/elem", k + ".cycles", "runs", 1.0, false,
+                                        "time_bench " + k + ": TSC cycles per element", ""});
     }
-    for (const auto& t : types) {
+    for (const auto& k : keys) {
         table.layout.metrics.push_back(
-            {t + "_ns", "ns/elem", t + ".ns", "runs", 1.0, false, "time_bench " + t + ": ns per element", t});
+            {k + "_ns", "ns/elem", k + ".ns", "runs", 1.0, false, "time_bench " + k + ": ns per element", k});
     }
-    for (std::size_t r = 0; r < runs; ++r) {
+    for (int r = 0; r < runs; ++r) {
         ImportSample sample;
-        for (const auto& t : types) {
-            sample.values.push_back(values[t][r].first);
-            sample.values.push_back(values[t][r].second);
+        for (const auto& k : keys) {
+            const auto* rec = byKey[k][static_cast<std::size_t>(r)];
+            for (const auto* x : byKey[k]) {
+                if (x->load == r) {
+                    rec = x;
+                }
+            }
+            sample.values.push_back(rec->cycles);
+            sample.values.push_back(rec->ns);
         }
         sample.values.push_back(1.0);
         table.repetitions.push_back({std::move(sample)});
@@ -148,52 +309,11 @@ Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptio
         {"took_us", "us", "took_us", "runs", 1.0, false, "page_frag_test time for all iterations", ""},
     };
     table.notes.push_back("page_frag_test mode: " + mode);
-    return checkedTable(src, std::move(table));
-}
-
-// "Result: OK: 1005183(c1005016+d166) usec, 10000000 (60byte,0frags)" then
-// "  9948434pps 4775Mb/sec (4775248320bps) errors: 0" (net/core/pktgen.c show_results()).
-Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*options*/)
-{
-    if (auto line = binaryLine(src.text)) {
-        return importError(src, line, "binary data, not /proc/net/pktgen output");
+    table.tool = "page_frag_test";
+    table.detected = "page_frag_test, " + std::to_string(table.repetitions.size()) + " module loads, mode " + mode;
+    for (std::size_t r = 0; r < table.repetitions.size(); ++r) {
+        table.read("load " + std::to_string(r + 1) + " took_us", table.repetitions[r][0].values[0]);
     }
-    static const std::regex ok(R"(^Result: OK: (\d+)\(c(\d+)\+d(\d+)\) usec, (\d+) \((\d+)byte,(\d+)frags\)\s*$)");
-    static const std::regex rate(R"(^\s*(\d+)pps (\d+)Mb/sec \((\d+)bps\) errors: (\d+)\s*$)");
-    ImportTable table;
-    const auto lines = splitLines(src.text);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const auto text = trim(lines[i]);
-        if (text.rfind("Result:", 0) != 0) {
-            continue;
-        }
-        Match m;
-        if (!search(text, ok, m)) {
-            return importError(src, i + 1, "pktgen did not finish a run: " + quoteLine(text));
-        }
-        Match r;
-        if (i + 1 >= lines.size() || !search(lines[i + 1], rate, r)) {
-            return importError(src, i + 2, "the pps line after 'Result: OK:' is missing or cut short");
-        }
-        auto v = numbers(src, i + 1, m, {1, 4, 5});  // usec, packets, bytes per packet
-        auto errors = numbers(src, i + 2, r, {4});
-        if (!v || !errors) {
-            return !v ? v.error() : errors.error();
-        }
-        const double usec = (*v)[0];
-        const double packets = (*v)[1];
-        table.repetitions.push_back({ImportSample{usec / 1e6, {packets, packets * (*v)[2], (*errors)[0], usec}}});
-        ++i;
-    }
-    if (table.repetitions.empty()) {
-        return importError(src, 0, "no pktgen 'Result: OK:' in it");
-    }
-    table.layout.quantities = {"packets", "bytes", "errors", "usec"};
-    table.layout.metrics = {
-        {"pps", "packets/s", "packets", "usec", 1e6, true, "pktgen packets sent per second", ""},
-        {"Mbps", "Mb/s", "bytes", "usec", 8.0, true, "pktgen megabits per second", ""},
-        {"errors", "errors/s", "errors", "usec", 1e6, false, "pktgen transmit errors per second", ""},
-    };
     return checkedTable(src, std::move(table));
 }
 

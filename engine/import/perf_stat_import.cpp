@@ -1,340 +1,375 @@
-// perf stat: `-x,` lines (several runs appended in one file, e.g. with -o FILE --append) and the
-// human-readable text, including `-r N` summaries ("mean ( +- noise% )").
+// perf stat: the text, -x, and --json readers give blocks (perf_stat_text.cpp, perf_stat_csv.cpp);
+// here they become a table. One block is one run of perf stat: a repetition. A -r N block is a
+// summary (n, mean, standard error per event), stored as such, never as N made-up values. An -I
+// block is one repetition whose intervals are its samples.
 
 #include <cmath>
-#include <limits>
-#include <regex>
+#include <map>
+#include <set>
 
-#include "engine/import/import_format.h"
+#include "engine/import/perf_stat_blocks.h"
 
 namespace nf::engine {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// perf stat -r N summaries are rebuilt into N values each: at most this many per summary, and
-// kMaxRebuilt in all (as many samples as a long measured run has).
-constexpr int kMaxRuns = 100000;
-constexpr long kMaxRebuilt = 1000000;
+using perf::Block;
+using perf::Count;
+using perf::kNaN;
 
-struct EventValue {
-    std::string event;
-    std::string unit;
-    double value = kNaN;
-    std::string missing;  // "<not supported>" or "<not counted>"
-    double relNoise = 0;  // percent: perf's +- is the standard error of the mean over 100 * mean
-    std::size_t line = 0;
-};
-
-struct PerfRun {
-    std::vector<EventValue> events;
-    double elapsed = kNaN;    // seconds time elapsed
-    double elapsedNoise = 0;  // its +- (standard error, seconds)
-    int runs = 1;             // n of a -r summary
-    bool summary = false;
-    std::size_t line = 0;  // where it starts
-};
-
-bool isUnit(std::string_view word)
+std::string fmtLine(std::size_t line)
 {
-    static const std::vector<std::string_view> units = {"msec", "usec", "nsec",   "sec", "ns", "us",
-                                                        "ms",   "s",    "Joules", "MiB", "kB", "bytes"};
-    return std::find(units.begin(), units.end(), word) != units.end();
+    return "line " + std::to_string(line);
 }
 
-class PerfStatParser {
-public:
-    PerfStatParser(const ImportSource& src, const ImportOptions& options) : m_src(src), m_options(options) {}
-
-    Result<std::vector<PerfRun>> parse()
-    {
-        const auto lines = splitLines(m_src.text);
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (auto r = parseLine(lines[i], i + 1); !r) {
-                return r.error();
-            }
-        }
-        closeRun();
-        return std::move(m_runs);
-    }
-
-private:
-    Result<void> parseLine(std::string_view line, std::size_t number)
-    {
-        const auto text = trim(line);
-        if (text.empty()) {
-            return {};
-        }
-        if (text.find("Performance counter stats for") != std::string_view::npos) {
-            return startHumanBlock(text, number);
-        }
-        if (text.front() == '#') {
-            if (text.find("started on") != std::string_view::npos) {
-                closeRun();
-            }
-            return {};
-        }
-        if (m_human) {
-            return line.front() == ' ' || line.front() == '\t' ? humanLine(text, number) : Result<void>{};
-        }
-        return csvLine(text, number);
-    }
-
-    Result<void> startHumanBlock(std::string_view text, std::size_t number)
-    {
-        if (m_csvSeen) {
-            return importError(m_src, number, "human-readable perf stat output mixed with -x, lines");
-        }
-        closeRun();
-        m_human = true;
-        m_current.line = number;
-        static const std::regex runs(R"(\((\d+) runs\))");
-        std::match_results<std::string_view::const_iterator> m;
-        if (std::regex_search(text.begin(), text.end(), m, runs)) {
-            const auto n = parseNumber(m[1].str());
-            if (!n || *n < 1 || *n > kMaxRuns) {
-                return importError(m_src, number,
-                                   "'(" + m[1].str() + " runs)': expected 1 to " + std::to_string(kMaxRuns) + " runs");
-            }
-            m_current.summary = true;
-            m_current.runs = static_cast<int>(*n);
-        }
-        m_open = true;
-        return {};
-    }
-
-    // "0.43 msec task-clock  # 0.134 CPUs utilized  ( +-  5.28% )", "<not supported> cycles",
-    // "0.00319 +- 0.00244 seconds time elapsed  ( +- 76.57% )", "0.0012 seconds user".
-    Result<void> humanLine(std::string_view text, std::size_t number)
-    {
-        const auto words = splitWords(text.substr(0, text.find('#')));
-        if (text.find("seconds time elapsed") != std::string_view::npos) {
-            auto value = parseNumber(words.at(0), true);
-            if (!value) {
-                return importError(m_src, number, "unreadable elapsed time " + quoteLine(text));
-            }
-            m_current.elapsed = *value;
-            if (words.size() > 2 && words[1] == "+-") {
-                m_current.elapsedNoise = parseNumber(words[2], true).value_or(0);
-            }
-            return {};
-        }
-        if (text.find("seconds user") != std::string_view::npos || text.find("seconds sys") != std::string_view::npos) {
-            return {};
-        }
-        EventValue e;
-        e.line = number;
-        std::size_t next = 1;
-        if (text.rfind("<not supported>", 0) == 0 || text.rfind("<not counted>", 0) == 0) {
-            e.missing = std::string(text.substr(0, text.find('>') + 1));
-            const auto rest = splitWords(text.substr(e.missing.size()));
-            if (rest.empty()) {
-                return importError(m_src, number, "an event line without its event: " + quoteLine(text));
-            }
-            e.event = std::string(rest[0]);
-            return addEvent(std::move(e), number);
-        }
-        auto value = words.empty() ? std::nullopt : parseNumber(words[0], true);
-        if (!value || words.size() < 2) {
-            return importError(m_src, number, "not a perf stat counter line: " + quoteLine(text));
-        }
-        e.value = *value;
-        if (words.size() > 2 && isUnit(words[1])) {
-            e.unit = std::string(words[1]);
-            next = 2;
-        }
-        e.event = std::string(words[next]);
-        static const std::regex noise(R"(\(\s*\+-\s*([0-9.]+)%\s*\))");
-        std::match_results<std::string_view::const_iterator> m;
-        if (std::regex_search(text.begin(), text.end(), m, noise)) {
-            const auto relNoise = parseNumber(m[1].str());
-            if (!relNoise) {
-                return importError(m_src, number, "unreadable '+- N%' noise in " + quoteLine(text));
-            }
-            e.relNoise = *relNoise;
-        }
-        return addEvent(std::move(e), number);
-    }
-
-    // value,unit,event[,variance%],run_time,percent_running,metric,metric_unit
-    Result<void> csvLine(std::string_view text, std::size_t number)
-    {
-        std::vector<std::string_view> fields;
-        std::size_t start = 0;
-        for (;;) {
-            auto comma = text.find(',', start);
-            fields.push_back(
-                text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-            if (comma == std::string_view::npos) {
-                break;
-            }
-            start = comma + 1;
-        }
-        if (fields.size() < 4 || fields[2].empty()) {
-            return importError(m_src, number, "not a perf stat -x, line: " + quoteLine(text));
-        }
-        m_csvSeen = true;
-        EventValue e;
-        e.line = number;
-        e.unit = std::string(fields[1]);
-        e.event = std::string(fields[2]);
-        if (fields[0] == "<not supported>" || fields[0] == "<not counted>") {
-            e.missing = std::string(fields[0]);
-        } else if (auto value = parseNumber(fields[0])) {
-            e.value = *value;
-        } else {
-            return importError(m_src, number, "counter value '" + std::string(fields[0]) + "' is not a number");
-        }
-        const bool summary = !fields[3].empty() && fields[3].back() == '%';
-        if (summary) {
-            auto noise = parseNumber(fields[3].substr(0, fields[3].size() - 1));
-            if (!noise) {
-                return importError(m_src, number, "variance '" + std::string(fields[3]) + "' is not a percentage");
-            }
-            e.relNoise = *noise;
-        }
-        const bool repeated = std::any_of(m_current.events.begin(), m_current.events.end(),
-                                          [&](const EventValue& v) { return v.event == e.event; });
-        if (repeated) {
-            closeRun();
-        }
-        if (!m_open) {
-            m_open = true;
-            m_current.line = number;
-            m_current.summary = summary;
-        } else if (m_current.summary != summary) {
-            return importError(m_src, number, "a -r summary line mixed with single-run lines");
-        }
-        if (summary) {
-            if (!m_options.runs) {
-                return importError(m_src, number,
-                                   "a perf stat -r summary written with -x, does not say how many runs it averages: "
-                                   "give --runs N");
-            }
-            m_current.runs = *m_options.runs;
-        }
-        return addEvent(std::move(e), number);
-    }
-
-    Result<void> addEvent(EventValue e, std::size_t number)
-    {
-        if (!m_open) {
-            m_open = true;
-            m_current.line = number;
-        }
-        m_current.events.push_back(std::move(e));
-        return {};
-    }
-
-    void closeRun()
-    {
-        if (m_open && (!m_current.events.empty() || !std::isnan(m_current.elapsed))) {
-            m_runs.push_back(std::move(m_current));
-        }
-        m_current = PerfRun{};
-        m_open = false;
-        m_human = false;
-    }
-
-    const ImportSource& m_src;
-    const ImportOptions& m_options;
-    std::vector<PerfRun> m_runs;
-    PerfRun m_current;
-    bool m_open = false;
-    bool m_human = false;
-    bool m_csvSeen = false;
-};
-
-// Every run must count the same events in the same order as the first.
-Result<void> checkSameEvents(const ImportSource& src, const std::vector<PerfRun>& runs)
+bool isJson(std::string_view text)
 {
-    const auto& first = runs.front();
-    for (std::size_t r = 1; r < runs.size(); ++r) {
-        const auto& run = runs[r];
-        for (std::size_t e = 0; e < run.events.size(); ++e) {
-            if (e >= first.events.size() || run.events[e].event != first.events[e].event) {
+    for (auto line : splitLines(text.substr(0, 1 << 20))) {
+        line = trim(line);
+        if (!line.empty() && line.front() == '{' && line.find("\"counter-value\"") != std::string_view::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool isText(std::string_view text)
+{
+    return text.find("Performance counter stats for") != std::string_view::npos ||
+           text.find("counts unit events") != std::string_view::npos ||
+           text.find("seconds time elapsed") != std::string_view::npos;
+}
+
+// What the blocks are, and that they can share one table.
+Result<void> checkBlocks(const ImportSource& src, const std::vector<Block>& blocks)
+{
+    const auto& first = blocks.front();
+    for (std::size_t b = 1; b < blocks.size(); ++b) {
+        const auto& block = blocks[b];
+        if (block.interval || first.interval) {
+            return importError(src, block.line,
+                               "a second perf stat -I output (the first starts at " + fmtLine(first.line) +
+                                   "): import each in its own run");
+        }
+        if (block.summary != first.summary) {
+            return importError(src, block.line,
+                               std::string("a perf stat ") + (block.summary ? "-r summary" : "single run") +
+                                   " after a " + (first.summary ? "-r summary" : "single run") + " (" +
+                                   fmtLine(first.line) + "): import them separately");
+        }
+        if (!block.command.empty() && !first.command.empty() && block.command != first.command) {
+            return importError(src, block.line,
+                               "perf stat of " + block.command + " after perf stat of " + first.command + " (" +
+                                   fmtLine(first.line) + "): two different commands; import each separately");
+        }
+        for (std::size_t e = 0; e < block.counts.size(); ++e) {
+            if (e >= first.counts.size() || block.counts[e].key() != first.counts[e].key()) {
                 return importError(
-                    src, run.events[e].line,
-                    "event '" + run.events[e].event + "' where the first run has " +
-                        (e < first.events.size() ? "'" + first.events[e].event + "'" : "no more events") +
+                    src, block.counts[e].line,
+                    "event '" + block.counts[e].key() + "' where the first run has " +
+                        (e < first.counts.size() ? "'" + first.counts[e].key() + "'" : "no more events") +
                         " (runs with different events mixed?)");
             }
         }
-        if (run.events.size() < first.events.size()) {
-            return importError(src, run.events.empty() ? run.line : run.events.back().line,
-                               "run " + std::to_string(r + 1) + " ends after " + std::to_string(run.events.size()) +
-                                   " of " + std::to_string(first.events.size()) + " events (truncated?)");
+        if (block.counts.size() < first.counts.size()) {
+            return importError(src, block.counts.empty() ? block.line : block.counts.back().line,
+                               "run " + std::to_string(b + 1) + " ends after " + std::to_string(block.counts.size()) +
+                                   " of " + std::to_string(first.counts.size()) + " events (truncated?)");
         }
-        if (run.summary != first.summary || std::isnan(run.elapsed) != std::isnan(first.elapsed)) {
-            return importError(src, run.line, "run " + std::to_string(r + 1) + " is not of the same kind as the first");
+        if (std::isnan(block.elapsed) != std::isnan(first.elapsed)) {
+            return importError(src, block.line,
+                               "run " + std::to_string(b + 1) + " is not of the same kind as the first");
         }
     }
     return {};
 }
 
-// The i-th of n values with mean m and standard deviation sd (sample, n - 1): symmetric around m.
-double rebuilt(double mean, double sd, int i, int n)
+void addReadings(ImportTable& table, const Block& block, const std::string& run)
 {
-    if (n < 2 || sd == 0) {
-        return mean;
+    auto read = [&](const std::string& key, double v) {
+        if (!std::isnan(v)) {
+            table.read(run + key, v);
+        }
+    };
+    std::map<std::string, std::size_t> perGroup;
+    std::set<std::string> scopes;
+    for (const auto& c : block.counts) {
+        const std::string at =
+            c.interval >= 0 ? "interval " + block.intervalText[static_cast<std::size_t>(c.interval)] + " " : "";
+        if (!c.scope.empty()) {
+            scopes.insert(c.scope);
+            read(at + c.key(), c.value);
+            read(at + c.scope + " aggregated cpus", c.cpus);
+        } else if (!at.empty()) {
+            read(at + c.event, c.value);
+        }
+        const std::string e = at + "event " + c.key();
+        read(e, c.value);
+        read(e + " count", c.value);
+        read(e + " counter-value", c.value);
+        read(e + " noise_pct", c.noisePct);
+        read(e + " multiplex pct", c.runningPct);
+        read(e + " pct running", c.runningPct);
+        read(e + " pcnt-running", c.runningPct);
+        read(e + " runtime", c.runtime);
+        read(e + " event-runtime", c.runtime);
+        if (!c.metrics.empty()) {
+            read(e + " metric", c.metrics.front().second);
+            read(e + " metric " + c.metrics.front().first, c.metrics.front().second);
+        }
+        for (const auto& [name, v] : c.continuation) {
+            read(e + " continuation metric " + name, v);
+        }
     }
-    if (n % 2 == 1) {
-        return i == 0 ? mean : mean + ((i % 2 == 1) ? sd : -sd);
+    for (const auto& c : block.summaryCounts) {
+        read("summary " + c.key(), c.value);
+        if (!c.metrics.empty()) {
+            read("summary " + c.key() + " metric", c.metrics.front().second);
+        }
     }
-    const double d = sd * std::sqrt(static_cast<double>(n - 1) / n);
-    return mean + ((i % 2 == 0) ? d : -d);
+    for (const auto& g : block.groupMetrics) {
+        read("metric " + (g.group.empty() ? "" : g.group + " ") + g.name, g.value);
+        ++perGroup[g.group];
+    }
+    for (const auto& [group, n] : perGroup) {
+        read(group + " metrics", static_cast<double>(n));
+    }
+    read("elapsed", block.elapsed);
+    read("elapsed stddev", block.elapsedSe);
+    read("elapsed noise_pct", block.elapsedNoisePct);
+    read("user time", block.user);
+    read("sys time", block.sys);
+    if (block.summary) {
+        read("runs", block.runs);
+    }
+    const auto n = static_cast<double>(block.counts.size());
+    for (const char* key : {"events", "counter rows", "rows", "interval rows", "JSON lines with counter-value"}) {
+        read(key, n);
+    }
+    read("summary rows", static_cast<double>(block.summaryCounts.size()));
+    read("metric rows", static_cast<double>(block.groupMetrics.size()));
+    read("topdown metric lines", static_cast<double>(block.groupMetrics.size()));
+    read("metricgroup header rows", static_cast<double>(block.groupHeaders));
+    read("JSON lines with metricgroup", static_cast<double>(block.groupHeaders));
+    if (block.jsonLines > 0) {
+        read("JSON lines total", static_cast<double>(block.jsonLines));
+    }
+    if (!scopes.empty()) {
+        read("scopes", static_cast<double>(scopes.size()));
+    }
+    if (block.interval) {
+        read("intervals", static_cast<double>(block.intervals.size()));
+        read("events per interval", block.intervals.empty() ? 0 : n / static_cast<double>(block.intervals.size()));
+        if (!block.intervals.empty()) {
+            read("last interval timestamp", block.intervals.back());
+        }
+    }
 }
 
-ImportTable tableOf(const std::vector<PerfRun>& runs)
+std::string detectedOf(const std::vector<Block>& blocks, const perf::Numbers* numbers, const NumberStyle& style)
+{
+    const auto& b = blocks.front();
+    std::string d = "perf stat " + std::string(b.layout == "csv" ? "-x," : b.layout == "json" ? "--json" : "text");
+    if (b.summary) {
+        d += ", -r " + std::to_string(b.runs) + " summar" + (blocks.size() > 1 ? "ies" : "y");
+    } else if (blocks.size() > 1) {
+        d += ", " + std::to_string(blocks.size()) + " runs";
+    }
+    if (b.interval) {
+        d += ", -I intervals";
+    }
+    bool cpu = false;
+    bool agg = false;
+    bool hybrid = false;
+    for (const auto& c : b.counts) {
+        cpu = cpu || c.scope.rfind("CPU", 0) == 0;
+        agg = agg || (!c.scope.empty() && c.scope.rfind("CPU", 0) != 0);
+        hybrid = hybrid || c.event.rfind("cpu_atom/", 0) == 0;
+    }
+    d += cpu ? ", per CPU (-A)" : agg ? ", per socket/die/core" : "";
+    d += hybrid ? ", hybrid cpu_core/cpu_atom" : "";
+    d += b.groupMetrics.empty() ? "" : ", metric groups";
+    if (numbers != nullptr && style.decimal == ',') {
+        d += ", numbers in " + style.name();
+    }
+    return d;
+}
+
+struct Column {
+    std::string quantity;
+    std::string unit;
+    bool metric = true;
+};
+
+// Quantities in first-seen order: every counter (per CPU/socket too), a total per event of scoped
+// counters, every metric of a metric group.
+std::vector<Column> columnsOf(const Block& first, bool summary)
+{
+    std::vector<Column> cols;
+    std::set<std::string> seen;
+    auto add = [&](const std::string& name, const std::string& unit, bool metric) {
+        if (seen.insert(name).second) {
+            cols.push_back({name, unit, metric});
+        }
+    };
+    for (const auto& c : first.counts) {
+        add(c.key(), c.unit.empty() ? "count" : c.unit, c.scope.empty());
+    }
+    for (const auto& c : first.counts) {
+        if (!c.scope.empty()) {
+            add(c.event, c.unit.empty() ? "count" : c.unit, true);
+        }
+    }
+    if (!summary) {
+        for (const auto& g : first.groupMetrics) {
+            add((g.group.empty() ? "" : g.group + " ") + g.name, "%", true);
+        }
+    }
+    return cols;
+}
+
+// The value of each column in `block` (interval -1: the whole block).
+std::map<std::string, double> valuesOf(const Block& block, int interval)
+{
+    std::map<std::string, double> v;
+    for (const auto& c : block.counts) {
+        if (interval >= 0 && c.interval != interval) {
+            continue;
+        }
+        v[c.key()] = c.value;
+        if (!c.scope.empty()) {
+            auto& total = v.try_emplace(c.event, 0.0).first->second;
+            total += c.value;  // NaN when a CPU's count is missing
+        }
+    }
+    for (const auto& g : block.groupMetrics) {
+        v[(g.group.empty() ? "" : g.group + " ") + g.name] = g.value;
+    }
+    return v;
+}
+
+double at(const std::map<std::string, double>& v, const std::string& key)
+{
+    const auto it = v.find(key);
+    return it == v.end() ? kNaN : it->second;
+}
+
+ImportTable intervalTable(const Block& block, const std::vector<Column>& cols)
 {
     ImportTable table;
-    const auto& first = runs.front();
-    std::vector<std::size_t> kept;  // events counted in at least one run
-    for (std::size_t e = 0; e < first.events.size(); ++e) {
+    for (const auto& c : cols) {
+        table.layout.quantities.push_back(c.quantity);
+        if (c.metric) {
+            table.layout.metrics.push_back({c.quantity, c.unit + "/s", c.quantity, "seconds", 1.0, false,
+                                            "perf stat -I: " + c.quantity + " per second", ""});
+        }
+    }
+    table.layout.quantities.emplace_back("seconds");
+    std::vector<ImportSample> samples;
+    double previous = 0;
+    for (std::size_t i = 0; i < block.intervals.size(); ++i) {
+        const auto v = valuesOf(block, static_cast<int>(i));
+        ImportSample s;
+        s.duration = block.intervals[i] - previous;
+        previous = block.intervals[i];
+        for (const auto& c : cols) {
+            s.values.push_back(at(v, c.quantity));
+        }
+        s.values.push_back(s.duration);
+        samples.push_back(std::move(s));
+    }
+    table.repetitions.push_back(std::move(samples));
+    return table;
+}
+
+Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>& blocks, std::vector<Column> cols)
+{
+    ImportTable table;
+    const auto& first = blocks.front();
+    // Columns never counted in any run are recorded as unsupported, not stored.
+    std::vector<std::map<std::string, double>> values;
+    for (const auto& b : blocks) {
+        values.push_back(valuesOf(b, -1));
+    }
+    std::vector<Column> kept;
+    for (const auto& c : cols) {
         const bool counted =
-            std::any_of(runs.begin(), runs.end(), [&](const PerfRun& r) { return r.events[e].missing.empty(); });
+            std::any_of(values.begin(), values.end(), [&](const auto& v) { return !std::isnan(at(v, c.quantity)); });
         if (counted) {
-            kept.push_back(e);
-        } else {
-            table.unsupported.push_back({{"name", first.events[e].event}, {"reason", first.events[e].missing}});
+            kept.push_back(c);
+            continue;
+        }
+        const auto it = std::find_if(first.counts.begin(), first.counts.end(),
+                                     [&](const Count& x) { return x.key() == c.quantity; });
+        if (it != first.counts.end() && !it->missing.empty()) {
+            table.unsupported.push_back({{"name", c.quantity}, {"reason", it->missing}});
+        } else if (it == first.counts.end()) {
+            kept.push_back(c);  // a metric perf printed as nan: kept, NaN
         }
     }
     const bool elapsed = !std::isnan(first.elapsed);
-    for (std::size_t e : kept) {
-        const auto& ev = first.events[e];
-        table.layout.quantities.push_back(ev.event);
-        table.layout.metrics.push_back({ev.event, ev.unit.empty() ? "count" : ev.unit, ev.event, "runs", 1.0, false,
-                                        "perf stat event " + ev.event + " per run", ""});
-    }
-    if (elapsed) {
-        table.layout.quantities.emplace_back("time_elapsed");
-        table.layout.metrics.push_back(
-            {"time_elapsed", "s", "time_elapsed", "runs", 1.0, false, "wall time of the command per run", ""});
-    }
-    table.layout.quantities.emplace_back("runs");
-    for (const auto& run : runs) {
-        const int n = run.summary ? run.runs : 1;
-        for (int i = 0; i < n; ++i) {
-            ImportSample sample;
-            for (std::size_t e : kept) {
-                const auto& ev = run.events[e];
-                const double sd = std::fabs(ev.value) * ev.relNoise / 100.0 * std::sqrt(static_cast<double>(n));
-                sample.values.push_back(ev.missing.empty() ? rebuilt(ev.value, sd, i, n) : kNaN);
-            }
-            if (elapsed) {
-                sample.values.push_back(
-                    rebuilt(run.elapsed, run.elapsedNoise * std::sqrt(static_cast<double>(n)), i, n));
-                // A rebuilt value can lie below zero (mean - sd); the run itself took the mean.
-                sample.duration = run.elapsed;
-            }
-            sample.values.push_back(1.0);
-            table.repetitions.push_back({std::move(sample)});
+    const bool user = !std::isnan(first.user) && !first.summary;
+    const bool sys = !std::isnan(first.sys) && !first.summary;
+    for (const auto& c : kept) {
+        table.layout.quantities.push_back(c.quantity);
+        if (c.metric) {
+            table.layout.metrics.push_back(
+                {c.quantity, c.unit, c.quantity, "runs", 1.0, false, "perf stat " + c.quantity + " per run", ""});
         }
     }
-    table.reconstructed = first.summary;
+    auto addTime = [&](bool present, const char* q, const char* what) {
+        if (present) {
+            table.layout.quantities.emplace_back(q);
+            table.layout.metrics.push_back({q, "s", q, "runs", 1.0, false, what, ""});
+        }
+    };
+    addTime(elapsed, "time_elapsed", "wall time of the command per run");
+    addTime(user, "seconds_user", "user CPU time of the command per run");
+    addTime(sys, "seconds_sys", "system CPU time of the command per run");
+    table.layout.quantities.emplace_back("runs");
+    if (table.layout.metrics.empty()) {
+        return importError(src, 0, "no event was counted in any run");
+    }
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        const auto& block = blocks[b];
+        const auto& v = values[b];
+        ImportSample s;
+        std::vector<ImportSummary> summary;
+        for (const auto& c : kept) {
+            const double x = at(v, c.quantity);
+            s.values.push_back(x);
+            if (block.summary && !std::isnan(x)) {
+                const auto it = std::find_if(block.counts.begin(), block.counts.end(),
+                                             [&](const Count& k) { return k.key() == c.quantity; });
+                const double pct = it != block.counts.end() && !std::isnan(it->noisePct) ? it->noisePct : 0.0;
+                summary.push_back({c.quantity, static_cast<double>(block.runs), x, std::fabs(x) * pct / 100});
+            }
+        }
+        if (elapsed) {
+            s.values.push_back(block.elapsed);
+            s.duration = block.elapsed;
+            if (block.summary) {
+                const double se = !std::isnan(block.elapsedSe)         ? block.elapsedSe
+                                  : !std::isnan(block.elapsedNoisePct) ? block.elapsed * block.elapsedNoisePct / 100
+                                                                       : 0.0;
+                summary.push_back({"time_elapsed", static_cast<double>(block.runs), block.elapsed, se});
+            }
+        }
+        if (user) {
+            s.values.push_back(block.user);
+        }
+        if (sys) {
+            s.values.push_back(block.sys);
+        }
+        s.values.push_back(1.0);
+        table.repetitions.push_back({std::move(s)});
+        if (block.summary) {
+            table.summaries.push_back(std::move(summary));
+        }
+    }
     if (first.summary) {
         table.notes.emplace_back(
-            "values rebuilt from perf stat -r summaries (mean, +- standard error, n): means, standard deviations, "
-            "Welch's t and the t intervals are exact; rank tests and outlier checks are not meaningful");
+            "perf stat -r summaries: stored as n, mean and standard error per event (the runs themselves were not "
+            "printed); Welch's t and the ratio intervals use them exactly, rank tests need the runs and are not run");
     }
     return table;
 }
@@ -346,34 +381,50 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not perf stat output");
     }
-    if (options.runs && (*options.runs < 2 || *options.runs > kMaxRuns)) {
-        return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages 2 to " +
-                     std::to_string(kMaxRuns) + " runs"};
+    if (options.runs && (*options.runs < 2 || *options.runs > 100000)) {
+        return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages 2 to 100000 runs"};
     }
-    auto runs = PerfStatParser(src, options).parse();
-    if (!runs) {
-        return runs.error();
+    Result<std::vector<Block>> blocks = std::vector<Block>{};
+    NumberStyle style;
+    std::optional<perf::Numbers> numbers;
+    if (isJson(src.text)) {
+        blocks = perf::parseJsonBlocks(src);
+    } else if (isText(src.text)) {
+        perf::Numbers vote(src, nullptr);
+        if (auto first = perf::parseTextBlocks(src, vote); !first) {
+            return first.error();
+        }
+        auto decided = vote.vote().decide(src);
+        if (!decided) {
+            return decided.error();
+        }
+        style = *decided;
+        numbers.emplace(src, &style);
+        blocks = perf::parseTextBlocks(src, *numbers);
+    } else {
+        blocks = perf::parseCsvBlocks(src, options);
     }
-    if (runs->empty()) {
+    if (!blocks) {
+        return blocks.error();
+    }
+    if (blocks->empty()) {
         return importError(src, 0, "no perf stat results in it");
     }
-    long total = 0;
-    for (const auto& run : *runs) {
-        total += run.summary ? run.runs : 1;
+    if (auto ok = checkBlocks(src, *blocks); !ok) {
+        return ok.error();
     }
-    if (total > kMaxRebuilt) {
-        return importError(src, 0,
-                           "its summaries stand for " + std::to_string(total) + " runs, more than " +
-                               std::to_string(kMaxRebuilt) + " can be rebuilt");
+    const auto& first = blocks->front();
+    const auto cols = columnsOf(first, first.summary);
+    auto table = first.interval ? Result<ImportTable>(intervalTable(first, cols)) : runsTable(src, *blocks, cols);
+    if (!table) {
+        return table.error();
     }
-    if (auto same = checkSameEvents(src, *runs); !same) {
-        return same.error();
+    table->detected = detectedOf(*blocks, numbers ? &*numbers : nullptr, style);
+    table->tool = "perf stat";
+    for (std::size_t b = 0; b < blocks->size(); ++b) {
+        addReadings(*table, (*blocks)[b], b == 0 ? "" : "run " + std::to_string(b + 1) + " ");
     }
-    auto table = tableOf(*runs);
-    if (table.layout.metrics.empty()) {
-        return importError(src, 0, "no event was counted in any run");
-    }
-    return checkedTable(src, std::move(table));
+    return checkedTable(src, std::move(*table));
 }
 
 }  // namespace nf::engine

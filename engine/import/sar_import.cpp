@@ -1,8 +1,13 @@
-// sar -n DEV: "HH:MM:SS [AM|PM] IFACE rxpck/s txpck/s rxkB/s txkB/s ..." per interval. The
-// header line says the kernel and host: "Linux 6.1.0-18-amd64 (host) 11/30/26 _x86_64_ (2 CPU)".
+// sar -n DEV: "HH:MM:SS [AM|PM] IFACE rxpck/s txpck/s rxkB/s txkB/s ..." per interval, live (a header
+// before every interval) or from a history file (-f saDD: one header, then every interval), with
+// -p (IFACE last), -z, other activities in between (-d), EDEV, "LINUX RESTART" lines and an Average
+// block per boot; files holding only the Average block; sadf -d (';'-separated) and sadf -j (JSON).
+// An interval lasts from the previous timestamp of its section to its own. The header line says
+// kernel and host: "Linux 6.1.0-18-amd64 (host) 11/30/26 _x86_64_ (2 CPU)".
 
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "engine/import/import_format.h"
@@ -11,10 +16,25 @@ namespace nf::engine {
 namespace {
 
 struct SarRow {
-    double seconds = 0;  // time of day
     std::string iface;
-    std::map<std::string, double> values;  // by column name
+    std::string when;    // as printed: "13:20:29", "Average", "2019-04-18 13:20:29 UTC"
+    double seconds = 0;  // the interval it covers; 0 for Average rows
+    bool average = false;
+    int averageBlock = 0;  // 1 for the first Average block of the section kind, 2 for the second...
+    bool afterRestart = false;
+    std::map<std::string, std::string> raw;  // by column name, as printed
+    std::map<std::string, double> values;
     std::size_t line = 0;
+};
+
+struct SarFile {
+    std::vector<SarRow> dev;    // rxpck/s, txpck/s, ...
+    std::vector<SarRow> edev;   // rxerr/s, rxdrop/s, ...
+    std::size_t otherRows = 0;  // other activities (-d, -u ...): counted, not read
+    std::size_t restarts = 0;
+    std::string kernel;
+    std::string host;
+    std::string layout;  // "sar", "sar (Average only)", "sadf -d", "sadf -j"
 };
 
 std::optional<double> timeOfDay(std::string_view word, std::string_view ampm)
@@ -22,7 +42,8 @@ std::optional<double> timeOfDay(std::string_view word, std::string_view ampm)
     int h = 0;
     int m = 0;
     int s = 0;
-    if (word.size() != 8 || std::sscanf(std::string(word).c_str(), "%2d:%2d:%2d", &h, &m, &s) != 3) {
+    if (word.size() != 8 || word[2] != ':' || word[5] != ':' ||
+        std::sscanf(std::string(word).c_str(), "%2d:%2d:%2d", &h, &m, &s) != 3) {
         return std::nullopt;
     }
     if (ampm == "PM" && h < 12) {
@@ -33,90 +54,454 @@ std::optional<double> timeOfDay(std::string_view word, std::string_view ampm)
     return h * 3600.0 + m * 60.0 + s;
 }
 
-class SarParser {
-public:
-    explicit SarParser(const ImportSource& src) : m_src(src) {}
+bool isDev(const std::vector<std::string>& cols)
+{
+    return std::find(cols.begin(), cols.end(), "rxpck/s") != cols.end();
+}
 
-    Result<void> parse()
+bool isEdev(const std::vector<std::string>& cols)
+{
+    return std::find(cols.begin(), cols.end(), "rxerr/s") != cols.end();
+}
+
+class SarReadings;
+
+// Read twice: the first pass (no style) only votes on the number style and lists the interfaces;
+// the second converts, gives every row to `readings` and keeps the rows of interface `keep`.
+class SarText {
+public:
+    SarText(const ImportSource& src, const NumberStyle* style, std::string keep, SarReadings* readings)
+        : m_src(src), m_style(style), m_keep(std::move(keep)), m_readings(readings)
+    {
+    }
+
+    NumberStyleVote vote;
+    std::set<std::string> intervalIfaces;
+    std::set<std::string> averageIfaces;
+
+    Result<SarFile> parse()
     {
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (auto r = parseLine(trim(lines[i]), i + 1); !r) {
-                return r;
+            if (auto r = line(trim(lines[i]), i + 1); !r) {
+                return r.error();
             }
         }
-        return {};
+        m_file.layout = m_sawInterval ? "sar -n DEV" : "sar -n DEV, Average lines only";
+        return std::move(m_file);
     }
 
-    std::vector<SarRow> rows;
-    std::set<std::string> ifaces;
-    std::string kernel;
-    std::string host;
-
 private:
-    Result<void> parseLine(std::string_view text, std::size_t number)
+    struct Section {
+        std::vector<std::string> cols;  // without IFACE
+        std::size_t ifaceAt = 0;        // position of IFACE among the words after the time
+        double base = 0;                // the previous timestamp
+        double current = -1;
+        bool dev = false;
+        bool edev = false;
+        bool named = false;  // has an IFACE/DEV column
+    };
+
+    Result<void> line(std::string_view text, std::size_t number)
     {
         if (text.empty()) {
+            m_open = false;  // a blank line ends sar's block
             return {};
         }
         auto words = splitWords(text);
         if (words[0] == "Linux" && words.size() >= 3) {
-            kernel = std::string(words[1]);
+            m_file.kernel = std::string(words[1]);
             const auto h = words[2];
-            host = std::string(h.size() > 2 && h.front() == '(' && h.back() == ')' ? h.substr(1, h.size() - 2) : h);
+            m_file.host =
+                std::string(h.size() > 2 && h.front() == '(' && h.back() == ')' ? h.substr(1, h.size() - 2) : h);
             return {};
         }
-        if (words[0] == "Average:" || words[0] == "Summary:") {
-            return {};
-        }
-        std::string_view ampm;
         std::size_t first = 1;
-        if (words.size() > 1 && (words[1] == "AM" || words[1] == "PM")) {
-            ampm = words[1];
-            first = 2;
-        }
-        auto when = timeOfDay(words[0], ampm);
-        if (!when || words.size() <= first) {
-            return importError(m_src, number, "not a sar -n DEV line: " + quoteLine(text));
-        }
-        if (words[first] == "IFACE") {
-            m_columns.assign(words.begin() + static_cast<long>(first) + 1, words.end());
-            m_intervalStart = *when;
-            return {};
-        }
-        if (m_columns.empty()) {
-            return importError(m_src, number, "a data line before any IFACE header: " + quoteLine(text));
-        }
-        if (words[first] == "LINUX" || words[first].find("RESTART") != std::string_view::npos) {
-            return {};
-        }
-        if (words.size() != first + 1 + m_columns.size()) {
-            return importError(m_src, number,
-                               "expected " + std::to_string(m_columns.size()) +
-                                   " values after the interface (truncated?): " + quoteLine(text));
-        }
-        SarRow row{*when, std::string(words[first]), {}, number};
-        for (std::size_t c = 0; c < m_columns.size(); ++c) {
-            auto value = parseNumber(words[first + 1 + c]);
-            if (!value) {
-                return importError(m_src, number, "'" + std::string(words[first + 1 + c]) + "' is not a number");
+        std::optional<double> when;
+        const bool average = words[0] == "Average:" || words[0] == "Summary:";
+        if (!average) {
+            std::string_view ampm;
+            if (words.size() > 1 && (words[1] == "AM" || words[1] == "PM")) {
+                ampm = words[1];
+                first = 2;
             }
-            row.values[std::string(m_columns[c])] = *value;
+            when = timeOfDay(words[0], ampm);
+            if (!when) {
+                if (m_open) {
+                    m_open = false;  // text after the block (a prompt)
+                }
+                return {};
+            }
         }
-        double seconds = row.seconds - m_intervalStart;
-        if (seconds < 0) {
-            seconds += 86400;  // past midnight
+        if (words.size() <= first) {
+            return importError(m_src, number, "a sar line without values: " + quoteLine(text));
         }
-        row.seconds = seconds;
-        ifaces.insert(row.iface);
-        rows.push_back(std::move(row));
+        if (words[first] == "LINUX" && words.size() > first + 1 && words[first + 1] == "RESTART") {
+            ++m_file.restarts;
+            m_restarted = true;
+            m_open = false;
+            return {};
+        }
+        const std::vector<std::string_view> rest(words.begin() + static_cast<std::ptrdiff_t>(first), words.end());
+        const bool header =
+            std::none_of(rest.begin(), rest.end(),
+                         [](std::string_view w) {
+                             return !w.empty() &&
+                                    (std::isdigit(static_cast<unsigned char>(w.front())) != 0 || w.front() == '-');
+                         }) &&
+            std::any_of(rest.begin(), rest.end(),
+                        [](std::string_view w) { return w.find('/') != std::string_view::npos || w.front() == '%'; });
+        if (header) {
+            return startSection(rest, when, number);
+        }
+        if (!m_open) {
+            return importError(m_src, number,
+                               "a sar data line outside a block (its header line is missing): " + quoteLine(text));
+        }
+        return row(rest, when, average, number, text);
+    }
+
+    Result<void> startSection(const std::vector<std::string_view>& rest, std::optional<double> when, std::size_t)
+    {
+        Section s;
+        bool named = false;
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            if (rest[i] == "IFACE" || rest[i] == "DEV" || rest[i] == "CPU" || rest[i] == "FILESYSTEM") {
+                s.ifaceAt = i;
+                named = true;
+            } else {
+                s.cols.emplace_back(rest[i]);
+            }
+        }
+        if (!named) {
+            s.ifaceAt = rest.size();  // activities without a name column
+        }
+        s.named = named;
+        s.dev = named && isDev(s.cols);
+        s.edev = named && isEdev(s.cols);
+        if (when) {
+            s.base = *when;
+            s.current = *when;
+        }
+        const int kind = s.dev ? 1 : s.edev ? 2 : 0;
+        if (!when) {
+            ++m_averageBlocks[kind];
+        }
+        m_section = std::move(s);
+        m_open = true;
+        m_inAverage = !when;
         return {};
     }
 
+    Result<void> row(const std::vector<std::string_view>& rest, std::optional<double> when, bool average,
+                     std::size_t number, std::string_view text)
+    {
+        auto& s = m_section;
+        const std::size_t expected = s.cols.size() + (s.named ? 1 : 0);
+        if (rest.size() != expected) {
+            return importError(
+                m_src, number,
+                "expected " + std::to_string(expected) + " fields after the time (truncated?): " + quoteLine(text));
+        }
+        if (!s.dev && !s.edev) {
+            ++m_file.otherRows;
+            return {};
+        }
+        SarRow r;
+        r.line = number;
+        r.average = average;
+        r.afterRestart = m_restarted;
+        r.iface = std::string(rest[s.ifaceAt]);
+        const int kind = s.dev ? 1 : 2;
+        if (average) {
+            if (!m_inAverage) {
+                ++m_averageBlocks[kind];
+                m_inAverage = true;
+            }
+            r.when = "Average";
+            r.averageBlock = m_averageBlocks[kind];
+        } else {
+            m_inAverage = false;
+            m_sawInterval = true;
+            if (*when != s.current) {
+                s.base = s.current < 0 ? *when : s.current;
+                s.current = *when;
+            }
+            r.seconds = s.current - s.base;
+            if (r.seconds < 0) {
+                r.seconds += 86400;  // past midnight
+            }
+            r.when = std::string(splitWords(text)[0]);
+        }
+        if (m_style == nullptr) {
+            for (std::size_t i = 0; i < rest.size(); ++i) {
+                if (i != s.ifaceAt) {
+                    vote.see(rest[i], number, NumberKind::Decimal);
+                }
+            }
+            if (s.dev) {
+                (average ? averageIfaces : intervalIfaces).insert(r.iface);
+            }
+            return {};
+        }
+        NumberStyle style = *m_style;
+        style.group = 0;
+        std::size_t c = 0;
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            if (i == s.ifaceAt) {
+                continue;
+            }
+            auto v = parseStyled(rest[i], style);
+            if (!v) {
+                return importError(m_src, number, "'" + std::string(rest[i]) + "' is not a number");
+            }
+            r.values[s.cols[c++]] = *v;
+        }
+        keep(std::move(r), s.edev);
+        return {};
+    }
+
+    void keep(SarRow r, bool edev);
+
     const ImportSource& m_src;
-    std::vector<std::string_view> m_columns;
-    double m_intervalStart = 0;
+    const NumberStyle* m_style;
+    std::string m_keep;
+    SarReadings* m_readings;
+    SarFile m_file;
+    Section m_section;
+    bool m_open = false;
+    bool m_inAverage = false;
+    bool m_restarted = false;
+    bool m_sawInterval = false;
+    std::map<int, int> m_averageBlocks;
 };
+
+// What the importer read, row by row: every value of every interface, and the row counts.
+class SarReadings {
+public:
+    explicit SarReadings(ImportTable& table) : m_table(table) {}
+
+    void add(const SarRow& r, bool edev)
+    {
+        const std::string when = r.average && r.averageBlock > 1 ? "Average " + std::to_string(r.averageBlock) : r.when;
+        for (const auto& [col, v] : r.values) {
+            m_table.read(r.iface + " " + col + " " + when, v);
+        }
+        if (edev) {
+            m_edevAverages += r.average && r.averageBlock == 1 ? 1 : 0;
+            return;
+        }
+        if (r.average) {
+            m_devAverageBlocks.insert(r.averageBlock);
+            m_devAverages += r.averageBlock == 1 ? 1 : 0;
+            return;
+        }
+        ++m_devIntervals;
+        m_beforeRestart += r.afterRestart ? 0 : 1;
+        m_times.insert(r.when);
+        const auto n = ++m_rowOfIface[r.iface];
+        for (const auto& [col, v] : r.values) {
+            m_table.read(r.iface + " " + col + " row " + std::to_string(n), v);
+        }
+        m_table.read(r.iface + " interval seconds row " + std::to_string(n), r.seconds);
+    }
+
+    void finish(const SarFile& file)
+    {
+        auto read = [&](const char* key, std::size_t n) { m_table.read(key, static_cast<double>(n)); };
+        read("DEV interval rows", m_devIntervals);
+        read("data rows", m_devIntervals);
+        read("rows", m_devIntervals);
+        read("intervals", m_times.size());
+        read("DEV interval rows before restart", m_beforeRestart);
+        read("DEV Average rows", m_devAverages);
+        read("Average rows", m_devAverages);
+        read("EDEV Average rows", m_edevAverages);
+        read("DEV Average blocks", m_devAverageBlocks.size());
+        read("LINUX RESTART markers", file.restarts);
+        read("restarts", file.restarts);
+        read("other activity rows", file.otherRows);
+    }
+
+private:
+    ImportTable& m_table;
+    std::size_t m_devAverages = 0;
+    std::size_t m_edevAverages = 0;
+    std::size_t m_devIntervals = 0;
+    std::size_t m_beforeRestart = 0;
+    std::set<int> m_devAverageBlocks;
+    std::set<std::string> m_times;
+    std::map<std::string, std::size_t> m_rowOfIface;
+};
+
+// Only the columns the table stores are kept of the rows of the interface it is for.
+void SarText::keep(SarRow r, bool edev)
+{
+    m_readings->add(r, edev);
+    if (edev || (!m_keep.empty() && r.iface != m_keep)) {
+        return;
+    }
+    std::map<std::string, double> kept;
+    for (const char* col : {"rxpck/s", "txpck/s", "rxkB/s", "txkB/s"}) {
+        if (const auto it = r.values.find(col); it != r.values.end()) {
+            kept.emplace(col, it->second);
+        }
+    }
+    r.values = std::move(kept);
+    m_file.dev.push_back(std::move(r));
+}
+
+// sadf -d: "# hostname;interval;timestamp;IFACE;rxpck/s;..." then "host;62;2019-04-18 13:20:29 UTC;enp6s0;...".
+Result<SarFile> parseSadfD(const ImportSource& src)
+{
+    SarFile file;
+    file.layout = "sadf -d";
+    std::vector<std::string> cols;
+    bool dev = false;
+    const auto lines = splitLines(src.text);
+    auto split = [](std::string_view t) {
+        std::vector<std::string> out;
+        std::size_t start = 0;
+        for (;;) {
+            const auto semi = t.find(';', start);
+            out.emplace_back(
+                trim(t.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start)));
+            if (semi == std::string_view::npos) {
+                return out;
+            }
+            start = semi + 1;
+        }
+    };
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto t = trim(lines[i]);
+        if (t.empty()) {
+            continue;
+        }
+        if (t.front() == '#') {
+            cols = split(trim(t.substr(1)));
+            dev = cols.size() > 4 && cols[3] == "IFACE" && std::find(cols.begin(), cols.end(), "rxpck/s") != cols.end();
+            continue;
+        }
+        if (cols.empty() || t.find(';') == std::string_view::npos) {
+            continue;  // text around the output
+        }
+        const auto f = split(t);
+        if (f.size() != cols.size()) {
+            return importError(src, i + 1,
+                               "expected " + std::to_string(cols.size()) + " ';' fields (truncated?): " + quoteLine(t));
+        }
+        if (!dev) {
+            ++file.otherRows;
+            continue;
+        }
+        SarRow r;
+        r.line = i + 1;
+        file.host = f[0];
+        auto interval = parseNumber(f[1]);
+        if (!interval || *interval <= 0) {
+            return importError(src, i + 1, "interval '" + f[1] + "' is not a number of seconds");
+        }
+        r.seconds = *interval;
+        r.when = f[2];
+        r.iface = f[3];
+        for (std::size_t c = 4; c < cols.size(); ++c) {
+            r.raw[cols[c]] = f[c];
+        }
+        file.dev.push_back(std::move(r));
+    }
+    return file;
+}
+
+// sadf -j: {"sysstat": {"hosts": [{"nodename", "release", "statistics": [{"timestamp": {..., "interval"},
+// "network": {"net-dev": [{"iface", "rxpck", ...}]}}], "restarts": [...]}]}}.
+Result<SarFile> parseSadfJ(const ImportSource& src, ImportTable& table)
+{
+    auto j = nlohmann::json::parse(src.text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("sysstat")) {
+        return importError(src, 0, "not sadf -j output (no \"sysstat\" object, or not complete JSON: truncated?)");
+    }
+    SarFile file;
+    file.layout = "sadf -j";
+    const auto& hosts = j["sysstat"].value("hosts", nlohmann::json::array());
+    if (!hosts.is_array() || hosts.size() != 1) {
+        return importError(src, 0, "sadf -j output of " + std::to_string(hosts.size()) + " hosts: expected one");
+    }
+    const auto& host = hosts[0];
+    file.host = host.value("nodename", "");
+    file.kernel = host.value("release", "");
+    const auto& stats = host.value("statistics", nlohmann::json::array());
+    file.restarts = host.value("restarts", nlohmann::json::array()).size();
+    table.read("statistics records", static_cast<double>(stats.size()));
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+        const auto& rec = stats[i];
+        const auto& ts = rec.value("timestamp", nlohmann::json::object());
+        const double interval = ts.value("interval", 0.0);
+        const std::string when = ts.value("time", "");
+        const std::string at = "statistics[" + std::to_string(i) + "] ";
+        table.read(at + "interval", interval);
+        if (!rec.contains("network") || !rec["network"].contains("net-dev")) {
+            continue;
+        }
+        const auto& devs = rec["network"]["net-dev"];
+        table.read("net-dev entries in record " + std::to_string(i), static_cast<double>(devs.size()));
+        for (const auto& d : devs) {
+            SarRow r;
+            r.iface = d.value("iface", "");
+            r.when = when;
+            r.seconds = interval;
+            for (const auto& [k, v] : d.items()) {
+                if (v.is_number()) {
+                    r.values[k] = v.get<double>();
+                    table.read(at + when + " net-dev " + r.iface + " " + k, v.get<double>());
+                }
+            }
+            for (const auto& [col, key] :
+                 {std::pair{"rxpck/s", "rxpck"}, {"txpck/s", "txpck"}, {"rxkB/s", "rxkB"}, {"txkB/s", "txkB"}}) {
+                if (r.values.count(key) != 0) {
+                    r.values[col] = r.values[key];
+                }
+            }
+            if (r.seconds <= 0) {
+                return importError(src, 0, at + "has an interval of " + std::to_string(r.seconds) + " s");
+            }
+            file.dev.push_back(std::move(r));
+        }
+    }
+    return file;
+}
+
+// Converts every raw value in the style the file shows (sar prints two decimals, no grouping).
+Result<void> convert(const ImportSource& src, SarFile& file)
+{
+    NumberStyleVote vote;
+    for (auto* rows : {&file.dev, &file.edev}) {
+        for (const auto& r : *rows) {
+            for (const auto& [col, raw] : r.raw) {
+                vote.see(raw, r.line, NumberKind::Decimal);
+            }
+        }
+    }
+    auto style = vote.decide(src);
+    if (!style) {
+        return style.error();
+    }
+    style->group = 0;
+    for (auto* rows : {&file.dev, &file.edev}) {
+        for (auto& r : *rows) {
+            for (const auto& [col, raw] : r.raw) {
+                auto v = parseStyled(raw, *style);
+                if (!v) {
+                    return importError(src, r.line, "'" + raw + "' is not a number");
+                }
+                r.values[col] = *v;
+            }
+        }
+    }
+    if (style->decimal == ',') {
+        file.layout += ", numbers in " + style->name();
+    }
+    return {};
+}
 
 struct SarMetric {
     const char* column;
@@ -132,6 +517,32 @@ constexpr SarMetric kSarMetrics[] = {
     {"txkB/s", "tx_kBps", "tx_kB", "kB/s"},
 };
 
+bool averageOnlyRows(const std::vector<const SarRow*>& rows)
+{
+    return !rows.empty() && rows.front()->average;
+}
+
+Result<std::string> chooseIface(const ImportSource& src, const std::set<std::string>& ifaces, const std::string& given)
+{
+    if (ifaces.empty()) {
+        return importError(src, 0, "no sar -n DEV lines (IFACE rxpck/s ...) in it");
+    }
+    if (given.empty()) {
+        if (ifaces.size() > 1) {
+            std::string names;
+            for (const auto& i : ifaces) {
+                names += (names.empty() ? "" : ", ") + i;
+            }
+            return importError(src, 0, "it has several interfaces (" + names + "): choose one with --iface");
+        }
+        return *ifaces.begin();
+    }
+    if (ifaces.count(given) == 0) {
+        return importError(src, 0, "no interface '" + given + "' in it");
+    }
+    return given;
+}
+
 }  // namespace
 
 Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& options)
@@ -139,29 +550,75 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not sar output");
     }
-    SarParser parser(src);
-    if (auto r = parser.parse(); !r) {
-        return r.error();
-    }
-    if (parser.rows.empty()) {
-        return importError(src, 0, "no sar -n DEV intervals in it");
-    }
-    std::string iface = options.iface;
-    if (iface.empty()) {
-        if (parser.ifaces.size() > 1) {
-            std::string names;
-            for (const auto& i : parser.ifaces) {
-                names += (names.empty() ? "" : ", ") + i;
-            }
-            return importError(src, 0, "it has several interfaces (" + names + "): choose one with --iface");
-        }
-        iface = *parser.ifaces.begin();
-    } else if (parser.ifaces.count(iface) == 0) {
-        return importError(src, 0, "no interface '" + iface + "' in it");
-    }
     ImportTable table;
-    table.host = parser.host;
-    table.kernel = parser.kernel;
+    const bool json = src.text.find_first_not_of(" \t\r\n") != std::string::npos &&
+                      src.text[src.text.find_first_not_of(" \t\r\n")] == '{';
+    const bool sadfD = !json && src.text.find("# hostname;") != std::string::npos;
+    SarReadings readings(table);
+    Result<SarFile> file = SarFile{};
+    std::string iface = options.iface;
+    if (json || sadfD) {
+        file = json ? parseSadfJ(src, table) : parseSadfD(src);
+        if (file && !json) {
+            if (auto ok = convert(src, *file); !ok) {
+                return ok.error();
+            }
+        }
+        if (file) {
+            for (const auto& r : file->dev) {
+                if (!json) {
+                    readings.add(r, false);
+                }
+            }
+        }
+    } else {
+        // sar's text: the first pass votes on the number style and lists the interfaces.
+        SarText first(src, nullptr, "", &readings);
+        if (auto r = first.parse(); !r) {
+            return r.error();
+        }
+        auto style = first.vote.decide(src);
+        if (!style) {
+            return style.error();
+        }
+        const auto& ifaces = first.intervalIfaces.empty() ? first.averageIfaces : first.intervalIfaces;
+        auto chosen = chooseIface(src, ifaces, options.iface);
+        if (!chosen) {
+            return chosen.error();
+        }
+        iface = *chosen;
+        file = SarText(src, &*style, iface, &readings).parse();
+        if (file && style->decimal == ',') {
+            file->layout += ", numbers in " + style->name();
+        }
+    }
+    if (!file) {
+        return file.error();
+    }
+    readings.finish(*file);
+    std::vector<const SarRow*> intervals;
+    std::vector<const SarRow*> averages;
+    std::set<std::string> ifaces;
+    for (const auto& r : file->dev) {
+        (r.average ? averages : intervals).push_back(&r);
+    }
+    const auto& rows = intervals.empty() ? averages : intervals;
+    for (const auto* r : rows) {
+        ifaces.insert(r->iface);
+    }
+    auto chosen = chooseIface(src, ifaces, iface);
+    if (!chosen) {
+        return chosen.error();
+    }
+    iface = *chosen;
+    table.host = file->host;
+    table.kernel = file->kernel;
+    table.tool = "sar -n DEV";
+    const auto ofIface = static_cast<std::size_t>(std::count_if(
+        rows.begin(), rows.end(), [&](const SarRow* r) { return r->iface == iface && r->averageBlock <= 1; }));
+    table.detected = file->layout + ", interface " + iface + ", " + std::to_string(ofIface) +
+                     (averageOnlyRows(rows) ? " Average row" : " interval") + (ofIface == 1 ? "" : "s") +
+                     (file->restarts > 0 ? ", " + std::to_string(file->restarts) + " LINUX RESTART" : "");
     for (const auto& m : kSarMetrics) {
         table.layout.quantities.emplace_back(m.quantity);
         table.layout.metrics.push_back(
@@ -169,23 +626,29 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
     }
     table.layout.quantities.emplace_back("seconds");
     std::vector<ImportSample> samples;
-    for (const auto& row : parser.rows) {
-        if (row.iface != iface) {
+    const bool averageOnly = intervals.empty();
+    for (const auto* row : rows) {
+        if (row->iface != iface || (averageOnly && row->averageBlock > 1)) {
             continue;
         }
-        if (row.seconds <= 0) {
-            return importError(src, row.line, "an interval of " + std::to_string(row.seconds) + " s");
+        if (!averageOnly && row->seconds <= 0) {
+            return importError(src, row->line, "an interval of " + std::to_string(row->seconds) + " s");
         }
-        ImportSample sample{row.seconds, {}};
+        const double seconds = averageOnly ? 1.0 : row->seconds;
+        ImportSample sample{averageOnly ? 0.0 : seconds, {}};
         for (const auto& m : kSarMetrics) {
-            auto it = row.values.find(m.column);
-            if (it == row.values.end()) {
-                return importError(src, row.line, std::string("no ") + m.column + " column: is this sar -n DEV?");
+            auto it = row->values.find(m.column);
+            if (it == row->values.end()) {
+                return importError(src, row->line, std::string("no ") + m.column + " column: is this sar -n DEV?");
             }
-            sample.values.push_back(it->second * row.seconds);
+            sample.values.push_back(it->second * seconds);
         }
-        sample.values.push_back(row.seconds);
+        sample.values.push_back(seconds);
         samples.push_back(std::move(sample));
+    }
+    if (averageOnly) {
+        table.notes.emplace_back(
+            "only sar's Average lines: the rates are stored as one sample; the period they average is not in the file");
     }
     table.repetitions.push_back(std::move(samples));
     return checkedTable(src, std::move(table));

@@ -1,6 +1,7 @@
 #include "engine/model/run_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace nf::engine {
@@ -47,6 +48,41 @@ std::vector<double> RunData::repetitionValues(int variant, const MetricSpec& met
         }
     }
     return values;
+}
+
+std::optional<PooledSummary> RunData::summaryOf(int variant, const MetricSpec& metric) const
+{
+    if (summaries.empty() || metric.denominator != "runs") {
+        return std::nullopt;
+    }
+    std::vector<const SummaryStat*> groups;
+    for (const auto& s : summaries) {
+        if (s.variant == variant && s.quantity == metric.numerator) {
+            groups.push_back(&s);
+        }
+    }
+    if (groups.empty()) {
+        return std::nullopt;
+    }
+    // n_i values with mean m_i and standard deviation se_i * sqrt(n_i) per group: the pooled sum of
+    // squares is the groups' own plus their spread around the pooled mean.
+    PooledSummary p;
+    double weighted = 0;
+    for (const auto* g : groups) {
+        p.n += g->n;
+        weighted += g->n * g->mean;
+    }
+    p.mean = weighted / p.n;
+    double ss = 0;
+    for (const auto* g : groups) {
+        const double sd = g->se * std::sqrt(g->n);
+        ss += (g->n - 1) * sd * sd + g->n * (g->mean - p.mean) * (g->mean - p.mean);
+    }
+    p.stddev = p.n > 1 ? std::sqrt(ss / (p.n - 1)) : 0;
+    p.groups = groups.size();
+    p.mean *= metric.scale;
+    p.stddev *= std::fabs(metric.scale);
+    return p;
 }
 
 }  // namespace nf::engine

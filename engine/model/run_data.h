@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,11 +63,37 @@ public:
     virtual void runFinished(RunStatus /*status*/, std::string_view /*reason*/) {}
 };
 
+// A quantity a tool summarised itself (perf stat -r N): the runs it averages, their mean and the
+// standard error of that mean. A run stored this way has no values per run of the tool; its
+// repetition's one sample holds the means.
+struct SummaryStat {
+    int variant = 0;
+    int repetition = 0;
+    std::string quantity;
+    double n = 0;
+    double mean = 0;
+    double se = 0;
+};
+
+// Summaries of one variant pooled (exactly: total n, weighted mean, within and between variance).
+struct PooledSummary {
+    double n = 0;
+    double mean = 0;
+    double stddev = 0;  // sample standard deviation of the values behind the summaries
+    std::size_t groups = 0;
+};
+
 // Samples of a run grouped for analysis.
 struct RunData {
     std::vector<std::string> variantNames;
     RunLayout layout;
     std::vector<Sample> samples;
+    std::vector<SummaryStat> summaries;  // empty unless the run was stored as summaries
+
+    bool summarised() const { return !summaries.empty(); }
+    // The metric's summary for `variant` when the run is stored as summaries and the metric is a
+    // per-run value of a summarised quantity (denominator "runs"); else nullopt.
+    std::optional<PooledSummary> summaryOf(int variant, const MetricSpec& metric) const;
 
     // The metric's value per repetition of `variant` (ratio of totals over the repetition's
     // samples), ordered by repetition; repetitions where it is undefined are skipped.

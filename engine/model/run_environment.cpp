@@ -112,10 +112,18 @@ RunEnvironment RunEnvironment::fromJson(nlohmann::json j)
     env.commandLine = valueOr<std::string>(tool, "command_line", "");
     const auto imp = env.section("import");
     if (env.json.contains("import")) {
-        env.import =
-            ImportOrigin{valueOr<std::string>(imp, "format", "?"), strings(imp.value("files", nlohmann::json())),
-                         valueOr<std::string>(imp, "host_from", "unknown"),
-                         valueOr<std::string>(imp, "kernel_from", "unknown"), valueOr(imp, "reconstructed", false)};
+        env.import = ImportOrigin{
+            .format = valueOr<std::string>(imp, "format", "?"),
+            .files = strings(imp.value("files", nlohmann::json())),
+            .hostFrom = valueOr<std::string>(imp, "host_from", "unknown"),
+            .kernelFrom = valueOr<std::string>(imp, "kernel_from", "unknown"),
+            .reconstructed = valueOr(imp, "reconstructed", false),
+            .detected = valueOr<std::string>(imp, "detected", ""),
+            .tool = valueOr<std::string>(imp, "tool", ""),
+            .toolVersion = valueOr<std::string>(imp, "tool_version", ""),
+            .summaries = valueOr(imp, "summaries", false),
+            .notes = strings(imp.value("notes", nlohmann::json())),
+        };
         env.kind = MeasurementKind::Import;
     } else if (valueOr<std::string>(measurement, "kind", "") == "live") {
         env.kind = MeasurementKind::Live;
@@ -123,6 +131,19 @@ RunEnvironment RunEnvironment::fromJson(nlohmann::json j)
         env.kind = MeasurementKind::Command;
     }
     return env;
+}
+
+std::string ImportOrigin::describe() const
+{
+    std::string names;
+    for (const auto& f : files) {
+        names += (names.empty() ? "" : ", ") + f;
+    }
+    std::string how = detected;
+    if (!toolVersion.empty()) {
+        how += (how.empty() ? "" : ", ") + std::string("version ") + toolVersion;
+    }
+    return format + " output in " + names + (how.empty() ? "" : " (" + how + ")");
 }
 
 }  // namespace nf::engine

@@ -20,7 +20,15 @@ struct ImportOrigin {
     std::vector<std::string> files;  // as named when imported
     std::string hostFrom;            // "option", "file" or "unknown"
     std::string kernelFrom;
-    bool reconstructed = false;  // values rebuilt from summaries (schema 1 perf stat -r imports)
+    bool reconstructed = false;  // values rebuilt from summaries (perf stat -r imports of schema 1)
+    std::string detected;        // the layout the importer recognised: "perf stat text, -r 200 summary"
+    std::string tool;            // the tool and mode the file names: "xdp-bench redirect"
+    std::string toolVersion;     // when the file printed it
+    bool summaries = false;      // stored as summaries (n, mean, standard error)
+    std::vector<std::string> notes;
+
+    // "perf-stat output in a.txt, b.txt (perf stat text, -r 200 summary)".
+    std::string describe() const;
 };
 
 struct NotMeasured {

@@ -35,8 +35,8 @@ std::string scheduleLine(const RunRecord& run)
 {
     const auto& spec = run.spec;
     if (const auto& imp = run.environment.import) {
-        return fmt::format("imported from {} output: {} repetitions from {}", imp->format, spec.repetitions,
-                           fmt::join(imp->files, " "));
+        return fmt::format("imported from {}: {} {}", imp->describe(), spec.repetitions,
+                           imp->summaries ? "perf stat -r summaries" : "repetitions");
     }
     return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), spec.repetitions,
                        spec.duration,
@@ -68,8 +68,13 @@ void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std
     }
     if (env.import && env.import->reconstructed) {
         out.push_back(prefix +
-                      "values rebuilt from perf stat -r summaries: the means, intervals and Welch's t are exact, "
-                      "the rank tests are not meaningful");
+                      "values rebuilt from perf stat -r summaries (stored by 0.1.0): the means, intervals and Welch's "
+                      "t are exact, the rank tests are not meaningful");
+    }
+    if (env.import && env.import->summaries) {
+        out.push_back(prefix +
+                      "perf stat -r summaries (n, mean, standard error): Welch's t and the ratio interval from them; "
+                      "rank tests need the runs and were not run");
     }
     if (env.tscInvariant && !*env.tscInvariant) {
         out.push_back(prefix + "the TSC is not invariant: tsc_per_op moves with the CPU frequency");

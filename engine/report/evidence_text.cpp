@@ -63,7 +63,7 @@ void writeComparison(const MetricComparison& c, const CompareOptions& o, std::os
                                 ? fmt::format("Wilcoxon {}, paired t {}", formatP(r.pWilcoxon.value_or(NAN)),
                                               formatP(r.pPairedT.value_or(NAN)))
                                 : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
-                                              formatP(r.pMwu.value_or(NAN)));
+                                              r.pMwu ? formatP(*r.pMwu) : std::string("not run (needs the runs)"));
         emit(out, "    " + tests + fmt::format("; {} {:.2f}", r.effectSizeName, r.effectSize), "      ");
         std::string sizing = fmt::format("    detectable: {:.2f}% at {:g}% power", r.mdePct, o.power * 100);
         if (r.nNeeded && r.targetPct > 0) {
@@ -73,13 +73,14 @@ void writeComparison(const MetricComparison& c, const CompareOptions& o, std::os
         emit(out, "    verdict: " + verdictSentence(c, o), "      ");
     } else {
         emit(out,
-             fmt::format(
-                 "    {} analysis ({}s): {} ({} CI {}), {}", r.design == Design::Paired ? "paired" : "independent",
-                 r.unit, signedPct(r.interval.estimatePct), level,
-                 percentInterval(r.interval.ci.low, r.interval.ci.high),
-                 r.design == Design::Paired ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
-                                            : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
-                                                          formatP(r.pMwu.value_or(NAN)))),
+             fmt::format("    {} analysis ({}s): {} ({} CI {}), {}",
+                         r.design == Design::Paired ? "paired" : "independent", r.unit,
+                         signedPct(r.interval.estimatePct), level,
+                         percentInterval(r.interval.ci.low, r.interval.ci.high),
+                         r.design == Design::Paired
+                             ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
+                             : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
+                                           r.pMwu ? formatP(*r.pMwu) : std::string("not run (needs the runs)"))),
              "      ");
         emit(out, fmt::format("      would say: {}", toString(r.verdict)), "      ");
     }

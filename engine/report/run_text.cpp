@@ -16,8 +16,18 @@ void printSchedule(const RunRecord& run, std::ostream& out)
     const auto& spec = run.spec;
     const auto& env = run.environment;
     if (const auto& imp = env.import) {  // results of another tool: no schedule of ours
-        out << fmt::format("  imported from {} output: {} ({} repetition(s)); host from {}, kernel from {}\n",
-                           imp->format, fmt::join(imp->files, ", "), spec.repetitions, imp->hostFrom, imp->kernelFrom);
+        out << fmt::format("  imported from {}; {} {}; host from {}, kernel from {}\n", imp->describe(),
+                           spec.repetitions,
+                           imp->summaries ? "summary(ies) of perf stat -r (n, mean, standard error)" : "repetition(s)",
+                           imp->hostFrom, imp->kernelFrom);
+        if (imp->reconstructed) {
+            out << "  values REBUILT from perf stat -r summaries by noisefloor 0.1.0 (schema 1): n values per summary "
+                   "with its mean and standard deviation, never measured; rank tests and outlier checks on them are "
+                   "not meaningful\n";
+        }
+        for (const auto& note : imp->notes) {
+            out << "  note: " << note << '\n';
+        }
         return;
     }
     std::string how = spec.alternating() ? fmt::format("alternating {:g} ms chunks", *spec.chunk * 1e3)
@@ -152,6 +162,14 @@ void printRunText(const RunRecord& run, const std::string& dbPath, std::ostream&
     printRunHeader(run, out);
     out << '\n';
     writeSummaryText(run.data, out);
+    if (run.data.summarised()) {
+        out << fmt::format(
+            "\nn counts the runs the perf stat -r summaries average; mean and stddev (se x sqrt(n)) are theirs, "
+            "pooled over summaries; the runs themselves were not printed, so there is no median.\n"
+            "stored as run {} in {}\n",
+            r.id, dbPath);
+        return;
+    }
     out << fmt::format(
         "\nn counts repetitions; each repetition's value is its total of the numerator over its "
         "total of the denominator.\nstored as run {} in {}\n",

@@ -138,6 +138,22 @@ TestResult welchT(const std::vector<double>& x, const std::vector<double>& y)
     return r;
 }
 
+TestResult welchTFromStats(double nx, double mx, double sx, double ny, double my, double sy)
+{
+    TestResult r;
+    if (nx < 2 || ny < 2) {
+        r.p = kNaN;
+        return r;
+    }
+    const double vx = sx * sx / nx;
+    const double vy = sy * sy / ny;
+    const double se = std::sqrt(vx + vy);
+    r.statistic = (mx - my) / se;
+    r.df = (vx + vy) * (vx + vy) / (vx * vx / (nx - 1) + vy * vy / (ny - 1));
+    r.p = se > 0 ? twoSidedT(r.statistic, r.df) : kNaN;
+    return r;
+}
+
 TestResult oneSampleT(const std::vector<double>& d)
 {
     TestResult r;

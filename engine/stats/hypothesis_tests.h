@@ -25,6 +25,9 @@ double welchDegreesOfFreedom(double wa, double na, double wb, double nb);
 
 // Welch's unequal-variance t test of mean(x) == mean(y). Needs n >= 2 in each.
 TestResult welchT(const std::vector<double>& x, const std::vector<double>& y);
+// The same test from summary statistics (n, mean, sample standard deviation of each side), as
+// scipy.stats.ttest_ind_from_stats(equal_var=False): for summaries whose values were not kept.
+TestResult welchTFromStats(double nx, double mx, double sx, double ny, double my, double sy);
 
 // One-sample t test of mean(d) == 0. Needs n >= 2.
 TestResult oneSampleT(const std::vector<double>& d);

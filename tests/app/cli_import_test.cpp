@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -42,8 +43,9 @@ TEST_F(CliImport, ImportedRunIsListedShownExportedAndCompared)
     const auto show = run({"show", "1"});
     ASSERT_EQ(show.status, 0) << show.err;
     EXPECT_NE(show.out.find("ns_per_iteration"), std::string::npos);
-    EXPECT_NE(show.out.find("imported from page-frag-test output: " + sample("page_frag_test_dmesg.txt") +
-                            " (5 repetition(s)); host from option, kernel from option"),
+    EXPECT_NE(show.out.find("imported from page-frag-test output in " + sample("page_frag_test_dmesg.txt") +
+                            " (page_frag_test, 5 module loads, mode non-aligned); 5 repetition(s); host from option, "
+                            "kernel from option"),
               std::string::npos)
         << show.out;
 }
@@ -52,7 +54,7 @@ TEST_F(CliImport, GarbageIsOneLineNamingFileAndLineWithNothingStored)
 {
     const auto bad = writeFile("bad.txt", "[ 1.0] 2000000 of iterations for non-aligned testing took: 4013\n");
     auto r = run({"import", "page-frag-test", sample("page_frag_test_dmesg.txt"), bad, "--label", "x"});
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_EQ(
         r.err.rfind("noisefloor: " + bad + ":1: a 'testing took:' line that does not parse (truncated?): '[ 1.0] ", 0),
         0u)
@@ -87,13 +89,129 @@ TEST_F(CliImport, CrossBootComparisonNamesBothKernelsAndWarnsOfOtherDifferences)
     EXPECT_NE(r.out.find("kernels: 6.12.0 (run 1 'vanilla') vs 6.12.0+pp (run 2 'patched')"), std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("CPU model differs: Xeon A (run 1 'vanilla') vs Xeon B"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("values rebuilt from perf stat -r summaries"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("perf stat -r summaries: compared from n, mean and standard error"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("Mann-Whitney not run (needs the runs)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("patched vs vanilla"), std::string::npos) << r.out;
 
     const auto v = run({"compare", "--label", "vanilla:default", "--label", "patched:default", "--format", "json"});
     ASSERT_EQ(v.status, 0) << v.err;
     const auto json = nlohmann::json::parse(v.out);
     EXPECT_EQ(json["comparisons"][0]["candidate"], "patched");
+}
+
+}  // namespace
+}  // namespace nf::test
+
+namespace nf::test {
+namespace {
+
+class CliImportReal : public CliTest {
+protected:
+    static std::string real(const std::string& name) { return std::string(NF_IMPORT_SAMPLES) + "/real/" + name; }
+    std::string writeFile(const std::string& name, const std::string& text)
+    {
+        std::ofstream(m_dir.file(name), std::ios::binary) << text;
+        return m_dir.file(name);
+    }
+    std::size_t runs() { return nlohmann::json::parse(run({"list", "--format", "json"}).out).size(); }
+};
+
+TEST_F(CliImportReal, TheToolIsDetectedAndNamedAndStillTakesItsName)
+{
+    auto r = run({"import", real("xdp-bench_redirect_err-drop-xmit_enetc_weifang.txt"), "--label", "enetc"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("detected xdp-bench: xdp-bench redirect, 2 intervals with detail lines\n", 0), 0U) << r.out;
+    EXPECT_NE(r.out.find("every packet received was dropped or failed"), std::string::npos) << r.out;
+    auto a = run({"import", "auto", real("pktgen_sample04_t4_ctrl-c_soscon19.txt"), "--label", "t4"});
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find("detected pktgen: pktgen, 1 run of 4 threads each (their rates summed)"), std::string::npos)
+        << a.out;
+    auto named = run({"import", "perf-stat", real("perf-stat_r4_C0_dma01.txt"), "--label", "dma"});
+    ASSERT_EQ(named.status, 0) << named.err;
+    EXPECT_EQ(named.out.find("detected"), std::string::npos) << named.out;  // named: nothing to detect
+    const auto show = run({"show", "2"});
+    EXPECT_NE(show.out.find("pps     packets/s  default  1  14134309"), std::string::npos) << show.out;
+    const auto evidence = run({"compare", "1"});
+    EXPECT_NE(evidence.out.find("imported from xdp-bench output in"), std::string::npos) << evidence.out;
+    EXPECT_NE(evidence.out.find("(xdp-bench redirect, 2 intervals with detail lines)"), std::string::npos)
+        << evidence.out;
+}
+
+TEST_F(CliImportReal, SummariesAreShownExportedAndComparedAsSummaries)
+{
+    ASSERT_EQ(run({"import", real("perf-stat_r200_netcat_zero-variance-row_yunsheng.txt"), "--label", "before"}).status,
+              0);
+    ASSERT_EQ(run({"import", real("perf-stat_r200_netcat_yunsheng.txt"), "--label", "after"}).status, 0);
+    const auto show = run({"show", "1"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    // cycles: 32077623335 +- 0.03% over 200 runs: se 9623287, stddev se * sqrt(200) = 136093830.
+    EXPECT_NE(show.out.find("cycles            count  default  200  3.2078e+10       -  136093830"), std::string::npos)
+        << show.out;
+    EXPECT_NE(show.out.find("stddev (se x sqrt(n))"), std::string::npos) << show.out;
+    const auto csv = run({"export", "1", "--format", "csv"});
+    EXPECT_EQ(csv.out.rfind("run,variant,repetition,row,quantity,n,mean,se,stddev\n", 0), 0U) << csv.out;
+    EXPECT_NE(csv.out.find("1,default,0,summary,cycles,200,32077623335,"), std::string::npos) << csv.out;
+    const auto json = nlohmann::json::parse(run({"export", "1", "--format", "json"}).out);
+    EXPECT_EQ(json["stored_as"], "summaries");
+    EXPECT_EQ(json["summaries"][0]["row"], "summary");
+    const auto cmp = run({"compare", "--label", "before", "--label", "after", "--metric", "cycles"});
+    ASSERT_EQ(cmp.status, 0) << cmp.err;
+    EXPECT_NE(cmp.out.find("Mann-Whitney not run (needs the runs)"), std::string::npos) << cmp.out;
+    EXPECT_NE(cmp.out.find("over 200 runs"), std::string::npos) << cmp.out;
+}
+
+// Bad input is one line naming the file (and line), exit status 2, and nothing is stored.
+TEST_F(CliImportReal, BadInputIsOneLineExitTwoAndNothingStored)
+{
+    const auto empty = writeFile("empty.txt", "");
+    const std::string elf =
+        "Summary 1 rx/s\n\x7f"
+        "ELF\x02\x01\x01";
+    const auto binary = writeFile("bin.txt", elf + std::string(8, '\0'));
+    const auto unknown = writeFile("notes.txt", "hello\nworld\n");
+    const auto sar = real("sar_dev_1_no-header_veth-overflow_jdxj.txt");
+    const auto perf = real("perf-stat_r4_C0_dma01.txt");
+    const auto truncated = real("perf-stat_r4_da-DK_truncated_page-pool06.txt");
+    const auto thread = real("pktgen_proc-thread_kpktgend_pktgen-rst.txt");
+    // A missing file or a directory is a runtime failure (status 1), as everywhere in the CLI.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{empty}, empty + ": the file is empty"},
+        {{binary}, binary + ":2: binary data (a NUL byte), not a tool's text"},
+        {{unknown}, unknown + ": not output of perf stat"},
+        {{perf, sar}, sar + ": sar output, but " + perf + " is perf-stat output"},
+        {{"sar", perf}, perf + ": no sar -n DEV lines"},
+        {{truncated}, truncated + ":22: the perf stat block that starts at line 8 ends without"},
+        {{thread}, thread + ":5: a pktgen thread file"},
+        {{"/dev/zero"}, "/dev/zero:1: binary data (a NUL byte)"},
+        {{m_dir.path()}, m_dir.path() + ": a directory, not a file"},
+        {{m_dir.file("missing.txt")}, "cannot read " + m_dir.file("missing.txt")},
+    };
+    for (const auto& [files, message] : cases) {
+        std::vector<std::string> args = {"import"};
+        args.insert(args.end(), files.begin(), files.end());
+        args.insert(args.end(), {"--label", "x"});
+        const auto r = run(args);
+        const bool runtime = message.find("directory") != std::string::npos || message.rfind("cannot read", 0) == 0;
+        EXPECT_EQ(r.status, runtime ? 1 : 2) << message << ": " << r.err;
+        EXPECT_EQ(r.err.rfind("noisefloor: " + message, 0), 0U) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    EXPECT_EQ(runs(), 0U);
+}
+
+// A file over the limit is refused before it is read: a sparse 1 GiB file costs nothing.
+TEST_F(CliImportReal, AFileOverTheSizeLimitIsRefusedUnread)
+{
+    const auto big = m_dir.file("big.txt");
+    std::ofstream(big) << "Summary 1 rx/s\n";
+    std::filesystem::resize_file(big, std::uintmax_t{1} << 30);
+    const auto r = run({"import", big, "--label", "x"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "noisefloor: " + big +
+                         ": 1024 MiB, more than the 64 MiB an import reads: import the tool's "
+                         "output, not a capture of everything\n");
+    EXPECT_EQ(runs(), 0U);
 }
 
 }  // namespace

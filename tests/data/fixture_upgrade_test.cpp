@@ -1,6 +1,7 @@
 // A database written by the previous release (tests/data/fixtures/schema_v1.db, noisefloor 0.1.0)
 // opens read-only as it is, and upgrades through every migration when opened for writing, with
-// every run still whole.
+// every run still whole; run 3 says its values were rebuilt from perf stat -r summaries, and the
+// upgraded file stores runs made of summaries.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 
 #include "data/run_store.h"
 #include "data/schema.h"
+#include "data/stored_import.h"
 #include "tests/data/data_test_support.h"
 
 namespace nf::data {
@@ -75,6 +77,100 @@ TEST(FixtureUpgrade, WritingUpgradesThroughEveryMigrationAndKeepsEveryRun)
     ASSERT_TRUE(stored.ok());
     EXPECT_EQ(stored->warnings,
               std::vector<std::string>{"receiver thread: cannot pin to CPU 3: Invalid argument; it ran unpinned"});
+}
+
+// ---- perf stat -r imports: rebuilt values (schema 1) and summaries (migration 3) ----
+
+std::int64_t userVersion(Database& db)
+{
+    auto stmt = db.prepare("PRAGMA user_version");
+    return stmt && stmt->step().ok() ? stmt->int64(0) : -1;
+}
+
+// Sample and summary counts of every run, to hold the upgraded file against the original.
+std::vector<std::pair<std::size_t, std::size_t>> contents(Database& db)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    auto runs = listRuns(db);
+    EXPECT_TRUE(runs.ok());
+    for (const auto& row : *runs) {
+        auto run = loadRun(db, row.id);
+        EXPECT_TRUE(run.ok()) << run.error().message;
+        out.emplace_back(run->data.samples.size(), run->data.summaries.size());
+    }
+    return out;
+}
+
+TEST(FixtureUpgrade, SchemaOneOpensReadOnlyAndSaysItsValuesWereRebuilt)
+{
+    TempDir dir;
+    auto db = openStore(copyOfFixture(dir), Database::Mode::ReadOnly);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    EXPECT_EQ(userVersion(*db), 1);
+    auto run = loadRun(*db, 3);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(run->row.workload, "import:perf-stat");
+    ASSERT_TRUE(run->environment.import.has_value());
+    EXPECT_TRUE(run->environment.import->reconstructed);
+    EXPECT_FALSE(run->environment.import->summaries);
+    EXPECT_FALSE(run->data.summarised());
+    EXPECT_EQ(run->data.samples.size(), 20U);  // four -r 5 summaries rebuilt as 5 values each
+}
+
+TEST(FixtureUpgrade, UpgradedFileKeepsSummaryCountsAndStoresSummaries)
+{
+    TempDir dir;
+    const auto path = copyOfFixture(dir);
+    std::vector<std::pair<std::size_t, std::size_t>> before;
+    {
+        auto db = openStore(path, Database::Mode::ReadOnly);
+        ASSERT_TRUE(db.ok()) << db.error().message;
+        before = contents(*db);
+    }
+    ASSERT_EQ(before.size(), 7U);
+    auto db = openStore(path, Database::Mode::ReadWrite);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    EXPECT_EQ(userVersion(*db), schemaVersion());
+    EXPECT_GE(schemaVersion(), 3);
+    EXPECT_EQ(contents(*db), before);
+    auto rebuilt = loadRun(*db, 3);
+    ASSERT_TRUE(rebuilt.ok());
+    EXPECT_TRUE(rebuilt->environment.import->reconstructed);
+
+    // The upgraded file stores a run of summaries (migration 3) and reads it back.
+    auto start = test::makeRunStart("summaries");
+    start.spec.variants = {{"default", {}}};
+    start.variantParams = {nlohmann::json::object()};
+    start.layout.quantities = {"cycles", "runs"};
+    start.layout.metrics = {{"cycles", "count", "cycles", "runs", 1.0, false, "", ""}};
+    engine::RepetitionResult rep;
+    rep.variants = {0};
+    rep.samples = {{0, 0, 0, -1, 0, 1.0, {3.7e9, 1.0}}};
+    const std::vector<engine::SummaryStat> summaries = {{0, 0, "cycles", 4, 3.7e9, 3.3e6}};
+    auto id = storeFinishedRun(*db, start, {rep}, summaries);
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    auto back = loadRun(*db, *id);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back->data.summaries.size(), 1U);
+    EXPECT_EQ(back->data.summaries[0].quantity, "cycles");
+    EXPECT_EQ(back->data.summaries[0].n, 4);
+    EXPECT_DOUBLE_EQ(back->data.summaries[0].mean, 3.7e9);
+    EXPECT_DOUBLE_EQ(back->data.summaries[0].se, 3.3e6);
+    const auto pooled = back->data.summaryOf(0, back->data.layout.metrics[0]);
+    ASSERT_TRUE(pooled.has_value());
+    EXPECT_DOUBLE_EQ(pooled->stddev, 3.3e6 * 2);  // se * sqrt(n)
+}
+
+TEST(FixtureUpgrade, ASummaryOfAQuantityTheRunLacksIsRefusedAndNothingIsStored)
+{
+    TempDir dir;
+    auto db = openStore(dir.file("runs.db"));
+    ASSERT_TRUE(db.ok());
+    auto start = test::makeRunStart("bad");
+    auto id = storeFinishedRun(*db, start, {test::makeRepetition(0)}, {{0, 0, "no-such-quantity", 4, 1, 0}});
+    ASSERT_FALSE(id.ok());
+    EXPECT_NE(id.error().message.find("no-such-quantity"), std::string::npos) << id.error().message;
+    EXPECT_TRUE(listRuns(*db)->empty());
 }
 
 }  // namespace

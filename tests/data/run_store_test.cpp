@@ -361,7 +361,7 @@ TEST_F(RunStoreTest, StoredImportIsAllOrNothing)
     std::stop_source stop;
     stop.request_stop();
     reps[1] = test::makeRepetition(1);
-    auto stopped = storeFinishedRun(db(), test::makeRunStart("stopped"), reps, stop.get_token());
+    auto stopped = storeFinishedRun(db(), test::makeRunStart("stopped"), reps, {}, stop.get_token());
     ASSERT_FALSE(stopped.ok());
     EXPECT_NE(stopped.error().message.find("nothing was stored"), std::string::npos) << stopped.error().message;
     auto rows = listRuns(db());

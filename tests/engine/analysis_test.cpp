@@ -361,3 +361,45 @@ TEST(Evidence, AnIntervalBelowItsLevelIsShownAtTheLevelItHas)
 
 }  // namespace
 }  // namespace nf::engine
+
+namespace nf::engine {
+namespace {
+
+// A run stored as perf stat -r summaries against one stored as values: both through the summary
+// path (Welch and Fieller from n, mean and standard deviation), no rank test, and the report says so.
+TEST(SummaryAnalysis, SummariesAreComparedFromTheirStatisticsAndRankTestsAreNotRun)
+{
+    RunLayout layout;
+    layout.quantities = {"cycles", "runs"};
+    layout.metrics = {{"cycles", "count", "cycles", "runs", 1.0, false, "", ""}};
+    RunData summarised{
+        {"default"}, layout, {{0, 0, 0, -1, 0, 1, {100.0, 1.0}}}, {{0, 0, "cycles", 30, 100.0, 3.0 / std::sqrt(30.0)}}};
+    RunData measured{{"default"}, layout, {}, {}};
+    std::vector<double> values;
+    for (int i = 0; i < 30; ++i) {
+        const double x = 101.0 + (i % 2 == 0 ? 4.0 : -4.0) * std::sqrt(29.0 / 30.0);  // mean 101, sd 4
+        measured.samples.push_back({0, i, 0, -1, static_cast<double>(i), 1, {x, 1.0}});
+        values.push_back(x);
+    }
+    auto in = analysisInputAcross({{"before", &summarised, 0}, {"after", &measured, 0}}, {});
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    ASSERT_EQ(in->summaries.size(), 1U);
+    ASSERT_TRUE(in->summaries[0][0].has_value());
+    EXPECT_FALSE(in->summaries[0][1].has_value());
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    ASSERT_EQ(a->comparisons.size(), 1U);
+    const auto& c = a->comparisons[0].result;
+    EXPECT_EQ(c.primaryTest, "Welch t (from summaries)");
+    EXPECT_FALSE(c.pMwu.has_value());
+    // scipy.stats.ttest_ind_from_stats(101, 4, 30, 100, 3, 30, equal_var=False).pvalue
+    EXPECT_NEAR(*c.pWelch, 0.2782029598313271, 1e-9);
+    EXPECT_EQ(a->variants[0].summary.n, 30U);
+    EXPECT_NEAR(a->variants[0].summary.stddev, 3.0, 1e-12);
+    EXPECT_TRUE(std::any_of(a->warnings.begin(), a->warnings.end(), [](const std::string& w) {
+        return w.find("rank tests need the runs") != std::string::npos;
+    }));
+}
+
+}  // namespace
+}  // namespace nf::engine

@@ -257,5 +257,43 @@ TEST(Simulation, NNeededGivesEightyPercentPowerForOnePercent)
     EXPECT_GE(found, static_cast<int>(0.74 * kRuns)) << "n_needed=" << n;
 }
 
+// A summary (n, mean, standard deviation) of the values gives what the values give, without the
+// rank test: the comparison of an import of perf stat -r summaries.
+TEST(CompareSummaries, FromTheValuesSummariesGiveWhatTheValuesGive)
+{
+    const auto& f = reference()["fieller"]["x10_y12"];
+    const auto b = referenceData(f["baseline"]);
+    const auto c = referenceData(f["candidate"]);
+    const SummaryStats sb{static_cast<double>(b.size()), mean(b), stddev(b)};
+    const SummaryStats sc{static_cast<double>(c.size()), mean(c), stddev(c)};
+    const auto s = compareSummaries(sb, sc, {});
+    const double width = f["ci95"]["high_pct"].get<double>() - f["ci95"]["low_pct"].get<double>();
+    EXPECT_NEAR(s.interval.ci.low, f["ci95"]["low_pct"].get<double>(), 1e-6 * width);
+    EXPECT_NEAR(s.interval.ci.high, f["ci95"]["high_pct"].get<double>(), 1e-6 * width);
+    EXPECT_NEAR(s.tost.ci.low, f["ci90"]["low_pct"].get<double>(), 1e-6 * width);
+    EXPECT_NEAR(s.tost.ci.high, f["ci90"]["high_pct"].get<double>(), 1e-6 * width);
+    EXPECT_NEAR(*s.pWelch, f["welch"]["p"].get<double>(), 1e-9);
+    EXPECT_FALSE(s.pMwu.has_value());
+    EXPECT_EQ(s.unit, "run");
+    EXPECT_NE(s.warnings.front().find("rank tests need the runs"), std::string::npos);
+    const auto v = compareIndependent(b, c, {});
+    EXPECT_NEAR(s.interval.estimatePct, v.interval.estimatePct, 1e-9);
+    EXPECT_NEAR(s.effectSize, v.effectSize, 1e-9);
+    EXPECT_NEAR(s.mdePct, v.mdePct, 1e-9);
+    EXPECT_EQ(s.nNeeded, v.nNeeded);
+}
+
+// scipy.stats.ttest_ind_from_stats(equal_var=False), in tests/data/stats/reference.json.
+TEST(CompareSummaries, WelchFromSummariesMatchesScipy)
+{
+    for (const auto& r : reference()["welch_from_stats"]) {
+        const SummaryStats b{r["base"][2].get<double>(), r["base"][0].get<double>(), r["base"][1].get<double>()};
+        const SummaryStats c{r["cand"][2].get<double>(), r["cand"][0].get<double>(), r["cand"][1].get<double>()};
+        const auto s = compareSummaries(b, c, {});
+        EXPECT_NEAR(*s.pWelch, r["p"].get<double>(), 1e-9);
+    }
+    EXPECT_TRUE(std::isnan(compareSummaries({1, 100.0, 0.0}, {30, 101.0, 4.0}, {}).p));
+}
+
 }  // namespace
 }  // namespace nf::engine

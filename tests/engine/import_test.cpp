@@ -35,7 +35,7 @@ std::vector<double> values(const ImportTable& table, const std::string& metric)
     ImportRequest request{"x", {"f"}, "label"};
     auto run = importedRun(table, request);
     EXPECT_TRUE(run.ok());
-    RunData data{{"default"}, table.layout, {}};
+    RunData data{{"default"}, table.layout, {}, {}};
     for (const auto& rep : run->repetitions) {
         data.samples.insert(data.samples.end(), rep.samples.begin(), rep.samples.end());
     }
@@ -48,19 +48,16 @@ std::vector<double> values(const ImportTable& table, const std::string& metric)
     return {};
 }
 
-double mean(const std::vector<double>& v)
+const ImportSummary& summaryOf(const ImportTable& t, std::size_t rep, const std::string& quantity)
 {
-    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-double sd(const std::vector<double>& v)
-{
-    const double m = mean(v);
-    double ss = 0;
-    for (double x : v) {
-        ss += (x - m) * (x - m);
+    static const ImportSummary none{};
+    for (const auto& s : t.summaries.at(rep)) {
+        if (s.quantity == quantity) {
+            return s;
+        }
     }
-    return std::sqrt(ss / static_cast<double>(v.size() - 1));
+    ADD_FAILURE() << "no summary of " << quantity;
+    return none;
 }
 
 // Replaces the `n`-th line (1-based) of `text`, or removes it when `with` is null.
@@ -95,7 +92,7 @@ TEST(PerfStatImport, AppendedRunsAreOneRepetitionEachAndUncountedEventsAreRecord
     EXPECT_EQ(t->unsupported[0]["reason"], "<not supported>");
     EXPECT_DOUBLE_EQ(values(*t, "task-clock")[0], 0.55);  // the file's first run
     EXPECT_DOUBLE_EQ(values(*t, "page-faults")[1], 50);
-    EXPECT_FALSE(t->reconstructed);
+    EXPECT_FALSE(t->summarised());
 }
 
 TEST(PerfStatImport, CsvSummaryNeedsItsRunCountAndKeepsMeanAndNoise)
@@ -108,25 +105,40 @@ TEST(PerfStatImport, CsvSummaryNeedsItsRunCountAndKeepsMeanAndNoise)
 
     auto t = parse("perf-stat", src, {"", 5});
     ASSERT_TRUE(t.ok()) << t.error().message;
-    EXPECT_TRUE(t->reconstructed);
-    const auto v = values(*t, "task-clock");
-    ASSERT_EQ(v.size(), 5u);
-    EXPECT_NEAR(mean(v), 0.47, 1e-12);
-    // perf's "3.40%" is the standard error of the mean: sd = 0.47 * 0.034 * sqrt(5).
-    EXPECT_NEAR(sd(v), 0.47 * 0.034 * std::sqrt(5.0), 1e-12);
+    ASSERT_TRUE(t->summarised());
+    ASSERT_EQ(t->repetitions.size(), 1u);  // one summary, not five made-up values
+    const auto& s = summaryOf(*t, 0, "task-clock");
+    EXPECT_EQ(s.n, 5);
+    EXPECT_NEAR(s.mean, 0.47, 1e-12);
+    // perf's "3.40%" is the standard error of the mean.
+    EXPECT_NEAR(s.se, 0.47 * 0.034, 1e-12);
 }
 
 TEST(PerfStatImport, TextSummariesGiveNValuesEachAndTheElapsedTime)
 {
     auto t = parse("perf-stat", sample("perf_stat_r5_text.txt"));
     ASSERT_TRUE(t.ok()) << t.error().message;
-    EXPECT_EQ(t->repetitions.size(), 20u);  // four "-r 5" invocations
-    const auto v = values(*t, "task-clock");
-    std::vector<double> first(v.begin(), v.begin() + 5);
-    EXPECT_NEAR(mean(first), 0.53, 1e-12);
-    EXPECT_NEAR(sd(first), 0.53 * 0.0412 * std::sqrt(5.0), 1e-12);
-    const auto elapsed = values(*t, "time_elapsed");
-    EXPECT_NEAR(mean(std::vector<double>(elapsed.begin(), elapsed.begin() + 5)), 0.000575, 1e-15);
+    ASSERT_EQ(t->repetitions.size(), 4u);  // four "-r 5" invocations of the same command
+    ASSERT_EQ(t->summaries.size(), 4u);
+    const auto& first = summaryOf(*t, 0, "task-clock");
+    EXPECT_EQ(first.n, 5);
+    EXPECT_NEAR(first.mean, 0.53, 1e-12);
+    EXPECT_NEAR(first.se, 0.53 * 0.0412, 1e-12);
+    EXPECT_NEAR(summaryOf(*t, 0, "time_elapsed").mean, 0.000575, 1e-15);
+    EXPECT_DOUBLE_EQ(values(*t, "task-clock")[0], 0.53);  // the repetition's one sample holds the means
+}
+
+TEST(PerfStatImport, TwoSummariesOfDifferentCommandsAreRefused)
+{
+    const std::string a =
+        " Performance counter stats for 'true' (5 runs):\n\n  0.43 msec task-clock  ( +- 5.28% )\n\n"
+        "  0.00319 +- 0.00244 seconds time elapsed  ( +- 76.57% )\n\n";
+    std::string b = a;
+    b.replace(b.find("'true'"), 6, "'false'");
+    auto t = parse("perf-stat", {"two.txt", a + b});
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.error().message.find("two.txt:7: perf stat of 'false' after perf stat of 'true'"), std::string::npos)
+        << t.error().message;
 }
 
 TEST(PerfStatImport, SingleTextRunIsOneRepetition)
@@ -159,7 +171,22 @@ TEST(PerfStatImport, TruncatedMixedAndGarbageInputNameTheLine)
 
     auto words = parse("perf-stat", {"notes.txt", "hello world\n"});
     ASSERT_FALSE(words.ok());
-    EXPECT_EQ(words.error().message, "notes.txt:1: not a perf stat -x, line: 'hello world'");
+    EXPECT_EQ(words.error().message, "notes.txt: no perf stat results in it");
+
+    // Inside a block every line must be understood; text after the block is not read.
+    const std::string block =
+        " Performance counter stats for 'true':\n\n    0.43 msec task-clock\n"
+        "           5      context-switches\n\n       0.00319 seconds time elapsed\n";
+    auto inside = parse("perf-stat", {"in.txt", editLine(block, 4, "    this is not a counter")});
+    ASSERT_FALSE(inside.ok());
+    EXPECT_EQ(inside.error().message, "in.txt:4: not a perf stat counter line: 'this is not a counter'");
+    auto after = parse("perf-stat", {"after.txt", block + "$ echo done\ndone\n"});
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    auto cut = parse("perf-stat", {"cut.txt", editLine(block, 6, nullptr)});
+    ASSERT_FALSE(cut.ok());
+    EXPECT_NE(cut.error().message.find("cut.txt:4: the perf stat block that starts at line 1 ends without"),
+              std::string::npos)
+        << cut.error().message;
 }
 
 TEST(SarImport, OneInterfaceRatesAgreeWithSarsOwnAverage)
@@ -198,7 +225,8 @@ TEST(SarImport, TruncatedLineIsAnError)
     src.text = editLine(src.text, 4, "03:44:59           lo  67722.77  67722.77");
     auto t = parse("sar", src, {"lo", std::nullopt});
     ASSERT_FALSE(t.ok());
-    EXPECT_NE(t.error().message.find("sar_dev.txt:4: expected 8 values"), std::string::npos) << t.error().message;
+    EXPECT_NE(t.error().message.find("sar_dev.txt:4: expected 9 fields after the time"), std::string::npos)
+        << t.error().message;
 }
 
 TEST(XdpsockImport, IntervalsWeightedByTheirPeriodMatchTheCumulativeCount)

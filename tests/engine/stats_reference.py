@@ -203,6 +203,14 @@ for alpha in [2.0 ** -4, 2.0 ** -5, 2.0 ** -6, 0.05, 0.01]:
         n += 1
     out["signed_rank_min_n"][repr(alpha)] = n
 
+
+# --- Welch's t from summary statistics (perf stat -r summaries): SciPy's ttest_ind_from_stats ---
+out["welch_from_stats"] = []
+for b, c in [((10.0, 1.5, 5), (11.0, 2.5, 7)), ((100.0, 3.0, 30), (101.0, 4.0, 30))]:
+    r = stats.ttest_ind_from_stats(c[0], c[1], c[2], b[0], b[1], b[2], equal_var=False)
+    out["welch_from_stats"].append({"base": list(b), "cand": list(c), "t": float(r.statistic),
+                                    "p": float(r.pvalue)})
+
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 if len(sys.argv) == 3 and sys.argv[1] == "--check":
     with open(sys.argv[2]) as f:

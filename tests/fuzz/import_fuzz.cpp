@@ -1,8 +1,10 @@
 // One importer of `noisefloor import` (NF_FUZZ_FORMAT, e.g. "perf-stat"), on any text. A table
 // that parses must be a run noisefloor can store and compare: every sample has one value per
 // quantity, values are finite or NaN (missing), durations finite and not negative, every metric's
-// numerator and denominator are quantities, and importedRun() accepts it. Parsing the same file
-// twice must give the same table twice.
+// numerator and denominator are quantities, every summary (perf stat -r) names a quantity with
+// n >= 1 and a finite mean and standard error, and importedRun() accepts it. Parsing the same file
+// twice must give the same table twice. Detecting the tool never throws, and names the file when
+// it fails.
 
 #include <cmath>
 #include <cstdint>
@@ -39,6 +41,13 @@ void checkTable(const ImportTable& table, const std::string& text)
             }
         }
     }
+    NF_FUZZ_CHECK(table.summaries.empty() || table.summaries.size() == table.repetitions.size(), text);
+    for (const auto& rep : table.summaries) {
+        for (const auto& s : rep) {
+            NF_FUZZ_CHECK(layout.quantityIndex(s.quantity) >= 0, s.quantity);
+            NF_FUZZ_CHECK(s.n >= 1 && std::isfinite(s.mean) && std::isfinite(s.se) && s.se >= 0, s.quantity);
+        }
+    }
     ImportRequest request;
     request.format = NF_FUZZ_FORMAT;
     request.files = {"fuzz.txt"};
@@ -72,6 +81,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const ImportFormat* format = findImportFormat(NF_FUZZ_FORMAT);
     NF_FUZZ_CHECK(format != nullptr, NF_FUZZ_FORMAT);
     const ImportSource src{"fuzz.txt", std::string(reinterpret_cast<const char*>(data), size)};
+    if (auto detected = detectImportFormat(src); !detected) {
+        NF_FUZZ_CHECK(detected.error().message.rfind("fuzz.txt", 0) == 0, detected.error().message);
+    }
     parseWith(*format, src, {});
     if (format->name == "perf-stat") {
         parseWith(*format, src, {"", 5});  // --runs 5: -x, summaries of perf stat -r
