@@ -1,9 +1,11 @@
 #include "engine/report/comparison_report.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
 #include "engine/report/evidence_context.h"
+#include "engine/report/text_table.h"
 
 namespace nf::engine {
 
@@ -38,6 +40,44 @@ std::vector<RunVariant> chosenVariants(const std::vector<RunChoice>& choices)
     return out;
 }
 
+// Where the packets and cycles went, per CPU and device: each variant's mean of every breakdown
+// metric, one row per metric.
+void writeBreakdownText(const ComparisonReport& report, std::ostream& out)
+{
+    if (report.breakdown.empty()) {
+        return;
+    }
+    out << "\nWhere the packets and cycles went (per CPU, softnet and device; each variant's mean, not tested:\n"
+           "name a metric with --metric to compare it)\n";
+    std::vector<std::string> header = {"metric", "unit"};
+    for (const auto& v : report.breakdownVariants) {
+        header.push_back(">" + v);
+    }
+    TextTable table(header);
+    for (const auto& ms : report.breakdown) {
+        std::vector<std::string> row = {ms.metric.name, ms.metric.unit};
+        for (const auto& s : ms.perVariant) {
+            row.push_back(s.n == 0 ? "-" : formatValue(s.mean));
+        }
+        table.addRow(row);
+    }
+    table.write(out);
+}
+
+nlohmann::json breakdownJson(const ComparisonReport& report)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& ms : report.breakdown) {
+        nlohmann::json means = nlohmann::json::object();
+        for (std::size_t v = 0; v < ms.perVariant.size() && v < report.breakdownVariants.size(); ++v) {
+            means[report.breakdownVariants[v]] =
+                ms.perVariant[v].n == 0 ? nlohmann::json(nullptr) : nlohmann::json(ms.perVariant[v].mean);
+        }
+        rows.push_back({{"metric", ms.metric.name}, {"unit", ms.metric.unit}, {"mean", means}});
+    }
+    return rows;
+}
+
 }  // namespace
 
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
@@ -59,6 +99,15 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         }
         report.analysis = std::move(*analysis);
         report.context = contextForRun(run, *input);
+        report.breakdownVariants = run.data.variantNames;
+        for (auto& ms : summarizeRun(run.data)) {
+            const auto& compared = report.analysis.comparisons;
+            const bool isCompared = std::any_of(compared.begin(), compared.end(),
+                                                [&](const auto& c) { return c.metric == ms.metric.name; });
+            if (isBreakdown(ms.metric) && !isCompared) {
+                report.breakdown.push_back(std::move(ms));
+            }
+        }
         return report;
     }
     auto input = analysisInputAcross(chosenVariants(choices), metrics);
@@ -84,11 +133,16 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
 void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out)
 {
     if (format == "json") {
-        out << evidenceJson(report.analysis, report.context).dump(2) << '\n';
+        auto j = evidenceJson(report.analysis, report.context);
+        if (!report.breakdown.empty()) {
+            j["breakdown"] = breakdownJson(report);
+        }
+        out << j.dump(2) << '\n';
     } else if (format == "csv") {
         writeEvidenceCsv(report.analysis, out);
     } else {
         writeEvidenceText(report.analysis, report.context, out);
+        writeBreakdownText(report, out);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "engine/analysis/analysis.h"
 #include "engine/model/run_record.h"
 #include "engine/report/evidence.h"
+#include "engine/report/run_summary.h"
 
 namespace nf::engine {
 
@@ -22,6 +23,10 @@ struct ComparisonReport {
     Analysis analysis;
     EvidenceContext context;
     bool acrossRuns = false;  // variants of several runs (independent design) rather than one run's
+    // One run's per-CPU and device breakdown (cpuN_..., dev_...) not among the compared metrics:
+    // each variant's mean, shown beside the verdicts (like xdp-bench's per-CPU lines), not tested.
+    std::vector<std::string> breakdownVariants;
+    std::vector<MetricSummary> breakdown;
 };
 
 // One run with every variant: its own design (paired chunks, interleaved repetitions). Anything

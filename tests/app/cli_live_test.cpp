@@ -119,6 +119,61 @@ TEST_F(CliLive, CleanupDetachesAnXdpProgramARealInterfaceRunLeft)
 
 // What the spec check can tell without measuring is bad input (2); what only the machine can tell
 // (an unreachable rate, a missing interface) is a runtime failure (1).
+// Where the cycles go: each counted CPU's counters and softnet counts, and the receiving veth's own
+// statistics (ethtool -S), stored per sample, shown by `show`, and beside the verdicts in `compare`.
+TEST_F(CliLive, PerCpuSoftnetAndDeviceStatisticsAreStoredShownAndComparedBeside)
+{
+    const auto r = run({"run", "udp-rx", "--reps", "2", "--duration", "0.3", "--interval", "0.1", "--warmup", "0.1",
+                        "--variant", "a:batch=8", "--variant", "b:batch=64"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto show = run({"show", "last", "--format", "json"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    const auto j = nlohmann::json::parse(show.out);
+    std::vector<std::string> metrics;
+    for (const auto& m : j["summary"]) {
+        metrics.push_back(m["metric"]);
+    }
+    const auto has = [&](const std::string& prefix, const std::string& suffix) {
+        return std::any_of(metrics.begin(), metrics.end(), [&](const std::string& m) {
+            return m.rfind(prefix, 0) == 0 && m.size() >= suffix.size() &&
+                   m.compare(m.size() - suffix.size(), suffix.size(), suffix) == 0;
+        });
+    };
+    for (const char* cpu : {"cpu0_", "cpu1_"}) {
+        EXPECT_TRUE(has(cpu, "softnet_processed_per_sec")) << cpu << " in " << show.out.substr(0, 2000);
+        EXPECT_TRUE(has(cpu, "softnet_dropped_per_sec")) << cpu;
+        EXPECT_TRUE(has(cpu, "task_clock_per_packet")) << cpu;
+    }
+    EXPECT_TRUE(has("dev_", "_per_sec")) << "the veth's ethtool statistics";
+    // The softnet work the two CPUs did covers the packets received (veth's NAPI counts them).
+    const auto exported = nlohmann::json::parse(run({"export", "last", "--format", "json"}).out);
+    double packets = 0;
+    double processed = 0;
+    for (const auto& sample : exported["samples"]) {
+        packets += sample["quantities"]["packets"].get<double>();
+        processed += sample["quantities"]["cpu0_softnet_processed"].get<double>() +
+                     sample["quantities"]["cpu1_softnet_processed"].get<double>();
+    }
+    EXPECT_GT(packets, 0);
+    EXPECT_GE(processed, packets);
+
+    const auto compared = run({"compare", "last"});
+    ASSERT_EQ(compared.status, 0) << compared.err;
+    EXPECT_NE(compared.out.find("Where the packets and cycles went"), std::string::npos) << compared.out;
+    EXPECT_NE(compared.out.find("cpu0_softnet_processed_per_sec"), std::string::npos) << compared.out;
+    const auto json = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);
+    ASSERT_TRUE(json.contains("breakdown"));
+    EXPECT_TRUE(json["breakdown"][0]["mean"].contains("a"));
+    // Named, a breakdown metric is compared like any other.
+    const auto named = run({"compare", "last", "--metric", "cpu1_softnet_processed_per_sec"});
+    ASSERT_EQ(named.status, 0) << named.err;
+    const auto breakdown = named.out.find("Where the packets");
+    const auto verdict = named.out.find("cpu1_softnet_processed_per_sec");
+    ASSERT_NE(verdict, std::string::npos) << named.out;
+    EXPECT_LT(verdict, breakdown) << "compared above the breakdown, and not listed in it again";
+    EXPECT_EQ(named.out.find("cpu1_softnet_processed_per_sec", breakdown), std::string::npos) << named.out;
+}
+
 TEST_F(CliLive, BadLiveInputIsOneLineAndExit1Or2)
 {
     struct Case {
