@@ -1,6 +1,10 @@
 // noisefloor import FORMAT FILE...: results of perf stat, sar, xdpsock, xdp-bench and the kernel's
 // own benchmarks stored as ordinary runs, so compare, series, show and export work on them.
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -24,17 +28,58 @@ struct ImportArgs {
     int runs = 0;
 };
 
-Result<std::vector<engine::ImportSource>> readSources(const std::vector<std::string>& files)
+// Reads a whole file, a FIFO or a terminal included, taking the stop between reads: a FIFO whose
+// writer never comes (or never closes) must not make SIGINT/SIGTERM wait.
+Result<std::string> readStoppable(const std::string& path, const std::stop_token& stop)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        return Error::fromErrno("cannot read " + path);
+    }
+    std::string text;
+    char buffer[65536];
+    Result<std::string> result = Error{"import interrupted"};
+    for (;;) {
+        if (stop.stop_requested()) {
+            break;
+        }
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, 100);
+        if (ready < 0 && errno != EINTR) {
+            result = Error::fromErrno("cannot read " + path);
+            break;
+        }
+        if (ready <= 0) {
+            continue;
+        }
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            continue;
+        }
+        if (n < 0) {
+            result = Error::fromErrno("cannot read " + path);
+            break;
+        }
+        if (n == 0) {  // end of file; for a FIFO, its writer closed it (poll said POLLHUP)
+            result = std::move(text);
+            break;
+        }
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return result;
+}
+
+Result<std::vector<engine::ImportSource>> readSources(const std::vector<std::string>& files,
+                                                      const std::stop_token& stop)
 {
     std::vector<engine::ImportSource> sources;
     for (const auto& path : files) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            return Error::fromErrno("cannot read " + path);
+        auto text = readStoppable(path, stop);
+        if (!text) {
+            return text.error();
         }
-        std::ostringstream text;
-        text << in.rdbuf();
-        sources.push_back({path, text.str()});
+        sources.push_back({path, std::move(*text)});
     }
     return sources;
 }
@@ -59,7 +104,11 @@ int execute(ImportArgs& a, const Context& ctx)
     if (a.runs != 0) {
         a.options.runs = a.runs;
     }
-    auto sources = readSources(a.files);
+    auto sources = readSources(a.files, signals.token());
+    if (signals.exitStatus() != 0) {
+        return fail(signals.exitStatus(),
+                    "import interrupted by " + signalName(signals.signal().load()) + "; nothing was stored");
+    }
     if (!sources) {
         return failWith(sources.error());
     }
