@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "data/database.h"
@@ -205,29 +206,27 @@ TEST_F(CliCrash, TwoRunsWriteOneDatabaseWhileAReaderWatches)
     RecordProperty("reads", reads);
 }
 
-// The run is stored complete and its report is being printed (300 variants make that take a
-// while): the signal is late, and still said and honoured.
+// The run is stored complete and its report (285 kB for 300 variants) is being written to a pipe
+// nobody reads yet, so the process cannot have finished: the signal is late, and still said and
+// honoured once the report is read.
 TEST_F(CliCrash, SigtermAfterTheLastRepetitionSaysSoAndExits143)
 {
-    std::vector<std::string> args = {"run", "spin", "--reps", "2", "--duration", "0.004", "--warmup", "0"};
+    const std::string nf = NF_CLI_PATH;
+    const std::string db = m_dir.file("runs.db");
+    std::string variants;
     for (int v = 0; v < 300; ++v) {
-        args.insert(args.end(), {"--variant", "v" + std::to_string(v)});
+        variants += " --variant v" + std::to_string(v);
     }
-    CliProcess p(withDb(args), m_dir);
-    bool complete = false;
-    for (int i = 0; i < 2000 && !complete; ++i) {
-        const auto j = list();
-        complete = !j.empty() && j[0]["status"] == "complete";
-        if (!complete) {
-            usleep(10000);
-        }
-    }
-    ASSERT_TRUE(complete);
-    kill(p.pid(), SIGTERM);
-    const auto r = p.wait();
-    EXPECT_EQ(r.status, 143) << r.err;
-    EXPECT_EQ(lines(r.err), 1u) << r.err;
-    EXPECT_NE(r.err.find("run 1 complete; SIGTERM arrived after its last repetition"), std::string::npos) << r.err;
+    const std::string script = "set -u; " + nf + " --db " + db + " run spin --reps 2 --duration 0.004 --warmup 0" +
+                               variants + " 2>" + m_dir.file("err") + " | { until " + nf + " --db " + db +
+                               " list 2>/dev/null | grep -q complete; do sleep 0.05; done; pkill -TERM -f -- '--db " +
+                               db + " run spin'; cat >/dev/null; }; echo status=${PIPESTATUS[0]}";
+    std::ofstream(m_dir.file("late.sh")) << script << "\n";
+    const auto [status, out] = shell("bash " + m_dir.file("late.sh"));
+    const std::string err = readFile(m_dir.file("err"));
+    EXPECT_NE(out.find("status=143"), std::string::npos) << out << err;
+    EXPECT_EQ(lines(err), 1u) << err;
+    EXPECT_NE(err.find("run 1 complete; SIGTERM arrived after its last repetition"), std::string::npos) << err;
     EXPECT_EQ(list()[0]["status"], "complete");
 }
 
@@ -237,7 +236,7 @@ TEST_F(CliCrash, SigtermEndsAnImportBlockedOnAFifo)
     const auto fifo = m_dir.file("fifo");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     for (const std::vector<std::string>& args : {std::vector<std::string>{"import", "perf-stat", fifo, "--label", "x"},
-                                                 std::vector<std::string>{"stat", fifo}}) {
+                                                 std::vector<std::string>{"stat", fifo, fifo}}) {
         CliProcess p(withDb(args), m_dir);
         usleep(300000);
         const auto t0 = std::chrono::steady_clock::now();
@@ -299,6 +298,24 @@ TEST_F(CliCrash, TheCommandsOutputIsCappedNotKept)
     const auto at = out.find("maxrss_kb=");
     ASSERT_NE(at, std::string::npos) << out;
     EXPECT_LT(std::stol(out.substr(at + 10)), 200'000) << out;
+}
+
+// A huge schedule is planned as it runs, not up front: 100,000 repetitions of two variants
+// start at once in a few MB, and a SIGTERM ends them as any run (the run aborted, not running).
+TEST_F(CliCrash, AHugeScheduleIsPlannedLazilyAndStopsOnSigterm)
+{
+    const std::string command = "/usr/bin/time -f 'maxrss_kb=%M' " + std::string(NF_CLI_PATH) + " --db " +
+                                m_dir.file("runs.db") +
+                                " run spin --variant a --variant b --reps 100000 --duration 0.002 --warmup 0"
+                                " 2>&1 & pid=$!; sleep 2; pkill -TERM -P $pid; wait $pid";
+    const auto [status, out] = shell(command);
+    EXPECT_NE(out.find("aborted: SIGTERM"), std::string::npos) << out;
+    const auto at = out.find("maxrss_kb=");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_LT(std::stol(out.substr(at + 10)), 100'000) << out;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
 }
 
 }  // namespace

@@ -159,8 +159,9 @@ TEST_F(CliStorage, ANewDatabaseThatCannotBeMadeLeavesNoTemporaryFiles)
     EXPECT_EQ(full.status, 1) << full.err;
     EXPECT_EQ(lines(full.err), 1u) << full.err;
     std::filesystem::remove(m_mnt + "/filler");
-    const auto limited = shell("ulimit -f 4; " + std::string(NF_CLI_PATH) + " --db " + m_mnt +
-                               "/small.db run spin --reps 2 --duration 0.02 --warmup 0 2>&1 >/dev/null");
+    // bash: its `ulimit -f` counts KiB (dash's counts 512-byte blocks); shell() adds the 2>&1.
+    const auto limited = shell("bash -c 'ulimit -f 4; exec " + std::string(NF_CLI_PATH) + " --db " + m_mnt +
+                               "/small.db run spin --reps 2 --duration 0.02 --warmup 0 >/dev/null'");
     EXPECT_EQ(limited.first, 1) << limited.second;
     EXPECT_EQ(lines(limited.second), 1u) << limited.second;
     EXPECT_NE(limited.second.find("File too large"), std::string::npos) << limited.second;
