@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The random-kill loop: starts `noisefloor` N times (in-process workloads chunked and in one
 # piece, a sweep, the command workload with and without processes of its own, an import blocked on
-# a FIFO and, as root, the live udp-rx test with both generators and xdp-rx attached to an
-# interface outside the tool's namespaces), kills each at a random moment with a random signal
-# among SIGINT, SIGTERM and SIGKILL, and after every kill checks what the reliability promise says:
+# a FIFO, an export of a stored run and, as root, the live udp-rx test with both generators and
+# xdp-rx attached to an interface outside the tool's namespaces), kills each at a random moment
+# with a random signal among SIGINT, SIGTERM and SIGKILL, and after every kill checks what the
+# reliability promise says:
 #   - the exit status is 130/143 (SIGINT/SIGTERM) with one summary line, or 137 (SIGKILL), or 0 when
 #     the run had finished before the signal;
 #   - PRAGMA integrity_check says ok;
@@ -13,7 +14,8 @@
 #     SIGKILL once `noisefloor cleanup` ran, whose --dry-run output is recorded);
 #   - no process the measured command started is left (its PID namespace dies with it), even
 #     after SIGKILL;
-#   - no temporary file (*.new-*, *.tmp-*) is left next to the database.
+#   - no temporary file (*.new-*, *.tmp-*) is left next to the database;
+#   - an export's target is absent or the whole export, never a part of it.
 # Prints one line per iteration and a summary; exits 1 if any check failed.
 # Usage: bench/kill_loop.sh [-n ITERATIONS] [-b BUILD_DIR] [-s SEED] [--no-live]
 set -uo pipefail
@@ -56,6 +58,7 @@ scenarios=(
   "command|800|run command -p cmd=true --variant a --variant b --reps 6 --warmup 0"
   "command-tree|1500|run command -p cmd=$work/spawn.sh -p timeout=0.3 --variant a --variant b --reps 2 --warmup 0"
   "import-fifo|1000|import perf-stat $work/fifo --label fifo"
+  "export|250|export 1 --format csv -o $work/export.csv"
 )
 if [ "$live" = 1 ]; then
   ip link add "${iface}a" type veth peer name "${iface}b" && ip link set "${iface}a" up && ip link set "${iface}b" up
@@ -65,6 +68,10 @@ if [ "$live" = 1 ]; then
     "xdp-iface|2000|run xdp-rx -p iface=${iface}a -p xdp_mode=skb --reps 3 --duration 0.2 --warmup 0 -p counter_cpus=none"
   )
 fi
+# Run 1, exported over and over: export.csv is always absent or the whole export, never a part.
+"$nf" --db "$db" run spin --variant a --variant b --chunk 0 --interval 0.0005 --reps 20 --duration 0.1 \
+  --warmup 0 >/dev/null 2>&1 || { echo "kill_loop: cannot store the run to export" >&2; exit 2; }
+"$nf" --db "$db" export 1 --format csv -o "$work/export.reference" || exit 2
 signals=(INT TERM KILL)
 
 leftovers() {  # nf* links and namespaces, XDP programs on any link; one per line
@@ -143,7 +150,7 @@ for ((i = 1; i <= iterations; i++)); do
         fail "expected one summary line naming SIG$sig, stderr: $(cat "$work/err")"
       fi
       case $summary in  # when the signal came
-        *"before the run"* | *"import interrupted"*) count[before]=$((${count[before]:-0} + 1)) ;;
+        *"before the run"* | *"import interrupted"* | *"export interrupted"*) count[before]=$((${count[before]:-0} + 1)) ;;
         *" aborted: "*) count[during]=$((${count[during]:-0} + 1)) ;;
         *" complete; "*) count[after]=$((${count[after]:-0} + 1)) ;;
       esac
@@ -152,6 +159,9 @@ for ((i = 1; i <= iterations; i++)); do
     fail "exit status $status ($when), stderr: $(cat "$work/err")"
   fi
   [ -f "$db" ] && check_database
+  if [ -e "$work/export.csv" ] && ! cmp -s "$work/export.csv" "$work/export.reference"; then
+    fail "export.csv is not the whole export ($(wc -c <"$work/export.csv") bytes)"
+  fi
   for _ in 1 2 3 4 5 6 7 8 9 10; do  # the kernel ends a dead init's namespace within moments
     stray=$(strays)
     [ -z "$stray" ] && break
