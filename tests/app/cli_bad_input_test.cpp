@@ -137,7 +137,7 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         {{"export", "1", "--format", "json", "-o", s_dir->file("other.db")}, 2, "is an SQLite database"},
         // A repetition is held whole until it is stored: its size is bounded up front.
         {{"run", "spin", "--reps", "100000", "--duration", "86400"}, 2, "samples (at most 1000000)"},
-        {{"run", "spin", "--duration", "100", "--chunk", "0", "--interval", "0.00005"}, 2, "--duration 100"},
+        {{"run", "spin", "--duration", "200", "--chunk", "0", "--interval", "0.0001"}, 2, "--duration 200"},
         // Control characters in what is echoed back are escaped.
         {{"show", "\x1b]0;owned\x07\r\x01"}, 2, "RUN '\\x1b]0;owned\\x07\\r\\x01'"},
         {{"run", "nope\x1b[2J"}, 2, "unknown workload 'nope\\x1b[2J'"},
