@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# The random-kill loop: starts `noisefloor run` N times (in-process workloads chunked and in one
-# piece, a sweep, the command workload and, as root, the live udp-rx test with both generators),
-# kills each at a random moment with a random signal among SIGINT, SIGTERM and SIGKILL, and after
-# every kill checks what the reliability promise says:
+# The random-kill loop: starts `noisefloor` N times (in-process workloads chunked and in one
+# piece, a sweep, the command workload with and without processes of its own, an import blocked on
+# a FIFO, an export of a stored run and, as root, the live udp-rx test with both generators and
+# xdp-rx attached to an interface outside the tool's namespaces), kills each at a random moment
+# with a random signal among SIGINT, SIGTERM and SIGKILL, and after every kill checks what the
+# reliability promise says:
 #   - the exit status is 130/143 (SIGINT/SIGTERM) with one summary line, or 137 (SIGKILL), or 0 when
 #     the run had finished before the signal;
 #   - PRAGMA integrity_check says ok;
 #   - `noisefloor list` shows no run as running (a SIGKILLed writer's run reads as aborted);
 #   - every complete run has all its repetitions, every stored repetition has samples;
 #   - no nf* link, network namespace or XDP program is left (after SIGINT/SIGTERM at once; after
-#     SIGKILL once `noisefloor cleanup` ran, whose --dry-run output is recorded).
+#     SIGKILL once `noisefloor cleanup` ran, whose --dry-run output is recorded);
+#   - no process the measured command started is left (its PID namespace dies with it), even
+#     after SIGKILL;
+#   - no temporary file (*.new-*, *.tmp-*) is left next to the database;
+#   - an export's target is absent or the whole export, never a part of it.
 # Prints one line per iteration and a summary; exits 1 if any check failed.
 # Usage: bench/kill_loop.sh [-n ITERATIONS] [-b BUILD_DIR] [-s SEED] [--no-live]
 set -uo pipefail
@@ -34,27 +40,49 @@ RANDOM=$seed
 work=$(mktemp -d "${TMPDIR:-/tmp}/kill-loop.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 db=$work/runs.db
+# A measured command that leaves a process of its own running, as `sh -c 'sleep & sleep'` does.
+marker=31.$((RANDOM % 1000 + 1000))
+printf '#!/bin/sh\nsleep %s &\nsleep %s\n' "$marker" "$marker" >"$work/spawn.sh"
+chmod 755 "$work/spawn.sh"
+mkfifo "$work/fifo"
+iface=nfkl$$  # not a tool name: it stands for a real interface
+cleanup_iface() { [ "$live" = 1 ] && ip link del "${iface}a" 2>/dev/null; }
+trap 'cleanup_iface; rm -rf "$work"' EXIT
 
-# name|max delay before the signal (ms)|arguments of `noisefloor run`
+# name|max delay before the signal (ms)|arguments of `noisefloor`
 scenarios=(
-  "spin-ab|1500|spin --variant a:work=200 --variant b:work=220 --reps 4 --duration 0.15 --warmup 0.05"
-  "spin-blocked|1000|spin --chunk 0 --interval 0.03 --reps 3 --duration 0.12 --warmup 0.02"
-  "page-frag|1500|page-frag --variant a --variant b --reps 3 --duration 0.1 --warmup 0.02"
-  "sweep|2500|spin --variant a --variant b --sweep work=100,200,300 --reps 2 --duration 0.1 --warmup 0.02"
-  "command|800|command -p cmd=true --variant a --variant b --reps 6 --warmup 0"
+  "spin-ab|1500|run spin --variant a:work=200 --variant b:work=220 --reps 4 --duration 0.15 --warmup 0.05"
+  "spin-blocked|1000|run spin --chunk 0 --interval 0.03 --reps 3 --duration 0.12 --warmup 0.02"
+  "page-frag|1500|run page-frag --variant a --variant b --reps 3 --duration 0.1 --warmup 0.02"
+  "sweep|2500|run spin --variant a --variant b --sweep work=100,200,300 --reps 2 --duration 0.1 --warmup 0.02"
+  "command|800|run command -p cmd=true --variant a --variant b --reps 6 --warmup 0"
+  "command-tree|1500|run command -p cmd=$work/spawn.sh -p timeout=0.3 --variant a --variant b --reps 2 --warmup 0"
+  "import-fifo|1000|import perf-stat $work/fifo --label fifo"
+  "export|250|export 1 --format csv -o $work/export.csv"
 )
 if [ "$live" = 1 ]; then
+  ip link add "${iface}a" type veth peer name "${iface}b" && ip link set "${iface}a" up && ip link set "${iface}b" up
   scenarios+=(
-    "udp-rx|2000|udp-rx --reps 2 --duration 0.4 --interval 0.1 --warmup 0.1 -p counter_cpus=none"
-    "udp-rx-xdp|2000|udp-rx -p generator=xdp-live -p gro=0 --reps 2 --duration 0.4 --interval 0.1 --warmup 0.1 -p counter_cpus=none"
+    "udp-rx|2000|run udp-rx --reps 2 --duration 0.4 --interval 0.1 --warmup 0.1 -p counter_cpus=none"
+    "udp-rx-xdp|2000|run udp-rx -p generator=xdp-live -p gro=0 --reps 2 --duration 0.4 --interval 0.1 --warmup 0.1 -p counter_cpus=none"
+    "xdp-iface|2000|run xdp-rx -p iface=${iface}a -p xdp_mode=skb --reps 3 --duration 0.2 --warmup 0 -p counter_cpus=none"
   )
 fi
+# Run 1, exported over and over: export.csv is always absent or the whole export, never a part.
+"$nf" --db "$db" run spin --variant a --variant b --chunk 0 --interval 0.0005 --reps 20 --duration 0.1 \
+  --warmup 0 >/dev/null 2>&1 || { echo "kill_loop: cannot store the run to export" >&2; exit 2; }
+"$nf" --db "$db" export 1 --format csv -o "$work/export.reference" || exit 2
 signals=(INT TERM KILL)
 
 leftovers() {  # nf* links and namespaces, XDP programs on any link; one per line
   ip -j link show 2>/dev/null | jq -r '.[] | select(.ifname | test("^nf[0-9]")) | "link " + .ifname'
   ip netns list 2>/dev/null | awk '$1 ~ /^nf[0-9]/ { print "netns " $1 }'
   bpftool -j net show 2>/dev/null | jq -r '.[]?.xdp[]? | "xdp " + .devname + " " + (.id | tostring)'
+}
+
+strays() {  # processes the measured command started, temporary files next to the database
+  pgrep -f "^sleep $marker\$" | sed 's/^/process /'
+  find "$work" -maxdepth 1 \( -name '*.new-*' -o -name '*.tmp-*' \) -printf 'file %f\n'
 }
 
 runs_count() {
@@ -93,7 +121,7 @@ for ((i = 1; i <= iterations; i++)); do
   delay=$((RANDOM % max))
   runs_before=$(runs_count)
   # shellcheck disable=SC2086  # the arguments are words
-  "$nf" --db "$db" run $args >"$work/out" 2>"$work/err" &
+  "$nf" --db "$db" $args >"$work/out" 2>"$work/err" &
   pid=$!
   sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
   if kill -0 "$pid" 2>/dev/null; then
@@ -122,7 +150,7 @@ for ((i = 1; i <= iterations; i++)); do
         fail "expected one summary line naming SIG$sig, stderr: $(cat "$work/err")"
       fi
       case $summary in  # when the signal came
-        *"before the run"*) count[before]=$((${count[before]:-0} + 1)) ;;
+        *"before the run"* | *"import interrupted"* | *"export interrupted"*) count[before]=$((${count[before]:-0} + 1)) ;;
         *" aborted: "*) count[during]=$((${count[during]:-0} + 1)) ;;
         *" complete; "*) count[after]=$((${count[after]:-0} + 1)) ;;
       esac
@@ -131,6 +159,18 @@ for ((i = 1; i <= iterations; i++)); do
     fail "exit status $status ($when), stderr: $(cat "$work/err")"
   fi
   [ -f "$db" ] && check_database
+  if [ -e "$work/export.csv" ] && ! cmp -s "$work/export.csv" "$work/export.reference"; then
+    fail "export.csv is not the whole export ($(wc -c <"$work/export.csv") bytes)"
+  fi
+  for _ in 1 2 3 4 5 6 7 8 9 10; do  # the kernel ends a dead init's namespace within moments
+    stray=$(strays)
+    [ -z "$stray" ] && break
+    sleep 0.1
+  done
+  if [ -n "$stray" ]; then
+    fail "left behind after SIG$sig: $stray"
+    pkill -f "^sleep $marker\$"
+  fi
   left=$(leftovers)
   if [ -n "$left" ]; then
     if [ "$sig" != KILL ]; then

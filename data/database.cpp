@@ -1,5 +1,6 @@
 #include "data/database.h"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -42,10 +43,14 @@ Result<void> createParentDirectories(const std::string& path)
     if (parent.empty()) {
         return {};
     }
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) {
-        return Error{"cannot create directory " + parent.string() + " for " + path + ": " + ec.message(), ec.value()};
+    // Each missing level with an explicit mode (a umask can only take bits away from 0755).
+    std::filesystem::path sofar;
+    for (const auto& part : parent) {
+        sofar /= part;
+        if (::mkdir(sofar.c_str(), 0755) != 0 && errno != EEXIST) {
+            const int err = errno;
+            return Error{"cannot create directory " + sofar.string() + " for " + path + ": " + nf::errnoText(err), err};
+        }
     }
     return {};
 }
@@ -166,7 +171,27 @@ Result<Database> Database::connect(const std::string& path, Mode mode, bool immu
     if (auto configured = configure(raw, path, mode); !configured) {
         return configured.error();
     }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        db.m_device = st.st_dev;
+        db.m_inode = st.st_ino;
+    }
     return db;
+}
+
+Result<void> Database::stillAtPath() const
+{
+    if (m_inode == 0) {
+        return {};
+    }
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) != 0) {
+        return Error::fromErrno("database " + m_path + " was removed while open");
+    }
+    if (st.st_dev != m_device || st.st_ino != m_inode) {
+        return Error{"database " + m_path + " was replaced by another file while open"};
+    }
+    return {};
 }
 
 Result<void> Database::exec(std::string_view sql)

@@ -34,6 +34,10 @@ public:
     const std::string& path() const { return m_path; }
     sqlite3* handle() const { return m_db.get(); }
     std::string errorMessage() const;  // sqlite3_errmsg
+    // Whether the file at path() is still the one opened: a database deleted or replaced (by
+    // rename, or a new file under the same name) while it is open is written to a file nobody
+    // will read, so a run must not say it was stored.
+    Result<void> stillAtPath() const;
 
 private:
     struct Closer {
@@ -43,6 +47,8 @@ private:
     static Result<Database> connect(const std::string& path, Mode mode, bool immutable);
     std::unique_ptr<sqlite3, Closer> m_db;
     std::string m_path;
+    std::uint64_t m_device = 0;  // of the file opened, 0 = not known
+    std::uint64_t m_inode = 0;
 };
 
 class Statement {

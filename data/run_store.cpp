@@ -320,6 +320,9 @@ try {
     if (m_runId == 0) {
         return Error{"cannot store repetition " + std::to_string(rep.index) + ": the run was not stored"};
     }
+    if (auto here = m_db.stillAtPath(); !here) {  // measuring on would store into a file nobody reads
+        return here.error();
+    }
     auto tx = Transaction::begin(m_db);
     if (!tx) {
         return tx.error();

@@ -236,23 +236,40 @@ Result<void> createStore(const std::string& path)
         e.message = replaceAll(e.message, temp, path);
         return e;
     };
-    std::error_code ec;
-    std::filesystem::remove(temp, ec);  // a leftover of this pid's predecessor
+    // The temporary name and SQLite's files beside it go on every path, failed or not (a full
+    // disk or `ulimit -f` can fail the open, the migration or the close's checkpoint).
+    auto removeTemp = [&temp] {
+        std::error_code ec;
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+            std::filesystem::remove(temp + suffix, ec);
+        }
+    };
+    removeTemp();  // a leftover of this pid's predecessor
     {
         auto db = Database::open(temp, Database::Mode::ReadWrite);
         if (!db) {
+            removeTemp();
             return named(db.error());
         }
         if (auto migrated = migrate(*db); !migrated) {
-            std::filesystem::remove(temp, ec);
+            removeTemp();
             return named(migrated.error());
         }
+        if (auto flushed = db->exec("PRAGMA wal_checkpoint(TRUNCATE)"); !flushed) {
+            removeTemp();
+            return named(flushed.error());
+        }
+    }
+    std::error_code ec;
+    if (std::filesystem::exists(temp + "-wal", ec)) {  // the close could not checkpoint: not whole
+        removeTemp();
+        return Error{"cannot create database " + path + ": its first write did not complete"};
     }
     int linked = ::link(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
     if (linked == EPERM || linked == EOPNOTSUPP) {  // no hard links here (vfat, some FUSE)
         linked = ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
     }
-    std::filesystem::remove(temp, ec);
+    removeTemp();
     if (linked != 0 && linked != EEXIST) {
         return Error::fromErrno("cannot create database " + path, linked);
     }

@@ -1,9 +1,10 @@
-// noisefloor cleanup: removes the namespaces and devices, and detaches the XDP programs, that a killed
-// live run left behind.
+// noisefloor cleanup: removes what a killed run left behind and can be proven to be the tool's
+// (engine/net/cleanup.h); lists what only looks like it as "not ours, left alone".
 
 #include <iostream>
 
 #include "app/cli/cli.h"
+#include "app/cli/terminal_text.h"
 #include "engine/net/cleanup.h"
 #include "engine/net/cpu_pin.h"
 
@@ -11,15 +12,35 @@ namespace nf::cli {
 
 namespace {
 
+using engine::net::LeftoverState;
+
+void printLeftAlone(const std::vector<engine::net::Leftover>& found)
+{
+    for (const auto& l : found) {
+        if (l.state == LeftoverState::NotOurs) {
+            std::cout << "not ours, left alone: " << terminalText(l.kind + " " + l.name) << " (" << terminalText(l.why)
+                      << ")\n";
+        } else if (l.state == LeftoverState::InUse) {
+            std::cout << "in use, left alone: " << terminalText(l.kind + " " + l.name) << " (" << terminalText(l.why)
+                      << ")\n";
+        }
+    }
+}
+
 int runCleanup(bool dryRun)
 {
     if (dryRun) {
         const auto found = engine::net::findLeftovers();
+        bool any = false;
         for (const auto& l : found) {
-            std::cout << (l.kind == "xdp" ? "would detach " : "would remove ") << l.kind << " " << l.name << " (pid "
-                      << l.pid << " is gone)\n";
+            if (l.state == LeftoverState::Remove) {
+                std::cout << (l.kind == "xdp" ? "would detach " : "would remove ")
+                          << terminalText(l.kind + " " + l.name) << " (" << terminalText(l.why) << ")\n";
+                any = true;
+            }
         }
-        if (found.empty()) {
+        printLeftAlone(found);
+        if (!any) {
             std::cout << "nothing to remove\n";
         }
         return 0;
@@ -28,14 +49,14 @@ int runCleanup(bool dryRun)
         return fail(kExitRuntime, r.error().message);
     }
     const auto report = engine::net::removeLeftovers();
-    for (const auto& l : report.removed) {
-        std::cout << (l.kind == "xdp" ? "detached " : "removed ") << l.kind << " " << l.name << " (pid " << l.pid
-                  << " is gone)\n";
+    for (const auto& line : report.removed) {
+        std::cout << terminalText(line) << "\n";
     }
     for (const auto& n : report.notes) {
-        std::cout << "forgot " << n << "\n";
+        std::cout << "forgot " << terminalText(n) << "\n";
     }
-    if (report.removed.empty() && report.failures.empty()) {
+    printLeftAlone(report.found);
+    if (report.removed.empty() && report.notes.empty() && report.failures.empty()) {
         std::cout << "nothing to remove\n";
     }
     for (const auto& f : report.failures) {
@@ -51,8 +72,8 @@ Command addCleanupCommand(CLI::App& app)
     auto dryRun = std::make_shared<bool>(false);
     auto* sub = app.add_subcommand(
         "cleanup",
-        "Remove network namespaces and devices (nf<pid>...) and detach XDP programs left by live runs whose "
-        "process is gone");
+        "Detach XDP programs and remove testbed devices that killed runs left, when an owner lock proves them the "
+        "tool's; list what only looks like it as not ours");
     sub->add_flag("--dry-run", *dryRun, "only list what would be removed");
     return {sub, [dryRun] { return runCleanup(*dryRun); }};
 }

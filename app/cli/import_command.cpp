@@ -2,6 +2,8 @@
 // own benchmarks stored as ordinary runs, so compare, series, show and export work on them. Without
 // a tool (or with `auto`) the tool is detected from each file's content and named on stdout.
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <stop_token>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
@@ -28,20 +31,22 @@ struct ImportArgs {
     int runs = 0;
 };
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 // The file's text, read in pieces: at most kMaxImportBytes, and refused at the first NUL byte, so
-// that /dev/zero or a binary file costs one piece of memory, not the file's size.
-Result<engine::ImportSource> readSource(const std::string& path)
+// that /dev/zero or a binary file costs one piece of memory, not the file's size. A FIFO or a
+// terminal is read too, taking the stop between reads: a FIFO whose writer never comes (or never
+// closes) must not make SIGINT/SIGTERM wait.
+Result<engine::ImportSource> readSource(const std::string& path, const std::stop_token& stop)
 {
-    std::unique_ptr<std::FILE, FileCloser> in(std::fopen(path.c_str(), "rb"));
-    if (!in) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
         return Error::fromErrno("cannot read " + path);
     }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
     struct stat st {};
-    if (::fstat(::fileno(in.get()), &st) == 0) {
+    if (::fstat(fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             return Error{path + ": a directory, not a file"};
         }
@@ -58,7 +63,28 @@ Result<engine::ImportSource> readSource(const std::string& path)
     std::vector<char> piece(std::size_t{1} << 20);
     std::size_t lines = 1;
     for (;;) {
-        const std::size_t n = std::fread(piece.data(), 1, piece.size(), in.get());
+        if (stop.stop_requested()) {
+            return Error{"import interrupted"};
+        }
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, 100);
+        if (ready < 0 && errno != EINTR) {
+            return Error::fromErrno("cannot read " + path);
+        }
+        if (ready <= 0) {
+            continue;
+        }
+        const ssize_t got = ::read(fd, piece.data(), piece.size());
+        if (got < 0 && (errno == EAGAIN || errno == EINTR)) {
+            continue;
+        }
+        if (got < 0) {
+            return Error::fromErrno("cannot read " + path);
+        }
+        if (got == 0) {  // end of file; for a FIFO, its writer closed it (poll said POLLHUP)
+            break;
+        }
+        const auto n = static_cast<std::size_t>(got);
         for (std::size_t i = 0; i < n; ++i) {
             if (piece[i] == '\0') {
                 return usageError(path + ":" + std::to_string(lines) + ": binary data (a NUL byte), not a tool's text");
@@ -70,12 +96,6 @@ Result<engine::ImportSource> readSource(const std::string& path)
                               " MiB an import reads: import the tool's output, not a capture of everything");
         }
         src.text.append(piece.data(), n);
-        if (n < piece.size()) {
-            if (std::ferror(in.get()) != 0) {
-                return Error::fromErrno("cannot read " + path);
-            }
-            break;
-        }
     }
     if (src.text.find_first_not_of(" \t\r\n") == std::string::npos) {
         return usageError(path + ": the file is empty");
@@ -140,7 +160,11 @@ int execute(ImportArgs& a, const Context& ctx)
     }
     std::vector<engine::ImportSource> sources;
     for (const auto& path : files) {
-        auto src = readSource(path);
+        auto src = readSource(path, signals.token());
+        if (signals.exitStatus() != 0) {
+            return fail(signals.exitStatus(),
+                        "import interrupted by " + signalName(signals.signal().load()) + "; nothing was stored");
+        }
         if (!src) {
             return failWith(src.error());
         }

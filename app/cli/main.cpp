@@ -8,6 +8,8 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
+#include "app/cli/signal_stop.h"
+#include "app/cli/terminal_text.h"
 #include "data/schema.h"
 #include "engine/report/evidence_context.h"
 #include "nf_version.h"
@@ -16,7 +18,7 @@ namespace nf::cli {
 
 int fail(int status, const std::string& message)
 {
-    std::cerr << "noisefloor: " << message << '\n';
+    std::cerr << "noisefloor: " << terminalText(message) << '\n';  // one line, whatever it quotes
     return status;
 }
 
@@ -37,6 +39,19 @@ sigset_t stopSignals()
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     return set;
+}
+
+// A signal that came after the command's own SignalStop had ended (they stay blocked, so it is
+// pending): it still ends the process as interrupted.
+int withLateSignal(int status)
+{
+    const sigset_t set = stopSignals();
+    const timespec now{0, 0};
+    const int sig = sigtimedwait(&set, nullptr, &now);
+    if (sig <= 0 || status != 0) {
+        return status;
+    }
+    return nf::cli::fail(128 + sig, nf::cli::signalName(sig) + " arrived as the command finished");
 }
 
 int runMain(int argc, char** argv)
@@ -102,10 +117,12 @@ int runMain(int argc, char** argv)
     }
     for (const auto& c : commands) {
         if (c.app->parsed()) {
-            if (!c.takesSignals) {
-                const sigset_t set = stopSignals();
-                pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+            if (c.takesSignals) {
+                return withLateSignal(c.action());
             }
+            // A command that does not stop cleanly by itself (it only reads) ends at a signal with
+            // the one line and 128 + the signal.
+            SignalExit exitOnSignal;
             return c.action();
         }
     }
@@ -120,6 +137,9 @@ int main(int argc, char** argv)
     // rather than ending the process half-way through its start.
     const sigset_t stops = stopSignals();
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+    // A file past `ulimit -f` is an EFBIG error to report, not a death without a line.
+    (void)signal(SIGXFSZ, SIG_IGN);
+    nf::cli::TerminalGuard terminal;  // control characters in text output are escaped
     try {
         return runMain(argc, argv);
     } catch (const std::exception& e) {

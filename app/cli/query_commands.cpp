@@ -1,4 +1,4 @@
-// noisefloor list | show | export: read stored runs.
+// noisefloor list | show: read stored runs.
 
 #include <filesystem>
 #include <fstream>
@@ -6,7 +6,6 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
-#include "data/export.h"
 #include "data/run_store.h"
 #include "data/schema.h"
 #include "engine/report/run_summary.h"
@@ -124,33 +123,6 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
     return 0;
 }
 
-int exportRun(const Context& ctx, const std::string& name, const std::string& format, const std::string& file)
-{
-    int status = 0;
-    auto run = loadNamedRun(ctx, name, &status);
-    if (!run) {
-        return status;
-    }
-    std::ofstream fileOut;
-    if (!file.empty() && file != "-") {
-        fileOut.open(file, std::ios::out | std::ios::trunc);
-        if (!fileOut) {
-            return fail(kExitRuntime, "cannot write " + file + ": " + nf::errnoText(errno));
-        }
-    }
-    std::ostream& out = fileOut.is_open() ? fileOut : std::cout;
-    if (format == "csv") {
-        data::writeCsv(*run, out);
-    } else {
-        data::writeJson(*run, out);
-    }
-    out.flush();
-    if (!out) {
-        return fail(kExitRuntime, "writing the export failed" + (file.empty() ? "" : " (" + file + ")"));
-    }
-    return 0;
-}
-
 }  // namespace
 
 Command addListCommand(CLI::App& app, Context& ctx)
@@ -169,20 +141,6 @@ Command addShowCommand(CLI::App& app, Context& ctx)
     sub->add_option("run", *run, "Run id, or 'last'")->required();
     sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
     return {sub, [run, format, &ctx] { return showRun(ctx, *run, *format); }};
-}
-
-Command addExportCommand(CLI::App& app, Context& ctx)
-{
-    auto run = std::make_shared<std::string>();
-    auto format = std::make_shared<std::string>();
-    auto file = std::make_shared<std::string>();
-    auto* sub = app.add_subcommand("export", "Export every sample of a run");
-    sub->add_option("run", *run, "Run id, or 'last'")->required();
-    sub->add_option("--format", *format, "csv (one row per sample) or json (the whole run)")
-        ->required()
-        ->check(CLI::IsMember({"csv", "json"}));
-    sub->add_option("-o,--output", *file, "Write to FILE instead of standard output");
-    return {sub, [run, format, file, &ctx] { return exportRun(ctx, *run, *format, *file); }};
 }
 
 }  // namespace nf::cli

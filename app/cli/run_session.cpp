@@ -11,6 +11,7 @@
 
 #include "app/cli/event_stream.h"
 #include "app/cli/signal_stop.h"
+#include "app/cli/terminal_text.h"
 #include "engine/run/scheduler.h"
 #include "probes/system_facts.h"
 
@@ -31,7 +32,7 @@ public:
     void warning(std::string_view text) override
     {
         clearProgress();
-        std::cerr << "noisefloor: warning: " << text << '\n';
+        std::cerr << "noisefloor: warning: " << terminalText(text) << '\n';
         m_recorder.warning(text);
     }
     void progress(int done, int total, double secondsLeft) override
@@ -74,7 +75,7 @@ int failRun(std::ostream* events, EventStream* stream, int status, const std::st
 
 // Runs one prepared experiment into `db` and reports it; returns the exit status.
 int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const Context& ctx, SignalStop& signals,
-           const RunReport& report, std::ostream* events)
+           const RunReport& report, std::ostream* events, std::int64_t& runId)
 {
     data::RunRecorder recorder(db);
     CliObserver cliObserver(recorder);
@@ -91,13 +92,18 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
                                      .commandLine = ctx.commandLine,
                                      .owner = "noisefloor run into " + db.path()};
     const auto outcome = engine::runExperiment(prepared, *observer, control);
-    const int sig = signals.signal().load();
+    runId = recorder.runId();
     if (recorder.runId() == 0) {
+        const int sig = signals.signal().load();
         if (sig != 0) {
             return failRun(events, s, signals.exitStatus(),
                            "interrupted by " + signalName(sig) + " before the run was stored; nothing was stored");
         }
         return failRun(events, s, kExitRuntime, "run failed before measuring: " + outcome.reason);
+    }
+    if (auto here = db.stillAtPath(); !here) {
+        return failRun(events, s, kExitRuntime,
+                       "run " + std::to_string(recorder.runId()) + " is not stored: " + here.error().message);
     }
     if (auto loaded = data::loadRun(db, recorder.runId())) {
         report(*loaded, db.path());
@@ -110,6 +116,9 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
         return failRun(events, s, kExitRuntime,
                        "could not record the end of the run: " + recorder.finishError()->message);
     }
+    // Read after the report: a signal while it was printed is as late as one after the last
+    // repetition, and must not be lost.
+    const int sig = signals.signal().load();
     switch (outcome.status) {
         case engine::RunStatus::Complete:
             if (sig != 0) {  // too late to stop this run, but the caller must still stop
@@ -158,14 +167,23 @@ int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ct
     if (!db) {
         return failRun(events, nullptr, kExitRuntime, db.error().message);
     }
+    std::int64_t last = 0;
     for (const auto& p : prepared) {
         if (const int sig = signals.signal().load(); sig != 0) {
             return failRun(events, nullptr, signals.exitStatus(),
-                           "interrupted by " + signalName(sig) + " before the run started; nothing was stored");
+                           last == 0
+                               ? "interrupted by " + signalName(sig) + " before the run started; nothing was stored"
+                               : "interrupted by " + signalName(sig) + " after run " + std::to_string(last) +
+                                     "; the sweep's later points did not run");
         }
-        if (int status = runOne(p, *db, ctx, signals, report, events); status != 0) {
+        if (int status = runOne(p, *db, ctx, signals, report, events, last); status != 0) {
             return status;
         }
+    }
+    if (const int sig = signals.signal().load(); sig != 0) {  // between the last check and here
+        return failRun(
+            events, nullptr, signals.exitStatus(),
+            "run " + std::to_string(last) + " complete; " + signalName(sig) + " arrived after its last repetition");
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "app/cli/signal_stop.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <ctime>
@@ -36,6 +37,31 @@ SignalStop::~SignalStop()
     m_watcher.request_stop();
     m_watcher.join();
     pthread_sigmask(SIG_SETMASK, &m_previous, nullptr);
+}
+
+SignalExit::SignalExit()
+{
+    m_watcher = std::jthread([](const std::stop_token& own) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        const timespec tick{0, 100'000'000};
+        while (!own.stop_requested()) {
+            const int sig = sigtimedwait(&set, nullptr, &tick);
+            if (sig > 0) {
+                const std::string line = "noisefloor: interrupted by " + signalName(sig) + "\n";
+                (void)!::write(STDERR_FILENO, line.data(), line.size());
+                ::_exit(128 + sig);
+            }
+        }
+    });
+}
+
+SignalExit::~SignalExit()
+{
+    m_watcher.request_stop();
+    m_watcher.join();
 }
 
 }  // namespace nf::cli

@@ -31,6 +31,20 @@ private:
     std::jthread m_watcher;
 };
 
+// For commands that only read and print: SIGINT/SIGTERM (blocked since main()'s first line) are
+// taken by a watcher thread that writes "noisefloor: interrupted by SIGTERM" and ends the process
+// with 128 + the signal. Nothing such a command does needs undoing.
+class SignalExit {
+public:
+    SignalExit();
+    ~SignalExit();
+    SignalExit(const SignalExit&) = delete;
+    SignalExit& operator=(const SignalExit&) = delete;
+
+private:
+    std::jthread m_watcher;
+};
+
 // "SIGINT", "SIGTERM", ...
 std::string signalName(int sig);
 

@@ -75,6 +75,30 @@ void checkFields(const ExperimentSpec& spec, Checker& check)
     }
 }
 
+// A repetition is stored in one transaction, so it is held whole in memory until then: its
+// samples are bounded (about 120 bytes each, so 1,000,000 take about 120 MB).
+void checkRepetitionSize(const ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& check)
+{
+    if (w.kind == WorkloadKind::External || !std::isfinite(spec.duration) || spec.duration <= 0) {
+        return;  // one sample per command run
+    }
+    const bool alternating = spec.chunk && *spec.chunk > 0;
+    const double slice = alternating ? *spec.chunk : spec.interval;
+    if (!std::isfinite(slice) || slice <= 0) {
+        return;
+    }
+    // A repetition may hold every variant (alternating in chunks, or live sessions one after another).
+    const double perRepetition =
+        spec.duration / slice * static_cast<double>(std::max<std::size_t>(1, spec.variants.size()));
+    if (perRepetition > static_cast<double>(kMaxSamplesPerRepetition)) {
+        check.add(SpecField::Duration, number(spec.duration),
+                  "a repetition would hold " + std::to_string(static_cast<long long>(std::round(perRepetition))) +
+                      " samples (at most " + std::to_string(kMaxSamplesPerRepetition) + "): " +
+                      (alternating ? "a shorter duration, a longer chunk or fewer variants"
+                                   : "a shorter duration, a longer interval or fewer variants"));
+    }
+}
+
 void checkCpus(const ExperimentSpec& spec, const probes::SystemFacts& facts, Checker& check)
 {
     if (spec.cpus.empty() && facts.allowedCpus.empty()) {
@@ -209,6 +233,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     if (w == nullptr) {
         return result;
     }
+    checkRepetitionSize(spec, *w, check);
     if (spec.cpus.empty() && !facts.allowedCpus.empty()) {
         spec.cpus = {facts.allowedCpus.back()};
     }

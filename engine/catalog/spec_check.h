@@ -17,6 +17,9 @@
 
 namespace nf::engine {
 
+// The most samples one repetition may hold (it is stored, and so held, whole).
+inline constexpr std::size_t kMaxSamplesPerRepetition = 1'000'000;
+
 // What a problem is about. Each front end names a field its own way (the CLI by its option,
 // "--reps"; the GUI by its form label), so problems carry the field, not the name.
 enum class SpecField {

@@ -1,23 +1,17 @@
 #include "engine/net/cleanup.h"
 
-#include <signal.h>
-#include <sys/mount.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <linux/if_link.h>
-#include <net/if.h>
-
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <optional>
 #include <regex>
+#include <set>
 
-#include "engine/net/libbpf_opts.h"
+#include "engine/net/netns.h"
 #include "engine/net/rtnl.h"
+#include "engine/net/testbed.h"
+#include "engine/net/xdp_owner.h"
 
 namespace nf::engine::net {
 
@@ -25,156 +19,230 @@ namespace {
 
 constexpr const char* kNetnsDir = "/run/netns";
 
-bool running(int pid)
+std::string gone(const OwnerRecord& r)
 {
-    return ::kill(pid, 0) == 0 || errno != ESRCH;
+    return describeOwner(r) + " is gone";
 }
 
-// An owner record: "key=value" lines (pid, ifname, ifindex, prog_id, mode).
-std::optional<Leftover> readOwnerRecord(const std::filesystem::path& path)
+std::uint64_t fieldNumber(const OwnerRecord& r, const char* key)
 {
-    std::ifstream in(path);
-    std::map<std::string, std::string> fields;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (const auto eq = line.find('='); eq != std::string::npos) {
-            fields[line.substr(0, eq)] = line.substr(eq + 1);
-        }
-    }
-    Leftover l;
-    l.kind = "xdp";
-    l.record = path.string();
-    l.ifname = fields["ifname"];
-    l.mode = fields["mode"];
-    try {
-        l.pid = std::stoi(fields.at("pid"));
-        l.ifindex = std::stoi(fields.at("ifindex"));
-        l.progId = static_cast<std::uint32_t>(std::stoul(fields.at("prog_id")));
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    if (l.pid <= 0 || l.ifindex <= 0 || l.progId == 0 || (l.mode != "skb" && l.mode != "native")) {
-        return std::nullopt;
-    }
-    l.name = "program " + std::to_string(l.progId) + " (" + l.mode + ") on " + l.ifname;
-    return l;
+    const auto it = r.owns.find(key);
+    return it == r.owns.end() ? 0 : std::strtoull(it->second.c_str(), nullptr, 10);
 }
 
-std::uint32_t modeFlag(const std::string& mode)
+std::string field(const OwnerRecord& r, const char* key)
 {
-    return mode == "native" ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
+    const auto it = r.owns.find(key);
+    return it == r.owns.end() ? std::string() : it->second;
 }
 
-// Detaches the recorded program if it is still the one attached; returns a note when there was
-// nothing to do, or the error.
-Result<std::string> detachRecorded(const Leftover& l)
-{
-    char name[IF_NAMESIZE] = {};
-    if (::if_indextoname(static_cast<unsigned>(l.ifindex), name) == nullptr || l.ifname != name) {
-        return std::string("interface gone or renamed");
-    }
-    bpf_xdp_query_opts query;
-    initOpts(query);
-    if (int err = bpf_xdp_query(l.ifindex, static_cast<int>(modeFlag(l.mode)), &query); err != 0) {
-        return Error::fromErrno("cannot query XDP on " + l.ifname, -err);
-    }
-    const std::uint32_t attached = l.mode == "native" ? query.drv_prog_id : query.skb_prog_id;
-    if (attached != l.progId) {
-        return std::string("already detached");
-    }
-    const int fd = bpf_prog_get_fd_by_id(l.progId);
-    if (fd < 0) {
-        return Error::fromErrno("cannot open program " + std::to_string(l.progId), errno);
-    }
-    bpf_xdp_attach_opts opts;
-    initOpts(opts);
-    opts.old_prog_fd = fd;
-    const int err = bpf_xdp_detach(l.ifindex, static_cast<int>(modeFlag(l.mode) | XDP_FLAGS_REPLACE), &opts);
-    ::close(fd);
-    if (err != 0) {
-        return Error::fromErrno("cannot detach it", -err);
-    }
-    return std::string();
-}
+// A reachable network namespace: the caller's own, or one held by a file under /run/netns.
+struct Netns {
+    std::string where;  // "this namespace" or the /run/netns path
+    Fd fd;
+    std::uint64_t inode = 0;
+};
 
-}  // namespace
-
-int ownerPid(const std::string& name)
+std::vector<Netns> reachableNamespaces()
 {
-    static const std::regex pattern("^nf([0-9]{1,7})(t|r|tx|rx)[0-9]*$");
-    std::smatch m;
-    if (!std::regex_match(name, m, pattern)) {
-        return 0;
+    std::vector<Netns> out;
+    if (auto self = currentNetns()) {
+        const auto inode = netnsInode(self->get());
+        out.push_back({"this namespace", std::move(*self), inode});
     }
-    return std::stoi(m[1].str());
-}
-
-std::vector<Leftover> findLeftovers(const std::string& xdpOwnerDir)
-{
-    std::vector<Leftover> out;
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(xdpOwnerDir, ec)) {
-        if (auto record = readOwnerRecord(entry.path()); record && !running(record->pid)) {
-            out.push_back(std::move(*record));
-        }
-    }
     for (const auto& entry : std::filesystem::directory_iterator(kNetnsDir, ec)) {
-        const auto name = entry.path().filename().string();
-        if (const int pid = ownerPid(name); pid > 0 && !running(pid)) {
-            out.push_back({.kind = "namespace", .name = name, .pid = pid});
-        }
-    }
-    if (auto sock = RtnlSocket::open()) {
-        for (const auto& name : sock->linkNames()) {
-            if (const int pid = ownerPid(name); pid > 0 && !running(pid)) {
-                out.push_back({.kind = "link", .name = name, .pid = pid});
-            }
+        Fd fd(::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC));
+        if (fd.valid()) {
+            const auto inode = netnsInode(fd.get());
+            out.push_back({entry.path().string(), std::move(fd), inode});
         }
     }
     return out;
 }
 
-CleanupReport removeLeftovers(const std::string& xdpOwnerDir)
-{
-    CleanupReport report;
-    std::error_code ec;
-    auto sock = RtnlSocket::open();
-    for (auto& leftover : findLeftovers(xdpOwnerDir)) {
-        if (leftover.kind == "xdp") {
-            auto detached = detachRecorded(leftover);
+class Cleaner {
+public:
+    Cleaner(const std::string& lockDir, bool act) : m_dir(lockDir), m_act(act) {}
+
+    CleanupReport run()
+    {
+        xdp();
+        testbeds();
+        namedObjects();
+        return std::move(m_report);
+    }
+
+private:
+    void add(std::string kind, std::string name, LeftoverState state, std::string why)
+    {
+        m_report.found.push_back({std::move(kind), std::move(name), state, std::move(why)});
+    }
+
+    void unproven(const OwnerProbe& p)
+    {
+        add("record", p.path, LeftoverState::NotOurs, p.why.empty() ? "no owner record" : p.why);
+    }
+
+    void xdp()
+    {
+        for (auto& p : probeOwners("xdp", m_dir)) {
+            if (p.state == OwnerState::NotOurs) {
+                unproven(p);
+                continue;
+            }
+            std::string why;
+            const auto mark = markOf(p.record, why);
+            const std::string name =
+                mark ? "program " + std::to_string(mark->progId) + " (" + mark->mode + ") on " + mark->ifname
+                     : "on " + p.record.name;
+            if (p.state == OwnerState::Held) {
+                add("xdp", name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
+                continue;
+            }
+            add("xdp", name, LeftoverState::Remove, gone(p.record));
+            if (!m_act) {
+                continue;
+            }
+            if (!mark) {  // it died before its record named a program: nothing was attached
+                p.claim->release();
+                m_report.notes.push_back("xdp " + name + ": " + why + "; nothing was attached");
+                continue;
+            }
+            auto detached = detachIfStillOurs(*mark);
             if (!detached) {
-                report.failures.push_back("xdp " + leftover.name + ": " + detached.error().message);
-                continue;
+                m_report.failures.push_back("xdp " + name + ": " + detached.error().message);
+                continue;  // the claim is dropped, the record kept: a later cleanup tries again
             }
-            std::filesystem::remove(leftover.record, ec);
-            if (!detached->empty()) {
-                report.notes.push_back("xdp " + leftover.name + ": " + *detached);
-                continue;
-            }
-        } else if (leftover.kind == "namespace") {
-            const std::string path = std::string(kNetnsDir) + "/" + leftover.name;
-            ::umount2(path.c_str(), MNT_DETACH);  // not mounted is fine: the unlink says
-            if (::unlink(path.c_str()) != 0) {
-                report.failures.push_back("namespace " + leftover.name + ": " + errnoText(errno));
-                continue;
-            }
-        } else {
-            if (!sock) {
-                report.failures.push_back("link " + leftover.name + ": " + sock.error().message);
-                continue;
-            }
-            if (!sock->ifindex(leftover.name)) {
-                report.removed.push_back(std::move(leftover));  // went with its veth peer
-                continue;
-            }
-            if (auto r = sock->deleteLink(leftover.name); !r) {
-                report.failures.push_back("link " + leftover.name + ": " + r.error().message);
-                continue;
+            p.claim->release();
+            if (detached->empty()) {
+                m_report.removed.push_back("detached xdp " + name + " (" + gone(p.record) + ")");
+            } else {
+                m_report.notes.push_back("xdp " + name + ": " + *detached);
             }
         }
-        report.removed.push_back(std::move(leftover));
+        // Records of earlier versions (<pid>-<ifindex>, no lock): the pid alone proves nothing.
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(m_dir + "/xdp", ec)) {
+            if (entry.path().extension() != ".lock") {
+                add("record", entry.path().string(), LeftoverState::NotOurs,
+                    "a record without an owner lock (an earlier version's): nothing proves its owner is gone");
+            }
+        }
     }
-    return report;
+
+    void testbeds()
+    {
+        std::vector<Netns> namespaces;
+        bool scanned = false;
+        for (auto& p : probeOwners("testbed", m_dir)) {
+            if (p.state == OwnerState::NotOurs) {
+                unproven(p);
+                continue;
+            }
+            const std::set<std::uint64_t> inodes = {fieldNumber(p.record, "tx_netns"),
+                                                    fieldNumber(p.record, "rx_netns")};
+            const std::vector<std::string> links = {field(p.record, "tx_link"), field(p.record, "rx_link")};
+            for (const auto& l : links) {
+                m_covered.insert(l);
+            }
+            m_coveredNs.insert(inodes.begin(), inodes.end());
+            if (p.state == OwnerState::Held) {
+                add("testbed", p.record.name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
+                continue;
+            }
+            add("testbed", p.record.name, LeftoverState::Remove, gone(p.record));
+            if (!m_act) {
+                continue;
+            }
+            if (!scanned) {
+                namespaces = reachableNamespaces();
+                scanned = true;
+            }
+            bool failed = false;
+            int deleted = 0;
+            for (const auto& ns : namespaces) {
+                if (ns.inode == 0 || inodes.count(ns.inode) == 0) {
+                    continue;  // not a namespace the testbed made
+                }
+                auto sock = RtnlSocket::open(ns.fd.get());
+                if (!sock) {
+                    m_report.failures.push_back("testbed " + p.record.name + ": " + sock.error().message);
+                    failed = true;
+                    continue;
+                }
+                for (const auto& l : links) {
+                    if (l.empty() || !sock->ifindex(l)) {
+                        continue;
+                    }
+                    if (auto r = sock->deleteLink(l); !r) {
+                        m_report.failures.push_back("link " + l + " in " + ns.where + ": " + r.error().message);
+                        failed = true;
+                    } else {
+                        ++deleted;
+                    }
+                }
+            }
+            if (failed) {
+                continue;
+            }
+            p.claim->release();
+            if (deleted > 0) {
+                m_report.removed.push_back("removed testbed " + p.record.name + " (" + gone(p.record) + ")");
+            } else {
+                m_report.notes.push_back("testbed " + p.record.name + ": went with its namespaces");
+            }
+        }
+    }
+
+    // What only looks like the tool's: listed, never touched.
+    void namedObjects()
+    {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+            const auto name = entry.path().filename().string();
+            if (name.rfind("nf", 0) != 0) {
+                continue;
+            }
+            Fd fd(::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC));
+            if (fd.valid() && m_coveredNs.count(netnsInode(fd.get())) != 0) {
+                continue;  // a testbed's namespace someone pinned: its devices are handled above
+            }
+            add("namespace", entry.path().string(), LeftoverState::NotOurs,
+                "the tool makes no named namespace; no owner lock names it");
+        }
+        if (auto sock = RtnlSocket::open()) {
+            for (const auto& name : sock->linkNames()) {
+                if (looksLikeToolName(name) && m_covered.count(name) == 0) {
+                    add("link", name, LeftoverState::NotOurs, "no owner lock names it");
+                }
+            }
+        }
+    }
+
+    std::string m_dir;
+    bool m_act;
+    CleanupReport m_report;
+    std::set<std::string> m_covered;
+    std::set<std::uint64_t> m_coveredNs;
+};
+
+}  // namespace
+
+bool looksLikeToolName(const std::string& name)
+{
+    static const std::regex pattern("^nf[0-9]{1,7}(t|r|tx|rx|b)[0-9]*$");
+    return std::regex_match(name, pattern);
+}
+
+std::vector<Leftover> findLeftovers(const std::string& lockDir)
+{
+    return Cleaner(lockDir, false).run().found;
+}
+
+CleanupReport removeLeftovers(const std::string& lockDir)
+{
+    return Cleaner(lockDir, true).run();
 }
 
 }  // namespace nf::engine::net

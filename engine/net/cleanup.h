@@ -1,46 +1,48 @@
 #pragma once
-// `noisefloor cleanup`: finds what a killed run left behind, by name, and removes it. Live tests
-// name every device and namespace nf<pid>...; anything so named whose process is gone is a leftover.
-// (The testbed's own namespaces are held by descriptor and vanish with the process; this also
-// catches named namespaces under /run/netns and devices left in the calling namespace.)
-// An XDP program attached outside the tool's namespaces (xdp-rx on a real interface) is announced
-// first by an owner record, /run/noisefloor/xdp/<pid>-<ifindex>; a record whose pid is gone names
-// a program to detach, and only that program: a different one attached since stays.
+// `noisefloor cleanup`: removes what a killed run left behind, and only what it can prove is the
+// tool's. The proof is an owner lock (engine/run/owner_lock.h) whose owner is gone: the kernel has
+// dropped its flock, so no live process in any PID namespace holds it. Its record names exactly
+// what to remove, and each object must still carry the tool's mark:
+//   xdp      the program attached now on the recorded interface has the recorded id, tag and name;
+//   testbed  a recorded device is removed only from a network namespace whose inode was recorded
+//            (the testbed's namespaces are anonymous and usually went with the process).
+// A name that merely looks like the tool's (nf<digits>t0, a /run/netns/nf... file), an owner
+// lock without a record, or a record of an earlier version without a lock, is "not ours" and left
+// alone; a lock held by a live owner is "in use" and left alone.
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "engine/run/owner_lock.h"
 #include "probes/result.h"
 
 namespace nf::engine::net {
 
-struct Leftover {
-    std::string kind{};  // "namespace" (/run/netns/NAME), "link" (in the caller's namespace) or "xdp"
-    std::string name{};  // for "xdp": "program ID (MODE) on IFNAME"
-    int pid = 0;         // the owner the name carries, no longer running
-    // "xdp" only: from the owner record.
-    std::string record{};
-    std::string ifname{};
-    int ifindex = 0;
-    std::uint32_t progId = 0;
-    std::string mode{};  // "skb" or "native"
+enum class LeftoverState {
+    Remove,   // proven ours and its owner is gone
+    InUse,    // a live owner holds it
+    NotOurs,  // no proof that the tool made it
 };
 
-// Where owner records of XDP attachments live.
-inline constexpr const char* kXdpOwnerDir = "/run/noisefloor/xdp";
+struct Leftover {
+    std::string kind;  // "xdp", "testbed", "link", "namespace", "record"
+    std::string name;  // "program 41 (skb) on eth0", "nf123t0", "/run/netns/nf9t0"
+    LeftoverState state = LeftoverState::NotOurs;
+    std::string why;  // "pid 1234 is gone (...)", "in use by pid ...", "no owner lock names it"
+};
 
-// The pid a tool-made name carries ("nf1234t0" -> 1234), or 0 if the name is not one of ours.
-int ownerPid(const std::string& name);
-
-// `xdpOwnerDir` is for tests; the tool always uses kXdpOwnerDir.
-std::vector<Leftover> findLeftovers(const std::string& xdpOwnerDir = kXdpOwnerDir);
+// What cleanup would do, without changing anything. `lockDir` is for tests.
+std::vector<Leftover> findLeftovers(const std::string& lockDir = kOwnerLockDir);
 
 struct CleanupReport {
-    std::vector<Leftover> removed;
+    std::vector<Leftover> found;        // everything looked at, with its state
+    std::vector<std::string> removed;   // "detached xdp program 41 (skb) on eth0 (pid 12 is gone)"
+    std::vector<std::string> notes;     // "xdp ... : already detached"
     std::vector<std::string> failures;  // "link nf12t0: <why>"
-    std::vector<std::string> notes;     // "xdp ...: already detached"
 };
-CleanupReport removeLeftovers(const std::string& xdpOwnerDir = kXdpOwnerDir);
+CleanupReport removeLeftovers(const std::string& lockDir = kOwnerLockDir);
+
+// "nf1234t0" -> true: a name of the pattern the tool gives devices (not a proof of anything).
+bool looksLikeToolName(const std::string& name);
 
 }  // namespace nf::engine::net

@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstring>
 
@@ -35,6 +37,12 @@ Result<void> loopbackUp(RtnlSocket& sock)
 }
 
 }  // namespace
+
+std::uint64_t netnsInode(int nsFd)
+{
+    struct stat st {};
+    return ::fstat(nsFd, &st) == 0 ? st.st_ino : 0;
+}
 
 std::string Testbed::namePrefix()
 {
@@ -105,6 +113,21 @@ Result<void> Testbed::setUpVeth()
     m_rxNs = std::move(*rxNs);
     m_tx = {m_txNs.get(), namePrefix() + "t" + std::to_string(n), 0, ipv4(kTxAddr), kTxMac};
     m_rx = {m_rxNs.get(), namePrefix() + "r" + std::to_string(n), 0, ipv4(kRxAddr), kRxMac};
+
+    // The owner lock names both namespaces (by inode) and both devices before the devices exist:
+    // `noisefloor cleanup` removes a device of a dead testbed only from a namespace it recorded.
+    auto owner = OwnerLock::acquire("testbed", m_tx.ifname, "noisefloor live testbed",
+                                    {{"tx_netns", std::to_string(netnsInode(m_txNs.get()))},
+                                     {"rx_netns", std::to_string(netnsInode(m_rxNs.get()))},
+                                     {"tx_link", m_tx.ifname},
+                                     {"rx_link", m_rx.ifname}});
+    if (!owner) {
+        return owner.error();
+    }
+    if (owner->holder) {
+        return Error{"testbed " + m_tx.ifname + " is in use by " + describeOwner(*owner->holder)};
+    }
+    m_owner.emplace(std::move(*owner->lock));
 
     auto txSock = RtnlSocket::open(m_txNs.get());
     if (!txSock) {

@@ -4,15 +4,19 @@
 // Device names carry the owning pid (nf<pid>t<n> sends, nf<pid>r<n> receives). Addresses are from
 // 192.0.2.0/24 (TEST-NET-1) and exist only inside these namespaces; neighbours are static, so no
 // ARP is ever sent. Destruction deletes the devices and closes the namespaces: nothing is left.
+// A veth testbed holds an owner lock ("testbed", its sending device; engine/run/owner_lock.h)
+// naming its namespaces and devices, the proof `noisefloor cleanup` needs to remove them.
 
 #include <netinet/in.h>
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/net/netns.h"
+#include "engine/run/owner_lock.h"
 #include "probes/result.h"
 
 namespace nf::engine::net {
@@ -52,12 +56,16 @@ private:
     Result<void> setUpLoopback();
 
     TestbedOptions m_options;
+    std::optional<OwnerLock> m_owner;  // destroyed last: after the devices and namespaces
     Fd m_txNs;
     Fd m_rxNs;
     Endpoint m_tx;
     Endpoint m_rx;
     bool m_vethMade = false;
 };
+
+// The inode of a network namespace descriptor: what names a namespace (ip netns identify).
+std::uint64_t netnsInode(int nsFd);
 
 // Sets a device's generic-receive-offload feature (ETHTOOL_SGRO) in namespace `nsFd`.
 Result<void> setGro(int nsFd, const std::string& ifname, bool on);

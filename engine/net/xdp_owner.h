@@ -1,30 +1,41 @@
 #pragma once
-// Owner records of XDP programs the tool attaches outside its own namespaces (xdp-rx with
-// iface=NAME): written before the attach and removed after the detach, so `noisefloor cleanup` can
-// detach what a killed run left. One file per attach: /run/noisefloor/xdp/<pid>-<ifindex>, lines
-// `pid=`, `ifname=`, `ifindex=`, `prog_id=`, `mode=skb|native`.
+// Ownership of the XDP programs the tool attaches outside its own namespaces (xdp-rx with
+// iface=NAME): an owner lock ("xdp", IFNAME; engine/run/owner_lock.h) taken before the attach and
+// released after the detach. Its record names the interface and the program by id, tag and name,
+// so `noisefloor cleanup` detaches what a killed run left, and only if the program attached now is
+// still that one: a program attached since, or the same id reused, stays.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
+#include "engine/run/owner_lock.h"
 #include "probes/result.h"
 
 namespace nf::engine::net {
 
-struct XdpOwnerRecord {
-    int pid = 0;
+struct XdpProgramMark {
     std::string ifname;
     int ifindex = 0;
-    unsigned progId = 0;
+    std::uint32_t progId = 0;
+    std::string tag;   // bpf_prog_info.tag, hex
+    std::string name;  // bpf_prog_info.name
     std::string mode;  // "skb" or "native"
 };
 
-// The directory of the records (/run/noisefloor/xdp unless `dir` is given, for tests).
-std::string xdpOwnerDir();
+// The mark of a loaded program (its id, tag and name) for an attach to ifname in mode.
+Result<XdpProgramMark> programMark(int progFd, const std::string& ifname, int ifindex, const std::string& mode);
 
-// Writes the record atomically (a temporary file renamed into place); returns its path.
-Result<std::string> writeOwnerRecord(const XdpOwnerRecord& record, const std::string& dir = xdpOwnerDir());
+// The lock of ifname for this process, recording `mark`. A live owner: an error naming it. A dead
+// one: its program is detached first (detachIfStillOurs), then the lock is ours.
+Result<OwnerLock> claimXdp(const XdpProgramMark& mark, const std::string& dir = kOwnerLockDir);
 
-// Removes the record of `pid` and `ifindex`; a missing record is not an error.
-Result<void> removeOwnerRecord(int pid, int ifindex, const std::string& dir = xdpOwnerDir());
+// The mark a record holds, or nullopt (and `why`) when it is not a complete xdp record.
+std::optional<XdpProgramMark> markOf(const OwnerRecord& record, std::string& why);
+
+// Detaches the marked program if the one attached now has its id, tag and name. Returns "" when
+// it was detached, else what was found instead ("already detached", "interface gone or renamed",
+// "program 12 attached now is not the recorded one: left alone").
+Result<std::string> detachIfStillOurs(const XdpProgramMark& mark);
 
 }  // namespace nf::engine::net

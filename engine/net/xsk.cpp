@@ -140,9 +140,7 @@ public:
                 bpf_xdp_detach(m_o.ifindex, modeFlags(m_o.mode), &opts);
             }
         }
-        if (m_recordWritten) {
-            static_cast<void>(removeOwnerRecord(::getpid(), m_o.ifindex));
-        }
+        m_owner.reset();  // after the detach: released only once nothing is left
     }
 
     int mapFd() const { return bpf_map__fd(m_skel->maps.nf_xsks); }
@@ -159,25 +157,25 @@ private:
         if (m_o.nsFd >= 0 && !guard) {
             return error;
         }
-        if (auto r = checkFree(); !r) {
-            return r;
-        }
         m_skel.reset(nf_xdp_xsk__open_and_load());
         if (!m_skel) {
             return Error::fromErrno("xdp-rx: cannot load the embedded XDP program nf_xsk_redirect");
         }
         const int fd = bpf_program__fd(m_skel->progs.nf_xsk_redirect);
-        bpf_prog_info info{};
-        std::uint32_t len = sizeof info;
-        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
-            m_progId = info.id;
+        auto mark = programMark(fd, m_o.ifname, m_o.ifindex, xdpModeName(m_o.mode));
+        if (!mark) {
+            return Error{"xdp-rx: " + mark.error().message};
         }
+        m_progId = mark->progId;
         if (m_o.ownerRecord) {
-            auto written = writeOwnerRecord({::getpid(), m_o.ifname, m_o.ifindex, m_progId, xdpModeName(m_o.mode)});
-            if (!written) {
-                return Error{"xdp-rx: not attaching to " + m_o.ifname + ": " + written.error().message};
+            auto owner = claimXdp(*mark);
+            if (!owner) {
+                return Error{"xdp-rx: not attaching to " + m_o.ifname + ": " + owner.error().message};
             }
-            m_recordWritten = true;
+            m_owner.emplace(std::move(*owner));
+        }
+        if (auto r = checkFree(); !r) {
+            return r;
         }
         std::uint32_t flags = modeFlags(m_o.mode);
         if (!m_o.force) {
@@ -241,7 +239,7 @@ private:
     std::unique_ptr<nf_xdp_xsk, SkeletonDestroy> m_skel;
     unsigned m_progId = 0;
     bool m_attached = false;
-    bool m_recordWritten = false;
+    std::optional<OwnerLock> m_owner;  // before the attach, released after the detach
     std::string m_replaced;
 };
 

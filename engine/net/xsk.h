@@ -39,7 +39,7 @@ struct XskOptions {
     bool busyPoll = false;           // SO_PREFER_BUSY_POLL, SO_BUSY_POLL, SO_BUSY_POLL_BUDGET
     int busyPollBudget = 64;
     bool force = false;        // replace an XDP program already on the interface
-    bool ownerRecord = false;  // write /run/noisefloor/xdp/<pid>-<ifindex> around the attach
+    bool ownerRecord = false;  // hold the owner lock xdp/IFNAME (engine/net/xdp_owner.h) around the attach
 };
 
 // XDP_STATISTICS of the socket, cumulative.
@@ -52,7 +52,7 @@ struct XskStats {
 };
 
 // nf_xsk_redirect attached to an interface in one mode; detached (only if it is still ours) on
-// destruction, and its owner record removed after that.
+// destruction, and its owner lock released after that.
 class XdpAttachment;
 
 // The umem: its memory, the xsk_umem and the fill and completion rings.

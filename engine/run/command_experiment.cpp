@@ -113,6 +113,7 @@ Layout makeLayout(const CommandConfig& c, const std::vector<std::string>& counte
 struct Measured {
     Sample sample;
     std::string failure;  // "" when the repetition counts
+    std::string note;     // said as a warning, the repetition still counts (output past the limit)
     bool stopped = false;
 };
 
@@ -230,6 +231,11 @@ public:
             return m;
         }
         m.stopped = r->stopped;
+        if (r->outputDropped + r->errorsDropped > 0) {
+            m.note = "its output past " + std::to_string(kCaptureLimit >> 20) +
+                     " MiB per stream was read and dropped (" + std::to_string(r->outputDropped + r->errorsDropped) +
+                     " bytes); the metric is read from what was kept";
+        }
         m.sample.duration = r->wallSeconds;
         values[1] = r->exitStatus;
         values[2] = r->wallSeconds * 1e9;
@@ -329,6 +335,10 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
             auto m = run.measure(v, unit.repetition);
             if (m.stopped) {
                 return UnitEnd::Stopped;
+            }
+            if (!m.note.empty()) {
+                observer.warning("variant " + p.spec.variants[static_cast<std::size_t>(v)].name + " repetition " +
+                                 std::to_string(unit.repetition) + ": " + m.note);
             }
             if (!m.failure.empty()) {
                 observer.warning("variant " + p.spec.variants[static_cast<std::size_t>(v)].name + " repetition " +

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -50,25 +49,36 @@ private:
     int m_fd;
 };
 
-std::string readAll(int fd)
-{
-    std::string out;
-    if (lseek(fd, 0, SEEK_SET) < 0) {
-        return out;
-    }
-    char buffer[4096];
-    for (;;) {
-        const ssize_t n = read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) {
-            continue;
+// One output stream of the command: read as it comes, the first kCaptureLimit bytes kept.
+struct Capture {
+    int fd = -1;
+    std::string text;
+    std::uint64_t dropped = 0;
+    bool open = true;
+
+    // Reads what is there now; false at end of file.
+    void drain()
+    {
+        char buffer[65536];
+        while (open) {
+            const ssize_t n = read(fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n < 0) {  // EAGAIN: nothing more for now
+                return;
+            }
+            if (n == 0) {
+                open = false;
+                return;
+            }
+            const auto got = static_cast<std::size_t>(n);
+            const std::size_t keep = std::min(got, kCaptureLimit - std::min(kCaptureLimit, text.size()));
+            text.append(buffer, keep);
+            dropped += got - keep;
         }
-        if (n <= 0) {
-            break;
-        }
-        out.append(buffer, static_cast<std::size_t>(n));
     }
-    return out;
-}
+};
 
 int statusCode(int status)
 {
@@ -78,33 +88,54 @@ int statusCode(int status)
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
-// The child: nothing here may allocate or take a lock (the parent may be multi-threaded).
-// The command gets the signal mask of a fresh process (noisefloor blocks SIGINT and SIGTERM in
-// its threads to take them in one watcher), and dies with the thread that forked it, so that a
-// noisefloor killed with SIGKILL does not leave it running.
-[[noreturn]] void child(char* const* argv, int out, int err, int report, const cpu_set_t* cpus, pid_t parent)
+// The child, init of its own PID namespace: nothing here may allocate or take a lock (the parent
+// may be multi-threaded). It gets the signal mask of a fresh process (noisefloor blocks SIGINT and
+// SIGTERM in its threads to take them in one watcher) and the default SIGXFSZ (noisefloor ignores
+// it), and dies with the thread that made it. `go` is the parent's: its end of file before the go
+// byte means the parent died before the prctl took effect.
+[[noreturn]] void child(char* const* argv, int out, int err, int report, int go, int goWrite, const cpu_set_t* cpus)
 {
+    close(goWrite);
     sigset_t none;
     sigemptyset(&none);
-    (void)sigprocmask(SIG_SETMASK, &none, nullptr);  // NOLINT(concurrency-mt-unsafe): the forked child has one thread
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {  // the parent died before prctl
+    (void)sigprocmask(SIG_SETMASK, &none, nullptr);  // NOLINT(concurrency-mt-unsafe): the child has one thread
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    (void)sigaction(SIGXFSZ, &dfl, nullptr);
+    auto failed = [report] {
+        const int e = errno;
+        (void)!write(report, &e, sizeof e);
         _exit(127);
+    };
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+        failed();
     }
     if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
-        const int e = errno;
-        (void)!write(report, &e, sizeof e);
-        _exit(127);
+        failed();
     }
     if (cpus != nullptr && sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0) {
-        const int e = errno;
-        (void)!write(report, &e, sizeof e);
-        _exit(127);
+        failed();
     }
-    (void)raise(SIGSTOP);
+    const int ready = 0;
+    (void)!write(report, &ready, sizeof ready);
+    char byte = 0;
+    ssize_t n = 0;
+    do {
+        n = read(go, &byte, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1) {
+        _exit(127);  // the parent is gone, or gave up on us
+    }
+    close(go);
     execv(argv[0], argv);
-    const int e = errno;
-    (void)!write(report, &e, sizeof e);
+    failed();
     _exit(127);
+}
+
+// clone(CLONE_NEWPID) with fork's semantics (the child continues on a copy of this stack).
+pid_t cloneIntoPidNamespace()
+{
+    return static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
 }
 
 // argv[0] as execvp would find it, resolved before fork so that the child only calls execv.
@@ -131,37 +162,50 @@ std::string resolveExecutable(const std::string& name)
     return {};
 }
 
-// Waits for the child's exit; false when it had to be killed (timeout or stop).
-int waitExit(pid_t pid, double timeout, const ProcessHooks& hooks, ProcessResult& r, double start)
+// Waits for the child's exit, reading its output meanwhile; kills it at the timeout or a stop.
+int waitExit(pid_t pid, double timeout, const ProcessHooks& hooks, ProcessResult& r, double start, Capture& out,
+             Capture& err)
 {
     Fd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+    int status = 0;
     for (;;) {
-        int status = 0;
+        out.drain();
+        err.drain();
         const pid_t done = waitpid(pid, &status, WNOHANG);
         if (done == pid) {
-            return status;
+            break;
         }
         const double now = monotonicSeconds();
         const bool late = timeout > 0 && now - start >= timeout;
         const bool stop = hooks.stopRequested && hooks.stopRequested();
         if (late || stop) {
-            kill(pid, SIGKILL);
+            kill(pid, SIGKILL);  // the init: the kernel kills its whole namespace
             r.timedOut = late;
             r.stopped = stop && !late;
             waitpid(pid, &status, 0);
-            return status;
+            break;
         }
         double slice = 0.1;
         if (timeout > 0) {
             slice = std::min(slice, timeout - (now - start));
         }
+        pollfd p[3] = {
+            {pidfd.get(), POLLIN, 0}, {out.open ? out.fd : -1, POLLIN, 0}, {err.open ? err.fd : -1, POLLIN, 0}};
         if (pidfd.get() >= 0) {
-            pollfd p{pidfd.get(), POLLIN, 0};
-            poll(&p, 1, std::max(1, static_cast<int>(slice * 1000)));
+            poll(p, 3, std::max(1, static_cast<int>(slice * 1000)));
         } else {
-            usleep(1000);
+            poll(p + 1, 2, 1);
         }
     }
+    // The namespace is gone with its init, so every writer of the pipes is: read to their end.
+    const double deadline = monotonicSeconds() + 1.0;
+    while ((out.open || err.open) && monotonicSeconds() < deadline) {
+        out.drain();
+        err.drain();
+        pollfd p[2] = {{out.open ? out.fd : -1, POLLIN, 0}, {err.open ? err.fd : -1, POLLIN, 0}};
+        poll(p, 2, 10);
+    }
+    return status;
 }
 
 }  // namespace
@@ -189,30 +233,52 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& ho
     if (spec.cpu >= 0) {
         CPU_SET(spec.cpu, &cpus);
     }
-    Fd out(memfd_create("nf-stdout", MFD_CLOEXEC));
-    Fd err(memfd_create("nf-stderr", MFD_CLOEXEC));
-    int pipeFds[2] = {-1, -1};
-    if (out.get() < 0 || err.get() < 0 || pipe2(pipeFds, O_CLOEXEC) != 0) {
+    int outFds[2] = {-1, -1};
+    int errFds[2] = {-1, -1};
+    int reportFds[2] = {-1, -1};
+    int goFds[2] = {-1, -1};
+    const bool piped = pipe2(outFds, O_CLOEXEC) == 0 && pipe2(errFds, O_CLOEXEC) == 0 &&
+                       pipe2(reportFds, O_CLOEXEC) == 0 && pipe2(goFds, O_CLOEXEC) == 0;
+    Fd outRead(outFds[0]);
+    Fd outWrite(outFds[1]);
+    Fd errRead(errFds[0]);
+    Fd errWrite(errFds[1]);
+    Fd reportRead(reportFds[0]);
+    Fd reportWrite(reportFds[1]);
+    Fd goRead(goFds[0]);
+    Fd goWrite(goFds[1]);
+    if (!piped) {
         return Error::fromErrno("cannot set up the command's output");
     }
-    Fd reportRead(pipeFds[0]);
-    Fd reportWrite(pipeFds[1]);
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
+    const pid_t pid = cloneIntoPidNamespace();
     if (pid < 0) {
-        return Error::fromErrno("fork");
+        const int e = errno;
+        if (e == EPERM) {
+            return Error::fromErrno("cannot run the command in a PID namespace of its own (needs CAP_SYS_ADMIN)", e);
+        }
+        return Error::fromErrno("clone", e);
     }
     if (pid == 0) {
-        child(argv.data(), out.get(), err.get(), reportWrite.get(), spec.cpu >= 0 ? &cpus : nullptr, parent);
+        child(argv.data(), outWrite.get(), errWrite.get(), reportWrite.get(), goRead.get(), goWrite.get(),
+              spec.cpu >= 0 ? &cpus : nullptr);
     }
     reportWrite.reset();
+    outWrite.reset();
+    errWrite.reset();
+    goRead.reset();
+    (void)fcntl(outRead.get(), F_SETFL, O_NONBLOCK);
+    (void)fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
     ProcessResult r;
     int status = 0;
-    while (waitpid(pid, &status, WUNTRACED) < 0 && errno == EINTR) {
-    }
-    if (!WIFSTOPPED(status)) {  // it failed before stopping (dup2 or affinity)
-        int e = 0;
-        r.failure = read(reportRead.get(), &e, sizeof e) == sizeof e ? errnoText(e) : "exited before exec";
+    int e = -1;
+    ssize_t got = 0;
+    do {
+        got = read(reportRead.get(), &e, sizeof e);
+    } while (got < 0 && errno == EINTR);
+    if (got != sizeof e || e != 0) {  // it failed before it was ready (prctl, dup2 or affinity)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        r.failure = got == sizeof e ? errnoText(e) : "exited before exec";
         r.exitStatus = statusCode(status);
         return r;
     }
@@ -224,21 +290,27 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& ho
         }
     }
     const double start = monotonicSeconds();
-    kill(pid, SIGCONT);
-    status = waitExit(pid, spec.timeout, hooks, r, start);
+    const char go = 1;
+    (void)!write(goWrite.get(), &go, 1);
+    Capture out;
+    Capture err;
+    out.fd = outRead.get();
+    err.fd = errRead.get();
+    status = waitExit(pid, spec.timeout, hooks, r, start, out, err);
     r.wallSeconds = monotonicSeconds() - start;
     if (hooks.exited) {
         hooks.exited();
     }
-    int e = 0;
     if (read(reportRead.get(), &e, sizeof e) == sizeof e) {
         r.failure = "execv " + program + ": " + errnoText(e);
     } else {
         r.started = true;
     }
     r.exitStatus = statusCode(status);
-    r.output = readAll(out.get());
-    r.errors = readAll(err.get());
+    r.output = std::move(out.text);
+    r.errors = std::move(err.text);
+    r.outputDropped = out.dropped;
+    r.errorsDropped = err.dropped;
     return r;
 }
 

@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,15 +21,21 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-    bool started = false;    // exec succeeded
-    bool timedOut = false;   // killed after `timeout`
-    bool stopped = false;    // killed because a stop was requested
-    int exitStatus = -1;     // exit code, or 128 + signal
-    double wallSeconds = 0;  // from SIGCONT to exit (CLOCK_MONOTONIC)
-    std::string output;      // stdout
-    std::string errors;      // stderr
-    std::string failure;     // why it did not start ("nosuch: command not found")
+    bool started = false;             // exec succeeded
+    bool timedOut = false;            // killed after `timeout`
+    bool stopped = false;             // killed because a stop was requested
+    int exitStatus = -1;              // exit code, or 128 + signal
+    double wallSeconds = 0;           // from SIGCONT to exit (CLOCK_MONOTONIC)
+    std::string output;               // stdout, its first kCaptureLimit bytes
+    std::string errors;               // stderr, likewise
+    std::uint64_t outputDropped = 0;  // bytes past the limit, read and thrown away
+    std::uint64_t errorsDropped = 0;
+    std::string failure;  // why it did not start ("nosuch: command not found")
 };
+
+// What is kept of each of a command's output streams; the rest is read (so the command never
+// blocks on a full pipe) and counted, not kept: `yes` must not fill the memory.
+inline constexpr std::size_t kCaptureLimit = 4U << 20;
 
 // Hooks called while the child is stopped before exec (attach counters) and once it has exited
 // (read them). `attach` gets the child's pid; an error from it kills the child.
@@ -37,10 +45,16 @@ struct ProcessHooks {
     std::function<bool()> stopRequested;
 };
 
-// Fork; in the child only async-signal-safe calls: dup2 of the output files, sched_setaffinity,
-// raise(SIGSTOP), execv (the program is looked up in PATH before fork), and _exit(127) after a failed exec (its errno
-// goes to the parent through a close-on-exec pipe). The parent waits for the stop, runs `attach`, sends SIGCONT and
-// waits for the exit, polling a pidfd so that the timeout and a stop request end the child with SIGKILL.
+// The command runs as the init of a PID namespace of its own (clone(CLONE_NEWPID), so this needs
+// CAP_SYS_ADMIN), with PR_SET_PDEATHSIG SIGKILL: when it exits, is killed (timeout, stop) or
+// noisefloor dies, even by SIGKILL, the kernel kills every process it started, grandchildren
+// included. (As an init it ignores signals it has no handler for when they come from inside its
+// namespace, e.g. its own `kill $$`.) In the child only async-signal-safe calls: dup2 of the
+// output pipes, sched_setaffinity, the default SIGXFSZ, a read of the parent's go byte, execv
+// (the program is looked up in PATH before the clone), and _exit(127) after a failure (its errno
+// goes to the parent through a close-on-exec pipe). The parent waits for the child to be ready,
+// runs `attach`, sends the go byte and reads the output while it waits for the exit, polling a
+// pidfd so that the timeout and a stop request end the namespace with SIGKILL.
 Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& hooks);
 
 // Runs a shell snippet (prepare/cleanup) to completion; its failure is an Error naming it.

@@ -1,5 +1,8 @@
 #include "engine/run/pinned_thread.h"
 
+#include <mutex>
+#include <utility>
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -21,12 +24,33 @@ Result<void> pinCurrentThread(int cpu)
     return {};
 }
 
+namespace {
+
+std::mutex g_failureMutex;
+std::optional<std::string> g_failure;
+
+void noteThreadFailure(std::string text)
+{
+    std::lock_guard lock(g_failureMutex);
+    if (!g_failure) {
+        g_failure = std::move(text);
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> takeThreadFailure()
+{
+    std::lock_guard lock(g_failureMutex);
+    return std::exchange(g_failure, std::nullopt);
+}
+
 PinnedThread PinnedThread::start(std::string role, int cpu, std::function<void(std::stop_token)> body)
 {
     PinnedThread t;
     std::promise<std::string> pinned;
     auto outcome = pinned.get_future();
-    t.m_thread = std::jthread([cpu, &pinned, body = std::move(body)](std::stop_token stop) {
+    t.m_thread = std::jthread([cpu, role, &pinned, body = std::move(body)](std::stop_token stop) {
         std::string warning;
         if (cpu >= 0) {
             if (auto r = pinCurrentThread(cpu); !r) {
@@ -34,7 +58,13 @@ PinnedThread PinnedThread::start(std::string role, int cpu, std::function<void(s
             }
         }
         pinned.set_value(std::move(warning));  // `pinned` is not touched after this line
-        body(std::move(stop));
+        try {
+            body(std::move(stop));
+        } catch (const std::exception& e) {
+            noteThreadFailure(role + ": internal error: " + e.what());
+        } catch (...) {
+            noteThreadFailure(role + ": internal error");
+        }
     });
     if (auto warning = outcome.get(); !warning.empty()) {
         t.m_warning = role + ": " + warning + "; it ran unpinned";

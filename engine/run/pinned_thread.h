@@ -17,6 +17,11 @@ namespace nf::engine {
 // Pins the calling thread to `cpu`: "cannot pin ... to CPU 3: Invalid argument" when it cannot.
 Result<void> pinCurrentThread(int cpu);
 
+// The first exception that escaped the body of a PinnedThread since the last call ("receiver
+// thread: internal error: std::bad_alloc"), if any, and forgets it: the thread ends there instead
+// of calling std::terminate, and the repetition driver turns this into a failed run.
+std::optional<std::string> takeThreadFailure();
+
 class PinnedThread {
 public:
     PinnedThread() = default;

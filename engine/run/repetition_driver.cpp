@@ -1,5 +1,9 @@
 #include "engine/run/repetition_driver.h"
 
+#include <exception>
+
+#include "engine/run/pinned_thread.h"
+
 namespace nf::engine {
 
 DriveOutcome driveRepetitions(const ExperimentSpec& spec, int variants, std::mt19937_64& rng,
@@ -7,6 +11,7 @@ DriveOutcome driveRepetitions(const ExperimentSpec& spec, int variants, std::mt1
 {
     UnitPlan plan(variants, spec.repetitions, spec.order, rng);
     DriveOutcome outcome;
+    static_cast<void>(takeThreadFailure());  // one of an earlier run in this process is not this run's
     const auto stopped = [&] {
         return DriveOutcome{RunStatus::Aborted,
                             "stopped during repetition " + std::to_string(plan.issued()) + " of " +
@@ -19,7 +24,21 @@ DriveOutcome driveRepetitions(const ExperimentSpec& spec, int variants, std::mt1
             return stopped();
         }
         RepetitionResult rep{unit->repetition, unit->variants, 0, 0, {}};
-        auto end = measure(*unit, rep);
+        Result<UnitEnd> end = UnitEnd::Done;
+        try {
+            end = measure(*unit, rep);
+        } catch (const std::exception& e) {  // bad_alloc included: one line and a failed run
+            return {RunStatus::Failed,
+                    "internal error in repetition " + std::to_string(plan.issued()) + ": " + e.what() +
+                        " (discarded; " + std::to_string(outcome.kept) + " kept)",
+                    outcome.kept};
+        }
+        if (auto failure = takeThreadFailure()) {  // a helper thread died: this repetition cannot count
+            return {RunStatus::Failed,
+                    *failure + " in repetition " + std::to_string(plan.issued()) + " (discarded; " +
+                        std::to_string(outcome.kept) + " kept)",
+                    outcome.kept};
+        }
         if (!end) {
             return {RunStatus::Failed, end.error().message, outcome.kept};
         }

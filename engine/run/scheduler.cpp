@@ -128,10 +128,15 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     }
     std::jthread worker(
         [&](std::future<bool> started) {
-            if (live) {
-                runLiveWorker(p, stopWorker.get_token(), channel, std::move(started));
-            } else {
-                runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started));
+            try {
+                if (live) {
+                    runLiveWorker(p, stopWorker.get_token(), channel, std::move(started));
+                } else {
+                    runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started));
+                }
+            } catch (const std::exception& e) {  // never std::terminate: one line and a failed run
+                channel.push(
+                    WorkerDone{RunStatus::Failed, std::string("internal error in the measuring thread: ") + e.what()});
             }
         },
         go.get_future());

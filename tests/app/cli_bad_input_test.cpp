@@ -5,6 +5,9 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "data/database.h"
 #include "tests/app/cli_process.h"
 
 namespace nf::test {
@@ -26,6 +29,9 @@ protected:
             *s_dir);
         ASSERT_EQ(r.status, 0) << r.err;
         std::ofstream(s_dir->file("not-a-db")) << "this is a text file, not SQLite\n";
+        auto other = data::Database::open(s_dir->file("other.db"));  // someone else's SQLite file
+        ASSERT_TRUE(other.ok());
+        ASSERT_TRUE(other->exec("CREATE TABLE t(x); INSERT INTO t VALUES (1)").ok());
     }
     static void TearDownTestSuite()
     {
@@ -124,6 +130,17 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         {{"check", "--iface", "nf-no-such-if0"}, 1, "nf-no-such-if0"},
         {{"workloads", "--format", "yaml"}, 2, "--format"},
         {{"cleanup", "--everything"}, 2, "--everything"},
+        // Exports that would destroy data: refused before anything is read.
+        {{"export", "1", "--format", "csv", "-o", s_dir->file("runs.db")}, 2, "is the database ("},
+        {{"export", "1", "--format", "csv", "-o", s_dir->file("runs.db-wal")}, 2, "is the database's wal file"},
+        {{"export", "1", "--format", "csv", "-o", s_dir->file("runs.db-shm")}, 2, "is the database's shm file"},
+        {{"export", "1", "--format", "json", "-o", s_dir->file("other.db")}, 2, "is an SQLite database"},
+        // A repetition is held whole until it is stored: its size is bounded up front.
+        {{"run", "spin", "--reps", "100000", "--duration", "86400"}, 2, "samples (at most 1000000)"},
+        {{"run", "spin", "--duration", "200", "--chunk", "0", "--interval", "0.0001"}, 2, "--duration 200"},
+        // Control characters in what is echoed back are escaped.
+        {{"show", "\x1b]0;owned\x07\r\x01"}, 2, "RUN '\\x1b]0;owned\\x07\\r\\x01'"},
+        {{"run", "nope\x1b[2J"}, 2, "unknown workload 'nope\\x1b[2J'"},
     };
     const std::string before = snapshot();
     ASSERT_NE(before.find("\"status\": \"complete\""), std::string::npos);
@@ -140,9 +157,48 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         EXPECT_NE(r.err.find(c.message), std::string::npos) << shown << "\nstderr: " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << shown << "\nstderr: " << r.err;
         EXPECT_EQ(r.err.rfind("noisefloor: ", 0), 0u) << shown << "\nstderr: " << r.err;
+        EXPECT_EQ(std::count_if(r.err.begin(), r.err.end(),
+                                [](char ch) { return static_cast<unsigned char>(ch) < 0x20 && ch != '\n'; }),
+                  0)
+            << shown << ": a control character reached the terminal";
     }
     EXPECT_EQ(readFile(s_dir->file("runs.db")), bytes) << "the database file changed";
     EXPECT_EQ(snapshot(), before);
+}
+
+// Labels, parameters and a command's stderr are the user's text: what reaches the terminal from
+// them carries no control characters; JSON keeps them exactly (escaped by JSON itself).
+TEST_F(CliBadInput, ControlCharactersNeverReachTheTerminal)
+{
+    TempDir dir;
+    const std::string db = dir.file("runs.db");
+    const std::string esc = "\x1b[2J\x1b]0;owned\x07";
+    const auto stored =
+        runCli({"--db", db, "run", "command", "--label", "l" + esc, "-p",
+                "cmd=sh -c 'printf \"bad\\033[31m\\r\\n\" >&2; exit 3'", "--reps", "1", "--warmup", "0"},
+               dir);
+    auto rawControl = [](const std::string& text) {
+        return std::count_if(text.begin(), text.end(), [](char ch) {
+            const auto c = static_cast<unsigned char>(ch);
+            return (c < 0x20 && ch != '\n' && ch != '\t') || c == 0x7f;
+        });
+    };
+    EXPECT_EQ(rawControl(stored.out), 0) << stored.out;
+    EXPECT_EQ(rawControl(stored.err), 0) << stored.err;
+    EXPECT_NE(stored.err.find("bad\\x1b[31m\\r"), std::string::npos) << stored.err;
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"list"}, {"show", "last"}, {"compare", "last"}, {"compare", "--label", "l" + esc}}) {
+        std::vector<std::string> full = {"--db", db};
+        full.insert(full.end(), args.begin(), args.end());
+        const auto r = runCli(full, dir);
+        EXPECT_EQ(rawControl(r.out), 0) << args[0] << ": " << r.out;
+        EXPECT_EQ(rawControl(r.err), 0) << args[0] << ": " << r.err;
+    }
+    const auto listed = runCli({"--db", db, "list"}, dir);
+    EXPECT_NE(listed.out.find("l\\x1b[2J\\x1b]0;owned\\x07"), std::string::npos) << listed.out;
+    const auto json = runCli({"--db", db, "list", "--format", "json"}, dir);
+    ASSERT_EQ(json.status, 0) << json.err;
+    EXPECT_EQ(nlohmann::json::parse(json.out)[0]["label"], "l" + esc) << "JSON stays exact";
 }
 
 TEST_F(CliBadInput, DatabaseProblemsAreRuntimeErrors)

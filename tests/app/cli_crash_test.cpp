@@ -1,12 +1,16 @@
 // Crash safety through the `noisefloor` binary: SIGINT and SIGTERM at different moments of a run,
-// a sweep and the command workload; SIGKILL; two runs writing one database at once.
+// a sweep and the command workload; SIGKILL; two runs writing one database at once; a signal after
+// the last repetition and during a blocked import; the command workload's grandchildren and output.
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "data/database.h"
@@ -200,6 +204,118 @@ TEST_F(CliCrash, TwoRunsWriteOneDatabaseWhileAReaderWatches)
     }
     EXPECT_EQ(integrity(), "ok");
     RecordProperty("reads", reads);
+}
+
+// The run is stored complete and its report (285 kB for 300 variants) is being written to a pipe
+// nobody reads yet, so the process cannot have finished: the signal is late, and still said and
+// honoured once the report is read.
+TEST_F(CliCrash, SigtermAfterTheLastRepetitionSaysSoAndExits143)
+{
+    const std::string nf = NF_CLI_PATH;
+    const std::string db = m_dir.file("runs.db");
+    std::string variants;
+    for (int v = 0; v < 300; ++v) {
+        variants += " --variant v" + std::to_string(v);
+    }
+    const std::string script = "set -u; " + nf + " --db " + db + " run spin --reps 2 --duration 0.004 --warmup 0" +
+                               variants + " 2>" + m_dir.file("err") + " | { until " + nf + " --db " + db +
+                               " list 2>/dev/null | grep -q complete; do sleep 0.05; done; pkill -TERM -f -- '--db " +
+                               db + " run spin'; cat >/dev/null; }; echo status=${PIPESTATUS[0]}";
+    std::ofstream(m_dir.file("late.sh")) << script << "\n";
+    const auto [status, out] = shell("bash " + m_dir.file("late.sh"));
+    const std::string err = readFile(m_dir.file("err"));
+    EXPECT_NE(out.find("status=143"), std::string::npos) << out << err;
+    EXPECT_EQ(lines(err), 1u) << err;
+    EXPECT_NE(err.find("run 1 complete; SIGTERM arrived after its last repetition"), std::string::npos) << err;
+    EXPECT_EQ(list()[0]["status"], "complete");
+}
+
+// A FIFO nobody writes to: import blocks reading it, and still takes the stop at once.
+TEST_F(CliCrash, SigtermEndsAnImportBlockedOnAFifo)
+{
+    const auto fifo = m_dir.file("fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"import", "perf-stat", fifo, "--label", "x"},
+                                                 std::vector<std::string>{"stat", fifo, fifo}}) {
+        CliProcess p(withDb(args), m_dir);
+        usleep(300000);
+        const auto t0 = std::chrono::steady_clock::now();
+        kill(p.pid(), SIGTERM);
+        const auto r = p.wait();
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+        EXPECT_EQ(r.status, 143) << args[0] << ": " << r.err;
+        EXPECT_EQ(lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(args[0] == "import" ? "import interrupted by SIGTERM; nothing was stored"
+                                                 : "interrupted by SIGTERM"),
+                  std::string::npos)
+            << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(m_dir.file("runs.db")) && !list().empty());
+}
+
+// The processes a measured command starts die with it: at its timeout, at SIGINT and when
+// noisefloor itself is SIGKILLed (its PID namespace goes with its init).
+TEST_F(CliCrash, TheCommandsGrandchildrenDieWithItEvenWhenNoisefloorIsKilled)
+{
+    auto count = [](const std::string& marker) { return shell("pgrep -f -c '^sleep " + marker + "$'").second; };
+    struct Case {
+        std::string marker;
+        std::vector<std::string> extra;
+        int signal;  // 0: let it time out
+    };
+    const std::vector<Case> cases = {{"417.25", {"-p", "timeout=0.5", "--reps", "1"}, 0},
+                                     {"417.5", {"--reps", "1"}, SIGINT},
+                                     {"417.75", {"--reps", "1"}, SIGKILL}};
+    for (const auto& c : cases) {
+        std::vector<std::string> args = {
+            "run", "command", "-p", "cmd=sh -c 'sleep " + c.marker + " & sleep " + c.marker + "'", "--warmup", "0"};
+        args.insert(args.end(), c.extra.begin(), c.extra.end());
+        CliProcess p(withDb(args), m_dir);
+        for (int i = 0; i < 100 && count(c.marker) != "2\n"; ++i) {
+            usleep(50000);
+        }
+        ASSERT_EQ(count(c.marker), "2\n") << "the command and its background child run";
+        if (c.signal != 0) {
+            kill(p.pid(), c.signal);
+        }
+        const auto r = p.wait();
+        EXPECT_EQ(r.status, c.signal == 0 ? 0 : 128 + c.signal) << r.err;
+        for (int i = 0; i < 40 && count(c.marker) != "0\n"; ++i) {
+            usleep(50000);
+        }
+        EXPECT_EQ(count(c.marker), "0\n") << "sleep " << c.marker << " outlived the command";
+    }
+}
+
+// `yes` writes gigabytes a second: what is kept of it is bounded, and the run says so.
+TEST_F(CliCrash, TheCommandsOutputIsCappedNotKept)
+{
+    const auto [status, out] =
+        shell("/usr/bin/time -f 'maxrss_kb=%M' " + std::string(NF_CLI_PATH) + " --db " + m_dir.file("runs.db") +
+              " run command -p cmd=yes -p timeout=2 --reps 1 --warmup 0 2>&1");
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("was read and dropped"), std::string::npos) << out;
+    const auto at = out.find("maxrss_kb=");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_LT(std::stol(out.substr(at + 10)), 200'000) << out;
+}
+
+// A huge schedule is planned as it runs, not up front: 100,000 repetitions of two variants
+// start at once in a few MB, and a SIGTERM ends them as any run (the run aborted, not running).
+TEST_F(CliCrash, AHugeScheduleIsPlannedLazilyAndStopsOnSigterm)
+{
+    const std::string command = "/usr/bin/time -f 'maxrss_kb=%M' " + std::string(NF_CLI_PATH) + " --db " +
+                                m_dir.file("runs.db") +
+                                " run spin --variant a --variant b --reps 100000 --duration 0.002 --warmup 0"
+                                " 2>&1 & pid=$!; sleep 2; pkill -TERM -P $pid; wait $pid";
+    const auto [status, out] = shell(command);
+    EXPECT_NE(out.find("aborted: SIGTERM"), std::string::npos) << out;
+    const auto at = out.find("maxrss_kb=");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_LT(std::stol(out.substr(at + 10)), 100'000) << out;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
 }
 
 }  // namespace

@@ -61,7 +61,10 @@ TEST_F(CliLive, SigintTearsDownWithin5sKeepsRepetitionsAndMarksAborted)
     EXPECT_NE(exported.dump().find("\"pps\""), std::string::npos);
 }
 
-TEST_F(CliLive, CleanupRemovesAPlantedLeftoverAndListsIt)
+// The attack that once worked: a veth and namespaces named like the tool's, of pids that are not
+// running, and an owner record of the earlier format naming a dead pid. Nothing proves any of it is
+// the tool's: cleanup lists each as not ours and leaves it.
+TEST_F(CliLive, CleanupLeavesWhatOnlyLooksLikeTheToolsAlone)
 {
     const pid_t child = ::fork();
     if (child == 0) {
@@ -71,27 +74,10 @@ TEST_F(CliLive, CleanupRemovesAPlantedLeftoverAndListsIt)
     const std::string name = "nf" + std::to_string(child);
     ASSERT_EQ(shell("ip link add " + name + "t0 type veth peer name " + name + "r0").first, 0);
     ASSERT_EQ(shell("ip netns add " + name + "tx").first, 0);
-    const auto r = run({"cleanup"});
-    EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("removed link " + name + "t0"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("removed namespace " + name + "tx"), std::string::npos) << r.out;
-    EXPECT_FALSE(anyLinkOf(child));
-    EXPECT_EQ(shell("ip netns list").second.find(name), std::string::npos);
-}
-
-TEST_F(CliLive, CleanupDetachesAnXdpProgramARealInterfaceRunLeft)
-{
-    const pid_t child = ::fork();
-    if (child == 0) {
-        ::_exit(0);
-    }
-    ::waitpid(child, nullptr, 0);
-    // Not a tool-made name: stands for a real interface, which cleanup must not delete.
-    const std::string dev = "nfxd" + std::to_string(child % 100000);
-    ASSERT_EQ(shell("ip link add " + dev + "a type veth peer name " + dev + "b").first, 0);
-    const int ifindex = static_cast<int>(if_nametoindex((dev + "a").c_str()));
+    ASSERT_EQ(shell("ip netns add nf4999999rx0").first, 0);
+    const int ifindex = static_cast<int>(if_nametoindex((name + "t0").c_str()));
     const bpf_insn pass[] = {{BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, XDP_PASS}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
-    const int prog = bpf_prog_load(BPF_PROG_TYPE_XDP, "nf_test_left", "GPL", pass, 2, nullptr);
+    const int prog = bpf_prog_load(BPF_PROG_TYPE_XDP, "nf_test_other", "GPL", pass, 2, nullptr);
     ASSERT_GE(prog, 0);
     ASSERT_EQ(bpf_xdp_attach(ifindex, prog, XDP_FLAGS_SKB_MODE, nullptr), 0);
     bpf_prog_info info{};
@@ -100,20 +86,69 @@ TEST_F(CliLive, CleanupDetachesAnXdpProgramARealInterfaceRunLeft)
     ::close(prog);
     std::filesystem::create_directories("/run/noisefloor/xdp");
     const std::string record = "/run/noisefloor/xdp/" + std::to_string(child) + "-" + std::to_string(ifindex);
-    std::ofstream(record) << "pid=" << child << "\nifname=" << dev << "a\nifindex=" << ifindex
+    std::ofstream(record) << "pid=" << child << "\nifname=" << name << "t0\nifindex=" << ifindex
                           << "\nprog_id=" << info.id << "\nmode=skb\n";
-    const std::string named = "program " + std::to_string(info.id) + " (skb) on " + dev + "a";
 
+    for (const char* mode : {"--dry-run", ""}) {
+        const auto r = run(std::string(mode).empty() ? std::vector<std::string>{"cleanup"}
+                                                     : std::vector<std::string>{"cleanup", mode});
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("not ours, left alone: link " + name + "t0 (no owner lock names it)"), std::string::npos)
+            << r.out;
+        EXPECT_NE(r.out.find("not ours, left alone: namespace /run/netns/" + name + "tx"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("not ours, left alone: namespace /run/netns/nf4999999rx0"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("not ours, left alone: record " + record), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("removed"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("detached"), std::string::npos) << r.out;
+    }
+    std::uint32_t attached = 0;
+    EXPECT_EQ(bpf_xdp_query_id(ifindex, XDP_FLAGS_SKB_MODE, &attached), 0);
+    EXPECT_EQ(attached, info.id) << "a program nothing proves ours stays";
+    EXPECT_TRUE(anyLinkOf(child));
+    EXPECT_NE(shell("ip netns list").second.find(name + "tx"), std::string::npos);
+    EXPECT_EQ(shell("ip link del " + name + "t0").first, 0);
+    EXPECT_EQ(shell("ip netns del " + name + "tx").first, 0);
+    EXPECT_EQ(shell("ip netns del nf4999999rx0").first, 0);
+    std::filesystem::remove(record);
+}
+
+// A real run that attached to an interface outside its namespaces, SIGKILLed: its owner lock is
+// stale and names its program by id, tag and name, which cleanup detaches (and only that).
+TEST_F(CliLive, CleanupDetachesTheXdpProgramOfASigkilledRun)
+{
+    const std::string dev = "nfxd" + std::to_string(::getpid() % 100000);
+    ASSERT_EQ(shell("ip link add " + dev + "a type veth peer name " + dev + "b").first, 0);
+    ASSERT_EQ(shell("ip link set " + dev + "a up && ip link set " + dev + "b up").first, 0);
+    const int ifindex = static_cast<int>(if_nametoindex((dev + "a").c_str()));
+    const std::string lock = "/run/noisefloor/xdp/" + dev + "a.lock";
+    CliProcess p({"--db", m_dir.file("runs.db"), "run", "xdp-rx", "-p", "iface=" + dev + "a", "-p", "xdp_mode=skb",
+                  "--reps", "1000", "--duration", "0.2", "--warmup", "0"},
+                 m_dir);
+    std::uint32_t attached = 0;
+    for (int i = 0; i < 200 && (attached == 0 || !std::filesystem::exists(lock)); ++i) {
+        usleep(50000);
+        bpf_xdp_query_id(ifindex, XDP_FLAGS_SKB_MODE, &attached);
+    }
+    ASSERT_NE(attached, 0u) << "xdp-rx did not attach";
+    const auto live = run({"cleanup", "--dry-run"});
+    EXPECT_NE(live.out.find("in use, left alone: xdp program " + std::to_string(attached) + " (skb) on " + dev + "a"),
+              std::string::npos)
+        << live.out;
+    kill(p.pid(), SIGKILL);
+    EXPECT_EQ(p.wait().status, 137);
+    bpf_xdp_query_id(ifindex, XDP_FLAGS_SKB_MODE, &attached);
+    ASSERT_NE(attached, 0u) << "SIGKILL leaves the program attached: that is what cleanup is for";
+    const std::string named = "program " + std::to_string(attached) + " (skb) on " + dev + "a";
     const auto listed = run({"cleanup", "--dry-run"});
-    EXPECT_NE(listed.out.find("would detach xdp " + named), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find("would detach xdp " + named + " (pid " + std::to_string(p.pid())), std::string::npos)
+        << listed.out;
     const auto r = run({"cleanup"});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("detached xdp " + named + " (pid " + std::to_string(child) + " is gone)"), std::string::npos)
-        << r.out;
-    std::uint32_t attached = 1;
+    EXPECT_NE(r.out.find("detached xdp " + named + " (pid " + std::to_string(p.pid())), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("is gone)"), std::string::npos) << r.out;
     EXPECT_EQ(bpf_xdp_query_id(ifindex, XDP_FLAGS_SKB_MODE, &attached), 0);
     EXPECT_EQ(attached, 0u);
-    EXPECT_FALSE(std::filesystem::exists(record));
+    EXPECT_FALSE(std::filesystem::exists(lock));
     EXPECT_EQ(shell("ip link del " + dev + "a").first, 0) << "the interface itself stays";
 }
 

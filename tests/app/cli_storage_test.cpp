@@ -1,5 +1,6 @@
-// Storage errors through the `noisefloor` binary: a full file system and a read-only one. Each
-// must give one clear line and exit status 1, and leave the database intact. The file systems are
+// Storage errors through the `noisefloor` binary: a full file system, a read-only one, a file size
+// limit, a database replaced while it is written, the umask. Each must give one clear line and
+// exit status 1, and leave the database (and an earlier export) intact. The file systems are
 // a small tmpfs and a read-only bind mount made for the test (root only: as root, file permission
 // bits do not stop writes, a read-only mount does).
 
@@ -147,6 +148,94 @@ TEST_F(CliStorage, ReadOnlyDatabaseIsOneClearErrorAndReadsStillWork)
     const auto shown = run(roDb, {"show", "1", "--format", "json"});
     EXPECT_EQ(shown.status, 0) << shown.err;
     EXPECT_EQ(integrity(db), "ok");
+}
+
+// Nothing is left under a temporary name when a new database cannot be made: a full disk, or a
+// file size limit (`ulimit -f`, whose SIGXFSZ would otherwise kill the process without a line).
+TEST_F(CliStorage, ANewDatabaseThatCannotBeMadeLeavesNoTemporaryFiles)
+{
+    fill(m_mnt, 4096);
+    const auto full = run(m_mnt + "/runs.db", {"run", "spin", "--reps", "2", "--duration", "0.02", "--warmup", "0"});
+    EXPECT_EQ(full.status, 1) << full.err;
+    EXPECT_EQ(lines(full.err), 1u) << full.err;
+    std::filesystem::remove(m_mnt + "/filler");
+    // bash: its `ulimit -f` counts KiB (dash's counts 512-byte blocks); shell() adds the 2>&1.
+    const auto limited = shell("bash -c 'ulimit -f 4; exec " + std::string(NF_CLI_PATH) + " --db " + m_mnt +
+                               "/small.db run spin --reps 2 --duration 0.02 --warmup 0 >/dev/null'");
+    EXPECT_EQ(limited.first, 1) << limited.second;
+    EXPECT_EQ(lines(limited.second), 1u) << limited.second;
+    EXPECT_NE(limited.second.find("File too large"), std::string::npos) << limited.second;
+    for (const auto& entry : std::filesystem::directory_iterator(m_mnt)) {
+        EXPECT_EQ(entry.path().filename().string().find(".new-"), std::string::npos) << entry.path();
+    }
+}
+
+// An export is written whole or not at all: a full disk or a size limit leaves the previous file.
+TEST_F(CliStorage, AnExportThatCannotBeWrittenLeavesThePreviousFile)
+{
+    const std::string db = m_dir.file("runs.db");
+    const auto first = run(db, {"run", "spin", "--reps", "5", "--duration", "0.05", "--warmup", "0"});
+    ASSERT_EQ(first.status, 0) << first.err;
+    const std::string out = m_mnt + "/run.csv";
+    std::ofstream(out) << "the previous export\n";
+    fill(m_mnt, 0);
+    const auto full = run(db, {"export", "1", "--format", "csv", "-o", out});
+    EXPECT_EQ(full.status, 1) << full.err;
+    EXPECT_EQ(lines(full.err), 1u) << full.err;
+    EXPECT_NE(full.err.find("it was left as it was"), std::string::npos) << full.err;
+    EXPECT_EQ(readFile(out), "the previous export\n");
+    std::filesystem::remove(m_mnt + "/filler");
+    const auto limited = shell("ulimit -f 1; " + std::string(NF_CLI_PATH) + " --db " + db +
+                               " export 1 --format csv -o " + out + " 2>&1");
+    EXPECT_EQ(limited.first, 1) << limited.second;
+    EXPECT_NE(limited.second.find("File too large"), std::string::npos) << limited.second;
+    EXPECT_EQ(readFile(out), "the previous export\n");
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(m_mnt)) {
+        static_cast<void>(entry);
+        ++files;
+    }
+    EXPECT_EQ(files, 1u) << "no temporary file is left";
+    const auto ok = run(db, {"export", "1", "--format", "csv", "-o", out});
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_EQ(readFile(out).rfind("run,", 0), 0u);
+}
+
+// A database deleted or replaced while a run writes to it: the run must not say it was stored.
+TEST_F(CliStorage, ADatabaseReplacedDuringARunIsNotCalledStored)
+{
+    for (const char* how : {"replaced", "removed"}) {
+        TempDir dir;
+        const std::string db = dir.file("runs.db");
+        CliProcess p({"--db", db, "run", "spin", "--reps", "200", "--duration", "0.02", "--warmup", "0"}, dir);
+        ASSERT_TRUE(waitForStoredRepetitions(db, dir, 1));
+        std::filesystem::rename(db, dir.file("moved.db"));
+        if (std::string(how) == "replaced") {
+            std::ofstream(db) << "";
+        }
+        const auto r = p.wait();
+        EXPECT_EQ(r.status, 1) << how << ": " << r.err;
+        EXPECT_EQ(lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(std::string("was ") + how), std::string::npos) << r.err;
+        EXPECT_EQ(r.out.find("stored as run"), std::string::npos) << r.out;
+    }
+}
+
+// With umask 000, what the tool creates still has its own modes: directories 0755, files 0644.
+TEST_F(CliStorage, CreatedFilesHaveExplicitModesWhateverTheUmask)
+{
+    const std::string db = m_dir.file("a/b/runs.db");
+    const auto made = shell("umask 000; " + std::string(NF_CLI_PATH) + " --db " + db +
+                            " run spin --reps 2 --duration 0.02 --warmup 0 >/dev/null && umask 000 && " + NF_CLI_PATH +
+                            " --db " + db + " export 1 --format csv -o " + m_dir.file("run.csv"));
+    ASSERT_EQ(made.first, 0) << made.second;
+    auto mode = [](const std::string& path) {
+        return static_cast<unsigned>(std::filesystem::status(path).permissions());
+    };
+    EXPECT_EQ(mode(m_dir.file("a")), 0755u);
+    EXPECT_EQ(mode(m_dir.file("a/b")), 0755u);
+    EXPECT_EQ(mode(db), 0644u);
+    EXPECT_EQ(mode(m_dir.file("run.csv")), 0644u);
 }
 
 }  // namespace

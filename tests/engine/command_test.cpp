@@ -1,8 +1,11 @@
-// The command workload's process handling: output, status, timeout, pinning, and counters opened
-// while the child is stopped before exec.
+// The command workload's process handling: output (and its limit), status, timeout, pinning, its
+// PID namespace, and counters opened while the child waits before exec.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 
 #include <fstream>
 #include <sstream>
@@ -49,6 +52,56 @@ TEST(RunProcess, TimeoutKillsTheCommand)
     EXPECT_TRUE(r->timedOut);
     EXPECT_EQ(r->exitStatus, 128 + 9);
     EXPECT_LT(r->wallSeconds, 2.0);
+}
+
+std::string pgrepCount(const std::string& pattern)
+{
+    std::string out;
+    if (FILE* p = ::popen(("pgrep -c -f '" + pattern + "'").c_str(), "r")) {
+        char buf[64] = {};
+        while (::fgets(buf, sizeof buf, p) != nullptr) {
+            out += buf;
+        }
+        ::pclose(p);
+    }
+    return out;
+}
+
+// The command is the init of its own PID namespace: what it leaves running dies with it, at its
+// exit and at its timeout.
+TEST(RunProcess, WhatTheCommandStartsDiesWithIt)
+{
+    auto done = runProcess({{"/bin/sh", "-c", "sleep 418.25 & echo started"}, -1, 10}, {});
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    EXPECT_EQ(done->exitStatus, 0);
+    EXPECT_EQ(done->output, "started\n");
+    auto timedOut = runProcess({{"/bin/sh", "-c", "sleep 418.5 & sleep 418.5"}, -1, 0.3}, {});
+    ASSERT_TRUE(timedOut.ok());
+    EXPECT_TRUE(timedOut->timedOut);
+    usleep(100000);
+    EXPECT_EQ(pgrepCount("^sleep 418\\.(25|5)$"), "0\n");
+}
+
+TEST(RunProcess, OutputPastTheLimitIsCountedNotKept)
+{
+    auto r = runProcess({{"/bin/sh", "-c", "head -c 6000000 /dev/zero; echo err >&2"}, -1, 20}, {});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->output.size(), kCaptureLimit);
+    EXPECT_EQ(r->outputDropped, 6000000 - kCaptureLimit);
+    EXPECT_EQ(r->errors, "err\n");
+    EXPECT_EQ(r->errorsDropped, 0u);
+}
+
+// noisefloor ignores SIGXFSZ (to report EFBIG); the measured command gets the default back.
+TEST(RunProcess, TheCommandGetsTheDefaultSigxfsz)
+{
+    const auto previous = ::signal(SIGXFSZ, SIG_IGN);
+    const std::string file = "/tmp/nf-xfsz-" + std::to_string(::getpid());
+    auto r = runProcess({{"/bin/sh", "-c", "ulimit -f 1; head -c 8192 /dev/zero > " + file}, -1, 10}, {});
+    ::signal(SIGXFSZ, previous);
+    ::unlink(file.c_str());
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->exitStatus, 128 + SIGXFSZ) << r->errors;
 }
 
 TEST(RunProcess, MissingProgramIsReportedNotRun)
@@ -105,7 +158,7 @@ TEST(RunProcess, CountersAttachBeforeTheFirstInstruction)
     auto r = runProcess({{"true"}, -1, 10}, hooks);
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(r->exitStatus, 0);
-    EXPECT_EQ(state, "T");  // stopped
+    EXPECT_EQ(state, "S");  // blocked on the go byte, before exec
     EXPECT_EQ(exe, self);   // not yet exec'd
     ASSERT_EQ(counts.size(), 2u);
     EXPECT_GT(counts[0], 0);   // task-clock of exec and the program

@@ -1,7 +1,10 @@
 // The one pinned-thread helper and the one repetition driver of every runner.
 
 #include <gtest/gtest.h>
+
 #include <sched.h>
+#include <new>
+#include <stdexcept>
 
 #include <atomic>
 
@@ -119,6 +122,43 @@ TEST(RepetitionDriver, AStopBeforeAUnitAndAFailureAndARefusal)
         driveRepetitions(spec(4, Order::Random), 2, rng, {}, measureNothing, [](RepetitionResult&&) { return false; });
     EXPECT_EQ(refused.status, RunStatus::Failed);
     EXPECT_EQ(refused.kept, 0);
+}
+
+// An exception out of a measuring function or a helper thread is one line and a failed run, never
+// std::terminate (and the repetition in flight is not kept).
+TEST(RepetitionDriver, AnExceptionFailsTheRunWithOneLine)
+{
+    std::mt19937_64 rng(1);
+    int kept = 0;
+    auto thrown = driveRepetitions(
+        spec(4, Order::Blocked), 2, rng, {},
+        [](const ScheduleUnit& unit, RepetitionResult&) -> Result<UnitEnd> {
+            if (unit.repetition == 1) {
+                throw std::bad_alloc();
+            }
+            return UnitEnd::Done;
+        },
+        [&](RepetitionResult&&) { return ++kept > 0; });
+    EXPECT_EQ(thrown.status, RunStatus::Failed);
+    EXPECT_NE(thrown.reason.find("internal error in repetition"), std::string::npos) << thrown.reason;
+    EXPECT_NE(thrown.reason.find("std::bad_alloc"), std::string::npos) << thrown.reason;
+    EXPECT_EQ(thrown.kept, kept);
+
+    auto helper =
+        PinnedThread::start("test thread", -1, [](const std::stop_token&) { throw std::runtime_error("boom"); });
+    helper.join();
+    auto failed = driveRepetitions(
+        spec(4, Order::Blocked), 2, rng, {},
+        [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> {
+            static_cast<void>(PinnedThread::start("test thread", -1, [](const std::stop_token&) {
+                throw std::runtime_error("boom");
+            }));  // destroyed, so joined, before the driver looks
+            return UnitEnd::Done;
+        },
+        [](RepetitionResult&&) { return true; });
+    EXPECT_EQ(failed.status, RunStatus::Failed);
+    EXPECT_EQ(failed.reason, "test thread: internal error: boom in repetition 1 (discarded; 0 kept)");
+    EXPECT_FALSE(takeThreadFailure()) << "taken by the driver";
 }
 
 TEST(UnitPlan, PlansLazily)

@@ -47,6 +47,25 @@ TEST(SpecCheck, FillsInTheDefaultsOfAGoodSpec)
     EXPECT_EQ(check.experiment.params.front().front().integer("work"), 1000);
 }
 
+// A repetition is held whole until stored: one that would hold more samples than the bound is
+// refused before anything runs (it once allocated gigabytes and ended in bad_alloc).
+TEST(SpecCheck, BoundsTheSamplesOfOneRepetition)
+{
+    auto longRun = spin();
+    longRun.duration = 86400;
+    longRun.repetitions = 100000;
+    auto check = checkExperiment(longRun, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_EQ(check.problems.front().field, SpecField::Duration);
+    EXPECT_NE(check.problems.front().message.find("43200000 samples (at most 1000000)"), std::string::npos)
+        << check.problems.front().message;
+    auto fits = spin();
+    fits.duration = 1000;  // 500,000 chunks of 2 ms
+    EXPECT_TRUE(checkExperiment(fits, std::nullopt, twoCpus()).ok());
+    fits.variants = {{"a", {}}, {"b", {}}, {"c", {}}};  // every variant takes turns in the repetition
+    EXPECT_FALSE(checkExperiment(fits, std::nullopt, twoCpus()).ok());
+}
+
 TEST(SpecCheck, CollectsEveryProblemWithItsFieldAndNoCommandLineOption)
 {
     auto spec = spin();

@@ -21,6 +21,7 @@
 #include "engine/net/iface_check.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xdp_check.h"
+#include "engine/net/xdp_owner.h"
 #include "tests/engine/held_netns.h"
 #include "tests/support/temp_dir.h"
 
@@ -69,11 +70,33 @@ int deadPid()
     return child;
 }
 
-void writeRecord(const std::filesystem::path& path, int pid, const Endpoint& dev, std::uint32_t progId)
+// A run that recorded `mark` under an owner lock in `dir` and then died: the lock is stale.
+void recordAndDie(const std::string& dir, const XdpProgramMark& mark, const std::string& tag = "")
 {
-    std::ofstream out(path);
-    out << "pid=" << pid << "\nifname=" << dev.ifname << "\nifindex=" << dev.ifindex << "\nprog_id=" << progId
-        << "\nmode=native\n";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        XdpProgramMark m = mark;
+        if (!tag.empty()) {
+            m.tag = tag;
+        }
+        auto lock = OwnerLock::acquire("xdp", m.ifname, "test run",
+                                       {{"ifindex", std::to_string(m.ifindex)},
+                                        {"prog_id", std::to_string(m.progId)},
+                                        {"prog_tag", m.tag},
+                                        {"prog_name", m.name},
+                                        {"mode", m.mode}},
+                                       dir);
+        ::_exit(lock && lock->lock ? 0 : 1);  // dies holding it: the kernel drops the lock, the file stays
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_EQ(status, 0);
+}
+
+std::size_t countState(const std::vector<Leftover>& found, const std::string& kind, LeftoverState state)
+{
+    return static_cast<std::size_t>(std::count_if(
+        found.begin(), found.end(), [&](const Leftover& l) { return l.kind == kind && l.state == state; }));
 }
 
 class XdpOnTestbed : public ::testing::Test {
@@ -156,39 +179,81 @@ TEST_F(XdpOnTestbed, CheckNamesTheAttachedProgramAndWarns)
     EXPECT_NE(attached.detail.find("nf_test_pass"), std::string::npos) << attached.detail;
 }
 
-TEST_F(XdpOnTestbed, CleanupDetachesWhatADeadOwnerRecorded)
+TEST_F(XdpOnTestbed, CleanupDetachesWhatADeadOwnerRecordedAndNothingOfALiveOne)
 {
     const std::uint32_t id = attachPass();
-    const int dead = deadPid();
-    const std::filesystem::path record = m_dir.file(std::to_string(dead) + "-" + std::to_string(m_bed->rx().ifindex));
-    writeRecord(record, dead, m_bed->rx(), id);
-    const std::filesystem::path live = m_dir.file("live");
-    writeRecord(live, static_cast<int>(::getpid()), m_bed->rx(), id);
-
+    auto mark = programMark(m_prog, m_bed->rx().ifname, m_bed->rx().ifindex, "native");
+    ASSERT_TRUE(mark.ok()) << mark.error().message;
+    EXPECT_EQ(mark->progId, id);
+    EXPECT_EQ(mark->tag.size(), 16U);
+    {
+        auto live = claimXdp(*mark, m_dir.path());  // a live owner: this process
+        ASSERT_TRUE(live.ok()) << live.error().message;
+        const auto found = findLeftovers(m_dir.path());
+        EXPECT_EQ(countState(found, "xdp", LeftoverState::InUse), 1U);
+        const auto report = removeLeftovers(m_dir.path());
+        EXPECT_TRUE(report.removed.empty());
+        EXPECT_EQ(attachedId(m_bed->rx().ifindex), id) << "a live owner's program stays";
+        auto second = claimXdp(*mark, m_dir.path());
+        ASSERT_FALSE(second.ok());
+        EXPECT_NE(second.error().message.find("in use by a live run: pid " + std::to_string(::getpid())),
+                  std::string::npos)
+            << second.error().message;
+    }
+    recordAndDie(m_dir.path(), *mark);
     const auto found = findLeftovers(m_dir.path());
-    ASSERT_EQ(std::count_if(found.begin(), found.end(), [](const Leftover& l) { return l.kind == "xdp"; }), 1)
-        << "a running owner's record is not a leftover";
+    ASSERT_EQ(countState(found, "xdp", LeftoverState::Remove), 1U);
+    EXPECT_EQ(attachedId(m_bed->rx().ifindex), id) << "--dry-run changes nothing";
     const auto report = removeLeftovers(m_dir.path());
     EXPECT_TRUE(report.failures.empty()) << report.failures.front();
+    ASSERT_EQ(report.removed.size(), 1U);
+    EXPECT_NE(report.removed[0].find("is gone"), std::string::npos) << report.removed[0];
     EXPECT_EQ(attachedId(m_bed->rx().ifindex), 0u) << "the recorded program was detached";
-    EXPECT_FALSE(std::filesystem::exists(record));
-    EXPECT_TRUE(std::filesystem::exists(live));
+    EXPECT_FALSE(std::filesystem::exists(ownerLockPath("xdp", m_bed->rx().ifname, m_dir.path())));
 }
 
 TEST_F(XdpOnTestbed, CleanupLeavesAProgramAttachedSinceTheRecord)
 {
-    const std::uint32_t recorded = attachPass();
+    attachPass();
+    auto recorded = programMark(m_prog, m_bed->rx().ifname, m_bed->rx().ifindex, "native");
+    ASSERT_TRUE(recorded.ok());
+    recordAndDie(m_dir.path(), *recorded);
     const std::uint32_t current = attachPass();  // replaces it: someone else's program now
-    ASSERT_NE(recorded, current);
-    const std::filesystem::path record = m_dir.file("old");
-    writeRecord(record, deadPid(), m_bed->rx(), recorded);
+    ASSERT_NE(recorded->progId, current);
 
     const auto report = removeLeftovers(m_dir.path());
     EXPECT_TRUE(report.failures.empty());
     ASSERT_EQ(report.notes.size(), 1u);
-    EXPECT_NE(report.notes[0].find("already detached"), std::string::npos) << report.notes[0];
+    EXPECT_NE(report.notes[0].find("not the recorded one: left alone"), std::string::npos) << report.notes[0];
     EXPECT_EQ(attachedId(m_bed->rx().ifindex), current);
-    EXPECT_FALSE(std::filesystem::exists(record));
+}
+
+TEST_F(XdpOnTestbed, CleanupLeavesAProgramWhoseTagIsNotTheRecordedOne)
+{
+    const std::uint32_t id = attachPass();
+    auto mark = programMark(m_prog, m_bed->rx().ifname, m_bed->rx().ifindex, "native");
+    ASSERT_TRUE(mark.ok());
+    recordAndDie(m_dir.path(), *mark, "00000000000000ff");
+    const auto report = removeLeftovers(m_dir.path());
+    EXPECT_TRUE(report.removed.empty());
+    ASSERT_EQ(report.notes.size(), 1u);
+    EXPECT_NE(report.notes[0].find("another tag or name"), std::string::npos) << report.notes[0];
+    EXPECT_EQ(attachedId(m_bed->rx().ifindex), id);
+}
+
+TEST_F(XdpOnTestbed, CleanupLeavesARecordWithoutALockAlone)
+{
+    const std::uint32_t id = attachPass();
+    std::filesystem::create_directories(m_dir.path() + "/xdp");
+    const std::string old =
+        m_dir.path() + "/xdp/" + std::to_string(deadPid()) + "-" + std::to_string(m_bed->rx().ifindex);
+    std::ofstream(old) << "pid=" << deadPid() << "\nifname=" << m_bed->rx().ifname
+                       << "\nifindex=" << m_bed->rx().ifindex << "\nprog_id=" << id << "\nmode=native\n";
+    const auto report = removeLeftovers(m_dir.path());
+    EXPECT_TRUE(report.removed.empty());
+    EXPECT_EQ(countState(report.found, "record", LeftoverState::NotOurs), 1U);
+    EXPECT_EQ(attachedId(m_bed->rx().ifindex), id) << "a dead pid in a record proves nothing";
+    EXPECT_TRUE(std::filesystem::exists(old));
 }
 
 TEST(XdpProbe, LibxdpSaysHowItAttachesAndLeavesNothing)

@@ -114,22 +114,6 @@ double value(const Sample& s, const RunLayout& layout, const char* quantity)
     return i < 0 ? std::nan("") : s.values[static_cast<std::size_t>(i)];
 }
 
-TEST(XdpOwner, RecordHasTheAgreedFormatAndGoes)
-{
-    test::TempDir dir;
-    const auto records = dir.file("xdp");
-    auto path = net::writeOwnerRecord({4242, "eth9", 17, 99, "native"}, records);
-    ASSERT_TRUE(path.ok()) << path.error().message;
-    EXPECT_EQ(*path, records + "/4242-17");
-    std::ifstream in(*path);
-    std::stringstream text;
-    text << in.rdbuf();
-    EXPECT_EQ(text.str(), "pid=4242\nifname=eth9\nifindex=17\nprog_id=99\nmode=native\n");
-    ASSERT_TRUE(net::removeOwnerRecord(4242, 17, records).ok());
-    EXPECT_FALSE(std::filesystem::exists(*path));
-    EXPECT_TRUE(net::removeOwnerRecord(4242, 17, records).ok()) << "removing twice is fine";
-}
-
 TEST(XdpRxMetrics, SocketAndAppStatisticsAreRates)
 {
     std::vector<std::string> q = {quantity::kPackets,       quantity::kGenPackets,    quantity::kXskRxDropped,
@@ -306,19 +290,20 @@ TEST(XdpRx, RefusesAnInterfaceWithAProgramUnlessForcedAndRecordsItsOwnAttach)
     EXPECT_NE(refused.error().message.find("force=1"), std::string::npos) << refused.error().message;
     EXPECT_EQ(attachedSkbProgram(veth.ifindex()), existing) << "a refusal changes nothing";
 
-    const auto record = net::xdpOwnerDir() + "/" + std::to_string(::getpid()) + "-" + std::to_string(veth.ifindex());
+    const auto record = ownerLockPath("xdp", veth.name());
     {
         auto forced = makeSession({{"iface", veth.name()}, {"xdp_mode", "skb"}, {"force", "1"}});
         ASSERT_TRUE(forced.ok()) << forced.error().message;
         const auto ours = attachedSkbProgram(veth.ifindex());
         EXPECT_NE(ours, existing);
-        ASSERT_TRUE(std::filesystem::exists(record));
-        std::ifstream in(record);
-        std::stringstream text;
-        text << in.rdbuf();
-        EXPECT_EQ(text.str(), "pid=" + std::to_string(::getpid()) + "\nifname=" + veth.name() +
-                                  "\nifindex=" + std::to_string(veth.ifindex()) + "\nprog_id=" + std::to_string(ours) +
-                                  "\nmode=skb\n");
+        const auto probe = probeOwner(record);  // the owner lock, held by this (live) process
+        ASSERT_EQ(probe.state, OwnerState::Held);
+        EXPECT_EQ(probe.record.pid, ::getpid());
+        EXPECT_EQ(probe.record.owns.at("prog_id"), std::to_string(ours));
+        EXPECT_EQ(probe.record.owns.at("ifindex"), std::to_string(veth.ifindex()));
+        EXPECT_EQ(probe.record.owns.at("mode"), "skb");
+        EXPECT_EQ(probe.record.owns.at("prog_name"), "nf_xsk_redirect");
+        EXPECT_EQ(probe.record.owns.at("prog_tag").size(), 16U);
     }
     EXPECT_EQ(attachedSkbProgram(veth.ifindex()), 0u) << "nothing is left attached";
     EXPECT_FALSE(std::filesystem::exists(record));
@@ -339,8 +324,7 @@ TEST(XdpRx, InterfaceWithoutNativeXdpIsOneClearErrorAndLeavesNothing)
     nf::engine::net::initOpts(q);
     EXPECT_EQ(bpf_xdp_query(ifindex, 0, &q), 0);
     EXPECT_EQ(q.prog_id, 0u);
-    EXPECT_FALSE(
-        std::filesystem::exists(net::xdpOwnerDir() + "/" + std::to_string(::getpid()) + "-" + std::to_string(ifindex)));
+    EXPECT_FALSE(std::filesystem::exists(ownerLockPath("xdp", name)));
     if (auto sock = net::RtnlSocket::open()) {
         EXPECT_TRUE(sock->deleteLink(name).ok());
     }

@@ -1,0 +1,278 @@
+// noisefloor export RUN --format csv|json [-o FILE]: every sample of a run. A file is written
+// whole or not at all: into an unnamed file in the target's directory (O_TMPFILE; a named
+// temporary where that is not supported), flushed to disk, then renamed over the target, so a
+// killed or failed export leaves the previous file as it was. A target that is the database, one
+// of its -wal/-shm/-journal files or any SQLite database is refused before anything is read.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <streambuf>
+
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "app/cli/signal_stop.h"
+#include "app/cli/terminal_text.h"
+#include "data/export.h"
+
+namespace nf::cli {
+
+namespace {
+
+constexpr mode_t kExportMode = 0644;  // the umask can only take bits away
+
+// A buffered stream onto a file descriptor that remembers the first write error.
+class FdBuf : public std::streambuf {
+public:
+    explicit FdBuf(int fd) : m_fd(fd) { setp(m_buffer.data(), m_buffer.data() + m_buffer.size()); }
+    int error() const { return m_error; }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (!drain()) {
+            return traits_type::eof();
+        }
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+
+private:
+    bool drain()
+    {
+        const char* at = pbase();
+        while (at < pptr() && m_error == 0) {
+            const ssize_t n = ::write(m_fd, at, static_cast<std::size_t>(pptr() - at));
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                m_error = n < 0 ? errno : ENOSPC;
+                break;
+            }
+            at += n;
+        }
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+        return m_error == 0;
+    }
+    int m_fd;
+    int m_error = 0;
+    std::array<char, 1 << 16> m_buffer{};
+};
+
+bool sameFile(const std::string& a, const std::string& b)
+{
+    struct stat sa {};
+    struct stat sb {};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+bool isSqliteFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 16> header{};
+    in.read(header.data(), header.size());
+    return in.gcount() == 16 && std::string(header.data(), 16) == std::string("SQLite format 3\0", 16);
+}
+
+// Bad input when `file` would overwrite the database or any SQLite file.
+Result<void> checkTarget(const std::string& file, const std::string& dbPath)
+{
+    std::error_code ec;
+    const auto target = std::filesystem::weakly_canonical(file, ec).string();
+    const auto db = std::filesystem::weakly_canonical(dbPath, ec).string();
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        if (target == db + suffix || sameFile(file, dbPath + suffix)) {
+            return usageError(
+                "-o " + file + ": is " +
+                (suffix[0] == 0 ? "the database" : "the database's " + std::string(suffix + 1) + " file") + " (" +
+                dbPath + "); refusing to overwrite it");
+        }
+    }
+    if (isSqliteFile(file)) {
+        return usageError("-o " + file + ": is an SQLite database; refusing to overwrite it");
+    }
+    return {};
+}
+
+// Where the export goes: an unnamed file in the target's directory, linked in at the end.
+class AtomicFile {
+public:
+    static Result<AtomicFile> create(const std::string& target)
+    {
+        AtomicFile f;
+        std::error_code ec;
+        f.m_target = target;
+        if (std::filesystem::is_symlink(target, ec)) {  // replace what it points to, not the link
+            f.m_target = std::filesystem::weakly_canonical(target, ec).string();
+        }
+        auto dir = std::filesystem::path(f.m_target).parent_path().string();
+        if (dir.empty()) {
+            dir = ".";
+        }
+        f.m_fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, kExportMode);
+        if (f.m_fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+            f.m_named = f.m_target + ".tmp-" + std::to_string(::getpid());
+            f.m_fd = ::open(f.m_named.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kExportMode);
+        }
+        if (f.m_fd < 0) {
+            return Error::fromErrno("cannot write " + target);
+        }
+        return f;
+    }
+    AtomicFile(AtomicFile&& o) noexcept
+        : m_target(std::move(o.m_target)), m_named(std::move(o.m_named)), m_fd(std::exchange(o.m_fd, -1))
+    {
+    }
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    AtomicFile& operator=(AtomicFile&&) = delete;
+    ~AtomicFile() { discard(); }
+
+    int fd() const { return m_fd; }
+
+    // Flushed to disk, then put in place of the target in one rename.
+    Result<void> commit()
+    {
+        if (::fsync(m_fd) != 0) {
+            return Error::fromErrno("cannot write " + m_target);
+        }
+        std::string from = m_named;
+        if (from.empty()) {
+            from = m_target + ".tmp-" + std::to_string(::getpid());
+            const std::string self = "/proc/self/fd/" + std::to_string(m_fd);
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, from.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+                return Error::fromErrno("cannot write " + m_target);
+            }
+        }
+        if (::rename(from.c_str(), m_target.c_str()) != 0) {
+            const int err = errno;
+            ::unlink(from.c_str());
+            return Error::fromErrno("cannot write " + m_target, err);
+        }
+        m_named.clear();
+        ::close(m_fd);
+        m_fd = -1;
+        return {};
+    }
+
+    void discard()
+    {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+            m_fd = -1;
+        }
+        if (!m_named.empty()) {
+            ::unlink(m_named.c_str());
+            m_named.clear();
+        }
+    }
+
+private:
+    AtomicFile() = default;
+    std::string m_target;
+    std::string m_named;  // the temporary's name when O_TMPFILE is not supported
+    int m_fd = -1;
+};
+
+void writeExport(const engine::RunRecord& run, const std::string& format, std::ostream& out)
+{
+    if (format == "csv") {
+        data::writeCsv(run, out);
+    } else {
+        data::writeJson(run, out);
+    }
+    out.flush();
+}
+
+int exportRun(const Context& ctx, const std::string& name, const std::string& format, const std::string& file)
+{
+    SignalStop signals;  // a signal before the rename: the target is left as it was
+    const bool toStdout = file.empty() || file == "-";
+    std::error_code ec;
+    const bool special = !toStdout && std::filesystem::exists(file, ec) &&
+                         !std::filesystem::is_regular_file(file, ec);  // a FIFO, /dev/null: written as it is
+    if (!toStdout) {
+        if (auto ok = checkTarget(file, databasePath(ctx)); !ok) {
+            return failWith(ok.error());
+        }
+    }
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    auto run = loadNamedRun(*db, name);
+    if (!run) {
+        return failWith(run.error());
+    }
+    auto interrupted = [&] {
+        return fail(signals.exitStatus(),
+                    "export interrupted by " + signalName(signals.signal().load()) + "; " +
+                        (toStdout ? std::string("its output is incomplete") : file + " was not written"));
+    };
+    if (toStdout || special) {
+        TerminalGuard::exactOutput();  // data, byte for byte
+        std::ofstream device;
+        if (special) {
+            device.open(file, std::ios::out | std::ios::binary);
+            if (!device) {
+                return fail(kExitRuntime, "cannot write " + file + ": " + nf::errnoText(errno));
+            }
+        }
+        std::ostream& out = special ? device : std::cout;
+        writeExport(*run, format, out);
+        if (signals.exitStatus() != 0) {
+            return interrupted();
+        }
+        return out ? 0 : fail(kExitRuntime, "writing the export failed" + (special ? " (" + file + ")" : ""));
+    }
+    const bool existed = std::filesystem::exists(file, ec);
+    auto target = AtomicFile::create(file);
+    if (!target) {
+        return fail(kExitRuntime, target.error().message + (existed ? "; it was left as it was" : ""));
+    }
+    FdBuf buffer(target->fd());
+    std::ostream out(&buffer);
+    writeExport(*run, format, out);
+    if (signals.exitStatus() != 0) {
+        return interrupted();
+    }
+    if (!out || buffer.error() != 0) {
+        return fail(kExitRuntime, "cannot write " + file + ": " + nf::errnoText(buffer.error() ? buffer.error() : EIO) +
+                                      "; it was left as it was");
+    }
+    if (auto done = target->commit(); !done) {
+        return fail(kExitRuntime, done.error().message + "; it was left as it was");
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command addExportCommand(CLI::App& app, Context& ctx)
+{
+    auto run = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>();
+    auto file = std::make_shared<std::string>();
+    auto* sub = app.add_subcommand("export", "Export every sample of a run");
+    sub->add_option("run", *run, "Run id, or 'last'")->required();
+    sub->add_option("--format", *format, "csv (one row per sample) or json (the whole run)")
+        ->required()
+        ->check(CLI::IsMember({"csv", "json"}));
+    sub->add_option("-o,--output", *file,
+                    "Write to FILE instead of standard output (whole or not at all; never onto a database)");
+    return {sub, [run, format, file, &ctx] { return exportRun(ctx, *run, *format, *file); }, true};
+}
+
+}  // namespace nf::cli
