@@ -30,6 +30,7 @@ enum class SpecField {
     Param,
     Cpus,
     Counters,
+    Pmu,
     Sweep
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...

@@ -37,6 +37,9 @@ inline constexpr const char* kCpuPrefix = "cpu_";
 // Breakdowns of live runs: "cpu3_<counter>" and "cpu3_softnet_processed" (dropped, squeezed) per
 // counted CPU, and "dev_<statistic>" from the receiving device's own statistics (ethtool -S).
 inline constexpr const char* kDevicePrefix = "dev_";
+// How much of a sample a hardware counter was counted: time running / time enabled (1 = all of it;
+// below 1 it was multiplexed and its value is scaled). "counted:cycles", "counted:rx_cycles".
+inline constexpr const char* kCountedPrefix = "counted:";
 }  // namespace quantity
 
 struct MetricSpec {
