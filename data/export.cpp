@@ -164,6 +164,9 @@ nlohmann::json sampleJson(const engine::RunData& data, const engine::Sample& sam
 void writeCsv(const engine::RunRecord& run, std::ostream& out)
 {
     try {
+        if (run.spec.pmu.simulated) {
+            out << "# " << engine::simulatedCountersNote(run.spec.pmu) << '\n';
+        }
         writeCsvHeader(run.data, out);
         for (const engine::Sample& sample : run.data.samples) {
             writeCsvRow(run, sample, out);
@@ -184,6 +187,9 @@ void writeJson(const engine::RunRecord& run, std::ostream& out)
             {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
             {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
             {"samples", std::move(samples)}};
+        if (run.spec.pmu.simulated) {
+            doc[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run.spec.pmu);  // sorts first
+        }
         out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } catch (const std::exception&) {
         out.setstate(std::ios::failbit);

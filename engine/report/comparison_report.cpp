@@ -83,9 +83,17 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
 
 void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out)
 {
+    const std::string& simulated = report.context.simulatedCounters;
     if (format == "json") {
-        out << evidenceJson(report.analysis, report.context).dump(2) << '\n';
+        auto json = evidenceJson(report.analysis, report.context);
+        if (!simulated.empty()) {
+            json[kSimulatedCountersKey] = simulated;  // the first key: upper case sorts first
+        }
+        out << json.dump(2) << '\n';
     } else if (format == "csv") {
+        if (!simulated.empty()) {
+            out << "# " << simulated << '\n';
+        }
         writeEvidenceCsv(report.analysis, out);
     } else {
         writeEvidenceText(report.analysis, report.context, out);
