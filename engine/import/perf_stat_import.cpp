@@ -370,6 +370,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
         return same.error();
     }
     auto table = tableOf(*runs);
+    std::ranges::move(importedCounterMetrics(table.layout.quantities), std::back_inserter(table.layout.metrics));
     if (table.layout.metrics.empty()) {
         return importError(src, 0, "no event was counted in any run");
     }

@@ -70,6 +70,11 @@ int breakdownCpu(const std::string& name);
 // name (the default comparison keeps to the totals).
 bool isBreakdown(const MetricSpec& metric);
 
+// The metrics derived from imported counter events that carry their perf names, in this order:
+// ipc (instructions / cycles) and branch_miss_ratio (branch-misses / branches), where both
+// quantities are present. The raw events stay metrics of their own beside them.
+std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& quantities);
+
 // scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
 // denominator or a missing value).
 double metricRatio(const MetricSpec& metric, double numerator, double denominator);

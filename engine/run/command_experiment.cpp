@@ -96,6 +96,7 @@ Layout makeLayout(const CommandConfig& c, const std::vector<std::string>& counte
                                     .description = name + " of the command's process"});
         l.counters.push_back(name);
     }
+    std::ranges::move(importedCounterMetrics(q), std::back_inserter(l.layout.metrics));
     if (cpuWide) {
         for (const auto& name : counters) {
             const std::string cpuName = "cpus:" + name;
