@@ -193,6 +193,9 @@ nlohmann::json summariesJson(const engine::RunData& data)
 void writeCsv(const engine::RunRecord& run, std::ostream& out)
 {
     try {
+        if (run.spec.pmu.simulated) {
+            out << "# " << engine::simulatedCountersNote(run.spec.pmu) << '\n';
+        }
         if (run.data.summarised()) {
             writeSummaryCsv(run, out);
             return;
@@ -217,6 +220,9 @@ void writeJson(const engine::RunRecord& run, std::ostream& out)
             {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
             {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
             {"samples", std::move(samples)}};
+        if (run.spec.pmu.simulated) {
+            doc[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run.spec.pmu);  // sorts first
+        }
         if (run.data.summarised()) {
             // The samples hold the summaries' means; the summaries are what was measured.
             doc["stored_as"] = "summaries";

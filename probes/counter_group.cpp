@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "probes/system_facts.h"
@@ -120,11 +122,37 @@ std::string CounterTarget::describe() const
     return tid == 0 ? std::string("calling thread") : "thread " + std::to_string(tid);
 }
 
+ScaledCount scaleDelta(std::uint64_t count0, std::uint64_t enabled0, std::uint64_t running0, std::uint64_t count1,
+                       std::uint64_t enabled1, std::uint64_t running1)
+{
+    const auto count = static_cast<double>(count1 - count0);
+    const auto enabled = static_cast<double>(enabled1 - enabled0);
+    const auto running = static_cast<double>(running1 - running0);
+    if (enabled <= 0) {
+        return {count, 1.0};  // no time passed: nothing to scale
+    }
+    if (running <= 0) {
+        return {std::numeric_limits<double>::quiet_NaN(), 0.0};  // enabled, never scheduled
+    }
+    return {running >= enabled ? count : count * enabled / running, std::min(1.0, running / enabled)};
+}
+
+void scaledDeltas(const CounterReading& a, const CounterReading& b, std::vector<ScaledCount>& out)
+{
+    const std::size_t n = std::min(a.value.size(), b.value.size());
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out[i] = scaleDelta(a.value[i], a.enabled[i], a.running[i], b.value[i], b.enabled[i], b.running[i]);
+    }
+}
+
 struct CounterGroup::Impl {
     struct Counter {
         int fd = -1;
         std::uint64_t id = 0;
         std::size_t group = 0;  // index into leaders
+        std::size_t event = 0;  // index into the events asked for
+        std::size_t slot = 0;   // index into names
     };
 
     struct Opened {
@@ -135,10 +163,15 @@ struct CounterGroup::Impl {
 
     CounterTarget target;
     std::vector<std::string> names;
+    std::vector<bool> hardware;
     std::vector<UnsupportedEvent> unsupported;
-    std::vector<Counter> counters;  // parallel to names
-    std::vector<int> leaders;       // leader fd per group
+    std::vector<std::string> userOnly;
+    std::vector<Counter> counters;
+    std::vector<int> leaders;  // leader fd per group
     std::vector<std::size_t> groupSizes;
+    std::optional<SimulatedCounters> simulated;
+    std::vector<std::size_t> simulatedEvents;  // event index per simulated counter
+    std::size_t maxGroupSize = 0;
 
     Impl() = default;
     Impl(const Impl&) = delete;
@@ -192,7 +225,7 @@ struct CounterGroup::Impl {
 
     // Opens `spec` as a sibling in group *group (when haveGroup) or, failing that or with no group yet,
     // as the leader of a new group. *group becomes the new group when there was none or when adopt.
-    bool add(const EventSpec& spec, std::size_t* group, bool haveGroup, bool adopt)
+    bool add(const EventSpec& spec, std::size_t event, std::size_t* group, bool haveGroup, bool adopt)
     {
         Opened opened;
         if (haveGroup) {
@@ -222,30 +255,47 @@ struct CounterGroup::Impl {
             }
         }
         ++groupSizes[index];
-        names.push_back(opened.userOnly ? spec.name + ":u" : spec.name);
-        counters.push_back(Counter{opened.fd, id, index});
+        if (opened.userOnly) {
+            userOnly.push_back(spec.name);
+        }
+        counters.push_back(Counter{opened.fd, id, index, event, 0});
         return true;
     }
 
-    void openAll(const std::vector<EventSpec>& events)
+    void openAll(const std::vector<EventSpec>& events, const SimulatedPmu* pmu)
     {
+        if (pmu != nullptr) {
+            simulated.emplace(*pmu);
+        }
         // One group per PMU: the software events together; any other PMU (the msr PMU's tsc) in a group
         // of its own, since a tsc sibling of a software leader reads stale (tick-old or zero) values;
         // hardware PMUs in groups of at most kMaxHardwarePerGroup, a new leader when one is full.
         std::map<std::uint32_t, std::size_t> filling;  // PMU key -> group being filled
-        for (const EventSpec& spec : events) {
+        for (std::size_t e = 0; e < events.size(); ++e) {
+            const EventSpec& spec = events[e];
+            if (simulated && spec.hardware) {
+                if (isSimulatedEvent(spec)) {
+                    simulated->add(spec, 0);
+                    simulatedEvents.push_back(e);
+                } else {
+                    unsupported.push_back({spec.name,
+                                           "not simulated (the simulated PMU makes up cycles, instructions, branches, "
+                                           "branch-misses and cache-misses only)"});
+                }
+                continue;
+            }
             const std::uint32_t key = pmuKey(spec);
             const auto it = filling.find(key);
             std::size_t group = it == filling.end() ? 0 : it->second;
             const bool join = it != filling.end() && (!spec.hardware || groupSizes[group] < kMaxHardwarePerGroup);
-            if (add(spec, &group, join, spec.hardware)) {
+            if (add(spec, e, &group, join, spec.hardware)) {
                 filling[key] = group;
             }
         }
     }
 
     // Enables every group through its leader; a group that will not enable is dropped.
-    void enableAll()
+    void enableAll(const std::vector<EventSpec>& events)
     {
         for (std::size_t group = 0; group < leaders.size(); ++group) {
             if (ioctl(leaders[group], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) == 0) {
@@ -254,45 +304,74 @@ struct CounterGroup::Impl {
             const std::string reason = "ioctl(PERF_EVENT_IOC_ENABLE): " + nf::errnoText(errno);
             for (std::size_t i = counters.size(); i-- > 0;) {
                 if (counters[i].group == group) {
-                    unsupported.push_back({names[i], reason});
+                    unsupported.push_back({events[counters[i].event].name, reason});
                     close(counters[i].fd);
                     counters.erase(counters.begin() + static_cast<std::ptrdiff_t>(i));
-                    names.erase(names.begin() + static_cast<std::ptrdiff_t>(i));
                 }
             }
             groupSizes[group] = 0;
         }
     }
 
+    // Names in the order the events were asked for; every counter learns its slot.
+    void assignSlots(const std::vector<EventSpec>& events)
+    {
+        std::vector<std::size_t> opened;
+        for (const Counter& c : counters) {
+            opened.push_back(c.event);
+        }
+        opened.insert(opened.end(), simulatedEvents.begin(), simulatedEvents.end());
+        std::sort(opened.begin(), opened.end());
+        const auto slotOf = [&](std::size_t event) {
+            return static_cast<std::size_t>(std::lower_bound(opened.begin(), opened.end(), event) - opened.begin());
+        };
+        for (std::size_t e : opened) {
+            names.push_back(events[e].name);
+            hardware.push_back(events[e].hardware);
+        }
+        for (Counter& c : counters) {
+            c.slot = slotOf(c.event);
+        }
+        for (std::size_t i = 0; i < simulatedEvents.size(); ++i) {
+            simulated->setSlot(i, slotOf(simulatedEvents[i]));
+        }
+        for (std::size_t size : groupSizes) {
+            maxGroupSize = std::max(maxGroupSize, size);
+        }
+    }
+
     Result<void> readGroup(std::size_t group, CounterReading& reading) const
     {
         const std::size_t words = 3 + 2 * groupSizes[group];
-        std::vector<std::uint64_t> buffer(words);
         ssize_t got = -1;
         do {
-            got = ::read(leaders[group], buffer.data(), words * sizeof(std::uint64_t));
+            got = ::read(leaders[group], reading.words.data(), words * sizeof(std::uint64_t));
         } while (got < 0 && errno == EINTR);
         if (got < 0) {
             return Error::fromErrno("read perf counter group on " + target.describe());
         }
-        if (static_cast<std::size_t>(got) < 3 * sizeof(std::uint64_t)) {
-            return Error{"read perf counter group on " + target.describe() + ": short read", 0};
+        const std::uint64_t* buffer = reading.words.data();
+        if (static_cast<std::size_t>(got) < words * sizeof(std::uint64_t) || buffer[0] != groupSizes[group]) {
+            return Error{"read perf counter group on " + target.describe() + ": short read (" + std::to_string(got) +
+                             " bytes for " + std::to_string(groupSizes[group]) + " counters)",
+                         0};
         }
-        const std::size_t entries = (static_cast<std::size_t>(got) / sizeof(std::uint64_t) - 3) / 2;
-        const std::uint64_t count = std::min<std::uint64_t>(buffer[0], std::min(entries, groupSizes[group]));
-        const double enabled = static_cast<double>(buffer[1]);
-        const double running = static_cast<double>(buffer[2]);
-        for (std::uint64_t k = 0; k < count; ++k) {
-            const std::uint64_t value = buffer[3 + 2 * k];
+        std::size_t found = 0;
+        for (std::uint64_t k = 0; k < buffer[0]; ++k) {
             const std::uint64_t id = buffer[4 + 2 * k];
-            for (std::size_t i = 0; i < counters.size(); ++i) {
-                if (counters[i].group != group || counters[i].id != id) {
-                    continue;
+            for (const Counter& c : counters) {
+                if (c.group == group && c.id == id) {
+                    reading.value[c.slot] = buffer[3 + 2 * k];
+                    reading.enabled[c.slot] = buffer[1];
+                    reading.running[c.slot] = buffer[2];
+                    ++found;
                 }
-                const bool ran = buffer[2] != 0 && buffer[1] != 0;
-                reading.values[i] = ran ? static_cast<double>(value) * enabled / running : 0.0;
-                reading.runningRatio[i] = ran ? running / enabled : 0.0;
             }
+        }
+        if (found != groupSizes[group]) {
+            return Error{"read perf counter group on " + target.describe() + ": " + std::to_string(found) + " of " +
+                             std::to_string(groupSizes[group]) + " counters in it",
+                         0};
         }
         return {};
     }
@@ -303,15 +382,17 @@ CounterGroup::CounterGroup(CounterGroup&&) noexcept = default;
 CounterGroup& CounterGroup::operator=(CounterGroup&&) noexcept = default;
 CounterGroup::~CounterGroup() = default;
 
-Result<CounterGroup> CounterGroup::open(const std::vector<EventSpec>& events, CounterTarget target)
+Result<CounterGroup> CounterGroup::open(const std::vector<EventSpec>& events, CounterTarget target,
+                                        const SimulatedPmu* simulated)
 {
     if (Result<void> valid = checkTarget(target); !valid) {
         return valid.error();
     }
     auto impl = std::make_unique<Impl>();
     impl->target = target;
-    impl->openAll(events);
-    impl->enableAll();
+    impl->openAll(events, simulated);
+    impl->enableAll(events);
+    impl->assignSlots(events);
     return CounterGroup(std::move(impl));
 }
 
@@ -327,39 +408,64 @@ const std::vector<UnsupportedEvent>& CounterGroup::unsupported() const
     return m_impl ? m_impl->unsupported : kNone;
 }
 
+const std::vector<std::string>& CounterGroup::userOnly() const
+{
+    static const std::vector<std::string> kNone;
+    return m_impl ? m_impl->userOnly : kNone;
+}
+
 const CounterTarget& CounterGroup::target() const
 {
     static const CounterTarget kNone;
     return m_impl ? m_impl->target : kNone;
 }
 
-Result<CounterReading> CounterGroup::read() const
+bool CounterGroup::simulated() const
+{
+    return m_impl && m_impl->simulated.has_value();
+}
+
+const std::vector<bool>& CounterGroup::hardware() const
+{
+    static const std::vector<bool> kNone;
+    return m_impl ? m_impl->hardware : kNone;
+}
+
+CounterReading CounterGroup::reading() const
+{
+    CounterReading r;
+    const std::size_t n = names().size();
+    r.value.assign(n, 0);
+    r.enabled.assign(n, 0);
+    r.running.assign(n, 0);
+    r.words.assign(3 + 2 * (m_impl ? m_impl->maxGroupSize : 0), 0);
+    return r;
+}
+
+Result<void> CounterGroup::read(CounterReading& into) const
 {
     if (!m_impl) {
         return Error{"read of a moved-from CounterGroup", 0};
     }
-    CounterReading reading;
-    reading.values.assign(m_impl->counters.size(), 0.0);
-    reading.runningRatio.assign(m_impl->counters.size(), 0.0);
+    const std::size_t n = m_impl->names.size();
+    if (into.value.size() != n || into.enabled.size() != n || into.running.size() != n ||
+        into.words.size() < 3 + 2 * m_impl->maxGroupSize) {
+        return Error{"read perf counters on " + m_impl->target.describe() + ": a reading not made for this group", 0};
+    }
     for (std::size_t group = 0; group < m_impl->leaders.size(); ++group) {
         if (m_impl->groupSizes[group] == 0) {
             continue;
         }
-        if (Result<void> ok = m_impl->readGroup(group, reading); !ok) {
+        if (Result<void> ok = m_impl->readGroup(group, into); !ok) {
             return ok.error();
         }
     }
-    return reading;
-}
-
-std::vector<double> delta(const CounterReading& a, const CounterReading& b)
-{
-    const std::size_t n = std::min(a.values.size(), b.values.size());
-    std::vector<double> out(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        out[i] = b.values[i] - a.values[i];
+    if (m_impl->simulated && !m_impl->simulated->read(into.value, into.enabled, into.running)) {
+        return Error{"read simulated counters on " + m_impl->target.describe() +
+                         ": Input/output error (the failure --pmu simulated:fail_read asked for)",
+                     EIO};
     }
-    return out;
+    return {};
 }
 
 }  // namespace nf::probes

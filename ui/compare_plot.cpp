@@ -82,7 +82,11 @@ void ComparePlot::showPanel(const PanelView& panel)
         showMessage(panel.title, panel.notMeasured.isEmpty() ? tr("no data") : panel.notMeasured);
         return;
     }
-    reset(QStringLiteral("%1 - %2").arg(panel.title, panel.metric));
+    // Long titles (a live test's "... per packet, receiver thread (SIMULATED)") put the metric on a
+    // line of its own rather than run past the panel's edges.
+    const QString separator =
+        panel.title.size() + panel.metric.size() > 56 ? QStringLiteral("\n") : QStringLiteral(" - ");
+    reset(panel.title + separator + panel.metric);
     m_plot->yAxis->setLabel(panel.unit);
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     double low = INFINITY;

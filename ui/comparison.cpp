@@ -21,6 +21,30 @@ QString qs(const std::string& s)
 
 const std::array<const char*, 4> kTitles = {"PPS", "IPC", "branch misses per op", "cycles per op"};
 
+// What a panel says it shows, by the metric it found (docs/measurement.md, "Metric names").
+QString panelTitle(std::size_t panel, const std::string& metric)
+{
+    static const std::vector<std::pair<std::string, const char*>> titles = {
+        {"ipc", "IPC"},
+        {"rx_ipc", "IPC, receiver thread"},
+        {"cpu_ipc", "IPC, counted CPUs"},
+        {"branch_misses_per_op", "branch misses per op"},
+        {"rx_branch_misses_per_packet", "branch misses per packet, receiver thread"},
+        {"cpu_branch_misses_per_packet", "branch misses per packet, counted CPUs"},
+        {"branch_miss_ratio", "branch misses per branch"},
+        {"cycles_per_op", "cycles per op"},
+        {"rx_cycles_per_packet", "cycles per packet, receiver thread"},
+        {"cpu_cycles_per_packet", "cycles per packet, counted CPUs"},
+        {"tsc_per_op", "TSC ticks per op"},
+    };
+    for (const auto& [name, title] : titles) {
+        if (name == metric) {
+            return QObject::tr(title);
+        }
+    }
+    return QString::fromLatin1(kTitles[panel]);
+}
+
 const engine::MetricSpec* findMetric(const std::vector<engine::MetricSpec>& metrics, const std::string& name)
 {
     auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == name; });
@@ -58,7 +82,7 @@ QString whyNotMeasured(const std::string& metricName, const engine::RunEnvironme
     return lines.join('\n');
 }
 
-ComparisonView fromAnalysis(const engine::AnalysisInput& input, const engine::Analysis& analysis)
+ComparisonView fromAnalysis(const engine::AnalysisInput& input, const engine::Analysis& analysis, bool simulated)
 {
     ComparisonView view;
     for (const auto& w : analysis.warnings) {
@@ -76,8 +100,9 @@ ComparisonView fromAnalysis(const engine::AnalysisInput& input, const engine::An
             const auto m = static_cast<std::size_t>(it - input.metrics.begin());
             panel.metric = qs(it->name);
             panel.unit = qs(it->unit);
-            if (it->name == "tsc_per_op") {
-                panel.title = QObject::tr("TSC ticks per op");
+            panel.title = panelTitle(p, it->name);
+            if (simulated && p > 0 && it->name != "tsc_per_op") {
+                panel.title += QObject::tr(" (SIMULATED)");
             }
             for (std::size_t v = 0; v < input.variants.size(); ++v) {
                 VariantView vv;
@@ -136,17 +161,17 @@ void markMissing(ComparisonView& view, const engine::RunEnvironment& environment
 }
 
 ComparisonView analyse(const Result<engine::AnalysisInput>& input, const QString& title,
-                       const engine::RunEnvironment& env)
+                       const engine::RunEnvironment& env, bool simulated)
 {
     ComparisonView view;
     if (!input) {
         view.error = qs(input.error().message);
     } else if (auto analysis = engine::analyze(*input, {})) {
-        view = fromAnalysis(*input, *analysis);
+        view = fromAnalysis(*input, *analysis, simulated);
     } else {
         view.error = qs(analysis.error().message);
     }
-    view.title = title;
+    view.title = simulated ? QObject::tr("SIMULATED counters - %1").arg(title) : title;
     markMissing(view, env);
     return view;
 }
@@ -161,6 +186,9 @@ void addReport(ComparisonView& view, const std::vector<engine::RunChoice>& choic
     }
     view.report = qs(engine::comparisonText(*report));
     view.warnings.clear();
+    if (!report->context.simulatedCounters.empty()) {
+        view.warnings << qs(report->context.simulatedCounters);
+    }
     for (const auto& w : report->context.warnings) {
         view.warnings << qs(w);
     }
@@ -175,9 +203,10 @@ const std::array<std::vector<std::string>, 4>& panelMetrics()
 {
     static const std::array<std::vector<std::string>, 4> metrics = {
         std::vector<std::string>{"pps", "ops_per_sec"},
-        std::vector<std::string>{"ipc"},
-        std::vector<std::string>{"branch_misses_per_op"},
-        std::vector<std::string>{"cycles_per_op", "tsc_per_op"},
+        std::vector<std::string>{"ipc", "rx_ipc", "cpu_ipc"},
+        std::vector<std::string>{"branch_misses_per_op", "rx_branch_misses_per_packet", "cpu_branch_misses_per_packet",
+                                 "branch_miss_ratio"},
+        std::vector<std::string>{"cycles_per_op", "rx_cycles_per_packet", "cpu_cycles_per_packet", "tsc_per_op"},
     };
     return metrics;
 }
@@ -189,7 +218,8 @@ ComparisonView compareRun(const engine::RunRecord& run)
         QObject::tr("run %1: %2%3")
             .arg(run.row.id)
             .arg(qs(run.row.workload), run.row.label.empty() ? QString() : qs(" '" + run.row.label + "'"));
-    auto view = analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment);
+    auto view = analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment,
+                        run.spec.pmu.simulated);
     addReport(view, {{&run, ""}});
     return view;
 }
@@ -223,8 +253,10 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
         view.error = QObject::tr("no runs selected");
         return view;
     }
+    const bool simulated =
+        std::any_of(runs.begin(), runs.end(), [](const engine::RunRecord* r) { return r->spec.pmu.simulated; });
     auto view = analyse(engine::analysisInputAcross(selection, wanted(runs.front()->data.layout)), title.join(" vs "),
-                        runs.front()->environment);
+                        runs.front()->environment, simulated);
     std::vector<engine::RunChoice> choices;
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const QString only = r < static_cast<std::size_t>(variants.size()) ? variants[static_cast<int>(r)] : QString();

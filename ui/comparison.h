@@ -23,7 +23,7 @@ struct VariantView {
 };
 
 struct PanelView {
-    QString title;   // "PPS", "IPC", ...
+    QString title;   // what it shows: "PPS", "IPC, receiver thread", ... (+ " (SIMULATED)")
     QString metric;  // engine metric name shown, "" when none
     QString unit;
     QString notMeasured;  // why the panel is empty ("not measured: cycles (no PMU: ...)")
@@ -48,7 +48,9 @@ ComparisonView compareRun(const engine::RunRecord& run);
 // variant of runs[i], else only that one.
 ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants);
 
-// The four panels' metric candidates, first present wins.
+// The four panels' metric candidates, first present wins (docs/measurement.md, "Metric names"):
+// PPS; IPC; branch misses per op, per packet or per branch; cycles per op or packet, else TSC ticks
+// per op. A live test's receiver thread comes before its counted CPUs.
 const std::array<std::vector<std::string>, 4>& panelMetrics();
 
 }  // namespace nf::ui

@@ -34,6 +34,7 @@ LiveRunInfo runInfo(const QJsonObject& o)
     for (const auto& line : o.value(QStringLiteral("not_measured")).toArray()) {
         info.notMeasured << line.toString();
     }
+    info.simulatedCounters = o.value(QStringLiteral("simulated_counters")).toString();
     return info;
 }
 

@@ -25,6 +25,7 @@ struct LiveRunInfo {
     int repetitions = 0;
     double duration = 0;  // seconds per variant per repetition
     QStringList notMeasured;
+    QString simulatedCounters;  // the note of a run with the simulated PMU, else ""
 };
 
 // One sample, reduced to what the live plot needs.

@@ -38,6 +38,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_duration(new QDoubleSpinBox(this)),
       m_warmup(new QDoubleSpinBox(this)),
       m_order(new QComboBox(this)),
+      m_pmu(new QComboBox(this)),
       m_label(new QLineEdit(this)),
       m_sweep(new QLineEdit(this)),
       m_problemsLabel(new QLabel(this)),
@@ -62,6 +63,11 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_warmup->setValue(0.2);
     m_order->addItems({QStringLiteral("interleaved"), QStringLiteral("random"), QStringLiteral("blocked")});
     m_order->setToolTip(tr("interleaved: A B B A ...; random: seeded shuffle; blocked: all of A, then all of B"));
+    m_pmu->addItem(tr("perf (the kernel's counters)"), QStringLiteral("perf"));
+    m_pmu->addItem(tr("SIMULATED (tests the counter path only)"), QStringLiteral("simulated"));
+    m_pmu->setToolTip(
+        tr("Where cycles, instructions and branch misses come from: the PMU through perf, or counts "
+           "made up from the TSC to test noisefloor on a machine without a PMU (--pmu simulated)"));
     m_label->setPlaceholderText(tr("e.g. patched-v2 (to find the run again)"));
     m_cpus->setToolTip(tr("Worker CPUs; none ticked: the engine picks the last allowed CPU"));
     m_cpus->setMaximumHeight(110);
@@ -96,6 +102,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     schedule->addRow(tr("Duration per variant"), m_duration);
     schedule->addRow(tr("Warmup"), m_warmup);
     schedule->addRow(tr("Order"), m_order);
+    schedule->addRow(tr("Hardware counters"), m_pmu);
     schedule->addRow(tr("Label"), m_label);
     schedule->addRow(tr("Sweep (optional)"), m_sweep);
     schedule->addRow(tr("Worker CPUs"), m_cpus);
@@ -131,6 +138,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
         connect(spin, &QAbstractSpinBox::editingFinished, this, [this] { validate(); });
     }
     connect(m_order, &QComboBox::currentIndexChanged, this, [this] { validate(); });
+    connect(m_pmu, &QComboBox::currentIndexChanged, this, [this] { validate(); });
     connect(m_label, &QLineEdit::textChanged, this, [this] { validate(); });
     connect(m_sweep, &QLineEdit::textChanged, this, [this] { validate(); });
     m_sweep->setPlaceholderText(tr("PARAM=v1,v2,... e.g. zero_size_pct=0,1,10,50 (one run per value)"));
@@ -330,6 +338,11 @@ void ExperimentEditor::setWarmup(double seconds)
 void ExperimentEditor::setOrder(const QString& order)
 {
     m_order->setCurrentText(order);
+}
+
+void ExperimentEditor::setPmu(const QString& pmu)
+{
+    m_pmu->setCurrentIndex(std::max(0, m_pmu->findData(pmu)));
 }
 
 }  // namespace nf::ui

@@ -46,6 +46,7 @@ public:
     void setLabel(const QString& label);
     void setWarmup(double seconds);
     void setOrder(const QString& order);
+    void setPmu(const QString& pmu);  // "perf" or "simulated" (--pmu)
     // Ticks exactly these CPUs (false when one is not offered).
     bool setCpuSelection(const std::vector<int>& cpus);
 
@@ -101,6 +102,7 @@ private:
     QDoubleSpinBox* m_duration = nullptr;
     QDoubleSpinBox* m_warmup = nullptr;
     QComboBox* m_order = nullptr;
+    QComboBox* m_pmu = nullptr;
     QLineEdit* m_label = nullptr;
     QLineEdit* m_sweep = nullptr;
     QLabel* m_problemsLabel = nullptr;

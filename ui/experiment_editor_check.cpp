@@ -64,6 +64,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Param: return QObject::tr("Parameters");
         case engine::SpecField::Cpus: return QObject::tr("Worker CPU");
         case engine::SpecField::Counters: return QObject::tr("Counters");
+        case engine::SpecField::Pmu: return QObject::tr("PMU");
         case engine::SpecField::Sweep: return QObject::tr("Sweep");
     }
     return {};
@@ -130,6 +131,10 @@ ExperimentEditor::Request ExperimentEditor::request() const
     r.arguments << QStringLiteral("--reps") << QString::number(spec.repetitions) << QStringLiteral("--duration")
                 << seconds(spec.duration) << QStringLiteral("--warmup") << seconds(spec.warmup)
                 << QStringLiteral("--order") << m_order->currentText();
+    if (m_pmu->currentData().toString() == QLatin1String("simulated")) {
+        spec.pmu.simulated = true;
+        r.arguments << QStringLiteral("--pmu") << QStringLiteral("simulated");
+    }
     QStringList cpus;
     for (int i = 0; i < m_cpus->count(); ++i) {
         if (m_cpus->item(i)->checkState() == Qt::Checked) {

@@ -82,7 +82,13 @@ void LivePanel::onStarted(const LiveRunInfo& info)
 {
     clear();
     m_info = info;
+    if (!info.simulatedCounters.isEmpty()) {
+        m_info.workload += tr(" (SIMULATED counters)");  // in every status line
+    }
     m_log->clear();
+    if (!info.simulatedCounters.isEmpty()) {
+        appendLog(info.simulatedCounters);
+    }
     for (int v = 0; v < info.variants.size(); ++v) {
         QCPGraph* g = m_plot->addGraph();
         g->setName(info.variants[v]);
@@ -96,7 +102,7 @@ void LivePanel::onStarted(const LiveRunInfo& info)
     m_progress->setFormat(tr("%v of %m variant-repetitions"));
     m_status->setText(tr("run %1: %2%3, warming up")
                           .arg(info.runId)
-                          .arg(info.workload, info.label.isEmpty() ? QString() : " '" + info.label + "'"));
+                          .arg(m_info.workload, info.label.isEmpty() ? QString() : " '" + info.label + "'"));
     for (const auto& line : info.notMeasured) {
         appendLog(tr("not measured: %1").arg(line));
     }

@@ -64,15 +64,18 @@ Result<void> EventStream::runStarted(const engine::RunStart& start)
         metrics.push_back(
             {{"name", m.name}, {"unit", m.unit}, {"higher_is_better", m.higherIsBetter}, {"alias_of", m.aliasOf}});
     }
-    emit({{"event", "run_started"},
-          {"schema_version", kEventsSchemaVersion},
-          {"run", runId()},
-          {"db", m_dbPath},
-          {"spec", engine::toJson(start.spec)},
-          {"variants", std::move(variants)},
-          {"quantities", start.layout.quantities},
-          {"metrics", std::move(metrics)},
-          {"not_measured", engine::RunEnvironment::fromJson(start.environment).notMeasuredLines()}});
+    emit(
+        {{"event", "run_started"},
+         {"schema_version", kEventsSchemaVersion},
+         {"run", runId()},
+         {"db", m_dbPath},
+         {"spec", engine::toJson(start.spec)},
+         {"variants", std::move(variants)},
+         {"quantities", start.layout.quantities},
+         {"metrics", std::move(metrics)},
+         {"not_measured", engine::RunEnvironment::fromJson(start.environment).notMeasuredLines()},
+         {"simulated_counters", start.spec.pmu.simulated ? nlohmann::json(engine::simulatedCountersNote(start.spec.pmu))
+                                                         : nlohmann::json(nullptr)}});
     return {};
 }
 

@@ -116,6 +116,9 @@ int showRun(const Context& ctx, const std::string& name, const std::string& form
         out["warnings"] = run->warnings;
         out["variants"] = variants;
         out["summary"] = engine::summaryJson(run->data);
+        if (run->spec.pmu.simulated) {
+            out[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run->spec.pmu);  // sorts first
+        }
         std::cout << out.dump(2) << '\n';
         return 0;
     }

@@ -86,6 +86,9 @@ int runSweep(std::vector<engine::ExperimentSpec> specs, const engine::SweepSpec&
         // One run_started ... finished sequence per point; each spec names its sweep point.
         return runAllAndReport(std::move(specs), ctx, noReport, &std::cout);
     }
+    if (specs.front().pmu.simulated) {
+        std::cout << engine::simulatedCountersNote(specs.front().pmu) << '\n';
+    }
     std::cout << "Sweep " << id << ": " << specs.front().workload << " at " << sweep.param << " = ";
     for (std::size_t i = 0; i < sweep.values.size(); ++i) {
         std::cout << (i > 0 ? ", " : "") << sweep.values[i];

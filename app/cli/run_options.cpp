@@ -43,6 +43,11 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
             }
         }
     }
+    auto pmu = engine::parsePmu(o.pmu);
+    if (!pmu) {
+        return Error{"--pmu " + pmu.error().message};
+    }
+    spec.pmu = *pmu;
     auto order = engine::parseOrder(o.order);
     if (!order) {
         return Error{"--order " + order.error().message};
@@ -70,6 +75,7 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Param: return "-p";
         case engine::SpecField::Cpus: return "--cpu";
         case engine::SpecField::Counters: return "--counters";
+        case engine::SpecField::Pmu: return "--pmu";
         case engine::SpecField::Sweep: return "--sweep";
     }
     return "?";
@@ -102,6 +108,11 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                     "Counters, comma separated (default: cycles, instructions, "
                     "branches, branch-misses, cache-misses, task-clock, "
                     "context-switches, cpu-migrations, page-faults)");
+    sub->add_option("--pmu", o.pmu,
+                    "Where cycles, instructions, branches, branch-misses and cache-misses come from: perf (the "
+                    "kernel) or simulated[:running=F,period_ms=P,fail_read=N], made-up counts that test the counter "
+                    "path on a machine without a PMU; every output then says SIMULATED counters")
+        ->capture_default_str();
     sub->add_option("--seed", o.seed, "Seed for random order (default: drawn and recorded)")
         ->each([&o](const std::string&) { o.seedGiven = true; });
     sub->add_option("--label", o.spec.label, "A label to find the run by");

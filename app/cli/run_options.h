@@ -18,6 +18,7 @@ struct RunOptions {
     std::vector<std::string> variants;
     std::string cpus;
     std::string counters;
+    std::string pmu = "perf";
     std::string order = "interleaved";
     double chunk = 0;
     bool chunkGiven = false;
@@ -33,7 +34,7 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o);
 std::string optionName(engine::SpecField field);
 
 // Adds the workload argument and -p, --reps, --duration, --warmup, --interval, --chunk, --cpu,
-// --share-cpus, --counters, --seed, --label; with `variants`, also --variant and --order.
+// --share-cpus, --counters, --pmu, --seed, --label; with `variants`, also --variant and --order.
 void addRunOptions(CLI::App* sub, RunOptions& o, bool variants);
 
 }  // namespace nf::cli

@@ -65,6 +65,9 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     const auto& first = prepared.front();
     const auto& s = first.spec;
     const double measuring = static_cast<double>(s.variants.size()) * s.repetitions * s.duration;
+    if (s.pmu.simulated) {
+        out << engine::simulatedCountersNote(s.pmu) << '\n';
+    }
     out << fmt::format("plan: {} ({}), {} variant{} x {} repetition{} x {:g} s\n", s.workload,
                        engine::toString(first.workload->kind), s.variants.size(), s.variants.size() == 1 ? "" : "s",
                        s.repetitions, s.repetitions == 1 ? "" : "s", s.duration);
@@ -72,7 +75,7 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     if (first.workload->kind != engine::WorkloadKind::Live) {  // live workloads name their CPUs themselves
         out << "  measuring on CPU " << probes::formatCpuList(s.cpus) << '\n';
     }
-    out << "  counters " << join(s.counters, ", ") << '\n';
+    out << "  counters " << join(s.counters, ", ") << (s.pmu.simulated ? " (hardware ones SIMULATED)" : "") << '\n';
     out << "  label '" << s.label << "'; "
         << (seedGiven ? "seed " + std::to_string(*s.seed) : std::string("seed drawn when the run starts")) << '\n';
     for (const auto& p : prepared) {

@@ -5,6 +5,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
 #include "engine/catalog/workload_catalog.h"
+#include "engine/report/evidence.h"
 #include "engine/report/sweep_report.h"
 
 namespace nf::cli {
@@ -33,6 +34,7 @@ int printSweepComparison(data::Database& db, const std::string& sweepId, const s
     }
     engine::SweepReport report;
     report.id = sweepId;
+    std::string simulated;  // a sweep measured with the simulated PMU says so first
     for (const auto& row : *rows) {
         report.workload = row.workload;
         report.param = row.sweepParam;
@@ -47,6 +49,9 @@ int printSweepComparison(data::Database& db, const std::string& sweepId, const s
         }
         if (report.metric.empty()) {
             report.metric = sweepMetric(*run, metrics);
+        }
+        if (run->spec.pmu.simulated) {
+            simulated = engine::simulatedCountersNote(run->spec.pmu);
         }
         const bool interleaved = run->spec.interleaved();
         auto input = engine::analysisInput(run->data, interleaved, {report.metric});
@@ -63,10 +68,18 @@ int printSweepComparison(data::Database& db, const std::string& sweepId, const s
         return failWith(Error{"sweep " + sweepId + " has no complete point to compare"});
     }
     if (format == "json") {
-        out << engine::sweepJson(report).dump(2) << '\n';
+        auto json = engine::sweepJson(report);
+        if (!simulated.empty()) {
+            json[engine::kSimulatedCountersKey] = simulated;
+        }
+        out << json.dump(2) << '\n';
     } else if (format == "csv") {
+        out << (simulated.empty() ? "" : "# " + simulated + "\n");
         engine::writeSweepCsv(report, out);
     } else {
+        for (const auto& line : engine::wrap(simulated, 72, "  ")) {
+            out << line << '\n';
+        }
         engine::writeSweepText(report, out);
     }
     return 0;

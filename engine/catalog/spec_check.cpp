@@ -99,6 +99,26 @@ void checkRepetitionSize(const ExperimentSpec& spec, const WorkloadDescriptor& w
     }
 }
 
+// The simulated PMU's settings, and whether the workload gives it an operation count to count by.
+void checkPmu(const ExperimentSpec& spec, const WorkloadDescriptor* w, Checker& check)
+{
+    const auto& pmu = spec.pmu;
+    if (!pmu.simulated) {
+        return;
+    }
+    if (!(pmu.running > 0 && pmu.running <= 1)) {
+        check.add(SpecField::Pmu, toString(pmu), "running must be > 0 and <= 1 (the share of time counted)");
+    }
+    if (!(pmu.periodMs >= 0.01 && pmu.periodMs <= 10000)) {
+        check.add(SpecField::Pmu, toString(pmu), "period_ms must be >= 0.01 and <= 10000");
+    }
+    if (w != nullptr && w->kind == WorkloadKind::External) {
+        check.add(SpecField::Pmu, toString(pmu),
+                  "the simulated PMU counts by the workload's operations, and " + w->name +
+                      " has none it can see; use it with an in-process or live workload");
+    }
+}
+
 void checkCpus(const ExperimentSpec& spec, const probes::SystemFacts& facts, Checker& check)
 {
     if (spec.cpus.empty() && facts.allowedCpus.empty()) {
@@ -194,6 +214,7 @@ std::string_view toString(SpecField field)
         case SpecField::Param: return "parameters";
         case SpecField::Cpus: return "cpus";
         case SpecField::Counters: return "counters";
+        case SpecField::Pmu: return "pmu";
         case SpecField::Sweep: return "sweep";
     }
     return "workload";
@@ -229,6 +250,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
         spec.chunk = w->defaultChunk;
     }
     checkFields(spec, check);
+    checkPmu(spec, w, check);
     checkCpus(spec, facts, check);
     if (w == nullptr) {
         return result;

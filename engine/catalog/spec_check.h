@@ -33,6 +33,7 @@ enum class SpecField {
     Param,
     Cpus,
     Counters,
+    Pmu,
     Sweep
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...

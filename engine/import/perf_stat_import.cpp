@@ -424,6 +424,8 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     for (std::size_t b = 0; b < blocks->size(); ++b) {
         addReadings(*table, (*blocks)[b], b == 0 ? "" : "run " + std::to_string(b + 1) + " ");
     }
+    // ipc and branch_miss_ratio beside the raw events, where the runs counted what they need.
+    std::ranges::move(importedCounterMetrics(table->layout.quantities), std::back_inserter(table->layout.metrics));
     return checkedTable(src, std::move(*table));
 }
 

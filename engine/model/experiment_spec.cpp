@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -102,6 +103,83 @@ Result<std::map<std::string, std::string>> parseOverrides(std::string_view text)
     return overrides;
 }
 
+std::string toString(const PmuChoice& pmu)
+{
+    if (!pmu.simulated) {
+        return "perf";
+    }
+    const PmuChoice defaults;
+    std::string settings;
+    const auto add = [&](const std::string& kv) { settings += (settings.empty() ? ":" : ",") + kv; };
+    if (pmu.running != defaults.running) {
+        add("running=" + nlohmann::json(pmu.running).dump());
+    }
+    if (pmu.periodMs != defaults.periodMs) {
+        add("period_ms=" + nlohmann::json(pmu.periodMs).dump());
+    }
+    if (pmu.failRead != defaults.failRead) {
+        add("fail_read=" + std::to_string(pmu.failRead));
+    }
+    return "simulated" + settings;
+}
+
+std::string simulatedCountersNote(const PmuChoice& pmu)
+{
+    if (!pmu.simulated) {
+        return "";
+    }
+    std::string note =
+        "SIMULATED counters (--pmu " + toString(pmu) +
+        "): cycles, instructions, branches, branch-misses and cache-misses were made up from the TSC and the "
+        "operation count at fixed rates; they test noisefloor, not this machine";
+    if (pmu.running < 1) {
+        note += "; counted " + nlohmann::json(pmu.running * 100).dump() + "% of every " +
+                nlohmann::json(pmu.periodMs).dump() + " ms (multiplexed)";
+    }
+    return note;
+}
+
+Result<PmuChoice> parsePmu(std::string_view text)
+{
+    PmuChoice pmu;
+    if (text == "perf") {
+        return pmu;
+    }
+    const auto colon = text.find(':');
+    if (text.substr(0, colon) != "simulated") {
+        return Error{"'" + std::string(text) + "': expected perf or simulated[:running=F,period_ms=P,fail_read=N]"};
+    }
+    pmu.simulated = true;
+    if (colon == std::string_view::npos) {
+        return pmu;
+    }
+    auto settings = parseOverrides(text.substr(colon + 1));
+    if (!settings) {
+        return Error{"'" + std::string(text) + "': " + settings.error().message};
+    }
+    for (const auto& [key, value] : *settings) {
+        char* end = nullptr;
+        const double number = std::strtod(value.c_str(), &end);
+        if (value.empty() || end != value.c_str() + value.size()) {
+            return Error{"'" + std::string(text) + "': " + key + "=" + value + " is not a number"};
+        }
+        if (key == "running") {
+            pmu.running = number;
+        } else if (key == "period_ms") {
+            pmu.periodMs = number;
+        } else if (key == "fail_read") {
+            if (number != std::trunc(number) || number < 0 || number > 1e9) {
+                return Error{"'" + std::string(text) + "': fail_read=" + value + " is not a count of reads"};
+            }
+            pmu.failRead = static_cast<int>(number);
+        } else {
+            return Error{"'" + std::string(text) + "': no setting '" + key +
+                         "' (the simulated PMU takes running, period_ms and fail_read)"};
+        }
+    }
+    return pmu;
+}
+
 Result<VariantSpec> parseVariant(std::string_view text)
 {
     VariantSpec v;
@@ -133,6 +211,7 @@ nlohmann::json toJson(const ExperimentSpec& spec)
         {"interval", spec.interval},       {"cpus", spec.cpus},         {"counters", spec.counters},
         {"order", toString(spec.order)},   {"label", spec.label},
     };
+    j["pmu"] = toString(spec.pmu);
     j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
     j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
     if (spec.shareCpus) {  // written only when set, so runs that did not share read as before
@@ -174,6 +253,13 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         }
         spec.shareCpus = j.value("share_cpus", false);
         spec.counters = j.value("counters", std::vector<std::string>{});
+        if (j.contains("pmu") && !j["pmu"].is_null()) {
+            auto pmu = parsePmu(j["pmu"].get<std::string>());
+            if (!pmu) {
+                throw BadField{"pmu " + pmu.error().message};
+            }
+            spec.pmu = *pmu;
+        }
         auto order = parseOrder(j.value("order", std::string("interleaved")));
         if (!order) {
             return order.error();

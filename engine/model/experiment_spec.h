@@ -41,6 +41,27 @@ struct SweepPoint {
     int points = 0;
 };
 
+// Where the hardware counts come from (`--pmu`): the kernel's perf events, or the simulated PMU
+// (probes/simulated_pmu.h) that stands in for a hardware one to test the counter path. Never chosen
+// automatically; every output of a simulated run says SIMULATED counters first.
+struct PmuChoice {
+    bool simulated = false;
+    double running = 1.0;   // simulated: the fraction of each period the counters run (multiplexing)
+    double periodMs = 1.0;  // simulated: the multiplexing period
+    int failRead = 0;       // simulated: the n-th read of every counter group fails; 0 = never
+};
+
+// "perf", "simulated", "simulated:running=0.5,period_ms=1,fail_read=3" (only what differs from the
+// defaults).
+std::string toString(const PmuChoice& pmu);
+// The inverse; errors quote the text and name no command-line option. Ranges are checkExperiment's.
+Result<PmuChoice> parsePmu(std::string_view text);
+
+// What every output of a run with the simulated PMU says in its first lines (the settings too);
+// "" for perf. JSON outputs carry it under kSimulatedCountersKey, which sorts before every other key.
+std::string simulatedCountersNote(const PmuChoice& pmu);
+inline constexpr const char* kSimulatedCountersKey = "SIMULATED_counters";
+
 struct ExperimentSpec {
     std::string workload;
     std::map<std::string, std::string> params;  // -p, applied to every variant
@@ -53,6 +74,7 @@ struct ExperimentSpec {
     std::vector<int> cpus;              // worker CPUs; empty = chosen by the scheduler
     bool shareCpus = false;             // run on CPUs another run holds (recorded; a warning)
     std::vector<std::string> counters;  // empty = the generic default set
+    PmuChoice pmu;                      // perf unless asked for
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded
     std::string label;

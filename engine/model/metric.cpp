@@ -222,6 +222,30 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
     return present;
 }
 
+std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& quantities)
+{
+    std::vector<MetricSpec> all = {
+        {.name = "ipc",
+         .unit = "instr/cycle",
+         .numerator = "instructions",
+         .denominator = "cycles",
+         .higherIsBetter = true,
+         .description = "instructions per cycle (perf stat's insn per cycle)"},
+        {.name = "branch_miss_ratio",
+         .unit = "misses/branch",
+         .numerator = "branch-misses",
+         .denominator = "branches",
+         .description = "mispredicted branches per branch (perf stat's % of all branches, as a fraction)"},
+    };
+    std::vector<MetricSpec> present;
+    for (auto& m : all) {
+        if (has(quantities, m.numerator) && has(quantities, m.denominator)) {
+            present.push_back(std::move(m));
+        }
+    }
+    return present;
+}
+
 std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
                                   const std::vector<const std::vector<double>*>& rows)
 {

@@ -37,6 +37,9 @@ inline constexpr const char* kCpuPrefix = "cpu_";
 // Breakdowns of live runs: "cpu3_<counter>" and "cpu3_softnet_processed" (dropped, squeezed) per
 // counted CPU, and "dev_<statistic>" from the receiving device's own statistics (ethtool -S).
 inline constexpr const char* kDevicePrefix = "dev_";
+// How much of a sample a hardware counter was counted: time running / time enabled (1 = all of it;
+// below 1 it was multiplexed and its value is scaled). "counted:cycles", "counted:rx_cycles".
+inline constexpr const char* kCountedPrefix = "counted:";
 }  // namespace quantity
 
 struct MetricSpec {
@@ -66,6 +69,11 @@ int breakdownCpu(const std::string& name);
 // A per-CPU or device breakdown: shown by `show` and exported, compared only when asked for by
 // name (the default comparison keeps to the totals).
 bool isBreakdown(const MetricSpec& metric);
+
+// The metrics derived from imported counter events that carry their perf names, in this order:
+// ipc (instructions / cycles) and branch_miss_ratio (branch-misses / branches), where both
+// quantities are present. The raw events stay metrics of their own beside them.
+std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& quantities);
 
 // scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
 // denominator or a missing value).

@@ -305,7 +305,10 @@ Result<std::string> probeLibxdpDispatcher()
     }
     bpf_program__set_autoload(skel->progs.nf_xdp_tx, false);
     const CapturedLibraryOutput captured;
-    DECLARE_LIBXDP_OPTS(xdp_program_opts, opts, .obj = skel->obj, .prog_name = "nf_xdp_pass");
+    xdp_program_opts opts;
+    initOpts(opts);
+    opts.obj = skel->obj;
+    opts.prog_name = "nf_xdp_pass";
     xdp_program* program = xdp_program__create(&opts);
     if (const long err = libxdp_get_error(program); err != 0) {
         return Error::fromErrno("libxdp cannot open a program", static_cast<int>(-err));

@@ -132,13 +132,20 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
 
 void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out)
 {
+    const std::string& simulated = report.context.simulatedCounters;
     if (format == "json") {
         auto j = evidenceJson(report.analysis, report.context);
+        if (!simulated.empty()) {
+            j[kSimulatedCountersKey] = simulated;  // the first key: upper case sorts first
+        }
         if (!report.breakdown.empty()) {
             j["breakdown"] = breakdownJson(report);
         }
         out << j.dump(2) << '\n';
     } else if (format == "csv") {
+        if (!simulated.empty()) {
+            out << "# " << simulated << '\n';
+        }
         writeEvidenceCsv(report.analysis, out);
     } else {
         writeEvidenceText(report.analysis, report.context, out);

@@ -18,6 +18,7 @@ struct EvidenceContext {
     std::string designNote;             // how the pairs or repetitions were made
     std::vector<std::string> warnings;  // from the environment: counters missing, noisy machine
     nlohmann::json source;              // runs or files, for JSON
+    std::string simulatedCounters;      // simulatedCountersNote of a run with the simulated PMU, else ""
 };
 
 inline constexpr int kEvidenceSchemaVersion = 1;

@@ -81,6 +81,28 @@ void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std
     }
 }
 
+// A report with any run of the simulated PMU says so first: its first header line, and the note the
+// JSON and CSV forms start with.
+void markSimulated(EvidenceContext& ctx, const std::vector<const RunRecord*>& runs)
+{
+    std::string names;
+    const RunRecord* simulated = nullptr;
+    for (const auto* run : runs) {
+        if (run->spec.pmu.simulated) {
+            simulated = run;
+            names += (names.empty() ? "" : ", ") + runName(*run);
+        }
+    }
+    if (simulated == nullptr) {
+        return;
+    }
+    ctx.simulatedCounters = simulatedCountersNote(simulated->spec.pmu);
+    if (runs.size() > 1) {
+        ctx.simulatedCounters += " (" + names + ")";
+    }
+    ctx.header.insert(ctx.header.begin(), ctx.simulatedCounters);
+}
+
 }  // namespace
 
 std::string shellQuote(const std::string& arg)
@@ -139,6 +161,7 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     }
     addEnvironmentWarnings(run, "", ctx.warnings);
     ctx.source = nlohmann::json::array({{{"run", run.row.id}, {"label", run.row.label}, {"kernel", run.row.kernel}}});
+    markSimulated(ctx, {&run});
     return ctx;
 }
 
@@ -168,6 +191,7 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
     ctx.designNote =
         "independent design across runs: the unit is the repetition; runs recorded at different times "
         "(or boots) cannot be paired, so run-to-run drift counts as noise.";
+    markSimulated(ctx, runs);
     return ctx;
 }
 

@@ -115,6 +115,9 @@ std::vector<CodeSize> codeSizes(const RunRecord& run)
 void printRunHeader(const RunRecord& run, std::ostream& out)
 {
     const auto& r = run.row;
+    if (run.spec.pmu.simulated) {
+        out << simulatedCountersNote(run.spec.pmu) << '\n';
+    }
     out << fmt::format("run {}  {}  {}{}\n", r.id, r.workload, toString(r.status),
                        r.label.empty() ? "" : "  label: " + r.label);
     if (!r.statusReason.empty()) {

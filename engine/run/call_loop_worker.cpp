@@ -1,10 +1,13 @@
 #include "engine/run/call_loop_worker.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <random>
+#include <set>
 
+#include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/run/repetition_driver.h"
@@ -53,9 +56,9 @@ public:
 
 private:
     Result<void> setUp();
-    Sample measure(int variant, std::uint64_t calls);
+    Result<Sample> measure(int variant, std::uint64_t calls);
     std::uint64_t calibrateCalls(int variant, double seconds);
-    void warmUp(double sliceSeconds);
+    Result<void> warmUp(double sliceSeconds);
     void recalibrate(const RepetitionResult& rep, double sliceSeconds);
     nlohmann::json measurementJson(double sliceSeconds) const;
     nlohmann::json workerCounters() const;
@@ -65,7 +68,10 @@ private:
     std::stop_token m_stop;
     Channel<WorkerMessage>& m_out;
     std::optional<probes::TscClock> m_tsc;
-    std::optional<probes::CounterGroup> m_counters;
+    std::optional<SampledCounters> m_counters;
+    std::optional<probes::SimulatedPmu> m_simulated;  // with the TSC rate and m_operations
+    std::atomic<std::uint64_t> m_operations{0};       // calls made, for the simulated PMU
+    std::set<std::string> m_multiplexWarned;
     std::vector<std::unique_ptr<CallLoop>> m_loops;
     std::vector<std::uint64_t> m_calls;  // per variant, calls per slice
     std::vector<double> m_ticksPerCall;  // per variant, median over the warmup
@@ -84,9 +90,18 @@ Result<void> Worker::setUp()
         return tsc.error();
     }
     m_tsc = *tsc;
-    auto counters = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::callingThread());
+    if (m_p.simulated) {
+        m_simulated = *m_p.simulated;
+        m_simulated->tscHz = m_tsc->hz();
+        m_simulated->operations = &m_operations;
+    }
+    auto counters = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::callingThread(),
+                                               m_simulated ? &*m_simulated : nullptr);
     if (!counters) {
         return counters.error();
+    }
+    if (auto w = userOnlyWarning(*counters, m_p.facts.perfEventParanoid, "the worker thread")) {
+        m_out.push(WorkerWarning{*w});
     }
     m_counters.emplace(std::move(*counters));
     for (std::size_t v = 0; v < m_p.params.size(); ++v) {
@@ -100,7 +115,7 @@ Result<void> Worker::setUp()
         m_loops.push_back(std::move(*loop));
     }
     m_layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
-    for (const auto& name : m_counters->names()) {
+    for (const auto& name : counterQuantities(m_counters->group(), "")) {
         m_layout.quantities.push_back(name);
     }
     m_layout.metrics = callLoopMetrics(m_layout.quantities);
@@ -110,26 +125,30 @@ Result<void> Worker::setUp()
     return {};
 }
 
-Sample Worker::measure(int variant, std::uint64_t calls)
+// Both counter reads go into buffers made at setup: nothing is allocated between them.
+Result<Sample> Worker::measure(int variant, std::uint64_t calls)
 {
-    auto before = m_counters->read();
+    if (auto r = m_counters->read(); !r) {
+        return Error{"reading the counters of the worker thread: " + r.error().message};
+    }
+    m_counters->advance();
     const auto t0 = probes::readTsc();
     m_loops[static_cast<std::size_t>(variant)]->run(calls);
     const auto t1 = probes::readTsc();
-    auto after = m_counters->read();
+    m_operations.fetch_add(calls, std::memory_order_relaxed);
+    if (auto r = m_counters->read(); !r) {
+        return Error{"reading the counters of the worker thread: " + r.error().message};
+    }
 
     Sample s;
     s.variant = variant;
     s.start = m_tsc->toSeconds(t0 - m_t0);
     s.duration = m_tsc->toSeconds(t1 - t0);
-    s.values = {static_cast<double>(calls), static_cast<double>(t1 - t0), m_tsc->toNanoseconds(t1 - t0)};
-    if (before && after) {
-        for (double d : probes::delta(*before, *after)) {
-            s.values.push_back(d);
-        }
-    } else {
-        s.values.resize(m_layout.quantities.size(), std::nan(""));
-    }
+    s.values.assign(m_layout.quantities.size(), 0.0);
+    s.values[0] = static_cast<double>(calls);
+    s.values[1] = static_cast<double>(t1 - t0);
+    s.values[2] = m_tsc->toNanoseconds(t1 - t0);
+    m_counters->write(s.values, 3);
     return s;
 }
 
@@ -148,7 +167,7 @@ std::uint64_t Worker::calibrateCalls(int variant, double seconds)
     }
 }
 
-void Worker::warmUp(double sliceSeconds)
+Result<void> Worker::warmUp(double sliceSeconds)
 {
     const auto variants = static_cast<int>(m_loops.size());
     std::vector<std::vector<double>> ticksPerCall(m_loops.size());
@@ -156,7 +175,10 @@ void Worker::warmUp(double sliceSeconds)
     for (int r = 0; r < rounds && !m_stop.stop_requested(); ++r) {
         for (int v = 0; v < variants; ++v) {
             const auto s = measure(v, m_calls[static_cast<std::size_t>(v)]);
-            ticksPerCall[static_cast<std::size_t>(v)].push_back(s.values[1] / s.values[0]);
+            if (!s) {
+                return s.error();
+            }
+            ticksPerCall[static_cast<std::size_t>(v)].push_back(s->values[1] / s->values[0]);
         }
     }
     m_ticksPerCall.assign(m_loops.size(), 0);
@@ -167,6 +189,7 @@ void Worker::warmUp(double sliceSeconds)
                 std::max<std::uint64_t>(1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / m_ticksPerCall[v]));
         }
     }
+    return {};
 }
 
 // Keeps every variant's chunks one length: the calls per slice follow the median ticks per call of
@@ -193,7 +216,7 @@ void Worker::recalibrate(const RepetitionResult& rep, double sliceSeconds)
 
 nlohmann::json Worker::workerCounters() const
 {
-    auto json = countersJson(*m_counters);
+    auto json = countersJson(m_counters->group(), m_simulated ? &*m_simulated : nullptr);
     json["target"] = "the worker thread (CPU " + std::to_string(m_p.workerCpu) + ")";
     return json;
 }
@@ -256,7 +279,9 @@ WorkerDone Worker::run(std::future<bool>& go)
         m_calls.push_back(calibrateCalls(static_cast<int>(v), sliceSeconds));
     }
     m_t0 = probes::readTsc();
-    warmUp(sliceSeconds);
+    if (auto r = warmUp(sliceSeconds); !r) {
+        return {RunStatus::Failed, r.error().message};
+    }
     for (std::size_t v = 0; v < m_loops.size(); ++v) {
         const double callSeconds = m_ticksPerCall[v] / m_tsc->hz();
         if (callSeconds > sliceSeconds * 1.5) {
@@ -284,11 +309,17 @@ WorkerDone Worker::run(std::future<bool>& go)
             if (m_stop.stop_requested()) {
                 return UnitEnd::Stopped;
             }
-            Sample s = measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]);
-            s.repetition = unit.repetition;
-            s.pair = slice->pair;
-            s.index = counts[static_cast<std::size_t>(slice->variant)]++;
-            rep.samples.push_back(std::move(s));
+            auto s = measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]);
+            if (!s) {
+                return s.error();
+            }
+            s->repetition = unit.repetition;
+            s->pair = slice->pair;
+            s->index = counts[static_cast<std::size_t>(slice->variant)]++;
+            rep.samples.push_back(std::move(*s));
+        }
+        if (auto w = multiplexWarning(m_layout, rep, m_multiplexWarned)) {
+            m_out.push(WorkerWarning{*w});
         }
         if (alternating) {
             recalibrate(rep, sliceSeconds);

@@ -10,6 +10,7 @@
 #include "engine/catalog/command_config.h"
 #include "engine/import/import_format.h"
 #include "engine/run/command_process.h"
+#include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
 #include "engine/run/repetition_driver.h"
 #include "nf_version.h"
@@ -95,6 +96,7 @@ Layout makeLayout(const CommandConfig& c, const std::vector<std::string>& counte
                                     .description = name + " of the command's process"});
         l.counters.push_back(name);
     }
+    std::ranges::move(importedCounterMetrics(q), std::back_inserter(l.layout.metrics));
     if (cpuWide) {
         for (const auto& name : counters) {
             const std::string cpuName = "cpus:" + name;
@@ -146,6 +148,9 @@ public:
         }
         start.environment["system"] = systemFactsJson(m_p.facts);
         start.environment["counters"] = countersJson(*probe);
+        if (auto w = userOnlyWarning(*probe, m_p.facts.perfEventParanoid, "the command's process")) {
+            m_warnings.push_back(*w);
+        }
         start.environment["counters"]["target"] = "the command's process (opened while it is stopped before exec)";
         start.environment["measurement"] = {{"worker_cpu", m_p.workerCpu},
                                             {"commands", commands},
@@ -155,6 +160,8 @@ public:
         m_clock = std::chrono::steady_clock::now();
         return start;
     }
+
+    const std::vector<std::string>& warnings() const { return m_warnings; }
 
     Measured measure(int variant, int repetition)
     {
@@ -175,11 +182,8 @@ public:
                 return m;
             }
         }
-        std::optional<probes::CounterGroup> counters;
-        std::vector<probes::CounterGroup> cpuGroups;
-        std::optional<probes::CounterReading> before;
-        std::vector<probes::CounterReading> cpuBefore;
-        std::vector<double> after;
+        std::optional<SampledCounters> counters;
+        std::vector<SampledCounters> cpuGroups;
         std::vector<double> cpuTotals(m_layout.cpuCounters.size(), 0.0);
         ProcessHooks hooks;
         hooks.attach = [&](pid_t pid) -> Result<void> {
@@ -193,29 +197,34 @@ public:
                 if (!cg) {
                     return cg.error();
                 }
-                cpuGroups.push_back(std::move(*cg));
+                cpuGroups.emplace_back(std::move(*cg));
             }
-            auto b = counters->read();
-            if (b) {
-                before = *b;
+            if (auto r = counters->read(); !r) {
+                return Error{"reading the command's counters: " + r.error().message};
             }
-            for (const auto& cg : cpuGroups) {
-                auto r = cg.read();
-                cpuBefore.push_back(r ? *r : probes::CounterReading{});
+            counters->advance();
+            for (auto& cg : cpuGroups) {
+                if (auto r = cg.read(); !r) {
+                    return Error{"reading the counters of counter_cpus: " + r.error().message};
+                }
+                cg.advance();
             }
             return {};
         };
+        std::string readFailure;
         hooks.exited = [&] {
-            if (counters && before) {
-                if (auto a = counters->read()) {
-                    after = probes::delta(*before, *a);
-                    fillCounters(*counters, m_layout.counters, after, values, "");
+            if (counters) {
+                if (auto a = counters->read(); a) {
+                    fillCounters(counters->group(), m_layout.counters, counters->deltas(), values, "");
+                } else {
+                    readFailure = "reading the command's counters: " + a.error().message;
                 }
             }
-            for (std::size_t i = 0; i < cpuGroups.size(); ++i) {
-                if (auto a = cpuGroups[i].read()) {
-                    const auto d = probes::delta(cpuBefore[i], *a);
-                    addCpuCounters(cpuGroups[i], d, cpuTotals);
+            for (auto& cg : cpuGroups) {
+                if (auto a = cg.read(); a) {
+                    addCpuCounters(cg.group(), cg.deltas(), cpuTotals);
+                } else {
+                    readFailure = "reading the counters of counter_cpus: " + a.error().message;
                 }
             }
         };
@@ -244,6 +253,8 @@ public:
         }
         if (!r->started) {
             m.failure = r->failure;
+        } else if (!readFailure.empty()) {
+            m.failure = readFailure;
         } else if (r->timedOut) {
             m.failure = "timed out after " + std::to_string(c.timeout) + " s";
         } else if (r->exitStatus != 0) {
@@ -270,23 +281,25 @@ private:
     }
 
     void fillCounters(const probes::CounterGroup& g, const std::vector<std::string>& names,
-                      const std::vector<double>& d, std::vector<double>& values, const std::string& prefix) const
+                      const std::vector<probes::ScaledCount>& d, std::vector<double>& values,
+                      const std::string& prefix) const
     {
         const std::size_t offset = 3 + (m_configs.front().hasMetric() ? 1 : 0);
         for (std::size_t i = 0; i < g.names().size() && i < d.size(); ++i) {
             auto it = std::find(names.begin(), names.end(), prefix + g.names()[i]);
             if (it != names.end()) {
-                values[offset + static_cast<std::size_t>(it - names.begin())] = d[i];
+                values[offset + static_cast<std::size_t>(it - names.begin())] = d[i].value;
             }
         }
     }
 
-    void addCpuCounters(const probes::CounterGroup& g, const std::vector<double>& d, std::vector<double>& totals) const
+    void addCpuCounters(const probes::CounterGroup& g, const std::vector<probes::ScaledCount>& d,
+                        std::vector<double>& totals) const
     {
         for (std::size_t i = 0; i < g.names().size() && i < d.size(); ++i) {
             auto it = std::find(m_layout.cpuCounters.begin(), m_layout.cpuCounters.end(), "cpus:" + g.names()[i]);
             if (it != m_layout.cpuCounters.end()) {
-                totals[static_cast<std::size_t>(it - m_layout.cpuCounters.begin())] += d[i];
+                totals[static_cast<std::size_t>(it - m_layout.cpuCounters.begin())] += d[i].value;
             }
         }
     }
@@ -296,6 +309,7 @@ private:
     const RunControl& m_control;
     Layout m_layout;
     std::chrono::steady_clock::time_point m_clock;
+    std::vector<std::string> m_warnings;  // for the run, once it is stored
 };
 
 }  // namespace
@@ -321,6 +335,9 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
     }
     for (const auto& text : early) {
         observer.warning(text);
+    }
+    for (const auto& w : run.warnings()) {
+        observer.warning(w);
     }
     std::mt19937_64 rng(p.spec.seed.value_or(1));
     const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;

@@ -53,13 +53,30 @@ nlohmann::json tscJson(const probes::TscCalibration& cal)
     };
 }
 
-nlohmann::json countersJson(const probes::CounterGroup& group)
+nlohmann::json countersJson(const probes::CounterGroup& group, const probes::SimulatedPmu* simulated)
 {
     nlohmann::json unsupported = nlohmann::json::array();
     for (const auto& u : group.unsupported()) {
         unsupported.push_back({{"name", u.name}, {"reason", u.reason}});
     }
-    return {{"target", group.target().describe()}, {"opened", group.names()}, {"unsupported", unsupported}};
+    nlohmann::json json = {{"target", group.target().describe()},
+                           {"opened", group.names()},
+                           {"unsupported", unsupported},
+                           {"modes", group.userOnly().empty() ? "user and kernel" : "user only for user_only"},
+                           {"user_only", group.userOnly()},
+                           {"backend", simulated != nullptr ? "simulated" : "perf"}};
+    if (simulated != nullptr) {
+        nlohmann::json rates = nlohmann::json::object();
+        for (const auto& r : probes::simulatedRates()) {
+            rates[std::string(r.event)] = {{"per_tsc_tick", r.perTick}, {"per_operation", r.perOperation}};
+        }
+        json["simulated"] = {{"what", "SIMULATED counters: made up from the TSC and the operation count"},
+                             {"running", simulated->running},
+                             {"period_ms", simulated->periodMs},
+                             {"fail_read", simulated->failRead},
+                             {"rates", rates}};
+    }
+    return json;
 }
 
 std::string_view toString(Level level)

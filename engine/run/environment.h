@@ -15,7 +15,9 @@ namespace nf::engine {
 
 nlohmann::json systemFactsJson(const probes::SystemFacts& facts);
 nlohmann::json tscJson(const probes::TscCalibration& cal);
-nlohmann::json countersJson(const probes::CounterGroup& group);
+// What opened, what did not and why, where they count, which counted user mode only, and with the
+// simulated PMU its settings and rates.
+nlohmann::json countersJson(const probes::CounterGroup& group, const probes::SimulatedPmu* simulated = nullptr);
 
 struct MachineCheck {
     enum class Level { Ok, Info, Warn, Fail };

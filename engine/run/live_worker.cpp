@@ -1,6 +1,7 @@
 #include "engine/run/live_worker.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <memory>
@@ -8,8 +9,11 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "engine/model/metric.h"
+#include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
 #include "engine/run/repetition_driver.h"
 #include "engine/run/schedule.h"
@@ -23,36 +27,49 @@ namespace nf::engine {
 
 namespace {
 
-// Counters of one running session: on its receiver thread and on each of its counter CPUs.
+// Counters of one running session: on its receiver thread and on each of its counter CPUs, each
+// with the two readings a sample is the difference of.
 class SessionCounters {
 public:
-    SessionCounters(const std::vector<probes::EventSpec>& events, const LiveSession& session)
+    SessionCounters(const std::vector<probes::EventSpec>& events, const LiveSession& session,
+                    const probes::SimulatedPmu* simulated)
     {
+        std::optional<probes::SimulatedPmu> pmu;
+        if (simulated != nullptr) {
+            pmu = *simulated;
+        }
         if (const pid_t tid = session.counterThread(); tid != 0) {
-            if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::thread(tid))) {
+            if (auto g =
+                    probes::CounterGroup::open(events, probes::CounterTarget::thread(tid), pmu ? &*pmu : nullptr)) {
                 m_thread.emplace(std::move(*g));
             }
         }
-        for (int cpu : session.counterCpus()) {
-            if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::onCpu(cpu))) {
-                m_cpus.push_back(std::move(*g));
+        const auto cpus = session.counterCpus();
+        if (pmu) {
+            pmu->operationsShare = 1.0 / static_cast<double>(std::max<std::size_t>(cpus.size(), 1));
+        }
+        for (int cpu : cpus) {
+            if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::onCpu(cpu), pmu ? &*pmu : nullptr)) {
+                m_cpus.emplace_back(std::move(*g));
             }
         }
+        m_simulated = simulated;
     }
 
     // What opened and what did not (and why), with where each set counts.
     nlohmann::json describe() const
     {
-        const probes::CounterGroup* any = m_thread ? &*m_thread : (m_cpus.empty() ? nullptr : &m_cpus[0]);
+        const probes::CounterGroup* any =
+            m_thread ? &m_thread->group() : (m_cpus.empty() ? nullptr : &m_cpus[0].group());
         if (any == nullptr) {
             return nullptr;
         }
-        auto json = countersJson(*any);
+        auto json = countersJson(*any, m_simulated);
         std::string target = m_thread ? "the receiver thread (rx_*)" : "";
         if (!m_cpus.empty()) {
             std::vector<int> cpus;
             for (const auto& g : m_cpus) {
-                cpus.push_back(g.target().cpu);
+                cpus.push_back(g.group().target().cpu);
             }
             target += (target.empty() ? "" : " and ") + std::string("CPUs ") + probes::formatCpuList(cpus) +
                       " system-wide (cpu_*)";
@@ -61,49 +78,114 @@ public:
         return json;
     }
 
-    std::vector<std::string> threadNames() const { return m_thread ? m_thread->names() : std::vector<std::string>{}; }
-    std::vector<std::string> cpuNames() const
+    // The warning for counters opened user-only, on the thread or on any CPU.
+    std::optional<std::string> userOnly(int paranoid) const
     {
-        return m_cpus.empty() ? std::vector<std::string>{} : m_cpus[0].names();
+        if (m_thread) {
+            if (auto w = userOnlyWarning(m_thread->group(), paranoid, "the receiver thread")) {
+                return w;
+            }
+        }
+        for (const auto& g : m_cpus) {
+            if (auto w = userOnlyWarning(g.group(), paranoid, "the counter CPUs")) {
+                return w;
+            }
+        }
+        return std::nullopt;
     }
 
-    // Cumulative values by name: rx_<counter> for the thread, cpu_<counter> summed over the CPUs.
-    std::vector<std::pair<std::string, double>> read() const
+    std::vector<std::string> threadQuantities() const
     {
-        std::vector<std::pair<std::string, double>> out;
+        return m_thread ? counterQuantities(m_thread->group(), quantity::kThreadPrefix) : std::vector<std::string>{};
+    }
+    std::vector<std::string> cpuQuantities() const
+    {
+        return m_cpus.empty() ? std::vector<std::string>{} : counterQuantities(m_cpus[0].group(), quantity::kCpuPrefix);
+    }
+
+    // Reads every group into its newer reading; a failed read is an error naming where.
+    Result<void> read()
+    {
         if (m_thread) {
-            if (auto r = m_thread->read()) {
-                for (std::size_t i = 0; i < r->values.size(); ++i) {
-                    out.emplace_back(quantity::kThreadPrefix + m_thread->names()[i], r->values[i]);
+            if (auto r = m_thread->read(); !r) {
+                return Error{"reading the receiver thread's counters: " + r.error().message, r.error().errnum};
+            }
+        }
+        for (auto& g : m_cpus) {
+            if (auto r = g.read(); !r) {
+                return Error{
+                    "reading the counters of CPU " + std::to_string(g.group().target().cpu) + ": " + r.error().message,
+                    r.error().errnum};
+            }
+        }
+        return {};
+    }
+
+    void advance()
+    {
+        if (m_thread) {
+            m_thread->advance();
+        }
+        for (auto& g : m_cpus) {
+            g.advance();
+        }
+    }
+
+    // The deltas since the last advance() into `values`: rx_<counter> for the thread, cpu_<counter>
+    // summed over the CPUs, and counted:<quantity> (for the CPUs, their time running over their time
+    // enabled, summed).
+    void write(std::vector<double>& values, const RunLayout& layout)
+    {
+        const auto put = [&](const std::string& name, double value) {
+            if (const int q = layout.quantityIndex(name); q >= 0) {
+                values[static_cast<std::size_t>(q)] = value;
+            }
+        };
+        const std::string counted = quantity::kCountedPrefix;
+        if (m_thread) {
+            const auto& d = m_thread->deltas();
+            for (std::size_t i = 0; i < d.size(); ++i) {
+                const std::string name = quantity::kThreadPrefix + m_thread->group().names()[i];
+                put(name, d[i].value);
+                if (m_thread->group().hardware()[i]) {
+                    put(counted + name, d[i].counted);
                 }
             }
         }
-        std::vector<std::pair<std::string, double>> cpuSums;
-        for (const auto& group : m_cpus) {
-            auto r = group.read();
-            if (!r) {
-                continue;
-            }
-            for (std::size_t i = 0; i < r->values.size(); ++i) {
+        if (m_cpus.empty()) {
+            return;
+        }
+        const auto& names = m_cpus[0].group().names();
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            double sum = 0;
+            double enabled = 0;
+            double running = 0;
+            for (auto& g : m_cpus) {
+                const auto& d = g.deltas();
+                const auto& own = g.group().names();
+                const auto k = static_cast<std::size_t>(std::find(own.begin(), own.end(), names[i]) - own.begin());
+                if (k >= own.size()) {
+                    sum = std::nan("");  // this CPU did not open it
+                    continue;
+                }
+                sum += d[k].value;
+                enabled += g.enabled(k);
+                running += g.running(k);
                 // Each CPU's own count too: where the receive work ran.
-                out.emplace_back("cpu" + std::to_string(group.target().cpu) + "_" + group.names()[i], r->values[i]);
-                const auto name = quantity::kCpuPrefix + group.names()[i];
-                auto it =
-                    std::find_if(cpuSums.begin(), cpuSums.end(), [&](const auto& kv) { return kv.first == name; });
-                if (it == cpuSums.end()) {
-                    cpuSums.emplace_back(name, r->values[i]);
-                } else {
-                    it->second += r->values[i];
-                }
+                put("cpu" + std::to_string(g.group().target().cpu) + "_" + names[i], d[k].value);
+            }
+            const std::string name = quantity::kCpuPrefix + names[i];
+            put(name, sum);
+            if (m_cpus[0].group().hardware()[i]) {
+                put(counted + name, enabled > 0 ? std::min(1.0, running / enabled) : 1.0);
             }
         }
-        out.insert(out.end(), cpuSums.begin(), cpuSums.end());
-        return out;
     }
 
 private:
-    std::optional<probes::CounterGroup> m_thread;
-    std::vector<probes::CounterGroup> m_cpus;
+    std::optional<SampledCounters> m_thread;
+    std::vector<SampledCounters> m_cpus;
+    const probes::SimulatedPmu* m_simulated = nullptr;
 };
 
 // Stops a started session on every path out of a scope.
@@ -121,7 +203,7 @@ private:
 struct Reading {
     std::uint64_t tsc = 0;
     std::vector<double> session;
-    std::vector<std::pair<std::string, double>> counters;
+    std::vector<std::pair<std::string, double>> softnet;  // cumulative, cpuN_softnet_*
 };
 
 class LiveWorker {
@@ -137,7 +219,8 @@ private:
     Result<void> setUp();
     Result<void> trialStart(std::size_t variant, std::vector<std::string>& threadNames,
                             std::vector<std::string>& cpuNames);
-    Result<Reading> read(std::size_t variant, const SessionCounters& counters) const;
+    SessionCounters openCounters(const LiveSession& session);
+    Result<Reading> read(std::size_t variant, SessionCounters& counters);
     Sample sampleBetween(const Reading& a, const Reading& b) const;
     bool waitUntil(std::uint64_t tsc);  // false when stopped
     Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep);
@@ -153,6 +236,10 @@ private:
     std::size_t m_sessionQuantities = 0;
     RunLayout m_layout;
     nlohmann::json m_countersJson;
+    std::optional<probes::SimulatedPmu> m_simulated;  // with the TSC rate and m_operations
+    std::atomic<std::uint64_t> m_operations{0};       // packets received, for the simulated PMU
+    int m_packets = -1;                               // index of the packets quantity in a session sample
+    std::set<std::string> m_multiplexWarned;
     std::uint64_t m_t0 = 0;
     std::mutex m_waitMutex;
     std::condition_variable_any m_wait;
@@ -168,15 +255,18 @@ Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& thr
     }
     Running running(session);
     reportWarnings(v);
-    SessionCounters counters(m_p.counters, session);
+    SessionCounters counters = openCounters(session);
     if (threadNames.empty()) {
-        threadNames = counters.threadNames();
+        threadNames = counters.threadQuantities();
     }
     if (cpuNames.empty()) {
-        cpuNames = counters.cpuNames();
+        cpuNames = counters.cpuQuantities();
     }
     if (m_countersJson.is_null()) {
         m_countersJson = counters.describe();
+        if (auto w = counters.userOnly(m_p.facts.perfEventParanoid)) {
+            m_out.push(WorkerWarning{*w});
+        }
     }
     const auto until = probes::readTsc() + static_cast<std::uint64_t>(std::max(m_spec.warmup, 0.1) * m_tsc->hz());
     waitUntil(until);
@@ -193,6 +283,11 @@ Result<void> LiveWorker::setUp()
         return tsc.error();
     }
     m_tsc = *tsc;
+    if (m_p.simulated) {
+        m_simulated = *m_p.simulated;
+        m_simulated->tscHz = m_tsc->hz();
+        m_simulated->operations = &m_operations;
+    }
     for (std::size_t v = 0; v < m_p.params.size(); ++v) {
         auto session = m_p.implementation->makeLive(m_p.params[v]);
         if (!session) {
@@ -203,6 +298,8 @@ Result<void> LiveWorker::setUp()
     }
     const auto quantities = m_sessions.front()->quantities();
     m_sessionQuantities = quantities.size();
+    const auto packets = std::find(quantities.begin(), quantities.end(), quantity::kPackets);
+    m_packets = packets == quantities.end() ? -1 : static_cast<int>(packets - quantities.begin());
     std::vector<std::string> threadNames;
     std::vector<std::string> cpuNames;
     for (std::size_t v = 0; v < m_sessions.size() && !m_stop.stop_requested(); ++v) {
@@ -213,12 +310,8 @@ Result<void> LiveWorker::setUp()
     m_layout.quantities = quantities;
     m_layout.quantities.emplace_back(quantity::kElapsedNs);
     m_layout.quantities.emplace_back(quantity::kTscTicks);
-    for (const auto& n : threadNames) {
-        m_layout.quantities.push_back(quantity::kThreadPrefix + n);
-    }
-    for (const auto& n : cpuNames) {
-        m_layout.quantities.push_back(quantity::kCpuPrefix + n);
-    }
+    m_layout.quantities.insert(m_layout.quantities.end(), threadNames.begin(), threadNames.end());
+    m_layout.quantities.insert(m_layout.quantities.end(), cpuNames.begin(), cpuNames.end());
     // Per counted CPU (any variant's): its counters and its softnet work.
     std::set<int> breakdown;
     for (const auto& s : m_sessions) {
@@ -228,7 +321,9 @@ Result<void> LiveWorker::setUp()
     for (int cpu : breakdown) {
         const std::string prefix = "cpu" + std::to_string(cpu) + "_";
         for (const auto& n : cpuNames) {
-            m_layout.quantities.push_back(prefix + n);
+            if (n.rfind(quantity::kCpuPrefix, 0) == 0) {  // not the counted: shares
+                m_layout.quantities.push_back(prefix + n.substr(std::string(quantity::kCpuPrefix).size()));
+            }
         }
         for (const char* what : {"softnet_processed", "softnet_dropped", "softnet_squeezed"}) {
             m_layout.quantities.push_back(prefix + what);
@@ -252,7 +347,14 @@ bool LiveWorker::waitUntil(std::uint64_t tsc)
     return !m_stop.stop_requested();
 }
 
-Result<Reading> LiveWorker::read(std::size_t variant, const SessionCounters& counters) const
+// Counters opened on a started session; the simulated PMU counts its packets from here.
+SessionCounters LiveWorker::openCounters(const LiveSession& session)
+{
+    m_operations.store(0, std::memory_order_relaxed);
+    return SessionCounters(m_p.counters, session, m_simulated ? &*m_simulated : nullptr);
+}
+
+Result<Reading> LiveWorker::read(std::size_t variant, SessionCounters& counters)
 {
     Reading r;
     auto values = m_sessions[variant]->sample();
@@ -261,14 +363,20 @@ Result<Reading> LiveWorker::read(std::size_t variant, const SessionCounters& cou
     }
     r.tsc = probes::readTsc();
     r.session = std::move(*values);
-    r.counters = counters.read();
+    if (m_packets >= 0 && static_cast<std::size_t>(m_packets) < r.session.size()) {
+        m_operations.store(static_cast<std::uint64_t>(std::max(0.0, r.session[static_cast<std::size_t>(m_packets)])),
+                           std::memory_order_relaxed);
+    }
+    if (auto c = counters.read(); !c) {
+        return c.error();
+    }
     const auto& cpus = m_sessions[variant]->counterCpus();
     for (const auto& s : probes::readSoftnet(m_p.facts.onlineCpus)) {
         if (std::find(cpus.begin(), cpus.end(), s.cpu) != cpus.end()) {
             const std::string cpu = "cpu" + std::to_string(s.cpu) + "_softnet_";
-            r.counters.emplace_back(cpu + "processed", static_cast<double>(s.processed));
-            r.counters.emplace_back(cpu + "dropped", static_cast<double>(s.dropped));
-            r.counters.emplace_back(cpu + "squeezed", static_cast<double>(s.squeezed));
+            r.softnet.emplace_back(cpu + "processed", static_cast<double>(s.processed));
+            r.softnet.emplace_back(cpu + "dropped", static_cast<double>(s.dropped));
+            r.softnet.emplace_back(cpu + "squeezed", static_cast<double>(s.squeezed));
         }
     }
     return r;
@@ -285,11 +393,11 @@ Sample LiveWorker::sampleBetween(const Reading& a, const Reading& b) const
     }
     s.values[m_sessionQuantities] = m_tsc->toNanoseconds(b.tsc - a.tsc);
     s.values[m_sessionQuantities + 1] = static_cast<double>(b.tsc - a.tsc);
-    for (const auto& [name, after] : b.counters) {
+    for (const auto& [name, after] : b.softnet) {
         const int q = m_layout.quantityIndex(name);
-        const auto before = std::find_if(a.counters.begin(), a.counters.end(),
-                                         [&, &n = name](const auto& kv) { return kv.first == n; });
-        if (q >= 0 && before != a.counters.end()) {
+        const auto before =
+            std::find_if(a.softnet.begin(), a.softnet.end(), [&, &n = name](const auto& kv) { return kv.first == n; });
+        if (q >= 0 && before != a.softnet.end()) {
             s.values[static_cast<std::size_t>(q)] = after - before->second;
         }
     }
@@ -306,7 +414,7 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
     }
     Running running(session);
     reportWarnings(v);
-    SessionCounters counters(m_p.counters, session);
+    SessionCounters counters = openCounters(session);
     const auto ticksPerInterval = static_cast<std::uint64_t>(m_spec.interval * m_tsc->hz());
     if (!waitUntil(probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz()))) {
         return false;
@@ -315,6 +423,7 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
     if (!previous) {
         return previous.error();
     }
+    counters.advance();
     auto next = previous->tsc;
     for (int i = 0; i < perVariant; ++i) {
         next += ticksPerInterval;
@@ -326,6 +435,8 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
             return current.error();
         }
         Sample s = sampleBetween(*previous, *current);
+        counters.write(s.values, m_layout);
+        counters.advance();
         s.variant = variant;
         s.repetition = unit.repetition;
         s.index = i;
@@ -382,6 +493,9 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
             if (!*done) {
                 return UnitEnd::Stopped;
             }
+        }
+        if (auto w = multiplexWarning(m_layout, rep, m_multiplexWarned)) {
+            m_out.push(WorkerWarning{*w});
         }
         return UnitEnd::Done;
     };

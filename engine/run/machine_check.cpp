@@ -165,7 +165,8 @@ std::vector<MachineCheck> checkMachine(const probes::SystemFacts& f)
     out.push_back(counterCheck("hardware counters", {"cycles", "instructions", "branch-misses"},
                                probes::CounterTarget::callingThread(),
                                "run on bare metal or in a VM with a virtual PMU; until then cycles, IPC and "
-                               "branch misses are not measured (TSC and software counters still are)"));
+                               "branch misses are not measured (TSC and software counters still are). "
+                               "--pmu simulated makes counts up to test noisefloor itself: it is not a PMU"));
     out.push_back(counterCheck("software counters", {"task-clock", "context-switches", "cpu-migrations", "page-faults"},
                                probes::CounterTarget::callingThread(), "check perf_event_paranoid and CAP_PERFMON"));
     if (!f.onlineCpus.empty()) {

@@ -11,6 +11,7 @@
 
 #include "engine/run/call_loop_worker.h"
 #include "engine/run/command_experiment.h"
+#include "engine/run/counter_columns.h"
 #include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
@@ -92,6 +93,7 @@ Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::System
                      counters.error().message};
     }
     p.counters = std::move(*counters);
+    p.simulated = simulatedPmu(p.spec.pmu);
     if (!p.spec.seed) {
         p.spec.seed = std::random_device{}();
     }

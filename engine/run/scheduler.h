@@ -3,6 +3,7 @@
 // planned order and hands each finished repetition to the observer.
 
 #include <atomic>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct PreparedExperiment {
     const WorkloadImplementation* implementation = nullptr;  // null for an external workload
     std::vector<ParamSet> params;                            // per variant
     std::vector<probes::EventSpec> counters;
+    std::optional<probes::SimulatedPmu> simulated;  // --pmu simulated: its settings
     int workerCpu = 0;
     probes::SystemFacts facts;
 };

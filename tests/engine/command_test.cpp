@@ -134,7 +134,7 @@ TEST(RunProcess, CountersAttachBeforeTheFirstInstruction)
     std::string state;
     std::string exe;
     std::optional<probes::CounterGroup> group;
-    std::vector<double> counts;
+    std::vector<std::uint64_t> counts;
     ProcessHooks hooks;
     hooks.attach = [&](pid_t pid) -> Result<void> {
         const auto stat = slurp("/proc/" + std::to_string(pid) + "/stat");
@@ -151,9 +151,9 @@ TEST(RunProcess, CountersAttachBeforeTheFirstInstruction)
         return {};
     };
     hooks.exited = [&] {
-        auto reading = group->read();
-        ASSERT_TRUE(reading.ok());
-        counts = reading->values;
+        probes::CounterReading reading = group->reading();
+        ASSERT_TRUE(group->read(reading).ok());
+        counts = reading.value;
     };
     auto r = runProcess({{"true"}, -1, 10}, hooks);
     ASSERT_TRUE(r.ok()) << r.error().message;
@@ -161,8 +161,8 @@ TEST(RunProcess, CountersAttachBeforeTheFirstInstruction)
     EXPECT_EQ(state, "S");  // blocked on the go byte, before exec
     EXPECT_EQ(exe, self);   // not yet exec'd
     ASSERT_EQ(counts.size(), 2u);
-    EXPECT_GT(counts[0], 0);   // task-clock of exec and the program
-    EXPECT_GT(counts[1], 10);  // page faults of loading /bin/true: only seen from before exec
+    EXPECT_GT(counts[0], 0u);   // task-clock of exec and the program
+    EXPECT_GT(counts[1], 10u);  // page faults of loading /bin/true: only seen from before exec
 }
 
 }  // namespace

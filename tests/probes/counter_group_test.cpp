@@ -33,22 +33,15 @@ CounterGroup openOrFail(const char* list, CounterTarget target = CounterTarget::
     return std::move(group).value();
 }
 
-// names() without the ":u" marking of counters opened user-only (kernel counting refused when not root).
 std::vector<std::string> baseNames(const CounterGroup& group)
 {
-    std::vector<std::string> names = group.names();
-    for (std::string& name : names) {
-        if (name.size() > 2 && name.compare(name.size() - 2, 2, ":u") == 0) {
-            name.resize(name.size() - 2);
-        }
-    }
-    return names;
+    return group.names();
 }
 
-// Index of `name` (or `name:u`) in names(), or -1.
+// Index of `name` in names(), or -1.
 int indexOf(const CounterGroup& group, const std::string& name)
 {
-    const std::vector<std::string> names = baseNames(group);
+    const std::vector<std::string>& names = group.names();
     const auto it = std::find(names.begin(), names.end(), name);
     return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
@@ -76,9 +69,33 @@ void spinFor(std::chrono::milliseconds duration)
 
 CounterReading readOrFail(const CounterGroup& group)
 {
-    Result<CounterReading> reading = group.read();
-    EXPECT_TRUE(reading.ok()) << reading.error().message;
-    return reading.ok() ? reading.value() : CounterReading{};
+    CounterReading reading = group.reading();
+    Result<void> ok = group.read(reading);
+    EXPECT_TRUE(ok.ok()) << ok.error().message;
+    return reading;
+}
+
+// The scaled value of every counter from `a` to `b`.
+std::vector<double> delta(const CounterReading& a, const CounterReading& b)
+{
+    std::vector<ScaledCount> scaled;
+    scaledDeltas(a, b, scaled);
+    std::vector<double> out;
+    for (const ScaledCount& c : scaled) {
+        out.push_back(c.value);
+    }
+    return out;
+}
+
+std::vector<double> countedShares(const CounterReading& a, const CounterReading& b)
+{
+    std::vector<ScaledCount> scaled;
+    scaledDeltas(a, b, scaled);
+    std::vector<double> out;
+    for (const ScaledCount& c : scaled) {
+        out.push_back(c.counted);
+    }
+    return out;
 }
 
 TEST(CounterGroup, SoftwareEventsCount)
@@ -105,8 +122,8 @@ TEST(CounterGroup, SoftwareEventsCount)
     EXPECT_GT(d[0], 1e6);  // task-clock: well over 1 ms of the 20 ms spin, in ns
     EXPECT_GE(d[1], static_cast<double>(kPages) * 0.9) << "context-switches " << d[2];  // page-faults
     EXPECT_GE(d[2], 0.0);
-    for (double ratio : after.runningRatio) {
-        EXPECT_DOUBLE_EQ(ratio, 1.0);  // software events are never multiplexed
+    for (double share : countedShares(before, after)) {
+        EXPECT_DOUBLE_EQ(share, 1.0);  // software events are never multiplexed
     }
 }
 
@@ -116,8 +133,8 @@ TEST(CounterGroup, EmptyEventListOpensAndReads)
     EXPECT_TRUE(group.names().empty());
     EXPECT_TRUE(group.unsupported().empty());
     const CounterReading reading = readOrFail(group);
-    EXPECT_TRUE(reading.values.empty());
-    EXPECT_TRUE(reading.runningRatio.empty());
+    EXPECT_TRUE(reading.value.empty());
+    EXPECT_TRUE(reading.enabled.empty());
 }
 
 TEST(CounterGroup, HardwareEventOpensOrIsReportedWithReason)
@@ -136,7 +153,8 @@ TEST(CounterGroup, HardwareEventOpensOrIsReportedWithReason)
     for (const UnsupportedEvent& event : group.unsupported()) {
         std::cout << "[ info     ] unsupported " << event.name << ": " << event.reason << '\n';
     }
-    EXPECT_TRUE(group.read().ok());
+    CounterReading reading = group.reading();
+    EXPECT_TRUE(group.read(reading).ok());
 }
 
 TEST(CounterGroup, HardwareEventsCountWherePmuExists)
@@ -151,9 +169,9 @@ TEST(CounterGroup, HardwareEventsCountWherePmuExists)
     const CounterReading after = readOrFail(group);
     const std::vector<double> d = delta(before, after);
     EXPECT_GT(d[static_cast<std::size_t>(cycles)], 0.0);
-    for (double ratio : after.runningRatio) {
-        EXPECT_GE(ratio, 0.0);
-        EXPECT_LE(ratio, 1.0 + 1e-9);
+    for (double share : countedShares(before, after)) {
+        EXPECT_GE(share, 0.0);
+        EXPECT_LE(share, 1.0);
     }
 }
 
@@ -166,7 +184,7 @@ TEST(CounterGroup, UnsupportedEventsDoNotStopTheOthers)
     spinFor(std::chrono::milliseconds(5));
     const CounterReading after = readOrFail(group);
     EXPECT_GT(delta(before, after)[static_cast<std::size_t>(taskClock)], 0.0);
-    EXPECT_EQ(after.values.size(), group.names().size());
+    EXPECT_EQ(after.value.size(), group.names().size());
 }
 
 TEST(CounterGroup, CountsAnotherThread)
@@ -227,7 +245,8 @@ TEST(CounterGroup, MoveKeepsCountersValid)
     CounterGroup first = openOrFail("task-clock,page-faults");
     const CounterReading before = readOrFail(first);
     CounterGroup second(std::move(first));
-    EXPECT_FALSE(first.read().ok());  // NOLINT(bugprone-use-after-move): moved-from reports an error
+    CounterReading unused;
+    EXPECT_FALSE(first.read(unused).ok());  // NOLINT(bugprone-use-after-move): moved-from reports an error
     EXPECT_TRUE(first.names().empty());
     CounterGroup third = openOrFail("context-switches");
     third = std::move(second);
@@ -255,7 +274,7 @@ TEST(CounterGroup, TscEventOpensWhereMsrPmuExists)
     const CounterReading after = readOrFail(group);
     const std::vector<double> d = delta(before, after);
     EXPECT_GT(d[static_cast<std::size_t>(tsc)], 0.0);
-    EXPECT_DOUBLE_EQ(after.runningRatio[static_cast<std::size_t>(tsc)], 1.0);
+    EXPECT_DOUBLE_EQ(countedShares(before, after)[static_cast<std::size_t>(tsc)], 1.0);
     // Both count while this thread runs: TSC ticks per task-clock ns is the TSC rate in GHz.
     const double ghz = d[static_cast<std::size_t>(tsc)] / d[static_cast<std::size_t>(taskClock)];
     EXPECT_GT(ghz, 0.1);
@@ -266,7 +285,8 @@ TEST(CounterGroup, TscEventOpensWhereMsrPmuExists)
 }
 
 // Without privilege and with perf_event_paranoid >= 2 the kernel refuses kernel-mode counting; the
-// counter is then opened user-only and marked ":u". Checked in a child that drops root.
+// counter is then opened user-only, keeps its name and is listed in userOnly(). Checked in a child
+// that drops root.
 TEST(CounterGroup, KernelRefusalFallsBackToUserOnly)
 {
     int paranoid = -1;
@@ -281,16 +301,18 @@ TEST(CounterGroup, KernelRefusalFallsBackToUserOnly)
                 std::_Exit(2);
             }
             Result<CounterGroup> group = CounterGroup::open(specs("task-clock"), CounterTarget::callingThread());
-            const bool marked = group.ok() && group->names() == std::vector<std::string>{"task-clock:u"};
-            std::_Exit(marked && group->read().ok() ? 0 : 1);
+            const bool marked = group.ok() && group->names() == std::vector<std::string>{"task-clock"} &&
+                                group->userOnly() == std::vector<std::string>{"task-clock"};
+            CounterReading reading = marked ? group->reading() : CounterReading{};
+            std::_Exit(marked && group->read(reading).ok() ? 0 : 1);
         },
         ::testing::ExitedWithCode(0), "");
 }
 
 TEST(CounterGroup, DeltaSubtractsPerCounter)
 {
-    CounterReading a{{1, 10, 100}, {1, 1, 1}};
-    CounterReading b{{3, 15, 100}, {1, 1, 1}};
+    CounterReading a{{1, 10, 100}, {5, 5, 5}, {5, 5, 5}, {}};
+    CounterReading b{{3, 15, 100}, {9, 9, 9}, {9, 9, 9}, {}};
     EXPECT_EQ(delta(a, b), (std::vector<double>{2, 5, 0}));
     EXPECT_TRUE(delta(CounterReading{}, b).empty());
 }
