@@ -198,12 +198,12 @@ void ExperimentEditor::markProblems(const Request& r, const std::vector<engine::
             const int row = p.variant.empty() && r.spec.variants.size() == 1 ? 0 : rowOf(p.variant);
             const auto& overrides = row >= 0 ? r.spec.variants[static_cast<std::size_t>(row)].overrides
                                              : std::map<std::string, std::string>{};
-            if (!p.param.empty() && overrides.contains(p.param)) {
+            const auto* spec = w->param(p.param);
+            const bool setByRow = !p.param.empty() && overrides.contains(p.param);
+            if (row >= 0 && (setByRow || spec == nullptr)) {
                 overrideProblems[static_cast<std::size_t>(row)] << text;
-            } else if (const auto* spec = w->param(p.param)) {
+            } else if (spec != nullptr) {
                 fieldProblems[static_cast<qsizetype>(spec - w->params.data())] += text;
-            } else if (row >= 0) {
-                overrideProblems[static_cast<std::size_t>(row)] << text;
             }
         }
     }

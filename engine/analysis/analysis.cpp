@@ -367,6 +367,7 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
         }
     }
     std::vector<const RunData*> runs;
+    runs.reserve(selection.size());
     for (const auto& rv : selection) {
         runs.push_back(rv.data);
     }

@@ -269,6 +269,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     }
     std::set<std::string> reported;
     std::vector<std::vector<ParamSet>> params;
+    params.reserve(points.size());
     for (const auto& point : points) {
         params.push_back(checkParams(point, *w, ctx, check, reported));
     }

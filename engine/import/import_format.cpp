@@ -182,6 +182,7 @@ std::vector<const ImportFormat*> candidates(std::string_view text)
         }
     }
     std::vector<const ImportFormat*> out;
+    out.reserve(names.size());
     for (const auto& n : names) {
         out.push_back(findImportFormat(n));
     }

@@ -56,7 +56,7 @@ struct BenchRecord {
     std::string key() const { return step == 0 ? name : name + " step " + std::to_string(step); }
 };
 
-std::string squeeze(std::string text)
+std::string squeeze(const std::string& text)
 {
     std::string out;
     for (char c : text) {

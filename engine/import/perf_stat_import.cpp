@@ -281,12 +281,14 @@ ImportTable intervalTable(const Block& block, const std::vector<Column>& cols)
     return table;
 }
 
-Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>& blocks, std::vector<Column> cols)
+Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>& blocks,
+                              const std::vector<Column>& cols)
 {
     ImportTable table;
     const auto& first = blocks.front();
     // Columns never counted in any run are recorded as unsupported, not stored.
     std::vector<std::map<std::string, double>> values;
+    values.reserve(blocks.size());
     for (const auto& b : blocks) {
         values.push_back(valuesOf(b, -1));
     }
@@ -424,8 +426,11 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     for (std::size_t b = 0; b < blocks->size(); ++b) {
         addReadings(*table, (*blocks)[b], b == 0 ? "" : "run " + std::to_string(b + 1) + " ");
     }
-    // ipc and branch_miss_ratio beside the raw events, where the runs counted what they need.
-    std::ranges::move(importedCounterMetrics(table->layout.quantities), std::back_inserter(table->layout.metrics));
+    // ipc and branch_miss_ratio beside the raw events, where the runs counted what they need. Not
+    // for -r summaries: a ratio's spread needs the runs' covariance, which a summary does not give.
+    if (!table->summarised()) {
+        std::ranges::move(importedCounterMetrics(table->layout.quantities), std::back_inserter(table->layout.metrics));
+    }
     return checkedTable(src, std::move(*table));
 }
 

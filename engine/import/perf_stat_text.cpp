@@ -409,7 +409,7 @@ private:
             if (slash == std::string::npos || slash == 0) {
                 continue;
             }
-            const auto pmu = c.event.substr(0, slash);
+            auto pmu = c.event.substr(0, slash);
             const bool labelled =
                 std::any_of(m_block.groupMetrics.begin(), m_block.groupMetrics.end(),
                             [&](const GroupMetric& g) { return g.group == level + " (" + pmu + ")"; });

@@ -79,7 +79,7 @@ Result<DeviceStats> DeviceStats::open(int nsFd, const std::string& ifname)
         return r.error();
     }
     for (std::uint32_t i = 0; i < strings->len; ++i) {
-        const auto* name = reinterpret_cast<const char*>(strings->data + i * ETH_GSTRING_LEN);
+        const auto* name = reinterpret_cast<const char*>(strings->data + static_cast<std::size_t>(i) * ETH_GSTRING_LEN);
         s.m_names.emplace_back(name, strnlen(name, ETH_GSTRING_LEN));
     }
     return s;

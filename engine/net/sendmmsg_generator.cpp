@@ -33,7 +33,8 @@ public:
     Result<void> start() override
     {
         stop();
-        m_thread = PinnedThread::start("generator thread", m_options.cpu, [this](std::stop_token stop) { loop(stop); });
+        m_thread =
+            PinnedThread::start("generator thread", m_options.cpu, [this](const std::stop_token& stop) { loop(stop); });
         return {};
     }
 

@@ -140,7 +140,8 @@ public:
         m_error.store(0);
         installInterruptHandler();
         const auto before = sent();
-        m_thread = PinnedThread::start("generator thread", m_options.cpu, [this](std::stop_token stop) { loop(stop); });
+        m_thread =
+            PinnedThread::start("generator thread", m_options.cpu, [this](const std::stop_token& stop) { loop(stop); });
         // The first frames say whether this kernel allows live frames at all.
         while (sent() == before && m_error.load() == 0 && !m_finished.load()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));

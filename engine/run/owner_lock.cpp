@@ -426,6 +426,7 @@ std::vector<OwnerProbe> probeOwners(const std::string& kind, const std::string& 
     }
     std::sort(paths.begin(), paths.end());
     std::vector<OwnerProbe> out;
+    out.reserve(paths.size());
     for (const auto& path : paths) {
         out.push_back(probeOwner(path));
     }

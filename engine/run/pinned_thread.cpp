@@ -45,7 +45,7 @@ std::optional<std::string> takeThreadFailure()
     return std::exchange(g_failure, std::nullopt);
 }
 
-PinnedThread PinnedThread::start(std::string role, int cpu, std::function<void(std::stop_token)> body)
+PinnedThread PinnedThread::start(const std::string& role, int cpu, std::function<void(std::stop_token)> body)
 {
     PinnedThread t;
     std::promise<std::string> pinned;

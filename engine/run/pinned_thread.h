@@ -27,7 +27,7 @@ public:
     PinnedThread() = default;
     // Starts `body` on a new thread pinned to `cpu` (-1: not pinned). `role` names the thread in
     // the warning ("generator thread").
-    static PinnedThread start(std::string role, int cpu, std::function<void(std::stop_token)> body);
+    static PinnedThread start(const std::string& role, int cpu, std::function<void(std::stop_token)> body);
 
     PinnedThread(PinnedThread&&) = default;
     PinnedThread& operator=(PinnedThread&&) = default;

@@ -57,7 +57,7 @@ private:
 
 }  // namespace
 
-Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::SystemFacts facts,
+Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, probes::SystemFacts facts,
                                              const WorkloadImplementations& implementations, FieldNamer fieldName)
 {
     auto checked = checkExperiment(spec, std::nullopt, facts);

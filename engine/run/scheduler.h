@@ -35,7 +35,7 @@ struct PreparedExperiment {
 // implementation among `implementations`. Every error here is bad input, found before anything
 // runs or is stored: the first problem, described with `fieldName` naming its field ("--reps").
 using FieldNamer = std::string (*)(SpecField);
-Result<PreparedExperiment> prepareExperiment(ExperimentSpec spec, probes::SystemFacts facts,
+Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, probes::SystemFacts facts,
                                              const WorkloadImplementations& implementations,
                                              FieldNamer fieldName = nullptr);
 
