@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,14 @@ namespace {
 std::string number(double v)
 {
     return nlohmann::json(v).dump();
+}
+
+// "2000000", or "5e+302" past what an integer holds.
+std::string samplesText(double n)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, n < 1e15 ? "%.0f" : "%.3g", n);
+    return text;
 }
 
 bool contains(const std::vector<int>& xs, int x)
@@ -92,8 +101,8 @@ void checkRepetitionSize(const ExperimentSpec& spec, const WorkloadDescriptor& w
         spec.duration / slice * static_cast<double>(std::max<std::size_t>(1, spec.variants.size()));
     if (perRepetition > static_cast<double>(kMaxSamplesPerRepetition)) {
         check.add(SpecField::Duration, number(spec.duration),
-                  "a repetition would hold " + std::to_string(static_cast<long long>(std::round(perRepetition))) +
-                      " samples (at most " + std::to_string(kMaxSamplesPerRepetition) + "): " +
+                  "a repetition would hold " + samplesText(perRepetition) + " samples (at most " +
+                      std::to_string(kMaxSamplesPerRepetition) + "): " +
                       (alternating ? "a shorter duration, a longer chunk or fewer variants"
                                    : "a shorter duration, a longer interval or fewer variants"));
     }
