@@ -55,8 +55,8 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     const bool seedGiven = !specs.empty() && specs.front().seed.has_value();
     const auto facts = probes::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
-    for (auto& spec : specs) {
-        auto p = engine::prepareExperiment(std::move(spec), facts, engine::workloads::implementations(), optionName);
+    for (const auto& spec : specs) {
+        auto p = engine::prepareExperiment(spec, facts, engine::workloads::implementations(), optionName);
         if (!p) {
             return fail(kExitUsage, p.error().message);
         }

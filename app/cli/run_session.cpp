@@ -152,9 +152,9 @@ int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ct
     SignalStop signals;  // from here on SIGINT and SIGTERM stop the run cleanly, even before it starts
     const auto facts = probes::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
-    for (auto& spec : specs) {
+    for (const auto& spec : specs) {
         const std::string point = spec.sweep ? spec.sweep->param + "=" + spec.sweep->value : "";
-        auto p = engine::prepareExperiment(std::move(spec), facts, engine::workloads::implementations(), optionName);
+        auto p = engine::prepareExperiment(spec, facts, engine::workloads::implementations(), optionName);
         if (!p) {
             // Name the sweep point unless the message already does.
             const auto& message = p.error().message;

@@ -19,8 +19,10 @@ std::string number(double v)
 // "2000000", or "5e+302" past what an integer holds.
 std::string samplesText(double n)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, n < 1e15 ? "%.0f" : "%.3g", n);
+    char text[32] = {};
+    if (std::snprintf(text, sizeof text, n < 1e15 ? "%.0f" : "%.3g", n) < 0) {
+        return "too many";
+    }
     return text;
 }
 
