@@ -161,12 +161,17 @@ private:
         return row(rest, when, average, number, text);
     }
 
-    Result<void> startSection(const std::vector<std::string_view>& rest, std::optional<double> when, std::size_t)
+    Result<void> startSection(const std::vector<std::string_view>& rest, std::optional<double> when, std::size_t number)
     {
         Section s;
         bool named = false;
         for (std::size_t i = 0; i < rest.size(); ++i) {
             if (rest[i] == "IFACE" || rest[i] == "DEV" || rest[i] == "CPU" || rest[i] == "FILESYSTEM") {
+                if (named) {  // sar names a row by one column; two is not a header sar printed
+                    return importError(m_src, number,
+                                       "a sar header with two name columns (" + std::string(rest[s.ifaceAt]) + ", " +
+                                           std::string(rest[i]) + ")");
+                }
                 s.ifaceAt = i;
                 named = true;
             } else {

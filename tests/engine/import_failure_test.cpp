@@ -166,6 +166,15 @@ TEST(ImportFailures, AnUnknownLineInsideABlockIsAnError)
     expectError(parse("xdp-bench", bench), "made.txt:3: an xdp-bench detail line it does not know");
 }
 
+// A header naming rows by two columns (found by the fuzzer: the row's name was read past its end).
+TEST(ImportFailures, ASarHeaderWithTwoNameColumnsIsRefused)
+{
+    const std::string sar =
+        "Average:        IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s   %util DEV\n"
+        "13:20:39     1604.70  41499.97  10663.48      0.00     32.51     18.56 sda\n";
+    expectError(parse("sar", sar), "made.txt:1: a sar header with two name columns (IFACE, DEV)");
+}
+
 // -x driver statistics of xdpsock are rows of its block, read and not an error.
 TEST(ImportFailures, XdpsockExtraStatisticsAreRead)
 {
