@@ -84,7 +84,7 @@ int runSweep(std::vector<engine::ExperimentSpec> specs, const engine::SweepSpec&
 {
     if (events) {
         // One run_started ... finished sequence per point; each spec names its sweep point.
-        return runAllAndReport(std::move(specs), ctx, noReport, &std::cout);
+        return runAllAndReport(specs, ctx, noReport, &std::cout);
     }
     if (specs.front().pmu.simulated) {
         std::cout << engine::simulatedCountersNote(specs.front().pmu) << '\n';
@@ -94,7 +94,7 @@ int runSweep(std::vector<engine::ExperimentSpec> specs, const engine::SweepSpec&
         std::cout << (i > 0 ? ", " : "") << sweep.values[i];
     }
     std::cout << "\n\n";
-    const int status = runAllAndReport(std::move(specs), ctx, reportPoint);
+    const int status = runAllAndReport(specs, ctx, reportPoint);
     // The points that completed, compared; a sweep stopped before its first point has none, and its
     // stop already said so in one line.
     if (auto db = openExisting(ctx); db && status != kExitUsage && hasCompletePoint(*db, id)) {
@@ -132,7 +132,7 @@ int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat, 
         return runSweep(std::move(*specs), *sweep, id, ctx, events);
     }
     // stdout carries only the events when streaming; the run's id is in them for `compare`.
-    return runAllAndReport(std::move(*specs), ctx, events ? noReport : report, events ? &std::cout : nullptr);
+    return runAllAndReport(*specs, ctx, events ? noReport : report, events ? &std::cout : nullptr);
 }
 
 std::string workloadFooter()

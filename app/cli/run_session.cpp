@@ -143,10 +143,10 @@ int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunRepor
 {
     std::vector<engine::ExperimentSpec> specs;
     specs.push_back(std::move(spec));
-    return runAllAndReport(std::move(specs), ctx, report, events);
+    return runAllAndReport(specs, ctx, report, events);
 }
 
-int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
+int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Context& ctx, const RunReport& report,
                     std::ostream* events)
 {
     SignalStop signals;  // from here on SIGINT and SIGTERM stop the run cleanly, even before it starts

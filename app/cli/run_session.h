@@ -24,7 +24,7 @@ int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunRepor
 // The points of a sweep: every spec is prepared before the first runs (one bad point: exit 2,
 // nothing stored), then each runs and is reported in turn; a point that does not complete ends the
 // sweep. Returns the exit status as runAndReport does.
-int runAllAndReport(std::vector<engine::ExperimentSpec> specs, const Context& ctx, const RunReport& report,
+int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Context& ctx, const RunReport& report,
                     std::ostream* events = nullptr);
 
 }  // namespace nf::cli
