@@ -98,6 +98,43 @@ double hedgesG(double diff, double sB, double nB, double sC, double nC)
     return diff / pooled * (1 - 3 / (4 * (nB + nC) - 9));
 }
 
+// The independent design's two intervals from `summary`, with the interval's note as a warning.
+// With fewer than 2 values (`units`) on a side there are none: false, with the reason warned.
+bool setIndependentIntervals(Comparison& c, const stats::RatioSummary& summary, const CompareOptions& o,
+                             const std::string& units)
+{
+    if (summary.nB < 2 || summary.nC < 2) {
+        c.p = c.pAdjusted = kNaN;
+        const std::string why = "fewer than 2 " + units + " per variant: no interval or test";
+        c.interval = noInterval(Design::Independent, 1 - o.alpha, why);
+        c.interval.estimatePct = summary.delta * 100;
+        c.tost = noInterval(Design::Independent, 1 - 2 * o.alpha, why);
+        c.mdePct = kNaN;
+        c.warnings.push_back(why);
+        return false;
+    }
+    c.interval = independentInterval(summary, 1 - o.alpha);
+    c.tost = independentInterval(summary, 1 - 2 * o.alpha);
+    if (!c.interval.note.empty()) {
+        c.warnings.push_back(c.interval.note);
+    }
+    return true;
+}
+
+// The smallest effect detected with `power`, and n_needed for the target, both in units of the
+// baseline mean: the standard error of mean(c) - R mean(b), and per value. `welchDf` <= 0: the
+// pooled degrees of freedom.
+void setIndependentPower(Comparison& c, const stats::RatioSummary& summary, double welchDf, const CompareOptions& o)
+{
+    const double ratio = 1 + summary.delta;
+    const double df = welchDf > 0 ? welchDf : summary.nB + summary.nC - 2;
+    const double seRel = std::hypot(summary.seC, std::fabs(ratio) * summary.seB);
+    c.mdePct = (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * seRel * 100;
+    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
+    c.nNeeded = repetitionsNeeded(summary.seC * std::sqrt(summary.nC),
+                                  std::fabs(ratio) * summary.seB * std::sqrt(summary.nB), c.targetPct / 100, o);
+}
+
 }  // namespace
 
 std::string_view toString(Verdict verdict)
@@ -186,20 +223,8 @@ Comparison compareIndependent(const std::vector<double>& base, const std::vector
     c.n = base.size();
     c.nCandidate = cand.size();
     const auto summary = stats::ratioSummary(base, cand);
-    if (base.size() < 2 || cand.size() < 2) {
-        c.p = c.pAdjusted = kNaN;
-        const std::string why = "fewer than 2 repetitions per variant: no interval or test";
-        c.interval = noInterval(Design::Independent, 1 - o.alpha, why);
-        c.interval.estimatePct = summary.delta * 100;
-        c.tost = noInterval(Design::Independent, 1 - 2 * o.alpha, why);
-        c.mdePct = kNaN;
-        c.warnings.push_back(why);
+    if (!setIndependentIntervals(c, summary, o, "repetitions")) {
         return c;
-    }
-    c.interval = independentInterval(summary, 1 - o.alpha);
-    c.tost = independentInterval(summary, 1 - 2 * o.alpha);
-    if (!c.interval.note.empty()) {
-        c.warnings.push_back(c.interval.note);
     }
     const auto welch = stats::welchT(cand, base);
     const auto mwu = stats::mannWhitneyU(cand, base);
@@ -210,15 +235,7 @@ Comparison compareIndependent(const std::vector<double>& base, const std::vector
     const double nC = summary.nC;
     const double pivot = mean(base);
     c.effectSize = hedgesG(meanDeviation(cand, pivot) - meanDeviation(base, pivot), stddev(base), nB, stddev(cand), nC);
-
-    // In units of the baseline mean: the standard error of mean(c) - R mean(b), and per value.
-    const double ratio = 1 + summary.delta;
-    const double df = welch.df > 0 ? welch.df : nB + nC - 2;
-    const double seRel = std::hypot(summary.seC, std::fabs(ratio) * summary.seB);
-    c.mdePct = (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * seRel * 100;
-    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
-    c.nNeeded = repetitionsNeeded(summary.seC * std::sqrt(nC), std::fabs(ratio) * summary.seB * std::sqrt(nB),
-                                  c.targetPct / 100, o);
+    setIndependentPower(c, summary, welch.df, o);
     if (mwu.minAttainableP >= o.alpha) {
         c.warnings.push_back(
             fmt::format("with {} and {} repetitions Mann-Whitney U cannot reach p < {} "
@@ -244,33 +261,15 @@ Comparison compareSummaries(const SummaryStats& b, const SummaryStats& cand, con
     c.nCandidate = static_cast<std::size_t>(cand.n);
     const auto summary = stats::ratioSummary(b.mean, b.stddev, b.n, cand.mean, cand.stddev, cand.n);
     c.warnings.emplace_back("summaries (n, mean, standard error) only: rank tests need the runs and were not run");
-    if (b.n < 2 || cand.n < 2) {
-        c.p = c.pAdjusted = kNaN;
-        const std::string why = "fewer than 2 runs per variant: no interval or test";
-        c.interval = noInterval(Design::Independent, 1 - o.alpha, why);
-        c.interval.estimatePct = summary.delta * 100;
-        c.tost = noInterval(Design::Independent, 1 - 2 * o.alpha, why);
-        c.mdePct = kNaN;
-        c.warnings.push_back(why);
+    if (!setIndependentIntervals(c, summary, o, "runs")) {
         return c;
     }
-    c.interval = independentInterval(summary, 1 - o.alpha);
     c.interval.method += " (from summaries)";
-    c.tost = independentInterval(summary, 1 - 2 * o.alpha);
-    if (!c.interval.note.empty()) {
-        c.warnings.push_back(c.interval.note);
-    }
     const auto welch = stats::welchTFromStats(cand.n, cand.mean, cand.stddev, b.n, b.mean, b.stddev);
     c.pWelch = welch.p;
     c.p = c.pAdjusted = welch.p;
     c.effectSize = hedgesG(cand.mean - b.mean, b.stddev, b.n, cand.stddev, cand.n);
-    const double ratio = 1 + summary.delta;
-    const double df = welch.df > 0 ? welch.df : b.n + cand.n - 2;
-    const double seRel = std::hypot(summary.seC, std::fabs(ratio) * summary.seB);
-    c.mdePct = (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * seRel * 100;
-    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
-    c.nNeeded = repetitionsNeeded(summary.seC * std::sqrt(cand.n), std::fabs(ratio) * summary.seB * std::sqrt(b.n),
-                                  c.targetPct / 100, o);
+    setIndependentPower(c, summary, welch.df, o);
     return c;
 }
 
