@@ -263,6 +263,16 @@ private:
         }
     }
 
+    // A metric after its noise and counted share are taken off: "2.76 insn per cycle  ( +- 0.10% )".
+    Result<std::pair<std::string, double>> metricWithNoise(std::string_view text, std::size_t number, Noise& n)
+    {
+        auto rest = noise(text, number, n);
+        if (!rest) {
+            return rest.error();
+        }
+        return metric(*rest, number);
+    }
+
     // "2.993 GHz", "0.19% of all branches", "nan %  tma_backend_bound".
     Result<std::pair<std::string, double>> metric(std::string_view text, std::size_t number)
     {
@@ -369,11 +379,7 @@ private:
     Result<void> groupMetric(std::string_view text, std::size_t number)
     {
         Noise n;
-        auto rest = noise(text, number, n);
-        if (!rest) {
-            return rest.error();
-        }
-        auto m = metric(*rest, number);
+        auto m = metricWithNoise(text, number, n);
         if (!m) {
             return m.error();
         }
@@ -429,11 +435,7 @@ private:
             return importError(m_src, number, "a '#' line without the counter it continues: " + quoteLine(text));
         }
         Noise n;
-        auto rest = noise(text, number, n);
-        if (!rest) {
-            return rest.error();
-        }
-        auto m = metric(*rest, number);
+        auto m = metricWithNoise(text, number, n);
         if (!m) {
             return m.error();
         }
