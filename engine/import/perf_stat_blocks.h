@@ -82,6 +82,23 @@ private:
 bool looksNumeric(std::string_view token);             // digits with separators, a sign or an exponent
 bool isMissing(std::string_view token);                // "<not supported>", "<not counted>"
 bool isScope(std::string_view word, bool& aggregate);  // CPU0 (per-CPU), S0 / S0-D0-C1 / N0 (aggregate)
+bool isUnit(std::string_view word);                    // "msec", "Joules", "MiB" ...
+bool startsWith(std::string_view text, std::string_view prefix);
+bool isPerfNote(std::string_view text);  // a line perf prints inside a block that carries no value
+
+// What a line ends with: "( +- 0.51% )" (noise over -r runs) and "(54.18%)" (the counted share).
+struct Noise {
+    double noisePct = kNaN;
+    double runningPct = kNaN;
+};
+
+// Takes the noise and counted share off the end of `text` into `out`; returns the text before them.
+Result<std::string_view> noise(Numbers& num, std::string_view text, std::size_t number, Noise& out);
+// "2.993 GHz", "0.19% of all branches", "nan %  tma_backend_bound": the metric's name and value.
+Result<std::pair<std::string, double>> metric(Numbers& num, std::string_view text, std::size_t number);
+// A metric after its noise and counted share are taken off.
+Result<std::pair<std::string, double>> metricWithNoise(Numbers& num, std::string_view text, std::size_t number,
+                                                       Noise& n);
 
 Result<std::vector<Block>> parseTextBlocks(const ImportSource& src, Numbers& numbers);
 Result<std::vector<Block>> parseCsvBlocks(const ImportSource& src, const ImportOptions& options);

@@ -9,94 +9,7 @@
 #include "engine/import/perf_stat_blocks.h"
 
 namespace nf::engine::perf {
-
-bool looksNumeric(std::string_view token)
-{
-    if (token.empty()) {
-        return false;
-    }
-    bool digit = false;
-    for (std::size_t i = 0; i < token.size(); ++i) {
-        const char c = token[i];
-        if (c >= '0' && c <= '9') {
-            digit = true;
-        } else if (c != '.' && c != ',' && !((c == '-' || c == '+') && i == 0) && !(c == 'e' && i > 0 && digit)) {
-            return false;
-        }
-    }
-    return digit;
-}
-
-bool isMissing(std::string_view token)
-{
-    return token == "<not supported>" || token == "<not counted>";
-}
-
-bool isScope(std::string_view word, bool& aggregate)
-{
-    static const std::regex cpu(R"(CPU\d+)");
-    static const std::regex agg(R"((S\d+(-D\d+)?(-C\d+|-L\d+|-T\d+)?)|N\d+)");
-    const std::string w(word);
-    if (std::regex_match(w, cpu)) {
-        aggregate = false;
-        return true;
-    }
-    if (std::regex_match(w, agg)) {
-        aggregate = true;
-        return true;
-    }
-    return false;
-}
-
-Result<double> Numbers::read(std::string_view token, std::size_t line, NumberKind kind, const char* what)
-{
-    if (m_style == nullptr) {
-        if (!looksNumeric(token)) {
-            return importError(m_src, line, std::string(what) + " '" + std::string(token) + "' is not a number");
-        }
-        m_vote.see(token, line, kind);
-        return 0.0;
-    }
-    NumberStyle style = *m_style;
-    if (kind == NumberKind::Decimal) {
-        style.group = 0;
-    }
-    auto value = parseStyled(token, style);
-    if (!value) {
-        return importError(
-            m_src, line,
-            std::string(what) + " '" + std::string(token) + "' is not a number in the file's " + m_style->name());
-    }
-    return *value;
-}
-
 namespace {
-
-bool isUnit(std::string_view word)
-{
-    static const std::vector<std::string_view> units = {"msec", "usec",   "nsec", "sec", "ns",    "us",  "ms",
-                                                        "s",    "Joules", "MiB",  "kB",  "bytes", "GiB", "W"};
-    return std::find(units.begin(), units.end(), word) != units.end();
-}
-
-bool startsWith(std::string_view text, std::string_view prefix)
-{
-    return text.substr(0, prefix.size()) == prefix;
-}
-
-// Lines perf itself prints inside a block that carry no value.
-bool isPerfNote(std::string_view text)
-{
-    static const std::vector<std::string_view> notes = {
-        "Some events weren't counted", "echo 0 > /proc/sys/kernel/nmi_watchdog", "perf stat ...",
-        "The events in group usually have to be from the same PMU", "Try reorganizing the group."};
-    return std::any_of(notes.begin(), notes.end(), [&](std::string_view n) { return startsWith(text, n); });
-}
-
-struct Noise {
-    double noisePct = kNaN;
-    double runningPct = kNaN;
-};
 
 class TextParser {
 public:
@@ -234,82 +147,6 @@ private:
         return close(number);  // the text after the block
     }
 
-    // "( +- 0.51% )" and "(54.18%)" at the end of a line; returns the text before them.
-    Result<std::string_view> noise(std::string_view text, std::size_t number, Noise& out)
-    {
-        for (;;) {
-            text = trim(text);
-            if (text.empty() || text.back() != ')') {
-                return text;
-            }
-            const auto open = text.rfind('(');
-            if (open == std::string_view::npos) {
-                return text;
-            }
-            auto inner = trim(text.substr(open + 1, text.size() - open - 2));
-            const bool plusMinus = startsWith(inner, "+-");
-            if (plusMinus) {
-                inner = trim(inner.substr(2));
-            }
-            if (inner.empty() || inner.back() != '%' || !looksNumeric(inner.substr(0, inner.size() - 1))) {
-                return text;  // "(msec)", "(cpu_core)": not a percentage
-            }
-            auto v = m_num.read(inner.substr(0, inner.size() - 1), number, NumberKind::Decimal, "percentage");
-            if (!v) {
-                return v.error();
-            }
-            (plusMinus ? out.noisePct : out.runningPct) = *v;
-            text = text.substr(0, open);
-        }
-    }
-
-    // A metric after its noise and counted share are taken off: "2.76 insn per cycle  ( +- 0.10% )".
-    Result<std::pair<std::string, double>> metricWithNoise(std::string_view text, std::size_t number, Noise& n)
-    {
-        auto rest = noise(text, number, n);
-        if (!rest) {
-            return rest.error();
-        }
-        return metric(*rest, number);
-    }
-
-    // "2.993 GHz", "0.19% of all branches", "nan %  tma_backend_bound".
-    Result<std::pair<std::string, double>> metric(std::string_view text, std::size_t number)
-    {
-        const auto words = splitWords(text);
-        if (words.empty()) {
-            return std::pair<std::string, double>{"", kNaN};
-        }
-        std::string_view first = words[0];
-        std::string name;
-        bool pct = false;
-        if (first.size() > 1 && first.back() == '%') {
-            first.remove_suffix(1);
-            pct = true;
-        }
-        double value = kNaN;
-        if (first == "nan" || first == "-nan") {
-            value = kNaN;
-        } else if (looksNumeric(first)) {
-            auto v = m_num.read(first, number, NumberKind::Decimal, "metric value");
-            if (!v) {
-                return v.error();
-            }
-            value = *v;
-        } else {
-            return std::pair<std::string, double>{std::string(trim(text)), kNaN};  // a name without a value
-        }
-        for (std::size_t i = 1; i < words.size(); ++i) {
-            if (i == 1 && words[i] == "%") {
-                pct = true;
-                continue;
-            }
-            name += (name.empty() ? "" : " ") + std::string(words[i]);
-        }
-        (void)pct;
-        return std::pair<std::string, double>{name, value};
-    }
-
     Result<void> inside(std::string_view text, std::size_t number)
     {
         if (text.find("seconds time elapsed") != std::string_view::npos) {
@@ -349,7 +186,7 @@ private:
     Result<void> elapsed(std::string_view text, std::size_t number)
     {
         Noise n;
-        auto rest = noise(text, number, n);
+        auto rest = noise(m_num, text, number, n);
         if (!rest) {
             return rest.error();
         }
@@ -379,7 +216,7 @@ private:
     Result<void> groupMetric(std::string_view text, std::size_t number)
     {
         Noise n;
-        auto m = metricWithNoise(text, number, n);
+        auto m = metricWithNoise(m_num, text, number, n);
         if (!m) {
             return m.error();
         }
@@ -435,7 +272,7 @@ private:
             return importError(m_src, number, "a '#' line without the counter it continues: " + quoteLine(text));
         }
         Noise n;
-        auto m = metricWithNoise(text, number, n);
+        auto m = metricWithNoise(m_num, text, number, n);
         if (!m) {
             return m.error();
         }
@@ -457,13 +294,13 @@ private:
         c.interval = interval;
         const auto hash = text.find('#');
         Noise n;
-        auto body = noise(hash == std::string_view::npos ? text : text.substr(0, hash), number, n);
+        auto body = noise(m_num, hash == std::string_view::npos ? text : text.substr(0, hash), number, n);
         if (!body) {
             return body.error();
         }
         std::string_view comment = hash == std::string_view::npos ? std::string_view() : text.substr(hash + 1);
         if (!comment.empty()) {
-            auto rest = noise(comment, number, n);
+            auto rest = noise(m_num, comment, number, n);
             if (!rest) {
                 return rest.error();
             }
@@ -535,7 +372,7 @@ private:
         }
         m_lastHadMetric = false;
         if (!trim(comment).empty()) {
-            auto m = metric(comment, number);
+            auto m = metric(m_num, comment, number);
             if (!m) {
                 return m.error();
             }
