@@ -377,6 +377,51 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
     return in;
 }
 
+Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
+                                          const std::vector<std::vector<RunVariant>>& groups,
+                                          const std::vector<std::vector<std::string>>& boots,
+                                          const std::vector<std::string>& metrics)
+{
+    std::vector<RunVariant> flat;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].empty()) {
+            return Error{names[g] + ": no runs"};
+        }
+        for (const auto& rv : groups[g]) {
+            if (rv.data->summarised()) {
+                return Error{rv.name +
+                             " holds perf stat -r summaries: runs of summaries are not pooled (compare "
+                             "them by run id)"};
+            }
+            flat.push_back(rv);
+        }
+    }
+    auto across = analysisInputAcross(flat, metrics);
+    if (!across) {
+        return across.error();
+    }
+    AnalysisInput in;
+    in.variants = names;
+    in.metrics = across->metrics;
+    in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
+    in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
+    in.runs.assign(in.metrics.size(), std::vector<std::vector<RunValues>>(groups.size()));
+    in.runFloors.assign(in.metrics.size(), std::nullopt);
+    for (std::size_t m = 0; m < in.metrics.size(); ++m) {
+        std::size_t i = 0;
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            for (std::size_t r = 0; r < groups[g].size(); ++r) {
+                const auto& values = across->repetitions[m][i++];
+                in.repetitions[m][g].insert(in.repetitions[m][g].end(), values.begin(), values.end());
+                const bool known = g < boots.size() && r < boots[g].size();
+                in.runs[m][g].push_back({known ? boots[g][r] : std::string(), values});
+            }
+        }
+    }
+    in.unit = "run";
+    return in;
+}
+
 namespace {
 
 // The statistics work in units of the baseline (scale-free), but the per-variant summaries are in
@@ -515,6 +560,11 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                 std::vector<Comparison> results;
                 if (summaryAt(in, m, base) != nullptr || summaryAt(in, m, c) != nullptr) {
                     results.push_back(compareSummaries(sideStats(in, m, base), sideStats(in, m, c), o.compare));
+                    return results;
+                }
+                if (m < in.runs.size()) {
+                    const auto& floor = m < in.runFloors.size() ? in.runFloors[m] : std::nullopt;
+                    results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, o.compare));
                     return results;
                 }
                 if (in.alternating || in.pairedRepetitions) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/across_runs.h"
 #include "engine/analysis/comparison.h"
 #include "engine/model/metric.h"
 #include "engine/model/run_data.h"
@@ -36,6 +37,11 @@ struct AnalysisInput {
     // whose values were kept. Empty when no variant comes from summaries.
     std::vector<std::vector<std::optional<SummaryStats>>> summaries;
     std::vector<bool> summarised;  // per variant: its run is stored as summaries
+    // Several runs per variant (analysisInputPooled): runs[m][v] holds each run of variant v, and
+    // runFloors[m] the machine's run-to-run noise floor of metrics[m] when one was calibrated.
+    // The comparison is then compareAcrossRuns. Empty otherwise.
+    std::vector<std::vector<std::vector<RunValues>>> runs;
+    std::vector<std::optional<RunNoiseFloor>> runFloors;
 };
 
 // Builds the input from one run: repetition values and, when the run alternated, chunk values
@@ -50,6 +56,14 @@ struct RunVariant {
     int variant = 0;
 };
 Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selection,
+                                          const std::vector<std::string>& metrics);
+
+// Several runs per variant (every run under one label): groups[v] holds the runs of variant
+// names[v], boots[v][i] the boot run i ran in ("" unknown). Each variant's repetitions are those
+// of all its runs; `runs` keeps them per run. Runs stored as summaries are refused.
+Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
+                                          const std::vector<std::vector<RunVariant>>& groups,
+                                          const std::vector<std::vector<std::string>>& boots,
                                           const std::vector<std::string>& metrics);
 
 struct AnalysisOptions {

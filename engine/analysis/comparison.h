@@ -42,6 +42,9 @@ struct Comparison {
     std::optional<double> nNeeded;    // pairs or repetitions per variant; unset when unreachable
     std::size_t droppedOutliers = 0;  // pairs left out by --drop-outliers
     std::vector<std::string> warnings;
+    // Across runs (engine/analysis/across_runs.h): the levels of the design (runs pooled, boots)
+    // and where the run-to-run variance came from; "" for the variants of one run.
+    std::string levels;
 };
 
 // Paired design: base[i] and cand[i] were measured side by side (adjacent chunks). Works on the

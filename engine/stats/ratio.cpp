@@ -50,6 +50,9 @@ double fiellerDegreesOfFreedom(const RatioSummary& s)
     if (!(h > 0) || !std::isfinite(h)) {
         return std::numeric_limits<double>::quiet_NaN();
     }
+    if (std::isfinite(s.df)) {
+        return s.df;
+    }
     return welchDegreesOfFreedom(s.seC / h, s.nC, rSeB / h, s.nB);
 }
 

@@ -16,6 +16,10 @@ struct RatioSummary {
     double seC = 0;                                           // standard error of mean(c), over |mean(b)|
     double nB = 0;
     double nC = 0;
+    // The degrees of freedom of seC^2 + R^2 seB^2 when they are not Welch-Satterthwaite's over two
+    // sample variances: standard errors built from shared variance components (run to run plus
+    // within a run). NaN: Welch-Satterthwaite.
+    double df = std::numeric_limits<double>::quiet_NaN();
 };
 
 // The difference of the means is taken from deviations about the baseline mean, so two close means
@@ -23,8 +27,8 @@ struct RatioSummary {
 RatioSummary ratioSummary(const std::vector<double>& base, const std::vector<double>& cand);
 RatioSummary ratioSummary(double meanB, double sdB, double nB, double meanC, double sdC, double nC);
 
-// Welch-Satterthwaite degrees of freedom of mean(c) - R mean(b) at R = 1 + delta; NaN when
-// neither side varies.
+// Welch-Satterthwaite degrees of freedom of mean(c) - R mean(b) at R = 1 + delta (`df` when set);
+// NaN when neither side varies.
 double fiellerDegreesOfFreedom(const RatioSummary& s);
 
 struct RatioInterval {

@@ -211,6 +211,66 @@ for b, c in [((10.0, 1.5, 5), (11.0, 2.5, 7)), ((100.0, 3.0, 30), (101.0, 4.0, 3
     out["welch_from_stats"].append({"base": list(b), "cand": list(c), "t": float(r.statistic),
                                     "p": float(r.pvalue)})
 
+
+# --- across runs: repetitions nested in runs (run level SD 2%, repetitions 0.3%) ---
+# Several runs per side: Welch's t (SciPy) and Fieller's interval on the run means. One run per
+# side with a calibrated run-to-run CV of 2% (5 df): each mean's variance is the between-run
+# variance (0.02 mean(b))^2 plus its s^2 / m, with Satterthwaite's df; the interval is the set of R
+# whose t statistic does not reject, found by bisection in mpmath.
+def nested(n_runs, reps, mean):
+    levels = mean * (1 + 0.02 * rng.normal(0, 1, n_runs))
+    return [floats(np.round(lv * (1 + 0.003 * rng.normal(0, 1, reps)), 4)) for lv in levels]
+
+
+def run_means(runs):
+    return [float(mp.fsum(mp.mpf(v) for v in r) / len(r)) for r in runs]
+
+
+out["across_runs"] = {}
+b3, c3 = nested(3, 4, 1000.0), nested(3, 4, 1030.0)
+r = stats.ttest_ind(run_means(c3), run_means(b3), equal_var=False)
+f = fieller_mp(run_means(b3), run_means(c3), 0.95)
+out["across_runs"]["three_runs"] = {"base": b3, "cand": c3, "p": float(r.pvalue), "low_pct": f["low_pct"],
+                                    "high_pct": f["high_pct"]}
+
+
+def one_run_mp(b, c, cv, cv_df, level):
+    mB, wB, nB = moments(b)
+    mC, wC, nC = moments(c)
+    between = (mp.mpf(cv) * mB) ** 2  # one estimate, in both means' variances
+
+    def df_at(x):  # Satterthwaite over the independent estimates in VC + x^2 VB
+        parts = [(between * (1 + x * x), cv_df), (wC, nC - 1), (x * x * wB, nB - 1)]
+        return mp.fsum(v for v, _ in parts) ** 2 / mp.fsum(v * v / d for v, d in parts)
+
+    VB, VC = between + wB, between + wC
+    p = 2 * (1 - t_cdf(abs(mC - mB) / mp.sqrt(VB + VC), df_at(1)))
+    R = mC / mB
+    t = t_quantile((1 + mp.mpf(level)) / 2, df_at(R))
+
+    def inside(x):
+        return abs(mC - x * mB) <= t * mp.sqrt(VC + x * x * VB)
+
+    def end(direction):
+        lo, hi = R, R + direction * t * mp.sqrt(VC + R * R * VB) / abs(mB)
+        while inside(hi):
+            lo, hi = hi, R + 2 * (hi - R)
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            if inside(mid):
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    return {"p": float(p), "low_pct": float((end(-1) - 1) * 100), "high_pct": float((end(+1) - 1) * 100),
+            "delta_pct": float((R - 1) * 100)}
+
+
+b1, c1 = nested(1, 4, 1000.0)[0], nested(1, 5, 1030.0)[0]
+out["across_runs"]["one_run_floor"] = dict({"base": b1, "cand": c1, "cv": 0.02, "cv_df": 5},
+                                           **one_run_mp(b1, c1, 0.02, 5, 0.95))
+
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 if len(sys.argv) == 3 and sys.argv[1] == "--check":
     with open(sys.argv[2]) as f:

@@ -1,0 +1,286 @@
+#include "engine/analysis/across_runs.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+
+#include "engine/stats/descriptive.h"
+#include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/ratio.h"
+
+namespace nf::engine {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::vector<double> finiteValues(const std::vector<double>& xs)
+{
+    std::vector<double> out;
+    std::copy_if(xs.begin(), xs.end(), std::back_inserter(out), [](double x) { return std::isfinite(x); });
+    return out;
+}
+
+double tQuantile(double p, double df)
+{
+    return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
+}
+
+// The variance of a run's mean from its own repetitions, s^2 / m; 0 with fewer than 2.
+double withinVarianceOfMean(const std::vector<double>& values)
+{
+    const auto v = finiteValues(values);
+    if (v.size() < 2) {
+        return 0;
+    }
+    const double s = stddev(v);
+    return s * s / static_cast<double>(v.size());
+}
+
+std::size_t distinctBoots(const std::vector<RunValues>& runs)
+{
+    std::vector<std::string> boots;
+    for (const auto& r : runs) {
+        if (std::find(boots.begin(), boots.end(), r.boot) == boots.end()) {
+            boots.push_back(r.boot);
+        }
+    }
+    return boots.size();
+}
+
+// One side's unit means (runs or boots) and their mean.
+struct Side {
+    std::vector<double> units;
+    std::string unit;
+    double mean = kNaN;
+};
+
+// An independent variance estimate and what it adds to seB^2 and seC^2 (relative to the baseline
+// mean squared), with its degrees of freedom.
+struct Term {
+    double b = 0;
+    double c = 0;
+    double df = 1;
+};
+
+// Satterthwaite's degrees of freedom of seC^2 + R^2 seB^2 over independent terms.
+double satterthwaite(const std::vector<Term>& terms, double ratio)
+{
+    double total = 0;
+    double denominator = 0;
+    for (const auto& t : terms) {
+        const double v = t.c + ratio * ratio * t.b;
+        total += v;
+        denominator += v > 0 ? v * v / t.df : 0;
+    }
+    return denominator > 0 ? total * total / denominator : kNaN;
+}
+
+// Runs needed per side so that (t_{1-alpha/2} + t_power) sqrt(perRun / n) <= target, df 2 (n - 1).
+std::optional<double> runsNeeded(double perRun, double target, const CompareOptions& o)
+{
+    if (!(target > 0) || !(perRun > 0) || !std::isfinite(perRun)) {
+        return std::nullopt;
+    }
+    for (double n = 2; n <= 1e6; n = n < 64 ? n + 1 : std::ceil(n * 1.05)) {
+        const double df = 2 * (n - 1);
+        if ((tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * std::sqrt(perRun / n) <= target) {
+            return n;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<double> pooledValues(const std::vector<RunValues>& runs)
+{
+    std::vector<double> out;
+    for (const auto& r : runs) {
+        out.insert(out.end(), r.values.begin(), r.values.end());
+    }
+    return finiteValues(out);
+}
+
+}  // namespace
+
+std::vector<double> unitMeans(const std::vector<RunValues>& runs, std::string* unit)
+{
+    std::vector<std::string> boots;
+    std::vector<std::vector<double>> perBoot;
+    std::vector<double> runMeans;
+    bool bootsKnown = true;
+    for (const auto& r : runs) {
+        const auto v = finiteValues(r.values);
+        if (v.empty()) {
+            continue;
+        }
+        runMeans.push_back(mean(v));
+        bootsKnown = bootsKnown && !r.boot.empty();
+        const auto it = std::find(boots.begin(), boots.end(), r.boot);
+        if (it == boots.end()) {
+            boots.push_back(r.boot);
+            perBoot.push_back({runMeans.back()});
+        } else {
+            perBoot[static_cast<std::size_t>(it - boots.begin())].push_back(runMeans.back());
+        }
+    }
+    const bool byBoot = bootsKnown && boots.size() >= 2 && boots.size() < runMeans.size();
+    if (unit != nullptr) {
+        *unit = byBoot ? "boot" : "run";
+    }
+    if (!byBoot) {
+        return runMeans;
+    }
+    std::vector<double> bootMeans;
+    bootMeans.reserve(perBoot.size());
+    for (const auto& b : perBoot) {
+        bootMeans.push_back(mean(b));
+    }
+    return bootMeans;
+}
+
+double betweenRunVariance(const std::vector<RunValues>& runs, double scale)
+{
+    std::vector<double> means;
+    double within = 0;
+    for (const auto& r : runs) {
+        const auto v = finiteValues(r.values);
+        if (v.empty()) {
+            continue;
+        }
+        means.push_back(mean(v));
+        within += withinVarianceOfMean(v);
+    }
+    if (means.size() < 2 || !(scale != 0)) {
+        return kNaN;
+    }
+    const double s = stddev(means);
+    return std::max(0.0, s * s - within / static_cast<double>(means.size())) / (scale * scale);
+}
+
+Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
+                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& o)
+{
+    Side b;
+    Side c;
+    b.units = unitMeans(base, &b.unit);
+    c.units = unitMeans(cand, &c.unit);
+    const std::string unit = b.unit == "boot" || c.unit == "boot" ? "boot" : "run";
+    std::string levels = fmt::format("{} against {} runs ({} against {} boots), repetitions nested in runs",
+                                     base.size(), cand.size(), distinctBoots(base), distinctBoots(cand));
+    if (unit == "boot") {
+        levels += ", runs in boots";
+    }
+    if (b.units.size() >= 2 && c.units.size() >= 2) {
+        Comparison r = compareIndependent(b.units, c.units, o);
+        r.unit = unit;
+        r.primaryTest = "Welch t on " + unit + " means";
+        r.interval.method = r.tost.method = "ratio of the means of " + unit +
+                                            " means, Fieller interval (Welch-Satterthwaite df): the run-to-run "
+                                            "variance is in the spread of the " +
+                                            unit + " means";
+        const double scale = std::fabs(mean(b.units));
+        const double vb = betweenRunVariance(base, scale);
+        const double vc = betweenRunVariance(cand, scale);
+        r.levels = levels + fmt::format(
+                                "; run-to-run variance estimated from the runs (between-run CV {:.2f}% and "
+                                "{:.2f}%)",
+                                std::sqrt(vb) * 100, std::sqrt(vc) * 100);
+        return r;
+    }
+    if (b.units.empty() || c.units.empty()) {
+        Comparison r = compareIndependent(pooledValues(base), pooledValues(cand), o);
+        r.levels = levels;
+        return r;
+    }
+    // A side with one run. Its mean's variance is that of a run mean: the other side's runs
+    // estimate it directly (when that side has several), else the calibrated between-run variance
+    // plus the run's own s^2 / m; whichever source has more degrees of freedom.
+    const double scale = std::fabs(mean(b.units));
+    b.mean = mean(b.units);
+    c.mean = mean(c.units);
+    const Side* several = b.units.size() >= 2 ? &b : c.units.size() >= 2 ? &c : nullptr;
+    const double severalDf = several != nullptr ? static_cast<double>(several->units.size()) - 1 : 0;
+    if (!(floor && floor->df > severalDf) && several == nullptr) {
+        Comparison r = compareIndependent(pooledValues(base), pooledValues(cand), o);
+        r.warnings.insert(r.warnings.begin(), kNoRunCalibration);
+        r.levels = levels + "; " + kNoRunCalibration;
+        return r;
+    }
+    std::vector<Term> terms;  // independent variance estimates: (share of seB^2, of seC^2, df)
+    std::string source;
+    if (floor && floor->df > severalDf) {
+        const double between = floor->betweenCv * floor->betweenCv;
+        double onB = 0;
+        double onC = 0;
+        for (auto* side : {&b, &c}) {
+            const auto& runs = side == &b ? base : cand;
+            const double k = static_cast<double>(side->units.size());
+            if (side->units.size() >= 2) {
+                const double sd = stddev(side->units) / scale;
+                terms.push_back(side == &b ? Term{sd * sd / k, 0, k - 1} : Term{0, sd * sd / k, k - 1});
+                continue;
+            }
+            const auto values = pooledValues(runs);
+            const double w = withinVarianceOfMean(values) / (scale * scale);
+            const double df = static_cast<double>(values.size()) - 1;
+            terms.push_back(side == &b ? Term{w, 0, df} : Term{0, w, df});
+            (side == &b ? onB : onC) = between;
+        }
+        terms.push_back({onB, onC, floor->df});
+        source = fmt::format("run-to-run noise floor from this machine's calibration (between-run CV {:.2f}%, {})",
+                             floor->betweenCv * 100, floor->source);
+    } else {
+        const double k = static_cast<double>(several->units.size());
+        const double sd = stddev(several->units) / scale;
+        const double perRun = sd * sd;
+        terms.push_back(several == &b ? Term{perRun / k, perRun, k - 1} : Term{perRun, perRun / k, k - 1});
+        source = fmt::format(
+            "the one run's mean varies as the other side's {:.0f} run means do (SD {:.2f}%, run-to-run and "
+            "within-run)",
+            k, sd * 100);
+    }
+    double seB2 = 0;
+    double seC2 = 0;
+    for (const auto& t : terms) {
+        seB2 += t.b;
+        seC2 += t.c;
+    }
+    Comparison r;
+    r.design = Design::Independent;
+    r.unit = "run";
+    r.n = b.units.size();
+    r.nCandidate = c.units.size();
+    r.primaryTest = "Welch t on run means (Satterthwaite df)";
+    r.effectSizeName = "difference over the run-to-run SD";
+    stats::RatioSummary s;
+    s.nB = static_cast<double>(b.units.size());
+    s.nC = static_cast<double>(c.units.size());
+    s.delta = (c.mean - b.mean) / b.mean;
+    s.seB = std::sqrt(seB2);
+    s.seC = std::sqrt(seC2);
+    s.df = satterthwaite(terms, 1 + s.delta);
+    r.interval = independentInterval(s, 1 - o.alpha);
+    r.tost = independentInterval(s, 1 - 2 * o.alpha);
+    r.interval.method = r.tost.method =
+        "ratio of the run means, Fieller interval; a run mean's variance is the run-to-run plus the within-run "
+        "variance (Satterthwaite df)";
+    if (!r.interval.note.empty()) {
+        r.warnings.push_back(r.interval.note);
+    }
+    const double df = satterthwaite(terms, 1);
+    const double se = std::sqrt(seB2 + seC2);
+    const double diff = (c.mean - b.mean) / scale;
+    r.p = r.pAdjusted = se > 0 && df > 0 ? stats::twoSidedT(diff / se, df) : kNaN;
+    r.pWelch = r.p;
+    const double perRun = seB2 * s.nB + seC2 * s.nC;  // the variance of one run's mean, both sides
+    r.effectSize = perRun > 0 ? diff / std::sqrt(perRun / 2) : kNaN;
+    r.mdePct = df > 0 ? (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * se * 100 : kNaN;
+    r.targetPct = o.targetPct.value_or(std::fabs(r.interval.estimatePct));
+    r.nNeeded = runsNeeded(perRun, r.targetPct / 100, o);
+    r.levels = levels + "; " + source;
+    return r;
+}
+
+}  // namespace nf::engine

@@ -1,0 +1,192 @@
+// Comparisons across separate runs, on seeded simulations of the nested design: every run has its
+// own random level (run-to-run drift) on top of the noise of the repetitions inside it.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/analysis/across_runs.h"
+#include "tests/engine/stats_reference.h"
+
+namespace nf::engine {
+namespace {
+
+constexpr double kAlpha = 0.05;
+
+// `runs` runs of `reps` repetitions: mean * (1 + effect) with a run level of SD betweenCv * mean
+// and repetition noise of SD withinCv * mean. Each run in its own boot unless `boots` names them.
+std::vector<RunValues> simulateRuns(std::mt19937_64& rng, int runs, int reps, double mean, double effect,
+                                    double betweenCv, double withinCv, const std::vector<std::string>& boots = {})
+{
+    std::normal_distribution<double> z(0.0, 1.0);
+    std::vector<RunValues> out;
+    for (int r = 0; r < runs; ++r) {
+        RunValues rv;
+        rv.boot = boots.empty() ? "boot" + std::to_string(r) : boots[static_cast<std::size_t>(r)];
+        const double level = mean * (1 + effect) * (1 + betweenCv * z(rng));
+        for (int i = 0; i < reps; ++i) {
+            rv.values.push_back(level * (1 + withinCv * z(rng)));
+        }
+        out.push_back(std::move(rv));
+    }
+    return out;
+}
+
+std::vector<double> pooled(const std::vector<RunValues>& runs)
+{
+    std::vector<double> out;
+    for (const auto& r : runs) {
+        out.insert(out.end(), r.values.begin(), r.values.end());
+    }
+    return out;
+}
+
+bool different(const Comparison& c)
+{
+    return decide(c, {kAlpha, 1.0, {}, 0.8}) == Verdict::Different;
+}
+
+// The share called different may exceed alpha by three binomial standard errors at most.
+double tolerance(int trials)
+{
+    return kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / trials);
+}
+
+TEST(AcrossRuns, AaRunsPooledPerLabelAreCalledDifferentAtMostAlphaOfTheTime)
+{
+    std::mt19937_64 rng(21);
+    const int trials = 2000;
+    int pooledCalls = 0;
+    int naiveCalls = 0;
+    int covered = 0;
+    for (int t = 0; t < trials; ++t) {
+        const auto a = simulateRuns(rng, 3, 4, 1000, 0, 0.02, 0.003);
+        const auto b = simulateRuns(rng, 3, 4, 1000, 0.03, 0.02, 0.003);
+        const auto bAa = simulateRuns(rng, 3, 4, 1000, 0, 0.02, 0.003);
+        const auto c = compareAcrossRuns(a, bAa, std::nullopt, {});
+        EXPECT_EQ(c.unit, "run");
+        pooledCalls += different(c) ? 1 : 0;
+        naiveCalls += different(compareIndependent(pooled(a), pooled(bAa), {})) ? 1 : 0;
+        const auto e = compareAcrossRuns(a, b, std::nullopt, {});
+        covered += e.interval.ci.low <= 3 && 3 <= e.interval.ci.high ? 1 : 0;
+    }
+    EXPECT_LE(pooledCalls, tolerance(trials) * trials);
+    // The repetitions taken as independent values claim far more than the data shows.
+    EXPECT_GT(naiveCalls, 0.3 * trials);
+    EXPECT_GE(covered, (0.95 - 3 * std::sqrt(0.05 * 0.95 / trials)) * trials);
+}
+
+TEST(AcrossRuns, OneRunPerSideUsesTheCalibratedFloorAndKeepsAlpha)
+{
+    std::mt19937_64 rng(2104);
+    const int trials = 2000;
+    int calls = 0;
+    int covered = 0;
+    for (int t = 0; t < trials; ++t) {
+        // The calibration: 6 A/A runs under one label, as calibrate --across-runs makes them.
+        const auto calibration = simulateRuns(rng, 6, 4, 1000, 0, 0.02, 0.003);
+        double scale = 0;
+        for (double v : pooled(calibration)) {
+            scale += v / 24;
+        }
+        const double between = betweenRunVariance(calibration, scale);
+        const RunNoiseFloor floor{.betweenCv = std::sqrt(between), .df = 5, .runs = 6, .boots = 6, .source = "sim"};
+        const auto a = simulateRuns(rng, 1, 4, 1000, 0, 0.02, 0.003);
+        const auto b = simulateRuns(rng, 1, 4, 1000, 0, 0.02, 0.003);
+        const auto c = compareAcrossRuns(a, b, floor, {});
+        calls += different(c) ? 1 : 0;
+        const auto e = compareAcrossRuns(a, simulateRuns(rng, 1, 4, 1000, 0.03, 0.02, 0.003), floor, {});
+        covered += e.interval.ci.low <= 3 && 3 <= e.interval.ci.high ? 1 : 0;
+        if (t == 0) {
+            EXPECT_NE(c.levels.find("calibration"), std::string::npos) << c.levels;
+        }
+    }
+    EXPECT_LE(calls, tolerance(trials) * trials);
+    EXPECT_GE(covered, (0.95 - 3 * std::sqrt(0.05 * 0.95 / trials)) * trials);
+}
+
+TEST(AcrossRuns, OneRunAgainstSeveralTakesTheRunToRunVarianceFromTheSeveral)
+{
+    std::mt19937_64 rng(7);
+    const int trials = 2000;
+    int calls = 0;
+    for (int t = 0; t < trials; ++t) {
+        const auto a = simulateRuns(rng, 1, 4, 1000, 0, 0.02, 0.003);
+        const auto b = simulateRuns(rng, 5, 4, 1000, 0, 0.02, 0.003);
+        calls += different(compareAcrossRuns(a, b, std::nullopt, {})) ? 1 : 0;
+    }
+    EXPECT_LE(calls, tolerance(trials) * trials);
+}
+
+TEST(AcrossRuns, OneRunPerSideWithoutCalibrationSaysTheIntervalIsTooNarrow)
+{
+    std::mt19937_64 rng(3);
+    const auto a = simulateRuns(rng, 1, 5, 1000, 0, 0.02, 0.003);
+    const auto b = simulateRuns(rng, 1, 5, 1000, 0, 0.02, 0.003);
+    const auto c = compareAcrossRuns(a, b, std::nullopt, {});
+    ASSERT_FALSE(c.warnings.empty());
+    EXPECT_EQ(c.warnings.front(), kNoRunCalibration);
+    EXPECT_EQ(c.unit, "repetition");
+    EXPECT_EQ(c.n, 5U);
+}
+
+TEST(AcrossRuns, RunsSharingBootsArePooledPerBoot)
+{
+    std::mt19937_64 rng(5);
+    const auto a = simulateRuns(rng, 4, 4, 1000, 0, 0.02, 0.003, {"x", "x", "y", "y"});
+    const auto b = simulateRuns(rng, 4, 4, 1000, 0, 0.02, 0.003, {"p", "p", "q", "q"});
+    std::string unit;
+    EXPECT_EQ(unitMeans(a, &unit).size(), 2U);
+    EXPECT_EQ(unit, "boot");
+    const auto c = compareAcrossRuns(a, b, std::nullopt, {});
+    EXPECT_EQ(c.unit, "boot");
+    EXPECT_EQ(c.n, 2U);
+    EXPECT_NE(c.levels.find("runs in boots"), std::string::npos) << c.levels;
+}
+
+TEST(AcrossRuns, BetweenRunVarianceByMomentsRecoversTheSimulatedComponent)
+{
+    std::mt19937_64 rng(11);
+    const auto runs = simulateRuns(rng, 400, 4, 1000, 0, 0.02, 0.01);
+    const double cv = std::sqrt(betweenRunVariance(runs, 1000));
+    EXPECT_NEAR(cv, 0.02, 0.002);
+}
+
+std::vector<RunValues> referenceRuns(const nlohmann::json& runs)
+{
+    std::vector<RunValues> out;
+    for (const auto& r : runs) {
+        out.push_back({"boot" + std::to_string(out.size()), r.get<std::vector<double>>()});
+    }
+    return out;
+}
+
+TEST(AcrossRuns, SeveralRunsPerSideMatchSciPyOnTheRunMeans)
+{
+    const auto& ref = test::reference().at("across_runs").at("three_runs");
+    const auto c = compareAcrossRuns(referenceRuns(ref.at("base")), referenceRuns(ref.at("cand")), std::nullopt, {});
+    EXPECT_NEAR(c.p, ref.at("p").get<double>(), 1e-9);
+    EXPECT_NEAR(c.interval.ci.low, ref.at("low_pct").get<double>(), 1e-8);
+    EXPECT_NEAR(c.interval.ci.high, ref.at("high_pct").get<double>(), 1e-8);
+    EXPECT_EQ(c.n, 3U);
+}
+
+TEST(AcrossRuns, OneRunPerSideWithAFloorMatchesTheHighPrecisionReference)
+{
+    const auto& ref = test::reference().at("across_runs").at("one_run_floor");
+    const RunNoiseFloor floor{.betweenCv = ref.at("cv").get<double>(),
+                              .df = ref.at("cv_df").get<double>(),
+                              .runs = 6,
+                              .boots = 6,
+                              .source = "reference"};
+    const auto c = compareAcrossRuns({{"x", ref.at("base").get<std::vector<double>>()}},
+                                     {{"y", ref.at("cand").get<std::vector<double>>()}}, floor, {});
+    EXPECT_NEAR(c.interval.estimatePct, ref.at("delta_pct").get<double>(), 1e-9);
+    EXPECT_NEAR(c.p, ref.at("p").get<double>(), 1e-9);
+    EXPECT_NEAR(c.interval.ci.low, ref.at("low_pct").get<double>(), 1e-8);
+    EXPECT_NEAR(c.interval.ci.high, ref.at("high_pct").get<double>(), 1e-8);
+}
+
+}  // namespace
+}  // namespace nf::engine
