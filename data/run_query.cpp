@@ -93,7 +93,9 @@ engine::RunRow readRow(const Statement& stmt, const std::string& host)
     row.pid = stmt.int64(11);
     row.variants = static_cast<int>(stmt.int64(12));
     row.repetitions = static_cast<int>(stmt.int64(13));
-    resolveLiveness(row, stmt.text(14), host);
+    const std::string identity = stmt.text(14);
+    row.bootId = identity.substr(0, identity.find('/') == std::string::npos ? 0 : identity.find('/'));
+    resolveLiveness(row, identity, host);
     row.sweepId = stmt.text(15);
     row.sweepParam = stmt.text(16);
     row.sweepValue = stmt.text(17);

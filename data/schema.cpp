@@ -131,12 +131,35 @@ CREATE TABLE summaries (
 );
 )sql";
 
+// Migration 4: the machine's run-to-run noise floor (noisefloor calibrate --across-runs): from the
+// A/A runs stored under one label, per metric, the standard deviation of run means beyond what
+// the repetitions inside a run explain (between_cv) and the within-run CV of one repetition, both
+// relative to the mean, with how many runs and boots they came from. Cross-run comparisons with
+// one run per side use the newest floor of their workload, host and metric.
+constexpr const char* kMigration4 = R"sql(
+CREATE TABLE run_noise_floors (
+    id         INTEGER PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    workload   TEXT NOT NULL,
+    host       TEXT NOT NULL DEFAULT '',
+    metric     TEXT NOT NULL,
+    runs       INTEGER NOT NULL CHECK (runs >= 2),
+    boots      INTEGER NOT NULL CHECK (boots >= 1),
+    between_cv REAL NOT NULL CHECK (between_cv >= 0),
+    within_cv  REAL NOT NULL CHECK (within_cv >= 0),
+    run_ids    TEXT NOT NULL  -- the calibration runs, "12,13,15"
+);
+CREATE INDEX run_noise_floors_lookup ON run_noise_floors (workload, host, metric);
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1},
         {2, kMigration2},
         {3, kMigration3},
+        {4, kMigration4},
     };
     return list;
 }

@@ -26,6 +26,7 @@ struct RunRow {
     std::string cpuModel;
     std::string toolVersion;
     std::int64_t pid = 0;
+    std::string bootId;  // the boot the writer ran in (/proc/sys/kernel/random/boot_id); "" unknown
     int variants = 0;
     int repetitions = 0;  // repetitions stored (all variants counted once per index)
     // A run that is one point of a sweep (ExperimentSpec::sweep); sweepId "" otherwise.
