@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "app/cli/calibrate_across_runs.h"
 #include "app/cli/cli.h"
 #include "app/cli/run_options.h"
 #include "app/cli/run_session.h"
@@ -18,6 +19,8 @@ namespace {
 struct CalibrateArgs {
     RunOptions run;
     std::string format = "text";
+    bool acrossRuns = false;
+    int runs = 1;
 };
 
 struct DesignFloor {
@@ -130,6 +133,9 @@ void report(const engine::RunRecord& run, const std::string& dbPath, const std::
 
 int execute(CalibrateArgs& a, const Context& ctx)
 {
+    if (a.acrossRuns) {
+        return calibrateAcrossRuns(a.run, a.runs, a.format, ctx);
+    }
     a.run.variants = {"a1", "a2"};
     if (a.run.spec.label.empty()) {
         a.run.spec.label = "calibrate";
@@ -152,6 +158,11 @@ Command addCalibrateCommand(CLI::App& app, Context& ctx)
     addRunOptions(sub, a->run, false);
     sub->add_option("--format", a->format, "text or json")
         ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    sub->add_flag("--across-runs", a->acrossRuns,
+                  "A/A as separate runs under one label (--label, default calibrate-runs): run it after "
+                  "each boot; stores the run-to-run noise floor cross-run compare uses");
+    sub->add_option("--runs", a->runs, "With --across-runs: runs to make now, one after the other")
         ->capture_default_str();
     return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }

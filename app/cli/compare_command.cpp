@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
+#include "data/noise_floor_store.h"
 #include "engine/report/comparison_report.h"
 
 namespace nf::cli {
@@ -69,6 +71,53 @@ Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& 
     return selected;
 }
 
+// --label A --label B: every complete run under each label, pooled with the run as a level of
+// the design; the machine's run-to-run noise floor for one run per side.
+int comparePooled(data::Database& db, const CompareArgs& a)
+{
+    std::vector<std::vector<engine::RunRecord>> loaded;
+    std::vector<engine::LabelChoice> labels;
+    for (const auto& text : a.labels) {
+        auto runs = loadRunsWithLabel(db, text);
+        std::string variant;
+        const auto colon = text.rfind(':');
+        if (!runs && colon != std::string::npos) {  // LABEL:VARIANT
+            runs = loadRunsWithLabel(db, text.substr(0, colon));
+            variant = text.substr(colon + 1);
+        }
+        if (!runs) {
+            return failWith(runs.error());
+        }
+        loaded.push_back(std::move(*runs));
+        labels.push_back({text, {}, variant});
+    }
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        for (const auto& run : loaded[i]) {
+            labels[i].runs.push_back(&run);
+        }
+    }
+    std::map<std::string, engine::RunNoiseFloor> floors;
+    const auto& first = *labels.front().runs.front();
+    auto stored = data::latestNoiseFloors(db, first.row.workload, first.row.host);
+    if (!stored) {
+        return failWith(stored.error());
+    }
+    for (const auto& f : *stored) {
+        floors[f.metric] = {.betweenCv = f.betweenCv,
+                            .df = f.runs - 1.0,
+                            .runs = static_cast<std::size_t>(f.runs),
+                            .boots = static_cast<std::size_t>(f.boots),
+                            .source = fmt::format("calibrated {} from {} runs in {} boots under '{}'", f.createdAt,
+                                                  f.runs, f.boots, f.label)};
+    }
+    auto report = engine::compareLabels(labels, a.metrics, floors, a.analysis);
+    if (!report) {
+        return failWith(usageError(report.error().message));
+    }
+    engine::writeComparison(*report, a.format, std::cout);
+    return 0;
+}
+
 int execute(CompareArgs& a, const Context& ctx)
 {
     a.analysis.holm = !a.noHolm;
@@ -78,6 +127,9 @@ int execute(CompareArgs& a, const Context& ctx)
     auto db = openExisting(ctx);
     if (!db) {
         return failWith(db.error());
+    }
+    if (!a.labels.empty() && a.runs.empty() && !a.sweep) {
+        return comparePooled(*db, a);
     }
     auto selected = selectRuns(*db, a);
     if (!selected) {
@@ -164,7 +216,8 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
     auto* sub = app.add_subcommand("compare", "Is the difference real? Estimates, intervals, tests and a verdict");
     sub->add_option("runs", a->runs, "RUN or RUN:VARIANT, one or more (default: the last run); RUN is an id or 'last'");
     sub->add_option("--label", a->labels,
-                    "Pick the newest run with this label, or LABEL:VARIANT (repeatable, instead of RUN)");
+                    "Every complete run with this label, pooled (runs and boots are levels of the design), "
+                    "or LABEL:VARIANT (repeatable, instead of RUN)");
     sub->add_option("--metric", a->metrics,
                     "Metric to compare (repeatable; default: every metric but unit conversions)");
     sub->add_option("--format", a->format, "text, json or csv")

@@ -71,4 +71,26 @@ Result<engine::RunRecord> loadRunWithLabel(data::Database& db, const std::string
     return usageError("--label " + label + ": no run with that label in " + db.path());
 }
 
+Result<std::vector<engine::RunRecord>> loadRunsWithLabel(data::Database& db, const std::string& label)
+{
+    auto runs = data::listRuns(db);
+    if (!runs) {
+        return runs.error();
+    }
+    std::vector<engine::RunRecord> out;
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {  // oldest first
+        if (it->label == label && it->status == engine::RunStatus::Complete) {
+            auto run = data::loadRun(db, it->id);
+            if (!run) {
+                return run.error();
+            }
+            out.push_back(std::move(*run));
+        }
+    }
+    if (out.empty()) {
+        return usageError("--label " + label + ": no complete run with that label in " + db.path());
+    }
+    return out;
+}
+
 }  // namespace nf::cli

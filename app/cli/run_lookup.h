@@ -22,5 +22,7 @@ Result<data::Database> openExisting(const Context& ctx);
 // RUN: a run id, or "last" for the newest run.
 Result<engine::RunRecord> loadNamedRun(data::Database& db, const std::string& name);
 Result<engine::RunRecord> loadRunWithLabel(data::Database& db, const std::string& label);
+// Every complete run with that label, oldest first; a usage error when there is none.
+Result<std::vector<engine::RunRecord>> loadRunsWithLabel(data::Database& db, const std::string& label);
 
 }  // namespace nf::cli

@@ -130,6 +130,52 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     return report;
 }
 
+Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, const std::vector<std::string>& metrics,
+                                       const std::map<std::string, RunNoiseFloor>& floors,
+                                       const AnalysisOptions& options)
+{
+    std::vector<std::string> names;
+    std::vector<std::vector<RunVariant>> groups;
+    std::vector<std::vector<std::string>> boots;
+    std::vector<const RunRecord*> runs;
+    for (const auto& l : labels) {
+        names.push_back(l.label);
+        auto& group = groups.emplace_back();
+        boots.emplace_back();
+        for (const auto* run : l.runs) {
+            const auto& variants = run->data.variantNames;
+            const std::string chosen = l.variant.empty() && variants.size() == 1 ? variants.front() : l.variant;
+            const auto it = std::find(variants.begin(), variants.end(), chosen);
+            if (it == variants.end()) {
+                return Error{"--label " + l.label + ": run " + std::to_string(run->row.id) +
+                             (chosen.empty() ? " has several variants: name one as LABEL:VARIANT"
+                                             : " has no variant '" + chosen + "'")};
+            }
+            group.push_back({"run" + std::to_string(run->row.id), &run->data, static_cast<int>(it - variants.begin())});
+            boots.back().push_back(run->row.bootId);
+            runs.push_back(run);
+        }
+    }
+    auto input = analysisInputPooled(names, groups, boots, metrics);
+    if (!input) {
+        return input.error();
+    }
+    for (std::size_t m = 0; m < input->metrics.size(); ++m) {
+        if (const auto it = floors.find(input->metrics[m].name); it != floors.end()) {
+            input->runFloors[m] = it->second;
+        }
+    }
+    auto analysis = analyze(*input, options);
+    if (!analysis) {
+        return analysis.error();
+    }
+    ComparisonReport report;
+    report.analysis = std::move(*analysis);
+    report.context = contextForRuns(runs);
+    report.acrossRuns = true;
+    return report;
+}
+
 void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out)
 {
     const std::string& simulated = report.context.simulatedCounters;

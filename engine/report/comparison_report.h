@@ -3,6 +3,7 @@
 // against each other, or chosen variants of several runs (vanilla and patched kernels). `noisefloor
 // compare` prints it; the GUI's Compare tab shows the same text and copies it to the clipboard.
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -34,6 +35,17 @@ struct ComparisonReport {
 // one. Errors are bad input (no variant in common, a metric no run has).
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
                                      const AnalysisOptions& options);
+
+// Every run under each label, pooled with the run as a level of the design (engine/analysis/
+// across_runs.h); `floors` is the machine's run-to-run noise floor per metric name, if calibrated.
+struct LabelChoice {
+    std::string label;
+    std::vector<const RunRecord*> runs;
+    std::string variant;  // "" = the runs' only variant
+};
+Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, const std::vector<std::string>& metrics,
+                                       const std::map<std::string, RunNoiseFloor>& floors,
+                                       const AnalysisOptions& options);
 
 // text (72 columns), json or csv.
 void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out);

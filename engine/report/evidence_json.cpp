@@ -70,7 +70,8 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"target_pct", number(r.targetPct)},
                         {"n_needed", optionalNumber(r.nNeeded)},
                         {"dropped_outliers", r.droppedOutliers},
-                        {"warnings", r.warnings}};
+                        {"warnings", r.warnings},
+                        {"design_levels", r.levels}};
     if (r.design == Design::Independent) {
         j["p_welch"] = optionalNumber(r.pWelch);
         j["p_mwu"] = optionalNumber(r.pMwu);

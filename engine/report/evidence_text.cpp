@@ -71,6 +71,9 @@ void writeComparison(const MetricComparison& c, const CompareOptions& o, std::os
         }
         emit(out, sizing, "      ");
         emit(out, "    verdict: " + verdictSentence(c, o), "      ");
+        if (!r.levels.empty()) {
+            emit(out, "    design: " + r.levels, "      ");
+        }
     } else {
         emit(out,
              fmt::format("    {} analysis ({}s): {} ({} CI {}), {}",

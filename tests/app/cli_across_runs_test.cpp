@@ -1,0 +1,77 @@
+// Cross-run verdicts end to end: compare --label pools every run under a label, calibrate
+// --across-runs stores the run-to-run floor a one-run-per-side compare then uses, and says when
+// there is none.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/app/cli_process.h"
+
+namespace nf::test {
+namespace {
+
+class CliAcrossRuns : public CliTest {
+protected:
+    void spinRun(const std::string& label, int work = 1000)
+    {
+        const auto r = run({"run", "spin", "-p", "work=" + std::to_string(work), "--reps", "3", "--duration", "0.05",
+                            "--warmup", "0", "--share-cpus", "--label", label});
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+
+    nlohmann::json compareJson(const std::string& a, const std::string& b)
+    {
+        const auto r = run({"compare", "--label", a, "--label", b, "--metric", "tsc_per_op", "--format", "json"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        return nlohmann::json::parse(r.out)["comparisons"][0];
+    }
+};
+
+TEST_F(CliAcrossRuns, EveryRunUnderALabelIsPooledWithTheRunAsTheUnit)
+{
+    spinRun("vanilla");
+    spinRun("vanilla");
+    spinRun("patched", 1100);
+    spinRun("patched", 1100);
+    spinRun("patched", 1100);
+    const auto c = compareJson("vanilla", "patched");
+    EXPECT_EQ(c["unit_of_analysis"], "run");
+    EXPECT_EQ(c["n"], 2);
+    EXPECT_EQ(c["n_candidate"], 3);
+    EXPECT_NE(c["design_levels"].get<std::string>().find("2 against 3 runs"), std::string::npos) << c;
+    EXPECT_NE(c["design_levels"].get<std::string>().find("estimated from the runs"), std::string::npos) << c;
+    const auto text = run({"compare", "--label", "vanilla", "--label", "patched", "--metric", "tsc_per_op"});
+    EXPECT_NE(text.out.find("    design: 2 against 3 runs"), std::string::npos) << text.out;
+}
+
+TEST_F(CliAcrossRuns, OneRunPerSideUsesTheCalibrationAndSaysWhenThereIsNone)
+{
+    spinRun("a");
+    spinRun("b");
+    const auto before = compareJson("a", "b");
+    EXPECT_EQ(before["unit_of_analysis"], "repetition");
+    EXPECT_EQ(before["warnings"][0], "no run-to-run calibration: this interval is too narrow");
+
+    const auto one = run(
+        {"calibrate", "--across-runs", "spin", "--reps", "3", "--duration", "0.05", "--warmup", "0", "--share-cpus"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_NE(one.out.find("one run so far"), std::string::npos) << one.out;
+    const auto cal = run({"calibrate", "--across-runs", "spin", "--runs", "2", "--reps", "3", "--duration", "0.05",
+                          "--warmup", "0", "--share-cpus"});
+    ASSERT_EQ(cal.status, 0) << cal.err;
+    EXPECT_NE(cal.out.find("run-to-run noise floor from 3 runs in 1 boots"), std::string::npos) << cal.out;
+
+    const auto after = compareJson("a", "b");
+    EXPECT_EQ(after["unit_of_analysis"], "run");
+    EXPECT_NE(after["design_levels"].get<std::string>().find("calibration"), std::string::npos) << after;
+    for (const auto& w : after["warnings"]) {
+        EXPECT_NE(w, "no run-to-run calibration: this interval is too narrow");
+    }
+    // The floor widens the interval: run-to-run variance is added to the within-run one.
+    EXPECT_GT(after["ci_high_pct"].get<double>() - after["ci_low_pct"].get<double>(),
+              before["ci_high_pct"].get<double>() - before["ci_low_pct"].get<double>());
+}
+
+}  // namespace
+}  // namespace nf::test
