@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <set>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
@@ -190,7 +191,16 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                                  s.summary.mean, ci, delta, k == 0 ? "" : pText(s.pPrev)))
             << '\n';
     }
-    out << "  (p: Welch's t against the previous step, Holm-adjusted over the steps)\n\n";
+    if (std::isnan(r.betweenRunCv)) {
+        out << "  (p: Welch's t against the previous step, Holm-adjusted over the steps)\n\n";
+    } else {
+        out << "  (p: t against the previous step with the run-to-run variance, Holm)\n";
+        writeWrapped(fmt::format("design: one run per step; the run-to-run variance (between-run CV {:.2f}%, "
+                                 "from adjacent steps) is in every interval and test",
+                                 r.betweenRunCv * 100),
+                     out);
+        out << '\n';
+    }
     if (r.changes.empty()) {
         out << fmt::format("no change point at alpha {:g}", o.alpha);
         out << (r.tested.empty() ? "\n"
@@ -198,11 +208,11 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                                                pText(r.tested.front().pAdjusted)));
     }
     for (const auto& c : r.changes) {
-        writeWrapped(
-            fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {:+.2f}..{:+.2f}%), {} (Holm)",
-                        r.steps[c.step].name, r.steps[c.step - 1].name, c.effect.interval.estimatePct,
-                        (1 - o.alpha) * 100, c.effect.interval.ci.low, c.effect.interval.ci.high, pClause(c.pAdjusted)),
-            out);
+        writeWrapped(fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {:+.2f}..{:+.2f}%), {}{}",
+                                 r.steps[c.step].name, r.steps[c.step - 1].name, c.effect.interval.estimatePct,
+                                 (1 - o.alpha) * 100, c.effect.interval.ci.low, c.effect.interval.ci.high,
+                                 pClause(c.pAdjusted), std::isnan(r.betweenRunCv) ? " (Holm)" : ""),
+                     out);
         out << fmt::format("  steps {}..{} against {}..{}\n", r.steps[c.segmentBegin].name, r.steps[c.step - 1].name,
                            r.steps[c.step].name, r.steps[c.segmentEnd - 1].name);
     }
@@ -269,7 +279,13 @@ int execute(const SeriesArgs& a, const Context& ctx)
     if (!values) {
         return failWith(values.error());
     }
-    auto result = engine::analyzeSeries(*values, a.options);
+    auto options = a.options;
+    std::set<std::int64_t> runIds;
+    for (const auto& s : *steps) {
+        runIds.insert(s.run->row.id);
+    }
+    options.separateRuns = runIds.size() == steps->size();
+    auto result = engine::analyzeSeries(*values, options);
     if (!result) {
         return failWith(usageError(result.error().message));
     }

@@ -8,12 +8,47 @@
 #include <numeric>
 #include <random>
 
+#include "engine/analysis/across_runs.h"
 #include "engine/stats/hypothesis_tests.h"
 
 namespace nf::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// E[the largest of n chi-square(1) values] = integral of 1 - F(x)^n, F(x) = erf(sqrt(x / 2)),
+// taken over u = sqrt(x) by the midpoint rule (the integrand is below 1e-30 past u = 12).
+double expectedLargestChiSquare1(std::size_t n)
+{
+    const double h = 1e-3;
+    double sum = 0;
+    for (double u = h / 2; u < 12; u += h) {
+        sum += 2 * u * (1 - std::pow(std::erf(u / std::sqrt(2.0)), static_cast<double>(n))) * h;
+    }
+    return sum;
+}
+
+// The mean of the n - 1 smallest of n squared differences, times this, estimates their variance.
+double trimmedConstant(std::size_t n)
+{
+    return n < 3 ? 1.0 : (static_cast<double>(n) - 1) / (static_cast<double>(n) - expectedLargestChiSquare1(n));
+}
+
+double betweenOfSteps(const std::vector<double>& means, const std::vector<double>& within, double constant)
+{
+    if (means.size() < 2) {
+        return 0;
+    }
+    std::vector<double> squares;
+    for (std::size_t k = 1; k < means.size(); ++k) {
+        squares.push_back((means[k] - means[k - 1]) * (means[k] - means[k - 1]));
+    }
+    std::sort(squares.begin(), squares.end());
+    if (squares.size() >= 3) {
+        squares.pop_back();  // the largest: where a step changes, if one does
+    }
+    return std::max(0.0, constant * mean(squares) / 2 - mean(within));
+}
 
 // Welch's |t| from sums; 0 when undefined, infinite when both sides are constant but differ.
 double welchAbsT(double n1, double s1, double q1, double n2, double s2, double q2)
@@ -51,6 +86,148 @@ StepStats stepStats(const SeriesStep& step, double alpha)
     return s;
 }
 
+// Separate runs: each step's mean, s^2 / m and the between-run variance they imply.
+struct RunLevel {
+    std::vector<double> means;
+    std::vector<double> within;
+    std::vector<double> reps;
+    double between = 0;
+    double scale = 1;     // |mean of the step means|
+    double constant = 1;  // trimmedConstant of the adjacent differences
+};
+
+double withinOfMean(const std::vector<double>& values)
+{
+    if (values.size() < 2) {
+        return 0;
+    }
+    const double sd = stddev(values);
+    return sd * sd / static_cast<double>(values.size());
+}
+
+RunLevel runLevel(const std::vector<SeriesStep>& steps)
+{
+    RunLevel r;
+    for (const auto& s : steps) {
+        r.means.push_back(mean(s.values));
+        r.within.push_back(withinOfMean(s.values));
+        r.reps.push_back(static_cast<double>(s.values.size()));
+    }
+    r.constant = trimmedConstant(steps.size() - 1);
+    r.between = betweenOfSteps(r.means, r.within, r.constant);
+    r.scale = std::fabs(mean(r.means));
+    return r;
+}
+
+// The degrees of freedom of the between-run estimate: one per adjacent difference but the first.
+double betweenDf(std::size_t steps)
+{
+    return std::max(1.0, static_cast<double>(steps) - 2);
+}
+
+// The split of step means [begin, end) with the largest |M2 - M1| / sqrt(V1 + V2), each side's
+// V the sum of (between + w_k) over its steps, over its count squared. The between-run variance
+// of a split is estimated from every adjacent difference of the series but the one the split
+// falls on (a change there would inflate it): the mean of their squares, halved, less the mean w.
+BestSplit bestSplitOfMeans(const std::vector<double>& means, const std::vector<double>& within, std::size_t begin,
+                           std::size_t end)
+{
+    double sumSquares = 0;
+    for (std::size_t k = 1; k < means.size(); ++k) {
+        sumSquares += (means[k] - means[k - 1]) * (means[k] - means[k - 1]);
+    }
+    const double others = static_cast<double>(means.size()) - 2;
+    const double meanWithin = mean(within);
+    BestSplit best;
+    for (std::size_t j = begin + 1; j < end; ++j) {
+        const double dj = means[j] - means[j - 1];
+        const double between = std::max(0.0, (sumSquares - dj * dj) / others / 2 - meanWithin);
+        double s1 = 0;
+        double v1 = 0;
+        double s2 = 0;
+        double v2 = 0;
+        for (std::size_t k = begin; k < end; ++k) {
+            (k < j ? s1 : s2) += means[k];
+            (k < j ? v1 : v2) += between + within[k];
+        }
+        const double n1 = static_cast<double>(j - begin);
+        const double n2 = static_cast<double>(end - j);
+        const double se = std::sqrt(v1 / (n1 * n1) + v2 / (n2 * n2));
+        const double diff = std::fabs(s2 / n2 - s1 / n1);
+        const double t = se > 0 ? diff / se : (diff == 0 ? 0 : std::numeric_limits<double>::infinity());
+        if (t > best.statistic) {
+            best = {j - begin, t};
+        }
+    }
+    return best;
+}
+
+// The share of series simulated without a change (step means from the normal with the estimated
+// run-to-run and within-run variances, each step's s^2 / m redrawn from its chi-square), with the
+// between-run variance estimated again in each, whose best split over [begin, end) is at least
+// `observed`: the estimate's own noise and the choice of the split are part of the test.
+double simulatedP(const RunLevel& rl, std::size_t begin, std::size_t end, double observed, int draws,
+                  std::mt19937_64& rng)
+{
+    std::normal_distribution<double> z(0.0, 1.0);
+    std::vector<double> means(rl.means.size());
+    std::vector<double> within(rl.means.size());
+    int atLeast = 0;
+    for (int i = 0; i < draws; ++i) {
+        for (std::size_t k = 0; k < means.size(); ++k) {
+            means[k] = std::sqrt(rl.between + rl.within[k]) * z(rng);
+            const double df = rl.reps[k] - 1;
+            within[k] = df >= 1 ? rl.within[k] * std::chi_squared_distribution<double>(df)(rng) / df : 0;
+        }
+        if (bestSplitOfMeans(means, within, begin, end).statistic >= observed * (1 - 1e-12)) {
+            ++atLeast;
+        }
+    }
+    return (1.0 + atLeast) / (1.0 + draws);
+}
+
+// Each step against the previous as two runs: their difference's variance is twice the
+// between-run variance plus both within-run parts (Satterthwaite df).
+void compareAdjacentRuns(const RunLevel& rl, std::vector<StepStats>& out)
+{
+    std::vector<double> p;
+    const double dfB = betweenDf(rl.means.size());
+    for (std::size_t k = 1; k < rl.means.size(); ++k) {
+        const double before = rl.means[k - 1];
+        out[k].deltaPrevPct = before != 0 ? (rl.means[k] / before - 1) * 100 : kNaN;
+        const double a = 2 * rl.between;
+        const double w = rl.within[k - 1] + rl.within[k];
+        const double v = a + w;
+        const double dfW = std::max(1.0, std::min(rl.reps[k - 1], rl.reps[k]) - 1);
+        const double den = (a > 0 ? a * a / dfB : 0) + (w > 0 ? w * w / (2 * dfW) : 0);
+        const double diff = rl.means[k] - before;
+        p.push_back(v > 0 && den > 0 ? stats::twoSidedT(diff / std::sqrt(v), v * v / den) : 1.0);
+    }
+    const auto adjusted = stats::holm(p);
+    for (std::size_t k = 1; k < rl.means.size(); ++k) {
+        out[k].pPrev = adjusted[k - 1];
+    }
+}
+
+// Separate runs: each step's interval holds the run-to-run variance too (Satterthwaite df).
+void widenStepIntervals(const RunLevel& rl, double alpha, std::vector<StepStats>& out)
+{
+    const double dfB = betweenDf(rl.means.size());
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        const double v = rl.between + rl.within[k];
+        const double dfW = rl.reps[k] - 1;
+        const double den = (rl.between > 0 ? rl.between * rl.between / dfB : 0) +
+                           (rl.within[k] > 0 && dfW >= 1 ? rl.within[k] * rl.within[k] / dfW : 0);
+        if (!(v > 0) || !(den > 0)) {
+            continue;
+        }
+        const boost::math::students_t_distribution<double> t(v * v / den);
+        const double half = boost::math::quantile(t, 1 - alpha / 2) * std::sqrt(v);
+        out[k].ciLow = rl.means[k] - half;
+        out[k].ciHigh = rl.means[k] + half;
+    }
+}
+
 void compareAdjacent(const std::vector<SeriesStep>& steps, std::vector<StepStats>& out)
 {
     std::vector<double> p;
@@ -72,8 +249,8 @@ void compareAdjacent(const std::vector<SeriesStep>& steps, std::vector<StepStats
 
 class Segmenter {
 public:
-    Segmenter(const std::vector<SeriesStep>& steps, const SeriesOptions& options)
-        : m_steps(steps), m_options(options), m_rng(options.seed)
+    Segmenter(const std::vector<SeriesStep>& steps, const SeriesOptions& options, const RunLevel* runs)
+        : m_steps(steps), m_options(options), m_runs(runs), m_rng(options.seed)
     {
     }
 
@@ -89,7 +266,8 @@ public:
             values.insert(values.end(), m_steps[k].values.begin(), m_steps[k].values.end());
             sizes.push_back(m_steps[k].values.size());
         }
-        const auto best = bestSplit(values, sizes);
+        const auto best =
+            m_runs != nullptr ? bestSplitOfMeans(m_runs->means, m_runs->within, begin, end) : bestSplit(values, sizes);
         if (best.step == 0) {
             return;
         }
@@ -98,12 +276,18 @@ public:
         c.segmentBegin = begin;
         c.segmentEnd = end;
         c.statistic = best.statistic;
-        c.p = permutationP(values, sizes, best.statistic);
-        const std::size_t before =
-            std::accumulate(sizes.begin(), sizes.begin() + static_cast<long>(best.step), std::size_t{0});
-        const auto split = values.begin() + static_cast<long>(before);
-        c.effect = compareIndependent(std::vector<double>(values.begin(), split),
-                                      std::vector<double>(split, values.end()), {m_options.alpha, 1.0, {}, 0.8});
+        const CompareOptions compare{m_options.alpha, 1.0, {}, 0.8};
+        if (m_runs != nullptr) {
+            c.p = simulatedP(*m_runs, begin, end, best.statistic, m_options.permutations, m_rng);
+            c.effect = effectAcrossRuns(begin, c.step, end, compare);
+        } else {
+            c.p = permutationP(values, sizes, best.statistic);
+            const std::size_t before =
+                std::accumulate(sizes.begin(), sizes.begin() + static_cast<long>(best.step), std::size_t{0});
+            const auto split = values.begin() + static_cast<long>(before);
+            c.effect = compareIndependent(std::vector<double>(values.begin(), split),
+                                          std::vector<double>(split, values.end()), compare);
+        }
         tested.push_back(c);
         parent.push_back(up);
         if (c.p < m_options.alpha) {
@@ -114,6 +298,23 @@ public:
     }
 
 private:
+    // After against before with each step a run (engine/analysis/across_runs.h); the run-to-run
+    // variance estimated from the steps stands in for a side with one step.
+    Comparison effectAcrossRuns(std::size_t begin, std::size_t split, std::size_t end, const CompareOptions& o) const
+    {
+        std::vector<RunValues> before;
+        std::vector<RunValues> after;
+        for (std::size_t k = begin; k < end; ++k) {
+            (k < split ? before : after).push_back({"step" + std::to_string(k), m_steps[k].values});
+        }
+        const RunNoiseFloor floor{.betweenCv = m_runs->scale > 0 ? std::sqrt(m_runs->between) / m_runs->scale : 0,
+                                  .df = betweenDf(m_steps.size()),
+                                  .runs = m_steps.size(),
+                                  .boots = 0,
+                                  .source = "estimated from the steps"};
+        return compareAcrossRuns(before, after, floor, o);
+    }
+
     double permutationP(std::vector<double> values, const std::vector<std::size_t>& sizes, double observed)
     {
         int atLeast = 0;
@@ -128,6 +329,7 @@ private:
 
     const std::vector<SeriesStep>& m_steps;
     const SeriesOptions& m_options;
+    const RunLevel* m_runs;  // separate runs: the run-level variance; nullptr: repetitions exchangeable
     std::mt19937_64 m_rng;
 };
 
@@ -162,6 +364,11 @@ BestSplit bestSplit(const std::vector<double>& values, const std::vector<std::si
     return best;
 }
 
+double betweenRunVarianceOfSteps(const std::vector<double>& means, const std::vector<double>& within)
+{
+    return betweenOfSteps(means, within, trimmedConstant(means.size() - 1));
+}
+
 Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const SeriesOptions& options)
 {
     if (steps.size() < 2) {
@@ -185,15 +392,30 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
         }
         r.steps.push_back(stepStats(step, options.alpha));
     }
-    compareAdjacent(steps, r.steps);
+    const bool runs = options.separateRuns && steps.size() >= 3;
+    const RunLevel rl = runs ? runLevel(steps) : RunLevel{};
+    if (runs) {
+        compareAdjacentRuns(rl, r.steps);
+        widenStepIntervals(rl, options.alpha, r.steps);
+        r.betweenRunCv = rl.scale > 0 ? std::sqrt(rl.between) / rl.scale : kNaN;
+    } else {
+        compareAdjacent(steps, r.steps);
+        if (options.separateRuns) {
+            r.warnings.emplace_back(
+                "2 steps: no run-to-run variance can be estimated from the steps; the test takes the "
+                "repetitions as independent and claims more than separate runs show");
+        }
+    }
 
     std::vector<int> parent;
-    Segmenter(steps, options).run(0, steps.size(), r.tested, parent, -1);
+    Segmenter(steps, options, runs ? &rl : nullptr).run(0, steps.size(), r.tested, parent, -1);
     std::vector<double> p;
     for (const auto& c : r.tested) {
         p.push_back(c.p);
     }
-    const auto adjusted = stats::holm(p);
+    // Separate runs: a segment is tested only when its parent is significant, and the parent's test
+    // guards the family (under no change at all, a change is reported at most alpha of the time).
+    const auto adjusted = runs ? p : stats::holm(p);
     std::vector<bool> kept(r.tested.size(), false);
     for (std::size_t i = 0; i < r.tested.size(); ++i) {  // parents come before their children
         r.tested[i].pAdjusted = adjusted[i];
@@ -203,6 +425,20 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
         }
     }
     std::sort(r.changes.begin(), r.changes.end(), [](const auto& a, const auto& b) { return a.step < b.step; });
+    if (runs) {
+        r.method = fmt::format(
+            "each step is its own run: the run-to-run variance of the step means is estimated from the "
+            "adjacent steps' differences (their mean square without the largest, made unbiased, less the "
+            "within-run part: between-run CV {:.2f}%) and counted in every interval and test. Binary "
+            "segmentation of the step means: in each segment the split with the largest |difference| over its "
+            "standard error (run-to-run variance from every adjacent difference but the split's own, plus "
+            "within-run); its p-value is the share of {} series simulated without a change (seed {}), each "
+            "estimating the run-to-run variance again, whose largest statistic is at least as large. A "
+            "significant segment is split again and its halves tested at alpha {:g}; the first test guards "
+            "the family.",
+            r.betweenRunCv * 100, options.permutations, options.seed, options.alpha);
+        return r;
+    }
     r.method =
         "binary segmentation of the steps: in each segment the split with the largest Welch |t| between "
         "the repetition values before and after it; its p-value is the share of " +

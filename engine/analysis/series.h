@@ -4,6 +4,7 @@
 // with a permutation test so that the choice of the split is part of the test.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct SeriesOptions {
     double alpha = 0.05;
     int permutations = 4999;
     std::uint64_t seed = 1;  // the permutations are drawn from this seed: reruns give the same p
+    // Each step is its own run: step means differ by the run-to-run variance too. It is estimated
+    // from the steps' adjacent differences (most adjacent steps do not change) and counted in the
+    // tests, the intervals and the change points' effects.
+    bool separateRuns = false;
 };
 
 struct StepStats {
@@ -49,6 +54,9 @@ struct SeriesResult {
     std::vector<ChangePoint> tested;   // every segment test, in the order made
     std::vector<std::string> warnings;
     std::string method;  // one paragraph for the report
+    // With separate runs: the run-to-run SD over the mean of the step means, from the adjacent
+    // differences (their trimmed mean square, less the within-run part); NaN otherwise.
+    double betweenRunCv = std::numeric_limits<double>::quiet_NaN();
 };
 
 Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const SeriesOptions& options);
@@ -60,5 +68,12 @@ struct BestSplit {
     double statistic = 0;
 };
 BestSplit bestSplit(const std::vector<double>& values, const std::vector<std::size_t>& sizes);
+
+// Separate runs: the between-run variance of step means from their adjacent differences d_k, whose
+// variance is 2 sigma_b^2 + w_k + w_k+1 where no step changes. The mean of the squared d_k without
+// the largest (where a step changes, if one does; kept with fewer than 3), made unbiased for
+// normal d_k (times (n - 1) / (n - E[largest of n chi-square(1)])), halved, less the mean of
+// `within` (each step's s^2 / m), at least 0.
+double betweenRunVarianceOfSteps(const std::vector<double>& means, const std::vector<double>& within);
 
 }  // namespace nf::engine
