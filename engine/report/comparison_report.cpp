@@ -172,6 +172,10 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
     ComparisonReport report;
     report.analysis = std::move(*analysis);
     report.context = contextForRuns(runs);
+    report.context.designNote =
+        "runs pooled per label: repetitions are nested in runs (and runs in boots), and the unit is the "
+        "run, so the run-to-run drift is in the interval; with one run on a side the run-to-run variance "
+        "comes from the other side's runs or this machine's calibration (calibrate --across-runs)";
     report.acrossRuns = true;
     return report;
 }
