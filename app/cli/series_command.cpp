@@ -208,9 +208,11 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                                                pText(r.tested.front().pAdjusted)));
     }
     for (const auto& c : r.changes) {
-        writeWrapped(fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {:+.2f}..{:+.2f}%), {}{}",
-                                 r.steps[c.step].name, r.steps[c.step - 1].name, c.effect.interval.estimatePct,
-                                 (1 - o.alpha) * 100, c.effect.interval.ci.low, c.effect.interval.ci.high,
+        const auto& ci = c.effect.interval;
+        const std::string range =
+            ci.bounded() ? fmt::format("{:+.2f}..{:+.2f}%", ci.ci.low, ci.ci.high) : std::string("unbounded");
+        writeWrapped(fmt::format("change at {} (after {}): {:+.2f}% ({:g}% CI {}), {}{}", r.steps[c.step].name,
+                                 r.steps[c.step - 1].name, ci.estimatePct, (1 - o.alpha) * 100, range,
                                  pClause(c.pAdjusted), std::isnan(r.betweenRunCv) ? " (Holm)" : ""),
                      out);
         out << fmt::format("  steps {}..{} against {}..{}\n", r.steps[c.segmentBegin].name, r.steps[c.step - 1].name,

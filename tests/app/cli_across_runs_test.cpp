@@ -68,9 +68,10 @@ TEST_F(CliAcrossRuns, OneRunPerSideUsesTheCalibrationAndSaysWhenThereIsNone)
     for (const auto& w : after["warnings"]) {
         EXPECT_NE(w, "no run-to-run calibration: this interval is too narrow");
     }
-    // The floor widens the interval: run-to-run variance is added to the within-run one.
-    EXPECT_GT(after["ci_high_pct"].get<double>() - after["ci_low_pct"].get<double>(),
-              before["ci_high_pct"].get<double>() - before["ci_low_pct"].get<double>());
+    // The floor's run-to-run variance is added to the within-run one (it may be estimated as 0
+    // when the repetitions inside a run vary as much as the runs do).
+    EXPECT_GE(after["ci_high_pct"].get<double>() - after["ci_low_pct"].get<double>(),
+              before["ci_high_pct"].get<double>() - before["ci_low_pct"].get<double>() - 1e-9);
 }
 
 }  // namespace
