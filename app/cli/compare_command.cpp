@@ -96,6 +96,21 @@ int comparePooled(data::Database& db, const CompareArgs& a)
             labels[i].runs.push_back(&run);
         }
     }
+    const bool summaries = std::any_of(loaded.begin(), loaded.end(), [](const auto& runs) {
+        return std::any_of(runs.begin(), runs.end(), [](const auto& r) { return r.data.summarised(); });
+    });
+    if (summaries) {  // perf stat -r summaries hold no repetitions to pool: the newest run of each label
+        std::vector<engine::RunChoice> choices;
+        for (const auto& l : labels) {
+            choices.push_back({l.runs.back(), l.variant});
+        }
+        auto report = engine::compareRuns(choices, a.metrics, a.analysis);
+        if (!report) {
+            return failWith(usageError(report.error().message));
+        }
+        engine::writeComparison(*report, a.format, std::cout);
+        return 0;
+    }
     std::map<std::string, engine::RunNoiseFloor> floors;
     const auto& first = *labels.front().runs.front();
     auto stored = data::latestNoiseFloors(db, first.row.workload, first.row.host);

@@ -84,7 +84,8 @@ std::optional<double> runsNeeded(double perRun, double target, const CompareOpti
     if (!(target > 0) || !(perRun > 0) || !std::isfinite(perRun)) {
         return std::nullopt;
     }
-    for (double n = 2; n <= 1e6; n = n < 64 ? n + 1 : std::ceil(n * 1.05)) {
+    for (long long count = 2; count <= 1000000; count = count < 64 ? count + 1 : count + count / 20) {
+        const auto n = static_cast<double>(count);
         const double df = 2 * (n - 1);
         if ((tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * std::sqrt(perRun / n) <= target) {
             return n;

@@ -22,7 +22,8 @@ double expectedLargestChiSquare1(std::size_t n)
 {
     const double h = 1e-3;
     double sum = 0;
-    for (double u = h / 2; u < 12; u += h) {
+    for (int i = 0; i < 12000; ++i) {
+        const double u = (i + 0.5) * h;
         sum += 2 * u * (1 - std::pow(std::erf(u / std::sqrt(2.0)), static_cast<double>(n))) * h;
     }
     return sum;
