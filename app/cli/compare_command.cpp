@@ -101,6 +101,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
     });
     if (summaries) {  // perf stat -r summaries hold no repetitions to pool: the newest run of each label
         std::vector<engine::RunChoice> choices;
+        choices.reserve(labels.size());
         for (const auto& l : labels) {
             choices.push_back({l.runs.back(), l.variant});
         }
