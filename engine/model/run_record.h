@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct RunRecord {
     std::vector<nlohmann::json> variantParams;
     RunData data;                       // variant names, layout (quantities, metrics) and every sample
     std::vector<std::string> warnings;  // what went wrong during the run without stopping it
+    std::optional<DecisionRecord> decision;  // a run that ran until decided: its sequential decision
 };
 
 }  // namespace nf::engine
