@@ -43,10 +43,7 @@ public:
         }
     }
     Result<void> decisionLook(const engine::DecisionLook& look) override { return m_recorder.decisionLook(look); }
-    Result<void> decisionMade(const engine::DecisionRecord& record) override
-    {
-        return m_recorder.decisionMade(record);
-    }
+    Result<void> decisionMade(const engine::DecisionRecord& record) override { return m_recorder.decisionMade(record); }
     void runFinished(engine::RunStatus status, std::string_view reason) override
     {
         clearProgress();

@@ -30,10 +30,10 @@
 namespace nf::engine {
 
 struct SequentialOptions {
-    double alpha = 0.05;                 // P(the sequence ever misses the true mean) <= alpha
-    double marginPct = 1.0;              // equivalence margin, +-%
-    std::size_t warmupUnits = 30;        // no decision before this many units
-    std::size_t plannedUnits = 0;        // where the sequence is tightest; 0 = chosen after the warm-up
+    double alpha = 0.05;           // P(the sequence ever misses the true mean) <= alpha
+    double marginPct = 1.0;        // equivalence margin, +-%
+    std::size_t warmupUnits = 30;  // no decision before this many units
+    std::size_t plannedUnits = 0;  // where the sequence is tightest; 0 = chosen after the warm-up
 };
 
 // The method as stored with a run and named in its evidence report.
@@ -51,7 +51,7 @@ struct SequentialLook {
     std::size_t units = 0;
     double elapsed = 0;  // seconds of measuring time at this look (set by the caller)
     double estimatePct = std::numeric_limits<double>::quiet_NaN();  // mean log ratio, as a percentage
-    PercentInterval ci;                                              // the confidence sequence at this look
+    PercentInterval ci;                                             // the confidence sequence at this look
     double sdLog = std::numeric_limits<double>::quiet_NaN();        // running sd of the per-unit log ratios
     Verdict decision = Verdict::Inconclusive;
 };

@@ -124,8 +124,8 @@ void checkUntil(const ExperimentSpec& spec, const WorkloadDescriptor& w, Checker
     }
     if (spec.variants.size() != 2) {
         check.add(SpecField::Until, "decided",
-                  "compares a candidate with a baseline: exactly two variants (" + std::to_string(spec.variants.size()) +
-                      " given)");
+                  "compares a candidate with a baseline: exactly two variants (" +
+                      std::to_string(spec.variants.size()) + " given)");
     }
     if (!spec.interleaved()) {
         check.add(SpecField::Until, "decided", "needs the variants side by side: order interleaved or random");

@@ -283,8 +283,8 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
                 throw BadField{"until " + j["until"].dump() + ": expected \"decided\""};
             }
             UntilDecided until;
-            for (const auto& [key, field] : {std::pair{"max_time", &until.maxTime}, std::pair{"margin", &until.marginPct},
-                                             std::pair{"alpha", &until.alpha}}) {
+            for (const auto& [key, field] : {std::pair{"max_time", &until.maxTime},
+                                             std::pair{"margin", &until.marginPct}, std::pair{"alpha", &until.alpha}}) {
                 if (j.contains(key)) {
                     if (!j[key].is_number()) {
                         throw BadField{std::string(key) + " " + j[key].dump() + ": expected a number"};

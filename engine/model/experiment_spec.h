@@ -66,9 +66,9 @@ inline constexpr const char* kSimulatedCountersKey = "SIMULATED_counters";
 // baseline is decided by a confidence sequence (engine/analysis/sequential.h), or `maxTime` seconds
 // of measuring have passed; --reps is then only the most the plan could hold.
 struct UntilDecided {
-    double maxTime = 600;   // seconds of measuring time, from the first measured unit
-    double marginPct = 1;   // equivalent: the sequence lies inside +-margin
-    double alpha = 0.05;    // P(the sequence ever misses) <= alpha
+    double maxTime = 600;  // seconds of measuring time, from the first measured unit
+    double marginPct = 1;  // equivalent: the sequence lies inside +-margin
+    double alpha = 0.05;   // P(the sequence ever misses) <= alpha
 };
 
 struct ExperimentSpec {
@@ -87,7 +87,7 @@ struct ExperimentSpec {
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded
     std::string label;
-    std::optional<SweepPoint> sweep;  // set on the runs of a sweep
+    std::optional<SweepPoint> sweep;    // set on the runs of a sweep
     std::optional<UntilDecided> until;  // unset: a fixed number of repetitions
 
     // Whether repetition i of every variant ran side by side (interleaved or random order), so that

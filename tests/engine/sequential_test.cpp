@@ -83,8 +83,8 @@ AaCount aaFalseDifferent(Draw draw, std::uint64_t seed)
 {
     std::vector<double> tq(kUnits + 1, 0);
     for (int n = 2; n <= kUnits; ++n) {
-        tq[static_cast<std::size_t>(n)] = boost::math::quantile(
-            boost::math::students_t_distribution<double>(n - 1), 1 - kAlpha / 2);
+        tq[static_cast<std::size_t>(n)] =
+            boost::math::quantile(boost::math::students_t_distribution<double>(n - 1), 1 - kAlpha / 2);
     }
     std::mt19937_64 rng(seed);
     AaCount count;
@@ -124,8 +124,7 @@ TEST(ConfidenceSequenceSimulation, AaFalseDifferentStaysBelowAlphaWhileNaiveRete
     // Heavy tails (Laplace, as chunk ratios of a busy machine have): the same bound.
     std::exponential_distribution<double> expo(1 / 0.014);
     std::bernoulli_distribution sign(0.5);
-    const auto l =
-        aaFalseDifferent([&](std::mt19937_64& rng) { return (sign(rng) ? 1 : -1) * expo(rng); }, 24);
+    const auto l = aaFalseDifferent([&](std::mt19937_64& rng) { return (sign(rng) ? 1 : -1) * expo(rng); }, 24);
     std::printf("A/A Laplace sd 2%%, %d runs x %d looks: sequence %.3f, naive t at every look %.3f\n", kSims, kUnits,
                 l.sequential / double(kSims), l.naive / double(kSims));
     EXPECT_LE(l.sequential / double(kSims), kTolerance);
@@ -202,9 +201,10 @@ TEST(ConfidenceSequenceSimulation, TimeToDecisionForAOnePercentEffectAgainstTheF
         mean += x / sims;
     }
     const double medianStop = stops[stops.size() / 2];
-    std::printf("1%% effect, unit sd 3%%: fixed n_needed %.0f; sequential mean %.1f, median %.0f, 90th %.0f units "
-                "(undecided %d, not different %d of %d)\n",
-                fixedN, mean, medianStop, stops[stops.size() * 9 / 10], undecided, wrong, sims);
+    std::printf(
+        "1%% effect, unit sd 3%%: fixed n_needed %.0f; sequential mean %.1f, median %.0f, 90th %.0f units "
+        "(undecided %d, not different %d of %d)\n",
+        fixedN, mean, medianStop, stops[stops.size() * 9 / 10], undecided, wrong, sims);
     EXPECT_EQ(undecided, 0);
     EXPECT_LE(wrong / double(sims), kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / sims));
     EXPECT_LT(medianStop, fixedN);  // half the runs decide before the fixed design is through
