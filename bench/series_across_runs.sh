@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cross-run acceptance runs of docs/benchmarks.md (issue 21), on this machine. Every step is a
+# The cross-run acceptance runs of docs/benchmarks.md, on this machine. Every step is a
 # separate run of spin (one variant, 4 repetitions of 0.3 s), so steps differ by the run-to-run drift:
 #  1. 20 A/A series of 6 labels of the same code: how many report a change (alpha 0.05)?
 #  2. 10 series of 6 labels with a known 3% step at s4 (work=1000 for s1..s3, work=1030 after):

@@ -393,6 +393,9 @@ try {
     if (auto samples = loadSamples(db, run); !samples) {
         return samples.error();
     }
+    if (auto decision = loadDecision(db, run); !decision) {
+        return decision.error();
+    }
     if (auto warnings = loadWarnings(db, run); !warnings) {
         return warnings.error();
     }

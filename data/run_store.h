@@ -30,6 +30,9 @@ public:
     void runFinished(engine::RunStatus status, std::string_view reason) override;
     // The summaries of repetitions already stored (an import of perf stat -r N).
     Result<void> summariesFinished(const std::vector<engine::SummaryStat>& summaries);
+    // An until-decided run: each look, and the decision (data/decision_store.cpp).
+    Result<void> decisionLook(const engine::DecisionLook& look) override;
+    Result<void> decisionMade(const engine::DecisionRecord& record) override;
 
     std::int64_t runId() const { return m_runId; }
     const std::optional<Error>& finishError() const { return m_finishError; }
@@ -50,5 +53,7 @@ Result<std::vector<engine::RunRow>> listRuns(Database& db);
 Result<std::vector<engine::RunRow>> sweepRuns(Database& db, const std::string& sweepId);
 // Fails with "no run 42 in runs.db" for an unknown id.
 Result<engine::RunRecord> loadRun(Database& db, std::int64_t id);
+// The sequential decision and looks of an until-decided run into run.decision (nothing for others).
+Result<void> loadDecision(Database& db, engine::RunRecord& run);
 
 }  // namespace nf::data

@@ -153,13 +153,41 @@ CREATE TABLE run_noise_floors (
 CREATE INDEX run_noise_floors_lookup ON run_noise_floors (workload, host, metric);
 )sql";
 
+// Migration 5: runs that ran until decided (`run --until decided`):
+// the method, what it decided on, why it stopped, and every look of its confidence sequence, one
+// per stored repetition. A bound that did not exist yet (too few units) is NULL.
+constexpr const char* kMigration5 = R"sql(
+CREATE TABLE decisions (
+    run_id         INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    method         TEXT NOT NULL,
+    metric         TEXT NOT NULL,
+    unit           TEXT NOT NULL,
+    alpha          REAL NOT NULL,
+    margin_pct     REAL NOT NULL,
+    max_time_s     REAL NOT NULL,
+    decision       TEXT NOT NULL CHECK (decision IN ('different', 'equivalent', 'inconclusive')),
+    stop_reason    TEXT NOT NULL,
+    seconds_needed REAL  -- inconclusive: the measuring time it would still need; NULL when unknown
+);
+CREATE TABLE decision_looks (
+    run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    look         INTEGER NOT NULL,
+    repetitions  INTEGER NOT NULL,
+    units        INTEGER NOT NULL,
+    elapsed_s    REAL NOT NULL,
+    estimate_pct REAL,
+    low_pct      REAL,
+    high_pct     REAL,
+    sd_log       REAL,
+    decision     TEXT NOT NULL,
+    PRIMARY KEY (run_id, look)
+);
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
-        {1, kMigration1},
-        {2, kMigration2},
-        {3, kMigration3},
-        {4, kMigration4},
+        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5},
     };
     return list;
 }

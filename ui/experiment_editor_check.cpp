@@ -66,6 +66,8 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Counters: return QObject::tr("Counters");
         case engine::SpecField::Pmu: return QObject::tr("PMU");
         case engine::SpecField::Sweep: return QObject::tr("Sweep");
+        case engine::SpecField::Until: return QObject::tr("Run until decided");
+        case engine::SpecField::MaxTime: return QObject::tr("Max time");
     }
     return {};
 }

@@ -28,6 +28,9 @@ public:
     void warning(std::string_view text) override;
     void progress(int done, int total, double secondsLeft) override;
     void runFinished(engine::RunStatus status, std::string_view reason) override;
+    // Until decided: forwarded (no event of their own; the finished event's reason says why it stopped).
+    Result<void> decisionLook(const engine::DecisionLook& look) override { return m_inner.decisionLook(look); }
+    Result<void> decisionMade(const engine::DecisionRecord& record) override { return m_inner.decisionMade(record); }
 
     // An error that ends the command (also written when the run never started).
     void error(const std::string& message, int exitStatus);

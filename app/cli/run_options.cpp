@@ -59,6 +59,14 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
     if (o.seedGiven) {
         spec.seed = o.seed;
     }
+    if (!o.until.empty()) {
+        if (o.until != "decided") {
+            return Error{"--until '" + o.until + "': expected 'decided'"};
+        }
+        spec.until = o.decided;
+    } else if (!o.decidedGiven.empty()) {
+        return Error{o.decidedGiven.front() + ": only with --until decided"};
+    }
     return spec;
 }
 
@@ -77,6 +85,8 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Counters: return "--counters";
         case engine::SpecField::Pmu: return "--pmu";
         case engine::SpecField::Sweep: return "--sweep";
+        case engine::SpecField::Until: return "--until";
+        case engine::SpecField::MaxTime: return "--max-time";
     }
     return "?";
 }
@@ -90,6 +100,19 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                         "NAME or NAME:key=value[,key=value...] (repeatable; default: one "
                         "variant named 'default')");
         sub->add_option("--order", o.order, "interleaved (A B B A), random (seeded) or blocked")->capture_default_str();
+        sub->add_option("--until", o.until,
+                        "decided: alternate until the primary metric is different or equivalent within --margin "
+                        "(a confidence sequence, valid at every look; --reps is then only a bound) or --max-time "
+                        "passes");
+        sub->add_option("--max-time", o.decided.maxTime, "With --until decided: seconds of measuring at most")
+            ->capture_default_str()
+            ->each([&o](const std::string&) { o.decidedGiven.emplace_back("--max-time"); });
+        sub->add_option("--margin", o.decided.marginPct, "With --until decided: the equivalence margin, +-%")
+            ->capture_default_str()
+            ->each([&o](const std::string&) { o.decidedGiven.emplace_back("--margin"); });
+        sub->add_option("--alpha", o.decided.alpha, "With --until decided: the error rate the decision holds to")
+            ->capture_default_str()
+            ->each([&o](const std::string&) { o.decidedGiven.emplace_back("--alpha"); });
     }
     sub->add_option("--reps", o.spec.repetitions, "Repetitions per variant")->capture_default_str();
     sub->add_option("--duration", o.spec.duration, "Seconds per variant per repetition")->capture_default_str();

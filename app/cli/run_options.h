@@ -25,6 +25,9 @@ struct RunOptions {
     std::uint64_t seed = 0;
     bool seedGiven = false;
     std::string sweep;  // PARAM=v1,v2,...; "" = no sweep
+    std::string until;  // "decided", or "" for a fixed number of repetitions
+    engine::UntilDecided decided;
+    std::vector<std::string> decidedGiven;  // --max-time, --margin, --alpha as given
 };
 
 // Turns the options into a spec; errors name the option and value.

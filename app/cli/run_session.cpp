@@ -42,6 +42,8 @@ public:
             m_progressShown = true;
         }
     }
+    Result<void> decisionLook(const engine::DecisionLook& look) override { return m_recorder.decisionLook(look); }
+    Result<void> decisionMade(const engine::DecisionRecord& record) override { return m_recorder.decisionMade(record); }
     void runFinished(engine::RunStatus status, std::string_view reason) override
     {
         clearProgress();

@@ -110,6 +110,44 @@ void checkRepetitionSize(const ExperimentSpec& spec, const WorkloadDescriptor& w
     }
 }
 
+// --until decided: two variants measured side by side, by the scheduler's own loop, and a time,
+// margin and alpha in range.
+void checkUntil(const ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& check)
+{
+    if (!spec.until) {
+        return;
+    }
+    const auto& u = *spec.until;
+    if (w.kind == WorkloadKind::External) {
+        check.add(SpecField::Until, "decided",
+                  "is for in-process and live workloads (an external command's runs are not stopped early)");
+    }
+    if (spec.variants.size() != 2) {
+        check.add(SpecField::Until, "decided",
+                  "compares a candidate with a baseline: exactly two variants (" +
+                      std::to_string(spec.variants.size()) + " given)");
+    }
+    if (!spec.interleaved()) {
+        check.add(SpecField::Until, "decided", "needs the variants side by side: order interleaved or random");
+    }
+    check.seconds(SpecField::MaxTime, u.maxTime, 0, 7 * 86400, false);
+    if (!(u.marginPct > 0 && u.marginPct <= 50)) {
+        check.add(SpecField::MaxTime, number(u.marginPct), "margin must be > 0 and <= 50 (%)");
+    }
+    if (!(u.alpha > 0 && u.alpha <= 0.5)) {
+        check.add(SpecField::MaxTime, number(u.alpha), "alpha must be > 0 and <= 0.5");
+    }
+}
+
+// The repetitions an until-decided run plans: as many as fit in its measuring time (each takes at
+// least every variant's duration), so the plan runs out no sooner than the time does.
+int untilRepetitions(const ExperimentSpec& spec)
+{
+    const double perRep = spec.duration * static_cast<double>(std::max<std::size_t>(1, spec.variants.size()));
+    const double n = std::ceil(spec.until->maxTime / perRep) + 1;
+    return static_cast<int>(std::clamp(n, 1.0, 100000.0));
+}
+
 // The simulated PMU's settings, and whether the workload gives it an operation count to count by.
 void checkPmu(const ExperimentSpec& spec, const WorkloadDescriptor* w, Checker& check)
 {
@@ -227,6 +265,8 @@ std::string_view toString(SpecField field)
         case SpecField::Counters: return "counters";
         case SpecField::Pmu: return "pmu";
         case SpecField::Sweep: return "sweep";
+        case SpecField::Until: return "until";
+        case SpecField::MaxTime: return "max_time";
     }
     return "workload";
 }
@@ -267,6 +307,10 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
         return result;
     }
     checkRepetitionSize(spec, *w, check);
+    checkUntil(spec, *w, check);
+    if (spec.until && result.ok()) {
+        spec.repetitions = untilRepetitions(spec);
+    }
     if (spec.cpus.empty() && !facts.allowedCpus.empty()) {
         spec.cpus = {facts.allowedCpus.back()};
     }

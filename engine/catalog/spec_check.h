@@ -34,7 +34,9 @@ enum class SpecField {
     Cpus,
     Counters,
     Pmu,
-    Sweep
+    Sweep,
+    Until,   // --until decided: what it needs of the experiment
+    MaxTime  // --max-time (and the margin and alpha it decides with)
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...
 

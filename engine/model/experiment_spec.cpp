@@ -217,6 +217,12 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     if (spec.shareCpus) {  // written only when set, so runs that did not share read as before
         j["share_cpus"] = true;
     }
+    if (spec.until) {  // written only when set: "until": "decided", "max_time", "margin", "alpha"
+        j["until"] = "decided";
+        j["max_time"] = spec.until->maxTime;
+        j["margin"] = spec.until->marginPct;
+        j["alpha"] = spec.until->alpha;
+    }
     if (spec.sweep) {
         const auto& s = *spec.sweep;
         j["sweep"] = {{"id", s.id}, {"param", s.param}, {"value", s.value}, {"index", s.index}, {"points", s.points}};
@@ -271,6 +277,28 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         }
         if (j.contains("seed") && !j["seed"].is_null()) {
             spec.seed = integer<std::uint64_t>(j["seed"], "seed");
+        }
+        if (j.contains("until") && !j["until"].is_null()) {
+            if (!j["until"].is_string() || j["until"].get<std::string>() != "decided") {
+                throw BadField{"until " + j["until"].dump() + ": expected \"decided\""};
+            }
+            UntilDecided until;
+            for (const auto& [key, field] : {std::pair{"max_time", &until.maxTime},
+                                             std::pair{"margin", &until.marginPct}, std::pair{"alpha", &until.alpha}}) {
+                if (j.contains(key)) {
+                    if (!j[key].is_number()) {
+                        throw BadField{std::string(key) + " " + j[key].dump() + ": expected a number"};
+                    }
+                    *field = j[key].get<double>();
+                }
+            }
+            spec.until = until;
+        } else {
+            for (const char* key : {"max_time", "margin", "alpha"}) {
+                if (j.contains(key)) {
+                    throw BadField{std::string(key) + ": only with \"until\": \"decided\""};
+                }
+            }
         }
         if (j.contains("sweep") && !j["sweep"].is_null()) {
             const auto& s = j["sweep"];

@@ -62,6 +62,15 @@ Result<PmuChoice> parsePmu(std::string_view text);
 std::string simulatedCountersNote(const PmuChoice& pmu);
 inline constexpr const char* kSimulatedCountersKey = "SIMULATED_counters";
 
+// `--until decided`: the run alternates until the primary metric of the candidate against the
+// baseline is decided by a confidence sequence (engine/analysis/sequential.h), or `maxTime` seconds
+// of measuring have passed; --reps is then only the most the plan could hold.
+struct UntilDecided {
+    double maxTime = 600;  // seconds of measuring time, from the first measured unit
+    double marginPct = 1;  // equivalent: the sequence lies inside +-margin
+    double alpha = 0.05;   // P(the sequence ever misses) <= alpha
+};
+
 struct ExperimentSpec {
     std::string workload;
     std::map<std::string, std::string> params;  // -p, applied to every variant
@@ -78,7 +87,8 @@ struct ExperimentSpec {
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded
     std::string label;
-    std::optional<SweepPoint> sweep;  // set on the runs of a sweep
+    std::optional<SweepPoint> sweep;    // set on the runs of a sweep
+    std::optional<UntilDecided> until;  // unset: a fixed number of repetitions
 
     // Whether repetition i of every variant ran side by side (interleaved or random order), so that
     // repetitions can be paired; blocked runs cannot.

@@ -51,6 +51,34 @@ struct RunStart {
     nlohmann::json environment;  // system facts, TSC calibration, counters and why some are missing
 };
 
+// One look of a run that runs until decided (engine/run/until_decided.h): the confidence sequence
+// of the primary metric after `units` units, `elapsed` seconds from the first measured unit.
+struct DecisionLook {
+    int look = 0;  // 1, 2, ...: one per stored repetition
+    int repetitions = 0;
+    std::size_t units = 0;
+    double elapsed = 0;
+    double estimatePct = 0;
+    double lowPct = 0;  // NaN while there are too few units for a sequence
+    double highPct = 0;
+    double sdLog = 0;
+    std::string decision;  // "different", "equivalent" or "inconclusive"
+};
+
+// How such a run ended: the method, what it decided and why it stopped.
+struct DecisionRecord {
+    std::string method;
+    std::string metric;  // the primary metric it decided on
+    std::string unit;    // "chunk pair" or "repetition"
+    double alpha = 0.05;
+    double marginPct = 1;
+    double maxTime = 0;
+    std::string decision;       // of the last look
+    std::string stopReason;     // "decided: different", "max time reached", ...
+    double secondsNeeded = -1;  // inconclusive: the measuring time it would still need; -1 unknown
+    std::vector<DecisionLook> looks;
+};
+
 // Observers are called on the thread that called Scheduler::run, never on the worker.
 class RunObserver {
 public:
@@ -61,6 +89,9 @@ public:
     // done/total in repetitions; secondsLeft is an estimate.
     virtual void progress(int /*done*/, int /*total*/, double /*secondsLeft*/) {}
     virtual void runFinished(RunStatus /*status*/, std::string_view /*reason*/) {}
+    // Until-decided runs: each look after its repetition is stored, and the decision before runFinished.
+    virtual Result<void> decisionLook(const DecisionLook& /*look*/) { return {}; }
+    virtual Result<void> decisionMade(const DecisionRecord& /*record*/) { return {}; }
 };
 
 // A quantity a tool summarised itself (perf stat -r N): the runs it averages, their mean and the

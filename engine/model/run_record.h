@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,9 @@ struct RunRecord {
     ExperimentSpec spec;  // as it ran: seed, chunk, CPUs and counters resolved
     RunEnvironment environment;
     std::vector<nlohmann::json> variantParams;
-    RunData data;                       // variant names, layout (quantities, metrics) and every sample
-    std::vector<std::string> warnings;  // what went wrong during the run without stopping it
+    RunData data;                            // variant names, layout (quantities, metrics) and every sample
+    std::vector<std::string> warnings;       // what went wrong during the run without stopping it
+    std::optional<DecisionRecord> decision;  // a run that ran until decided: its sequential decision
 };
 
 }  // namespace nf::engine

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/report/decision_text.h"
 #include "engine/report/evidence_context.h"
 #include "engine/report/text_table.h"
 
@@ -100,6 +101,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         report.analysis = std::move(*analysis);
         report.context = contextForRun(run, *input);
         report.breakdownVariants = run.data.variantNames;
+        report.decision = run.decision;
         for (auto& ms : summarizeRun(run.data)) {
             const auto& compared = report.analysis.comparisons;
             const bool isCompared = std::any_of(compared.begin(), compared.end(),
@@ -191,6 +193,9 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
         if (!report.breakdown.empty()) {
             j["breakdown"] = breakdownJson(report);
         }
+        if (report.decision) {
+            j["sequential"] = decisionJson(*report.decision);
+        }
         out << j.dump(2) << '\n';
     } else if (format == "csv") {
         if (!simulated.empty()) {
@@ -199,6 +204,9 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
         writeEvidenceCsv(report.analysis, out);
     } else {
         writeEvidenceText(report.analysis, report.context, out);
+        if (report.decision && report.breakdownVariants.size() >= 2) {
+            writeDecisionText(*report.decision, report.breakdownVariants[0], report.breakdownVariants[1], out);
+        }
         writeBreakdownText(report, out);
     }
 }

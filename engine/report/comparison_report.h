@@ -4,6 +4,7 @@
 // compare` prints it; the GUI's Compare tab shows the same text and copies it to the clipboard.
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct ComparisonReport {
     // each variant's mean, shown beside the verdicts (like xdp-bench's per-CPU lines), not tested.
     std::vector<std::string> breakdownVariants;
     std::vector<MetricSummary> breakdown;
+    // One run that ran until decided: its sequential decision, shown first (the fixed-n analysis
+    // of the same data beside it).
+    std::optional<DecisionRecord> decision;
 };
 
 // One run with every variant: its own design (paired chunks, interleaved repetitions). Anything

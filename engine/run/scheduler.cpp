@@ -15,6 +15,7 @@
 #include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
+#include "engine/run/until_decided.h"
 #include "nf_version.h"
 
 namespace nf::engine {
@@ -150,6 +151,8 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
     int unitsDone = 0;
     int variantReps = 0;
+    std::optional<DecisionMonitor> monitor;  // --until decided
+    bool enough = false;                     // decided or out of time: the rest is not stored
     for (;;) {
         auto message = channel.pop();
         if (auto* ready = std::get_if<WorkerReady>(&message)) {
@@ -168,9 +171,12 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
             for (const auto& text : early) {
                 observer.warning(text);
             }
+            if (p.spec.until) {
+                monitor.emplace(p.spec, ready->layout);
+            }
             go.set_value(started);
         } else if (auto* rep = std::get_if<RepetitionResult>(&message)) {
-            if (observerError) {
+            if (observerError || enough) {  // one measured after the decision: discarded, as a stop does
                 continue;
             }
             if (auto r = observer.repetitionFinished(*rep); !r) {
@@ -182,6 +188,18 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
             variantReps += static_cast<int>(rep->variants.size());
             const double perVariantRep = (rep->end - rep->start) / static_cast<double>(rep->variants.size());
             observer.progress(variantReps, total, perVariantRep * (total - variantReps));
+            if (monitor) {
+                const auto look = monitor->add(*rep);
+                if (auto r = observer.decisionLook(look); !r) {
+                    observerError = r.error();
+                    stopWorker.request_stop();
+                    continue;
+                }
+                if (monitor->shouldStop(look, rep->end - rep->start)) {
+                    enough = true;
+                    stopWorker.request_stop();
+                }
+            }
         } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {
             if (started) {
                 observer.warning(warning->text);
@@ -201,6 +219,14 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
         }
     }
     outcome.repetitionsDone = unitsDone;
+    if (monitor && !observerError && (enough || outcome.status == RunStatus::Complete)) {
+        // Stopped by the decision (or out of time, or the plan ran out): complete, with why.
+        const auto record = monitor->record(!enough);
+        outcome = {RunStatus::Complete, record.stopReason, unitsDone};
+        if (auto r = observer.decisionMade(record); !r) {
+            observerError = r.error();
+        }
+    }
     if (observerError) {
         outcome = {RunStatus::Failed, observerError->message, unitsDone};
     } else if (outcome.status == RunStatus::Aborted) {

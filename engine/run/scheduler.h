@@ -49,7 +49,7 @@ struct RunControl {
 
 struct RunOutcome {
     RunStatus status = RunStatus::Failed;
-    std::string reason;  // "" when complete
+    std::string reason;  // "" when complete; an until-decided run's stop reason
     int repetitionsDone = 0;
 };
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 
 #include "data/run_store.h"
@@ -159,6 +161,51 @@ TEST(FixtureUpgrade, UpgradedFileKeepsSummaryCountsAndStoresSummaries)
     const auto pooled = back->data.summaryOf(0, back->data.layout.metrics[0]);
     ASSERT_TRUE(pooled.has_value());
     EXPECT_DOUBLE_EQ(pooled->stddev, 3.3e6 * 2);  // se * sqrt(n)
+}
+
+// The upgraded 0.1.0 file stores an until-decided run's decision and looks (migration 5) and reads
+// them back; the bound of a look with too few units is NULL and reads back as NaN.
+TEST(FixtureUpgrade, UpgradedFileStoresASequentialDecisionAndItsLooks)
+{
+    TempDir dir;
+    const auto path = copyOfFixture(dir);
+    auto db = openStore(path, Database::Mode::ReadWrite);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    RunRecorder recorder(*db);
+    ASSERT_TRUE(recorder.runStarted(test::makeRunStart("decided")).ok());
+    ASSERT_TRUE(recorder.repetitionFinished(test::makeRepetition(0, 3, 0.0)).ok());
+    const double nan = std::nan("");
+    ASSERT_TRUE(recorder.decisionLook({1, 1, 1, 1.0, 0.5, nan, nan, nan, "inconclusive"}).ok());
+    ASSERT_TRUE(recorder.repetitionFinished(test::makeRepetition(1, 3, 1.0)).ok());
+    ASSERT_TRUE(recorder.decisionLook({2, 2, 400, 2.0, -0.8, -1.2, -0.4, 0.01, "different"}).ok());
+    ASSERT_TRUE(recorder
+                    .decisionMade({.method = "confidence sequence",
+                                   .metric = "tsc_per_op",
+                                   .unit = "chunk pair",
+                                   .alpha = 0.05,
+                                   .marginPct = 1,
+                                   .maxTime = 60,
+                                   .decision = "different",
+                                   .stopReason = "decided: different",
+                                   .secondsNeeded = -1,
+                                   .looks = {}})
+                    .ok());
+    recorder.runFinished(engine::RunStatus::Complete, "decided: different");
+    auto back = loadRun(*db, recorder.runId());
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->decision.has_value());
+    EXPECT_EQ(back->row.status, engine::RunStatus::Complete);
+    EXPECT_EQ(back->row.statusReason, "decided: different");
+    EXPECT_EQ(back->decision->decision, "different");
+    EXPECT_EQ(back->decision->secondsNeeded, -1);
+    ASSERT_EQ(back->decision->looks.size(), 2U);
+    EXPECT_TRUE(std::isnan(back->decision->looks[0].lowPct));
+    EXPECT_EQ(back->decision->looks[1].units, 400U);
+    EXPECT_DOUBLE_EQ(back->decision->looks[1].highPct, -0.4);
+    // A run that did not run until decided has none.
+    auto old = loadRun(*db, 3);
+    ASSERT_TRUE(old.ok());
+    EXPECT_FALSE(old->decision.has_value());
 }
 
 TEST(FixtureUpgrade, ASummaryOfAQuantityTheRunLacksIsRefusedAndNothingIsStored)

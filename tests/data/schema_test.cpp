@@ -50,9 +50,9 @@ TEST(Schema, MigrateSetsUserVersionAndCreatesTables)
     auto db = openStore(dir.file("runs.db"));
     ASSERT_TRUE(db.ok()) << db.error().message;
     EXPECT_EQ(pragma(*db, "user_version"), schemaVersion());
-    EXPECT_EQ(schemaVersion(), 4);
+    EXPECT_EQ(schemaVersion(), 5);
     for (const char* table : {"runs", "variants", "quantities", "metrics", "repetitions", "samples", "run_warnings",
-                              "summaries", "run_noise_floors"})
+                              "summaries", "run_noise_floors", "decisions", "decision_looks"})
         EXPECT_TRUE(hasTable(*db, table)) << table;
     EXPECT_FALSE(hasTable(*db, "sample_values"));  // values are the samples.vals blob
     EXPECT_EQ(column(*db, "samples", "vals"), "vals BLOB 1 ");

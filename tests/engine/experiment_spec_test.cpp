@@ -83,3 +83,34 @@ TEST(ParseOrder, KnownNamesOnly)
 
 }  // namespace
 }  // namespace nf::engine
+
+namespace nf::engine {
+namespace {
+
+TEST(ExperimentSpecUntil, RoundTripsAndRefusesBadValues)
+{
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.variants = {{"a", {}}, {"b", {}}};
+    EXPECT_FALSE(toJson(spec).contains("until"));  // written only when set
+    spec.until = UntilDecided{.maxTime = 42, .marginPct = 0.5, .alpha = 0.01};
+    auto back = experimentSpecFromJson(toJson(spec));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->until.has_value());
+    EXPECT_EQ(back->until->maxTime, 42);
+    EXPECT_EQ(back->until->marginPct, 0.5);
+    EXPECT_EQ(back->until->alpha, 0.01);
+
+    auto j = toJson(spec);
+    j["until"] = "soon";
+    EXPECT_EQ(experimentSpecFromJson(j).error().message, "experiment spec: until \"soon\": expected \"decided\"");
+    j = toJson(spec);
+    j["max_time"] = "ten";
+    EXPECT_EQ(experimentSpecFromJson(j).error().message, "experiment spec: max_time \"ten\": expected a number");
+    j = toJson(spec);
+    j.erase("until");
+    EXPECT_EQ(experimentSpecFromJson(j).error().message, "experiment spec: max_time: only with \"until\": \"decided\"");
+}
+
+}  // namespace
+}  // namespace nf::engine

@@ -1,4 +1,4 @@
-// The ways imports went wrong before (issue 17), one test each: what was rejected or stored wrong
+// The ways imports went wrong before, one test each: what was rejected or stored wrong
 // is read right or refused with its line. Inputs named "made" here are written for the test from
 // the tools' formats; the real outputs are in import_real_test.cpp.
 

@@ -161,3 +161,72 @@ TEST(RunExperiment, StoreErrorFailsTheRun)
 
 }  // namespace
 }  // namespace nf::engine
+
+namespace nf::engine {
+namespace {
+
+// Keeps the run and what an until-decided run says about its looks and its decision.
+class DecisionCollector : public RunCollector {
+public:
+    Result<void> decisionLook(const DecisionLook& look) override
+    {
+        looks.push_back(look);
+        return {};
+    }
+    Result<void> decisionMade(const DecisionRecord& r) override
+    {
+        record = r;
+        return {};
+    }
+    std::vector<DecisionLook> looks;
+    std::optional<DecisionRecord> record;
+};
+
+// A candidate twice as slow is decided different at the first look; the run ends complete with
+// the decision as its reason, and nothing measured after the decision is kept.
+TEST(UntilDecided, StopsCompleteOnceDecidedAndKeepsOnlyWhatItLookedAt)
+{
+    auto spec = spinSpec();
+    spec.variants[1].overrides["work"] = "400";
+    spec.duration = 0.2;
+    spec.shareCpus = true;
+    spec.until = UntilDecided{.maxTime = 30, .marginPct = 1, .alpha = 0.05};
+    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->spec.repetitions, 76);  // as many as 30 s holds: 30 / (2 x 0.2) + 1
+    DecisionCollector collector;
+    const auto outcome = runExperiment(*p, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    EXPECT_EQ(outcome.reason, "decided: different");
+    ASSERT_TRUE(collector.record.has_value());
+    EXPECT_EQ(collector.record->decision, "different");
+    ASSERT_FALSE(collector.looks.empty());
+    EXPECT_EQ(static_cast<int>(collector.looks.size()), collector.repetitions());
+    EXPECT_GT(collector.looks.back().lowPct, 50);  // +100%, give or take the machine's noise
+}
+
+// Two equal variants with a margin no spread can reach: out of time, inconclusive, complete.
+TEST(UntilDecided, MaxTimeEndsItInconclusiveAndComplete)
+{
+    auto spec = spinSpec();
+    spec.variants[1].overrides["work"] = "200";
+    spec.duration = 0.1;
+    spec.shareCpus = true;
+    spec.until = UntilDecided{.maxTime = 0.5, .marginPct = 0.0001, .alpha = 0.05};
+    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    DecisionCollector collector;
+    const auto outcome = runExperiment(*p, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    ASSERT_TRUE(collector.record.has_value());
+    EXPECT_EQ(collector.record->decision, "inconclusive");
+    EXPECT_EQ(outcome.reason.rfind("max time reached", 0), 0U) << outcome.reason;
+    // It stopped at the first look after which another repetition would pass the time (how long a
+    // repetition takes depends on the machine's load, so no wall-clock bound here).
+    for (std::size_t i = 0; i + 1 < collector.looks.size(); ++i) {
+        EXPECT_LT(collector.looks[i].elapsed, 0.5) << "look " << i + 1;
+    }
+}
+
+}  // namespace
+}  // namespace nf::engine

@@ -270,6 +270,43 @@ def one_run_mp(b, c, cv, cv_df, level):
 b1, c1 = nested(1, 4, 1000.0)[0], nested(1, 5, 1030.0)[0]
 out["across_runs"]["one_run_floor"] = dict({"base": b1, "cand": c1, "cv": 0.02, "cv_df": 5},
                                            **one_run_mp(b1, c1, 0.02, 5, 0.95))
+# --- the normal-mixture confidence sequence (engine/analysis/sequential.h) ---
+# Not from the closed form: the boundary is where the mixture martingale
+#     M = integral of exp(lam S - lam^2 V / 2) over lam ~ N(0, 1 / rho)
+# reaches 1 / alpha (Ville's inequality), with V = t (unit variance) and rho = 1 / r^2 for the
+# precision r in units of sigma. The integral is taken numerically (mpmath quad) and its root in S
+# found by mpmath findroot; the half-width of the mean is S / t. The best precision at t* is found
+# by SciPy's bounded scalar minimisation of that half-width.
+def mixture_boundary(t, r, alpha):
+    with mp.workdps(25):
+        return +mixture_boundary_at(t, r, alpha)
+
+
+def mixture_boundary_at(t, r, alpha):
+    t, r, alpha = mp.mpf(t), mp.mpf(r), mp.mpf(alpha)
+    rho = 1 / r ** 2
+
+    def martingale(s):
+        f = lambda lam: mp.exp(lam * s - lam ** 2 * t / 2) * mp.sqrt(rho / (2 * mp.pi)) * mp.exp(-rho * lam ** 2 / 2)
+        return mp.quad(f, [-mp.inf, 0, s / (t + rho), mp.inf])
+
+    guess = mp.sqrt(2 * t * mp.log(1 / alpha)) * 2
+    return mp.findroot(lambda s: mp.log(martingale(s)) + mp.log(alpha), guess) / t
+
+
+out["confidence_sequence"] = []
+for t, r, alpha in [(10, 0.1, 0.05), (100, 0.0864, 0.05), (1000, 0.0273, 0.05), (5000, 0.01, 0.01),
+                    (37, 0.3, 0.1), (200000, 0.002, 0.05)]:
+    out["confidence_sequence"].append({"t": t, "precision": r, "alpha": alpha,
+                                       "half_width_unit_sd": float(mixture_boundary(t, r, alpha))})
+
+out["confidence_sequence_best"] = []
+for t_star, alpha in [(1000, 0.05), (100, 0.05), (500, 0.01)]:
+    from scipy import optimize
+    res = optimize.minimize_scalar(lambda lr: float(mixture_boundary(t_star, mp.exp(lr), alpha)),
+                                   bounds=(-12, 2), method="bounded", options={"xatol": 1e-4})
+    out["confidence_sequence_best"].append({"t": t_star, "alpha": alpha, "best_precision": float(mp.exp(res.x)),
+                                            "best_half_width_unit_sd": float(res.fun)})
 
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 if len(sys.argv) == 3 and sys.argv[1] == "--check":

@@ -1,0 +1,74 @@
+#include "engine/report/decision_text.h"
+
+#include <fmt/format.h>
+#include <cmath>
+
+namespace nf::engine {
+
+namespace {
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+void writeDecisionText(const DecisionRecord& d, const std::string& baseline, const std::string& candidate,
+                       std::ostream& out)
+{
+    out << fmt::format("\nUntil decided (the run's own verdict, valid at every look): {} on {}; stopped: {}\n",
+                       d.decision, d.metric, d.stopReason);
+    if (!d.looks.empty()) {
+        const auto& l = d.looks.back();
+        const bool bounded = std::isfinite(l.lowPct) && std::isfinite(l.highPct);
+        out << fmt::format("  {} vs {}: {:+.3f}% ({:g}% time-uniform {}), {} looks, {} {}s, {:.1f} s measured\n",
+                           candidate, baseline, l.estimatePct, (1 - d.alpha) * 100,
+                           bounded ? fmt::format("{:+.3f}..{:+.3f}%", l.lowPct, l.highPct) : std::string("unbounded"),
+                           d.looks.size(), l.units, d.unit, l.elapsed);
+    }
+    if (d.decision == "inconclusive") {
+        out << (d.secondsNeeded >= 0
+                    ? fmt::format("  at this spread it would need about {:.0f} s more of measuring\n", d.secondsNeeded)
+                    : std::string("  at this estimate no amount of measuring is expected to decide\n"));
+    }
+    out << fmt::format("  method: {}; margin +-{:g}%; above: the fixed-n analysis of the same data\n", d.method,
+                       d.marginPct);
+}
+
+nlohmann::json decisionJson(const DecisionRecord& d)
+{
+    nlohmann::json looks = nlohmann::json::array();
+    for (const auto& l : d.looks) {
+        looks.push_back({{"look", l.look},
+                         {"repetitions", l.repetitions},
+                         {"units", l.units},
+                         {"elapsed_s", l.elapsed},
+                         {"estimate_pct", number(l.estimatePct)},
+                         {"ci_low_pct", number(l.lowPct)},
+                         {"ci_high_pct", number(l.highPct)},
+                         {"sd_log", number(l.sdLog)},
+                         {"decision", l.decision}});
+    }
+    nlohmann::json j = {{"method", d.method},
+                        {"metric", d.metric},
+                        {"unit", d.unit},
+                        {"alpha", d.alpha},
+                        {"margin_pct", d.marginPct},
+                        {"max_time_s", d.maxTime},
+                        {"decision", d.decision},
+                        {"stop_reason", d.stopReason},
+                        {"seconds_needed", d.secondsNeeded >= 0 ? nlohmann::json(d.secondsNeeded) : nullptr},
+                        {"looks", looks}};
+    if (!d.looks.empty()) {
+        const auto& l = d.looks.back();
+        j["estimate_pct"] = number(l.estimatePct);
+        j["ci_low_pct"] = number(l.lowPct);
+        j["ci_high_pct"] = number(l.highPct);
+        j["units"] = l.units;
+        j["elapsed_s"] = l.elapsed;
+    }
+    return j;
+}
+
+}  // namespace nf::engine

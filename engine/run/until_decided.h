@@ -1,0 +1,41 @@
+#pragma once
+// Watches a run that runs until decided: after every stored repetition it adds the repetition's
+// units of the primary metric (the log ratio candidate / baseline of each chunk pair, or of the
+// repetition when the run does not alternate) to a confidence sequence (engine/analysis/
+// sequential.h) and says whether the run may stop: decided, or out of measuring time.
+
+#include <optional>
+#include <string>
+
+#include "engine/analysis/sequential.h"
+#include "engine/model/run_data.h"
+
+namespace nf::engine {
+
+class DecisionMonitor {
+public:
+    // `spec.until` set; variant 0 is the baseline, variant 1 the candidate; the primary metric is
+    // layout.metrics.front().
+    DecisionMonitor(const ExperimentSpec& spec, const RunLayout& layout);
+
+    // Adds the repetition's units and looks. A chunk during which the measuring thread was switched
+    // out (context-switches > 0) leaves its pair out, as the fixed-n analysis does.
+    DecisionLook add(const RepetitionResult& rep);
+    // Whether to stop after this look: decided, or the next repetition (as long as this one) would
+    // end past the measuring time. Sets the stop reason.
+    bool shouldStop(const DecisionLook& look, double repetitionSeconds);
+    // The record of the run so far; `planEnded` when the plan ran out before a decision.
+    DecisionRecord record(bool planEnded) const;
+
+private:
+    const ExperimentSpec& m_spec;
+    RunLayout m_layout;  // a copy: the message it came in does not outlive the look
+    ConfidenceSequence m_sequence;
+    int m_switches = -1;  // quantity index of context-switches
+    std::string m_unit;
+    std::optional<DecisionLook> m_last;
+    std::string m_reason;
+    int m_looks = 0;
+};
+
+}  // namespace nf::engine

@@ -1,0 +1,215 @@
+// The confidence sequence of engine/analysis/sequential.h: its boundary against the numerically
+// integrated mixture martingale (tests/engine/stats_reference.py), and its error rates in seeded
+// simulations with a look after every unit, beside naive re-testing of a fixed-n interval.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "engine/analysis/comparison.h"
+#include "engine/analysis/sequential.h"
+#include "tests/engine/stats_reference.h"
+
+namespace nf::engine {
+namespace {
+
+using test::reference;
+
+TEST(ConfidenceSequence, BoundaryIsWhereTheMixtureMartingaleReachesOneOverAlpha)
+{
+    for (const auto& c : reference().at("confidence_sequence")) {
+        const double t = c.at("t");
+        const double expected = c.at("half_width_unit_sd");
+        EXPECT_NEAR(normalMixtureHalfWidth(t, 1.0, c.at("precision"), c.at("alpha")), expected, 1e-9 * expected)
+            << "t " << t;
+        // The width scales with the standard deviation.
+        EXPECT_NEAR(normalMixtureHalfWidth(t, 0.02, c.at("precision"), c.at("alpha")), 0.02 * expected,
+                    1e-9 * expected);
+    }
+}
+
+TEST(ConfidenceSequence, ClosedFormPrecisionIsWithinATenthOfAPercentOfTheBest)
+{
+    for (const auto& c : reference().at("confidence_sequence_best")) {
+        const double t = c.at("t");
+        const double alpha = c.at("alpha");
+        const double best = c.at("best_half_width_unit_sd");
+        const double ours = normalMixtureHalfWidth(t, 1.0, normalMixturePrecision(t, alpha), alpha);
+        EXPECT_GE(ours, best * (1 - 1e-6));
+        EXPECT_LT(ours, best * 1.001) << "t* " << t;
+    }
+}
+
+TEST(ConfidenceSequence, DecidesOnlyAfterTheWarmUpAndKeepsTheEstimate)
+{
+    SequentialOptions o{.alpha = 0.05, .marginPct = 1.0, .warmupUnits = 10, .plannedUnits = 100};
+    ConfidenceSequence cs(o);
+    EXPECT_EQ(cs.look().units, 0U);
+    for (int i = 0; i < 9; ++i) {
+        cs.add(std::log(1.05) + (i % 2 == 0 ? 1e-3 : -1e-3));
+    }
+    cs.add(std::nan(""));  // not counted
+    EXPECT_EQ(cs.units(), 9U);
+    EXPECT_EQ(cs.look().decision, Verdict::Inconclusive);  // clearly 5% apart, but still warming up
+    cs.add(std::log(1.05) + 1e-3);
+    const auto l = cs.look();
+    EXPECT_EQ(l.decision, Verdict::Different);
+    EXPECT_NEAR(l.estimatePct, (1.05 * std::exp(2e-4) - 1) * 100, 1e-9);  // six +1e-3, four -1e-3
+    EXPECT_LT(l.ci.low, l.estimatePct);
+    EXPECT_GT(l.ci.high, l.estimatePct);
+}
+
+// --- simulations: a look after every unit ---
+
+constexpr int kSims = 1000;
+constexpr int kUnits = 2000;
+constexpr double kAlpha = 0.05;
+// The largest share of kSims with a true rate of alpha that is not a failure: alpha plus three
+// binomial standard deviations (1 in 700 chance to fail a correct method).
+const double kTolerance = kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / kSims);
+
+struct AaCount {
+    int sequential = 0;  // runs the sequence ever called different
+    int naive = 0;       // runs a fixed-n t interval, re-tested at every look, ever called different
+};
+
+template <typename Draw>
+AaCount aaFalseDifferent(Draw draw, std::uint64_t seed)
+{
+    std::vector<double> tq(kUnits + 1, 0);
+    for (int n = 2; n <= kUnits; ++n) {
+        tq[static_cast<std::size_t>(n)] =
+            boost::math::quantile(boost::math::students_t_distribution<double>(n - 1), 1 - kAlpha / 2);
+    }
+    std::mt19937_64 rng(seed);
+    AaCount count;
+    for (int s = 0; s < kSims; ++s) {
+        ConfidenceSequence cs({.alpha = kAlpha, .marginPct = 1.0, .warmupUnits = 30, .plannedUnits = 0});
+        bool seq = false;
+        bool naive = false;
+        double sum = 0;
+        double sum2 = 0;
+        for (int n = 1; n <= kUnits && !(seq && naive); ++n) {
+            const double x = draw(rng);
+            cs.add(x);
+            sum += x;
+            sum2 += x * x;
+            seq = seq || cs.look().decision == Verdict::Different;
+            if (n >= 30) {  // the same warm-up, then a t test at every look
+                const double m = sum / n;
+                const double se = std::sqrt((sum2 - n * m * m) / (n - 1) / n);
+                naive = naive || std::fabs(m) > tq[static_cast<std::size_t>(n)] * se;
+            }
+        }
+        count.sequential += seq ? 1 : 0;
+        count.naive += naive ? 1 : 0;
+    }
+    return count;
+}
+
+TEST(ConfidenceSequenceSimulation, AaFalseDifferentStaysBelowAlphaWhileNaiveRetestingDoesNot)
+{
+    std::normal_distribution<double> normal(0, 0.02);
+    const auto n = aaFalseDifferent([&](std::mt19937_64& rng) { return normal(rng); }, 23);
+    std::printf("A/A normal sd 2%%, %d runs x %d looks: sequence %.3f, naive t at every look %.3f\n", kSims, kUnits,
+                n.sequential / double(kSims), n.naive / double(kSims));
+    EXPECT_LE(n.sequential / double(kSims), kTolerance);
+    EXPECT_GT(n.naive / double(kSims), kTolerance);
+
+    // Heavy tails (Laplace, as chunk ratios of a busy machine have): the same bound.
+    std::exponential_distribution<double> expo(1 / 0.014);
+    std::bernoulli_distribution sign(0.5);
+    const auto l = aaFalseDifferent([&](std::mt19937_64& rng) { return (sign(rng) ? 1 : -1) * expo(rng); }, 24);
+    std::printf("A/A Laplace sd 2%%, %d runs x %d looks: sequence %.3f, naive t at every look %.3f\n", kSims, kUnits,
+                l.sequential / double(kSims), l.naive / double(kSims));
+    EXPECT_LE(l.sequential / double(kSims), kTolerance);
+    EXPECT_GT(l.naive / double(kSims), kTolerance);
+}
+
+TEST(ConfidenceSequenceSimulation, TwiceTheMarginIsCalledEquivalentAtMostAlpha)
+{
+    std::mt19937_64 rng(2323);
+    for (const double sd : {0.01, 0.05}) {
+        std::normal_distribution<double> normal(std::log1p(0.02), sd);  // 2%: twice the 1% margin
+        int equivalent = 0;
+        int different = 0;
+        for (int s = 0; s < kSims; ++s) {
+            ConfidenceSequence cs({.alpha = kAlpha, .marginPct = 1.0, .warmupUnits = 30, .plannedUnits = 0});
+            for (int n = 1; n <= kUnits; ++n) {
+                cs.add(normal(rng));
+                const auto d = cs.look().decision;
+                if (d != Verdict::Inconclusive) {
+                    (d == Verdict::Equivalent ? equivalent : different) += 1;
+                    break;
+                }
+            }
+        }
+        std::printf("true +2%%, margin 1%%, sd %g%%: equivalent %.3f, different %.3f\n", sd * 100,
+                    equivalent / double(kSims), different / double(kSims));
+        EXPECT_LE(equivalent / double(kSims), kTolerance);
+        EXPECT_GT(different, kSims / 2);  // and it does find the difference
+    }
+}
+
+// The units a sequential run takes to decide a 1% effect, against the fixed n comparePaired's
+// n_needed proposes from a pilot of the same noise. The fixed design always takes its n and
+// finds the effect in about 80% of runs; the sequence stops when it is sure.
+TEST(ConfidenceSequenceSimulation, TimeToDecisionForAOnePercentEffectAgainstTheFixedDesign)
+{
+    std::mt19937_64 rng(1001);
+    const double sd = 0.03;
+    std::normal_distribution<double> noise(0, sd);
+    std::vector<double> base;
+    std::vector<double> cand;
+    for (int i = 0; i < 400; ++i) {  // per-pair log ratios of N(ln 1.01, sd), as the sequence sees them
+        base.push_back(1000);
+        cand.push_back(1000 * 1.01 * std::exp(noise(rng)));
+    }
+    CompareOptions co;
+    co.targetPct = 1.0;
+    const auto pilot = comparePaired(base, cand, co);
+    ASSERT_TRUE(pilot.nNeeded.has_value());
+    const double fixedN = *pilot.nNeeded;
+
+    std::normal_distribution<double> unit(std::log1p(0.01), sd);
+    std::vector<double> stops;
+    int wrong = 0;  // equivalent: the sequence left out the true 1% (it is on the margin)
+    int undecided = 0;
+    const int sims = 400;
+    for (int s = 0; s < sims; ++s) {
+        ConfidenceSequence cs({.alpha = kAlpha, .marginPct = 1.0, .warmupUnits = 30, .plannedUnits = 0});
+        int n = 1;
+        for (; n <= 20000; ++n) {
+            cs.add(unit(rng));
+            const auto d = cs.look().decision;
+            if (d != Verdict::Inconclusive) {
+                wrong += d == Verdict::Different ? 0 : 1;
+                break;
+            }
+        }
+        undecided += n > 20000 ? 1 : 0;
+        stops.push_back(n);
+    }
+    std::sort(stops.begin(), stops.end());
+    double mean = 0;
+    for (double x : stops) {
+        mean += x / sims;
+    }
+    const double medianStop = stops[stops.size() / 2];
+    std::printf(
+        "1%% effect, unit sd 3%%: fixed n_needed %.0f; sequential mean %.1f, median %.0f, 90th %.0f units "
+        "(undecided %d, not different %d of %d)\n",
+        fixedN, mean, medianStop, stops[stops.size() * 9 / 10], undecided, wrong, sims);
+    EXPECT_EQ(undecided, 0);
+    EXPECT_LE(wrong / double(sims), kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / sims));
+    EXPECT_LT(medianStop, fixedN);  // half the runs decide before the fixed design is through
+    EXPECT_LT(mean, 1.5 * fixedN);  // and on average within half again of it (see docs/statistics.md)
+}
+
+}  // namespace
+}  // namespace nf::engine
