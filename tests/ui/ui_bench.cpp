@@ -196,7 +196,12 @@ void openRun(const QString& db, qint64 runId)
     QElapsedTimer total;
     total.start();
     LatencyProbe probe;
-    loader.request(db, {runId});
+    auto store = Store::open(db);
+    if (!store) {
+        std::printf("open: %s\n", store.error().message.c_str());
+        return;
+    }
+    loader.request(*store, {runId});
     loop.exec();
     if (!error.isEmpty()) {
         std::printf("open: %s\n", qPrintable(error));
