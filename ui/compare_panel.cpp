@@ -178,8 +178,17 @@ QStringList ComparePanel::exportHeader() const
                   .arg(m_view.runIds.join(QStringLiteral(", ")), m_view.workload,
                        m_view.kernel.isEmpty() ? tr("unknown") : m_view.kernel, m_view.baseline);
     for (const auto* p : m_panels) {
-        if (!p->verdictText().isEmpty()) {
-            header << QStringLiteral("%1: %2").arg(p->metric(), p->verdictText().simplified());
+        // One line per candidate: a wrapped verdict's continuation lines start with spaces.
+        QStringList sentences;
+        for (const QString& line : p->verdictText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            if (line.startsWith(QLatin1Char(' ')) && !sentences.isEmpty()) {
+                sentences.back() += QLatin1Char(' ') + line.trimmed();
+            } else {
+                sentences << line.trimmed();
+            }
+        }
+        for (const auto& sentence : sentences) {
+            header << QStringLiteral("%1: %2").arg(p->shownMetric(), sentence);
         }
     }
     for (const auto& w : m_warningLines) {

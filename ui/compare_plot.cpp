@@ -39,6 +39,7 @@ ComparePlot::ComparePlot(QWidget* parent)
     layout->setSpacing(2);
     m_picker->setToolTip(tr("The metric this panel shows: every metric the run stored"));
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setPlaceholderText(tr("not measured in this run - pick a metric it stored"));
     layout->addWidget(m_picker);
     layout->addWidget(m_plot, 1);
     m_plot->setMinimumSize(280, 220);
@@ -195,6 +196,7 @@ void ComparePlot::drawValues(const PanelView& panel)
         }
     }
     x->setTicker(ticker);
+    x->setTickLabelRotation(panel.variants.size() > 3 ? 30 : 0);
     x->setLabel(tr("each variant: circles one per repetition,\nsquare and bars the mean and its 95% CI"));
     x->setRange(0.4, static_cast<double>(panel.variants.size()) + 0.6);
     const double span = std::isfinite(high - low) && high > low ? high - low : std::max(std::abs(high), 1.0) * 0.01;
@@ -209,7 +211,8 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
     const QString design = panel.differences.empty() ? tr("no candidate") : panel.differences.front().design;
     y->setLabel(tr("vs %1, %").arg(baseline));
-    x->setLabel(tr("the verdict's difference:\n%1, CI, \u00b1%2% band").arg(design).arg(panel.marginPct));
+    const double level = panel.differences.empty() ? 95.0 : panel.differences.front().levelPct;
+    x->setLabel(tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct));
 
     auto* band = new QCPItemRect(m_plot);
     band->setClipAxisRect(m_difference);
@@ -258,6 +261,9 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         const double highEnd = std::isfinite(d.ciHighPct) ? d.ciHighPct : high + pad;
         m_estimates->addData(at, d.estimatePct);
         m_intervals->addData(d.estimatePct - lowEnd, highEnd - d.estimatePct);
+        if (panel.differences.size() > 2) {
+            continue;  // no room for the figures: the verdict lines below give them
+        }
         auto* label = new QCPItemText(m_plot);
         label->setClipAxisRect(m_difference);
         label->position->setAxes(x, y);
@@ -270,6 +276,7 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         label->setFont(f);
     }
     x->setTicker(ticker);
+    x->setTickLabelRotation(panel.differences.size() > 2 ? 30 : 0);
     x->setRange(0.5, static_cast<double>(std::max<std::size_t>(panel.differences.size(), 1)) + 0.9);
     y->setRange(low - pad, high + pad);
 }

@@ -40,7 +40,7 @@ public:
     // The verdict text written on the panel.
     const QString& verdictText() const { return m_verdict; }
     // The metric shown, "" when none.
-    const QString& metric() const { return m_metric; }
+    const QString& shownMetric() const { return m_metric; }
     // What the difference side says it shows ("difference vs a, %: paired chunk log-ratios").
     QString differenceTitle() const;
 

@@ -40,7 +40,8 @@ Sheet measure(const QStringList& header, const std::vector<QCustomPlot*>& plots,
 {
     Sheet sheet;
     for (const auto* p : plots) {
-        sheet.cell = sheet.cell.expandedTo(QSizeF(std::max(p->width(), 320), std::max(p->height(), 240)));
+        // Laid out again at this size (QCustomPlot::toPainter), so a small window still exports legibly.
+        sheet.cell = sheet.cell.expandedTo(QSizeF(std::max(p->width(), 560), std::max(p->height(), 440)));
     }
     const int rows = (static_cast<int>(plots.size()) + columns - 1) / columns;
     const double width = sheet.cell.width() * columns;

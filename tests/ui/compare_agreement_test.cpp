@@ -64,13 +64,13 @@ QJsonObject primary(const std::string& db, QStringList args, const QString& metr
 
 void expectSameDifference(const ComparePlot& panel, const QJsonObject& json)
 {
-    ASSERT_FALSE(json.isEmpty()) << panel.metric().toStdString() << ": no comparison in the JSON";
+    ASSERT_FALSE(json.isEmpty()) << panel.shownMetric().toStdString() << ": no comparison in the JSON";
     const auto drawn = panel.drawnDifference(0);
-    ASSERT_TRUE(drawn.has_value()) << panel.metric().toStdString();
+    ASSERT_TRUE(drawn.has_value()) << panel.shownMetric().toStdString();
     const double estimate = json.value("delta_pct").toDouble();
-    EXPECT_NEAR(drawn->estimate, estimate, 1e-9 * std::max(1.0, std::abs(estimate))) << panel.metric().toStdString();
-    EXPECT_NEAR(drawn->low, json.value("ci_low_pct").toDouble(), 1e-9) << panel.metric().toStdString();
-    EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9) << panel.metric().toStdString();
+    EXPECT_NEAR(drawn->estimate, estimate, 1e-9 * std::max(1.0, std::abs(estimate))) << panel.shownMetric().toStdString();
+    EXPECT_NEAR(drawn->low, json.value("ci_low_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
+    EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
     EXPECT_TRUE(panel.differenceTitle().contains(json.value("design").toString()))
         << panel.differenceTitle().toStdString();
     EXPECT_GT(panel.drawnMarginPct(), 0);
@@ -94,19 +94,19 @@ TEST_F(CompareAgreement, EachPanelDrawsTheIntervalOfCompareJson)
         int checked = 0;
         for (int p = 0; p < 4; ++p) {
             const ComparePlot& panel = *window.comparePanel()->panel(p);
-            if (panel.metric().isEmpty() || !panel.message().isEmpty()) {
+            if (panel.shownMetric().isEmpty() || !panel.message().isEmpty()) {
                 continue;  // not measured here (no PMU)
             }
-            SCOPED_TRACE(panel.metric().toStdString());
+            SCOPED_TRACE(panel.shownMetric().toStdString());
             // A metric `compare` leaves out by default (a unit conversion) is its --metric figure.
             const auto& view = window.comparePanel()->view();
             QStringList args{QString::number(id)};
             for (const auto& m : view.metrics) {
-                if (m.metric == panel.metric() && m.source.contains("--metric")) {
-                    args << "--metric" << panel.metric();
+                if (m.metric == panel.shownMetric() && m.source.contains("--metric")) {
+                    args << "--metric" << panel.shownMetric();
                 }
             }
-            const auto json = primary(m_db, args, panel.metric());
+            const auto json = primary(m_db, args, panel.shownMetric());
             expectSameDifference(panel, json);
             EXPECT_TRUE(panel.differenceTitle().contains(design.isEmpty() ? "paired chunk log-ratios" : "independent"))
                 << panel.differenceTitle().toStdString();
@@ -120,7 +120,7 @@ TEST_F(CompareAgreement, EachPanelDrawsTheIntervalOfCompareJson)
         EXPECT_GE(picker->findData("ns_per_op"), 0);
         EXPECT_LT(picker->findData("ipc"), 0) << "a metric this run did not measure is offered";
         picker->setCurrentIndex(picker->findData("ns_per_op"));
-        EXPECT_EQ(window.comparePanel()->panel(0)->metric(), "ns_per_op");
+        EXPECT_EQ(window.comparePanel()->panel(0)->shownMetric(), "ns_per_op");
         expectSameDifference(*window.comparePanel()->panel(0),
                              primary(m_db, {QString::number(id), "--metric", "ns_per_op"}, "ns_per_op"));
     }
@@ -149,7 +149,7 @@ TEST_F(CompareAgreement, TheFirstSelectedRunIsTheBaselineAndSwapChangesIt)
     ComparePanel& compare = *window.comparePanel();
     EXPECT_TRUE(compare.view().baseline.startsWith("pre")) << compare.view().baseline.toStdString();
     const ComparePlot& tsc = *compare.panel(3);
-    ASSERT_EQ(tsc.metric(), "tsc_per_op");
+    ASSERT_EQ(tsc.shownMetric(), "tsc_per_op");
     const QStringList runs{QString::number(older), QString::number(newer)};
     expectSameDifference(tsc, primary(m_db, runs, "tsc_per_op"));
 

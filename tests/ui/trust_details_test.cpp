@@ -151,6 +151,10 @@ TEST_F(ExportTest, PlotsExportAsVectorsWithTextUnderAHeader)
 
     const QString png = QString::fromStdString(m_dir.file("plots.png"));
     ASSERT_TRUE(compare.saveImage(png));
+    if (const QString keep = qEnvironmentVariable("NF_UI_EXPORT_DIR"); !keep.isEmpty()) {  // to look at them
+        QFile::copy(pdf, keep + "/plots.pdf");
+        QFile::copy(png, keep + "/plots.png");
+    }
     const QImage image(png);
     ASSERT_FALSE(image.isNull());
     EXPECT_GT(image.height(), compare.panel(0)->customPlot()->height() * 2 * 2);  // two rows, twice the pixels
