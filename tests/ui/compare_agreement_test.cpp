@@ -68,7 +68,8 @@ void expectSameDifference(const ComparePlot& panel, const QJsonObject& json)
     const auto drawn = panel.drawnDifference(0);
     ASSERT_TRUE(drawn.has_value()) << panel.shownMetric().toStdString();
     const double estimate = json.value("delta_pct").toDouble();
-    EXPECT_NEAR(drawn->estimate, estimate, 1e-9 * std::max(1.0, std::abs(estimate))) << panel.shownMetric().toStdString();
+    EXPECT_NEAR(drawn->estimate, estimate, 1e-9 * std::max(1.0, std::abs(estimate)))
+        << panel.shownMetric().toStdString();
     EXPECT_NEAR(drawn->low, json.value("ci_low_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
     EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
     EXPECT_TRUE(panel.differenceTitle().contains(json.value("design").toString()))
