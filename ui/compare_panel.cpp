@@ -1,23 +1,26 @@
 #include "ui/compare_panel.h"
 
+#include <QComboBox>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPainter>
-#include <QPdfWriter>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 #include "ui/compare_plot.h"
+#include "ui/plot_export.h"
 
 namespace nf::ui {
 
 ComparePanel::ComparePanel(QWidget* parent)
     : QWidget(parent),
+      m_baseline(new QComboBox(this)),
       m_title(new QLabel(this)),
       m_warnings(new QLabel(this)),
       m_grid(new QWidget(this)),
@@ -49,7 +52,16 @@ ComparePanel::ComparePanel(QWidget* parent)
     for (std::size_t i = 0; i < m_panels.size(); ++i) {
         m_panels[i] = new ComparePlot(m_grid);
         gridLayout->addWidget(m_panels[i], static_cast<int>(i / 2), static_cast<int>(i % 2));
+        connect(m_panels[i], &ComparePlot::metricPicked, this, [this, i](const QString& metric) {
+            m_picked[i] = metric;
+            showPanel(i, metric);
+        });
     }
+    m_baseline->setToolTip(tr("The variant the others are compared against (the first run selected in History)"));
+    connect(m_baseline, &QComboBox::activated, this, [this] { emit baselineRequested(m_baseline->currentText()); });
+    auto* swap = new QPushButton(tr("Swap"), this);
+    swap->setToolTip(tr("Compare against the next variant instead"));
+    connect(swap, &QPushButton::clicked, this, &ComparePanel::swapBaseline);
 
     auto* copy = new QPushButton(tr("Copy evidence report"), this);
     copy->setToolTip(tr("The text report of `noisefloor compare`, ready to paste into a mail"));
@@ -60,6 +72,9 @@ ComparePanel::ComparePanel(QWidget* parent)
     connect(csv, &QPushButton::clicked, this, &ComparePanel::exportCsvRequested);
     auto* top = new QHBoxLayout;
     top->addWidget(m_title, 1);
+    top->addWidget(new QLabel(tr("Baseline:"), this));
+    top->addWidget(m_baseline);
+    top->addWidget(swap);
     top->addWidget(m_showReport);
     top->addWidget(copy);
     top->addWidget(save);
@@ -76,13 +91,50 @@ ComparePanel::ComparePanel(QWidget* parent)
 void ComparePanel::showMessage(const QString& text)
 {
     m_title->setText(tr("Compare"));
+    m_view = ComparisonView{};
+    m_baseline->clear();
     m_warnings->clear();
     m_report->clear();
     m_reportText.clear();
     m_warningLines.clear();
     for (std::size_t i = 0; i < m_panels.size(); ++i) {
+        m_panels[i]->setMetrics({}, QString());
         m_panels[i]->showMessage(QString(), i == 0 ? text : QString());
     }
+}
+
+void ComparePanel::swapBaseline()
+{
+    const int n = m_baseline->count();
+    if (n < 2) {
+        return;
+    }
+    // Across runs ("pre:a", "pre:b", "post:a", ...) the same variant of the next run; in one run
+    // the next variant.
+    const int current = std::max(m_baseline->currentIndex(), 0);
+    const QString variant = m_baseline->itemText(current).section(QLatin1Char(':'), -1);
+    int next = (current + 1) % n;
+    for (int step = 1; step < n; ++step) {
+        const int i = (current + step) % n;
+        if (m_baseline->itemText(i).contains(QLatin1Char(':')) &&
+            m_baseline->itemText(i).section(QLatin1Char(':'), -1) == variant) {
+            next = i;
+            break;
+        }
+    }
+    m_baseline->setCurrentIndex(next);
+    emit baselineRequested(m_baseline->currentText());
+}
+
+void ComparePanel::showPanel(std::size_t index, const QString& metric)
+{
+    for (const auto& m : m_view.metrics) {
+        if (m.metric == metric) {
+            m_panels[index]->showPanel(m);
+            return;
+        }
+    }
+    m_panels[index]->showPanel(m_view.panels[index]);
 }
 
 void ComparePanel::showComparison(const ComparisonView& view)
@@ -96,8 +148,16 @@ void ComparePanel::showComparison(const ComparisonView& view)
         m_title->setText(view.title);
         return;
     }
+    m_view = view;
+    m_baseline->clear();
+    m_baseline->addItems(view.variants);
+    m_baseline->setCurrentIndex(static_cast<int>(view.variants.indexOf(view.baseline)));
     for (std::size_t i = 0; i < m_panels.size(); ++i) {
-        m_panels[i]->showPanel(view.panels[i]);
+        const bool keep = !m_picked[i].isEmpty() && std::any_of(view.metrics.begin(), view.metrics.end(),
+                                                                [&](const auto& m) { return m.metric == m_picked[i]; });
+        const QString shown = keep ? m_picked[i] : view.panels[i].metric;
+        m_panels[i]->setMetrics(view.metrics, shown);
+        showPanel(i, shown);
     }
     QStringList lines;
     for (const auto& w : view.warnings) {
@@ -111,28 +171,40 @@ QString ComparePanel::titleText() const
     return m_title->text();
 }
 
+QStringList ComparePanel::exportHeader() const
+{
+    QStringList header{tr("noisefloor: %1").arg(m_title->text())};
+    header << tr("runs %1; workload %2; kernel %3; baseline %4")
+                  .arg(m_view.runIds.join(QStringLiteral(", ")), m_view.workload,
+                       m_view.kernel.isEmpty() ? tr("unknown") : m_view.kernel, m_view.baseline);
+    for (const auto* p : m_panels) {
+        // One line per candidate: a wrapped verdict's continuation lines start with spaces.
+        QStringList sentences;
+        for (const QString& line : p->verdictText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            if (line.startsWith(QLatin1Char(' ')) && !sentences.isEmpty()) {
+                sentences.back() += QLatin1Char(' ') + line.trimmed();
+            } else {
+                sentences << line.trimmed();
+            }
+        }
+        for (const auto& sentence : sentences) {
+            header << QStringLiteral("%1: %2").arg(p->shownMetric(), sentence);
+        }
+    }
+    for (const auto& w : m_warningLines) {
+        header << tr("warning: %1").arg(w);
+    }
+    return header;
+}
+
 bool ComparePanel::saveImage(const QString& file)
 {
+    std::vector<QCustomPlot*> plots;
     for (auto* p : m_panels) {
         p->customPlot()->replot();
+        plots.push_back(p->customPlot());
     }
-    if (file.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
-        QPdfWriter writer(file);
-        writer.setPageSize(QPageSize(QPageSize::A4));
-        writer.setPageOrientation(QPageLayout::Landscape);
-        writer.setTitle(m_title->text());
-        QPainter painter;
-        if (!painter.begin(&writer)) {
-            return false;
-        }
-        const QRect page = painter.viewport();
-        const double scale = std::min(static_cast<double>(page.width()) / m_grid->width(),
-                                      static_cast<double>(page.height()) / m_grid->height());
-        painter.scale(scale, scale);
-        m_grid->render(&painter);
-        return painter.end();
-    }
-    return m_grid->grab().save(file);
+    return exportPlots(file, exportHeader(), plots, 2);
 }
 
 }  // namespace nf::ui

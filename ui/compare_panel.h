@@ -1,7 +1,9 @@
 #pragma once
-// The Compare tab: a 2x2 grid of ComparePlot panels (PPS, IPC, branch misses per op, cycles or TSC
-// ticks per op) for one run's variants or variants across runs, with the warnings of `noisefloor
-// compare` under it, the report itself one click away, and buttons to copy it and save the plots.
+// The Compare tab: a 2x2 grid of ComparePlot panels (by default PPS, IPC, branch misses per op,
+// cycles or TSC ticks per op; each picks any metric the runs stored) for one run's variants or
+// variants across runs, the baseline they are compared against (and a swap), the warnings of
+// `noisefloor compare` under it, the report itself one click away, and buttons to copy it and save
+// the plots.
 
 #include <QWidget>
 
@@ -9,6 +11,7 @@
 
 #include "ui/comparison.h"
 
+class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -27,9 +30,16 @@ public:
     void showMessage(const QString& text);
 
     ComparePlot* panel(int index) const { return m_panels.at(static_cast<std::size_t>(index)); }
+    const ComparisonView& view() const { return m_view; }
+    QComboBox* baselinePicker() const { return m_baseline; }
+    // Makes the next variant the baseline (with two, swaps them).
+    void swapBaseline();
     QString titleText() const;
-    // Saves the grid as PNG or PDF (by extension); false on failure.
+    // Saves the grid as PNG or PDF (by extension) under a title with the run ids, workload, kernel,
+    // verdict lines and warnings; a PDF has vectors and real text. False on failure.
     bool saveImage(const QString& file);
+    // The lines above the plots in an export: title, run ids, workload, kernel, verdicts, warnings.
+    QStringList exportHeader() const;
     // The grid alone, for export.
     QWidget* grid() const { return m_grid; }
     // The evidence report shown (the text `noisefloor compare` prints), "" when there is none.
@@ -40,8 +50,15 @@ signals:
     void copyReportRequested();
     void saveImageRequested();
     void exportCsvRequested();
+    // The user chose another baseline (a variant as the report names it).
+    void baselineRequested(const QString& baseline);
 
 private:
+    void showPanel(std::size_t index, const QString& metric);
+
+    ComparisonView m_view;
+    std::array<QString, 4> m_picked;  // metrics the user picked, kept while they exist
+    QComboBox* m_baseline = nullptr;
     QLabel* m_title = nullptr;
     QLabel* m_warnings = nullptr;
     QWidget* m_grid = nullptr;

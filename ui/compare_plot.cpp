@@ -1,5 +1,7 @@
 #include "ui/compare_plot.h"
 
+#include <QComboBox>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -22,19 +24,64 @@ double jitter(std::size_t i, std::size_t n)
     return -0.15 + 0.3 * static_cast<double>(i) / static_cast<double>(n - 1);
 }
 
+QString percent(double value)
+{
+    return std::isfinite(value) ? QString::asprintf("%+.2f%%", value) : QObject::tr("unbounded");
+}
+
 }  // namespace
 
-ComparePlot::ComparePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+ComparePlot::ComparePlot(QWidget* parent)
+    : QWidget(parent), m_picker(new QComboBox(this)), m_plot(new QCustomPlot(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
+    layout->setSpacing(2);
+    m_picker->setToolTip(tr("The metric this panel shows: every metric the run stored"));
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setPlaceholderText(tr("not measured in this run - pick a metric it stored"));
+    layout->addWidget(m_picker);
+    layout->addWidget(m_plot, 1);
     m_plot->setMinimumSize(280, 220);
+    connect(m_picker, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_filling && m_picker->currentIndex() >= 0) {
+            emit metricPicked(m_picker->currentData().toString());
+        }
+    });
+
     QFont titleFont = font();
     titleFont.setBold(true);
-    m_plot->plotLayout()->insertRow(0);
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    m_values = m_plot->axisRect();
+    grid->take(m_values);
+    grid->simplify();
     m_title = new QCPTextElement(m_plot, QString(), titleFont);
-    m_plot->plotLayout()->addElement(0, 0, m_title);
+    grid->addElement(0, 0, m_title);
+    auto* row = new QCPLayoutGrid;
+    grid->addElement(1, 0, row);
+    row->addElement(0, 0, m_values);
+    m_difference = new QCPAxisRect(m_plot);
+    row->addElement(0, 1, m_difference);
+    row->setColumnStretchFactors({3, 2});
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    m_verdictElement = new QCPTextElement(m_plot, QString(), small);
+    m_verdictElement->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    grid->addElement(2, 0, m_verdictElement);
+    grid->setRowStretchFactors({0.01, 1, 0.01});
+}
+
+void ComparePlot::setMetrics(const std::vector<PanelView>& metrics, const QString& shown)
+{
+    m_filling = true;
+    m_picker->clear();
+    for (const auto& m : metrics) {
+        const QString label = m.title == m.metric ? m.metric : QStringLiteral("%1 (%2)").arg(m.title, m.metric);
+        m_picker->addItem(label, m.metric);
+    }
+    m_picker->setCurrentIndex(m_picker->findData(shown));
+    m_picker->setEnabled(m_picker->count() > 0);
+    m_filling = false;
 }
 
 void ComparePlot::replotIfSized()
@@ -50,25 +97,35 @@ void ComparePlot::reset(const QString& title)
     m_plot->clearGraphs();
     m_plot->clearPlottables();
     m_plot->clearItems();
+    m_estimates = nullptr;
+    m_intervals = nullptr;
+    m_marginPct = 0;
     m_title->setText(title);
+    m_verdictElement->setText(QString());
     m_message.clear();
     m_verdict.clear();
-    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    m_plot->xAxis->setVisible(true);
-    m_plot->yAxis->setVisible(true);
-    m_plot->yAxis->setLabel(QString());
-    m_plot->xAxis->setLabel(QString());
+    m_metric.clear();
+    for (QCPAxisRect* rect : {m_values, m_difference}) {
+        for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+            axis->setVisible(true);
+            axis->setLabel(QString());
+        }
+    }
+    m_values->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    m_difference->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 
 void ComparePlot::showMessage(const QString& title, const QString& text)
 {
     reset(title);
     m_message = text;
-    m_plot->xAxis->setVisible(false);
-    m_plot->yAxis->setVisible(false);
+    for (QCPAxisRect* rect : {m_values, m_difference}) {
+        rect->axis(QCPAxis::atBottom)->setVisible(false);
+        rect->axis(QCPAxis::atLeft)->setVisible(false);
+    }
     auto* item = new QCPItemText(m_plot);
     item->setPositionAlignment(Qt::AlignCenter);
-    item->position->setType(QCPItemPosition::ptAxisRectRatio);
+    item->position->setType(QCPItemPosition::ptViewportRatio);
     item->position->setCoords(0.5, 0.5);
     item->setText(text);
     item->setColor(QColor(110, 110, 110));
@@ -80,38 +137,55 @@ void ComparePlot::showPanel(const PanelView& panel)
 {
     if (!panel.notMeasured.isEmpty() || panel.variants.empty()) {
         showMessage(panel.title, panel.notMeasured.isEmpty() ? tr("no data") : panel.notMeasured);
+        m_metric = panel.metric;
         return;
     }
     // Long titles (a live test's "... per packet, receiver thread (SIMULATED)") put the metric on a
     // line of its own rather than run past the panel's edges.
     const QString separator =
         panel.title.size() + panel.metric.size() > 56 ? QStringLiteral("\n") : QStringLiteral(" - ");
-    reset(panel.title + separator + panel.metric);
-    m_plot->yAxis->setLabel(panel.unit);
+    reset(panel.title == panel.metric ? panel.title : panel.title + separator + panel.metric);
+    m_metric = panel.metric;
+    drawValues(panel);
+    drawDifferences(panel);
+    m_verdict = panel.verdicts.join('\n');
+    QStringList below = panel.verdicts;
+    if (!panel.source.isEmpty()) {
+        below << tr("  (figures of `%1`)").arg(panel.source);
+    }
+    m_verdictElement->setText(below.join('\n'));
+    replotIfSized();
+}
+
+void ComparePlot::drawValues(const PanelView& panel)
+{
+    QCPAxis* x = m_values->axis(QCPAxis::atBottom);
+    QCPAxis* y = m_values->axis(QCPAxis::atLeft);
+    y->setLabel(panel.unit);
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     double low = INFINITY;
     double high = -INFINITY;
     for (std::size_t v = 0; v < panel.variants.size(); ++v) {
         const auto& variant = panel.variants[v];
-        const double x = static_cast<double>(v) + 1;
-        ticker->addTick(x, variant.name);
+        const double at = static_cast<double>(v) + 1;
+        ticker->addTick(at, variant.name);
         const QColor colour = RepetitionPlot::variantColor(static_cast<int>(v));
-        QCPGraph* dots = m_plot->addGraph();
+        QCPGraph* dots = m_plot->addGraph(x, y);
         dots->setLineStyle(QCPGraph::lsNone);
         QColor faded = colour;
         faded.setAlpha(150);
         dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, faded, 6));
         for (std::size_t i = 0; i < variant.repetitions.size(); ++i) {
-            const double y = variant.repetitions[i];
-            dots->addData(x - 0.25 + jitter(i, variant.repetitions.size()) / 2, y);
-            low = std::min(low, y);
-            high = std::max(high, y);
+            const double value = variant.repetitions[i];
+            dots->addData(at - 0.25 + jitter(i, variant.repetitions.size()) / 2, value);
+            low = std::min(low, value);
+            high = std::max(high, value);
         }
-        QCPGraph* mean = m_plot->addGraph();
+        QCPGraph* mean = m_plot->addGraph(x, y);
         mean->setLineStyle(QCPGraph::lsNone);
         mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, colour, colour, 9));
-        mean->addData(x + 0.15, variant.mean);
-        auto* ci = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+        mean->addData(at + 0.15, variant.mean);
+        auto* ci = new QCPErrorBars(x, y);
         ci->setDataPlottable(mean);
         ci->setPen(QPen(colour, 2));
         ci->setWhiskerWidth(10);
@@ -121,28 +195,116 @@ void ComparePlot::showPanel(const PanelView& panel)
             high = std::max(high, variant.ciHigh);
         }
     }
-    m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setLabel(tr("circles: one per repetition; square and bars: mean and its 95% CI"));
-    m_plot->xAxis->setRange(0.4, static_cast<double>(panel.variants.size()) + 0.6);
+    x->setTicker(ticker);
+    x->setTickLabelRotation(panel.variants.size() > 3 ? 30 : 0);
+    x->setLabel(tr("each variant: circles one per repetition,\nsquare and bars the mean and its 95% CI"));
+    x->setRange(0.4, static_cast<double>(panel.variants.size()) + 0.6);
     const double span = std::isfinite(high - low) && high > low ? high - low : std::max(std::abs(high), 1.0) * 0.01;
-    // Room above the data for the verdict lines.
-    const double extra = 0.25 + 0.12 * static_cast<double>(panel.verdicts.size());
-    m_plot->yAxis->setRange(low - span * 0.15, high + span * (0.15 + extra * 1.5));
-    m_verdict = panel.verdicts.join('\n');
-    if (!m_verdict.isEmpty()) {
-        auto* text = new QCPItemText(m_plot);
-        text->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
-        text->position->setType(QCPItemPosition::ptAxisRectRatio);
-        text->position->setCoords(0.02, 0.02);
-        text->setTextAlignment(Qt::AlignLeft);
-        text->setText(m_verdict);
-        QFont f = font();
-        f.setPointSizeF(f.pointSizeF() * 0.85);
-        text->setFont(f);
-        text->setBrush(QColor(255, 255, 255, 210));
-        text->setPadding(QMargins(3, 2, 3, 2));
+    y->setRange(low - span * 0.15, high + span * 0.15);
+}
+
+void ComparePlot::drawDifferences(const PanelView& panel)
+{
+    QCPAxis* x = m_difference->axis(QCPAxis::atBottom);
+    QCPAxis* y = m_difference->axis(QCPAxis::atLeft);
+    m_marginPct = panel.marginPct;
+    const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
+    const QString design = panel.differences.empty() ? tr("no candidate") : panel.differences.front().design;
+    y->setLabel(tr("vs %1, %").arg(baseline));
+    const double level = panel.differences.empty() ? 95.0 : panel.differences.front().levelPct;
+    x->setLabel(tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct));
+
+    auto* band = new QCPItemRect(m_plot);
+    band->setClipAxisRect(m_difference);
+    band->topLeft->setAxes(x, y);
+    band->bottomRight->setAxes(x, y);
+    band->topLeft->setCoords(-1e9, panel.marginPct);
+    band->bottomRight->setCoords(1e9, -panel.marginPct);
+    band->setPen(Qt::NoPen);
+    band->setBrush(QColor(60, 160, 60, 40));
+    auto* zero = new QCPItemStraightLine(m_plot);
+    zero->setClipAxisRect(m_difference);
+    zero->point1->setAxes(x, y);
+    zero->point2->setAxes(x, y);
+    zero->point1->setCoords(0, 0);
+    zero->point2->setCoords(1, 0);
+    zero->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    double low = -panel.marginPct;
+    double high = panel.marginPct;
+    m_estimates = m_plot->addGraph(x, y);
+    m_estimates->setLineStyle(QCPGraph::lsNone);
+    m_estimates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::black, 9));
+    m_intervals = new QCPErrorBars(x, y);
+    m_intervals->setDataPlottable(m_estimates);
+    m_intervals->setPen(QPen(Qt::black, 2));
+    m_intervals->setWhiskerWidth(12);
+    for (const auto& d : panel.differences) {
+        for (double v : {d.estimatePct, d.ciLowPct, d.ciHighPct}) {
+            if (std::isfinite(v)) {
+                low = std::min(low, v);
+                high = std::max(high, v);
+            }
+        }
     }
-    replotIfSized();
+    const double pad = (high - low) * 0.15;
+    for (std::size_t i = 0; i < panel.differences.size(); ++i) {
+        const auto& d = panel.differences[i];
+        const double at = static_cast<double>(i) + 1;
+        ticker->addTick(at, d.candidate);
+        if (!std::isfinite(d.estimatePct)) {
+            continue;
+        }
+        // An unbounded side runs to the edge of the axis.
+        const double lowEnd = std::isfinite(d.ciLowPct) ? d.ciLowPct : low - pad;
+        const double highEnd = std::isfinite(d.ciHighPct) ? d.ciHighPct : high + pad;
+        m_estimates->addData(at, d.estimatePct);
+        m_intervals->addData(d.estimatePct - lowEnd, highEnd - d.estimatePct);
+        if (panel.differences.size() > 2) {
+            continue;  // no room for the figures: the verdict lines below give them
+        }
+        auto* label = new QCPItemText(m_plot);
+        label->setClipAxisRect(m_difference);
+        label->position->setAxes(x, y);
+        label->position->setCoords(at + 0.08, d.estimatePct);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        label->setText(
+            tr("%1\n[%2, %3]\n%4").arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct), d.verdict));
+        QFont f = font();
+        f.setPointSizeF(f.pointSizeF() * 0.8);
+        label->setFont(f);
+    }
+    x->setTicker(ticker);
+    x->setTickLabelRotation(panel.differences.size() > 2 ? 30 : 0);
+    x->setRange(0.5, static_cast<double>(std::max<std::size_t>(panel.differences.size(), 1)) + 0.9);
+    y->setRange(low - pad, high + pad);
+}
+
+QString ComparePlot::differenceTitle() const
+{
+    return m_difference->axis(QCPAxis::atLeft)->label() + QStringLiteral(": ") +
+           m_difference->axis(QCPAxis::atBottom)->label().simplified();
+}
+
+std::optional<ComparePlot::Drawn> ComparePlot::drawnDifference(int index) const
+{
+    if (m_estimates == nullptr || m_intervals == nullptr) {
+        return std::nullopt;
+    }
+    for (int i = 0; i < m_estimates->dataCount() && i < m_intervals->dataCount(); ++i) {
+        if (m_estimates->data()->at(i)->key == index + 1) {
+            const double estimate = m_estimates->data()->at(i)->value;
+            const auto& error = m_intervals->data()->at(i);
+            return Drawn{.estimate = estimate, .low = estimate - error.errorMinus, .high = estimate + error.errorPlus};
+        }
+    }
+    return std::nullopt;
+}
+
+double ComparePlot::drawnMarginPct() const
+{
+    return m_marginPct;
 }
 
 }  // namespace nf::ui

@@ -1,14 +1,24 @@
 #pragma once
-// One panel of the Compare grid: a variant per column, every repetition as a dot, the mean as a
-// bar with its 95% CI as error bars, and the verdict lines written on the panel. A metric the run
-// did not measure shows why instead of an empty plot.
+// One panel of the Compare grid, for one metric (picked from every metric the run stored).
+// Left: a variant per column, every repetition as a dot, the mean as a square with its 95% CI.
+// Right: what the verdict rests on - each candidate's difference from the baseline in percent,
+// the engine's estimate and interval (paired chunk log-ratios, or independent repetitions, as the
+// panel says), against the +-margin band and a zero line. Below: the verdict lines. A metric the
+// run did not measure shows why instead of an empty plot.
 
 #include <QWidget>
 
+#include <optional>
+#include <vector>
+
 #include "ui/comparison.h"
 
-class QCustomPlot;
+class QComboBox;
+class QCPAxisRect;
+class QCPErrorBars;
+class QCPGraph;
 class QCPTextElement;
+class QCustomPlot;
 
 namespace nf::ui {
 
@@ -20,21 +30,52 @@ public:
 
     void showPanel(const PanelView& panel);
     void showMessage(const QString& title, const QString& text);
+    // The metrics to pick from (every one the runs stored); `shown` is selected.
+    void setMetrics(const std::vector<PanelView>& metrics, const QString& shown);
 
     QCustomPlot* customPlot() const { return m_plot; }
+    QComboBox* metricPicker() const { return m_picker; }
     // The text in the middle of the panel, "" when it shows data.
     const QString& message() const { return m_message; }
     // The verdict text written on the panel.
     const QString& verdictText() const { return m_verdict; }
+    // The metric shown, "" when none.
+    const QString& shownMetric() const { return m_metric; }
+    // What the difference side says it shows ("difference vs a, %: paired chunk log-ratios").
+    QString differenceTitle() const;
+
+    // The difference drawn for candidate `index`, read back from the plot: estimate, low, high (%).
+    struct Drawn {
+        double estimate = 0;
+        double low = 0;
+        double high = 0;
+    };
+    std::optional<Drawn> drawnDifference(int index) const;
+    // The +-margin band drawn, in percent (0 when none).
+    double drawnMarginPct() const;
+
+signals:
+    void metricPicked(const QString& metric);
 
 private:
     void reset(const QString& title);
+    void drawValues(const PanelView& panel);
+    void drawDifferences(const PanelView& panel);
     void replotIfSized();
 
+    QComboBox* m_picker = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
+    QCPAxisRect* m_values = nullptr;
+    QCPAxisRect* m_difference = nullptr;
+    QCPTextElement* m_verdictElement = nullptr;
+    QCPGraph* m_estimates = nullptr;
+    QCPErrorBars* m_intervals = nullptr;
+    double m_marginPct = 0;
+    bool m_filling = false;
     QString m_message;
     QString m_verdict;
+    QString m_metric;
 };
 
 }  // namespace nf::ui

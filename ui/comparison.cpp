@@ -21,132 +21,129 @@ QString qs(const std::string& s)
 
 const std::array<const char*, 4> kTitles = {"PPS", "IPC", "branch misses per op", "cycles per op"};
 
-// What a panel says it shows, by the metric it found (docs/measurement.md, "Metric names").
-QString panelTitle(std::size_t panel, const std::string& metric)
+// A metric made from hardware counters (cycles, instructions, branch or cache misses).
+bool fromCounters(const engine::MetricSpec& metric)
 {
-    static const std::vector<std::pair<std::string, const char*>> titles = {
-        {"ipc", "IPC"},
-        {"rx_ipc", "IPC, receiver thread"},
-        {"cpu_ipc", "IPC, counted CPUs"},
-        {"branch_misses_per_op", "branch misses per op"},
-        {"rx_branch_misses_per_packet", "branch misses per packet, receiver thread"},
-        {"cpu_branch_misses_per_packet", "branch misses per packet, counted CPUs"},
-        {"branch_miss_ratio", "branch misses per branch"},
-        {"cycles_per_op", "cycles per op"},
-        {"rx_cycles_per_packet", "cycles per packet, receiver thread"},
-        {"cpu_cycles_per_packet", "cycles per packet, counted CPUs"},
-        {"tsc_per_op", "TSC ticks per op"},
+    for (const auto* part : {"cycles", "instructions", "branch", "cache"}) {
+        if (metric.numerator.find(part) != std::string::npos || metric.denominator.find(part) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+DifferenceView difference(const engine::MetricComparison& c)
+{
+    const auto& interval = c.result.interval;
+    const bool paired = c.result.design == engine::Design::Paired;
+    return {
+        .candidate = qs(c.candidate),
+        .baseline = qs(c.baseline),
+        .design =
+            paired ? QObject::tr("paired chunk log-ratios") : QObject::tr("independent %1s").arg(qs(c.result.unit)),
+        .method = qs(interval.method),
+        .estimatePct = interval.estimatePct,
+        .ciLowPct = interval.ci.low,
+        .ciHighPct = interval.ci.high,
+        .levelPct = interval.level * 100.0,
+        .verdict = qs(std::string(engine::toString(c.result.verdict))),
     };
-    for (const auto& [name, title] : titles) {
-        if (name == metric) {
-            return QObject::tr(title);
-        }
-    }
-    return QString::fromLatin1(kTitles[panel]);
 }
 
-const engine::MetricSpec* findMetric(const std::vector<engine::MetricSpec>& metrics, const std::string& name)
+// The panel of metric `m` of `input`, with the figures of `analysis` (the comparison the
+// command named by `source` makes).
+PanelView panelOf(const engine::AnalysisInput& input, std::size_t m, const engine::Analysis& analysis,
+                  const QStringList& names, const QString& source, bool simulated)
 {
-    auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == name; });
-    return it == metrics.end() ? nullptr : &*it;
-}
-
-// Why `metricName` is missing: the counters it needs that did not open, with the reason the run
-// recorded; a machine without a PMU reads "no PMU: hardware counters unavailable".
-QString whyNotMeasured(const std::string& metricName, const engine::RunEnvironment& environment)
-{
-    const auto all =
-        engine::callLoopMetrics({engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs,
-                                 "cycles", "instructions", "branch-misses", "cache-misses"});
-    const engine::MetricSpec* spec = findMetric(all, metricName);
-    QStringList names;
-    std::string reason;
-    for (const auto& [name, why] : environment.unsupported) {
-        if (spec != nullptr && (name == spec->numerator || name == spec->denominator)) {
-            names << qs(name);
-            reason = why;
+    const engine::MetricSpec& metric = input.metrics[m];
+    PanelView panel;
+    panel.metric = qs(metric.name);
+    panel.unit = qs(metric.unit);
+    panel.title = metricTitle(metric.name);
+    if (simulated && fromCounters(metric)) {
+        panel.title += QObject::tr(" (SIMULATED)");
+    }
+    panel.source = source;
+    panel.marginPct = analysis.options.compare.marginPct;
+    for (std::size_t v = 0; v < input.variants.size(); ++v) {
+        VariantView vv;
+        vv.name = v < static_cast<std::size_t>(names.size()) ? names[static_cast<int>(v)] : qs(input.variants[v]);
+        vv.repetitions = input.repetitions[m][v];
+        for (const auto& s : analysis.variants) {
+            if (qs(s.variant) == vv.name && s.metric == metric.name) {
+                vv.mean = s.summary.mean;
+                vv.ciLow = s.ciLow;
+                vv.ciHigh = s.ciHigh;
+            }
+        }
+        panel.variants.push_back(std::move(vv));
+    }
+    for (const auto& c : analysis.comparisons) {
+        if (c.metric != metric.name || !c.primary) {
+            continue;
+        }
+        panel.differences.push_back(difference(c));
+        std::string sentence = engine::verdictSentence(c, analysis.options.compare);
+        if (sentence.rfind(c.candidate, 0) != 0) {
+            sentence = c.candidate + " vs " + c.baseline + ": " + sentence;
+        }
+        for (const auto& line : engine::wrap(sentence, 62, "  ")) {
+            panel.verdicts << qs(line);
         }
     }
-    if (names.isEmpty()) {
-        return QObject::tr("not measured in this run");
-    }
-    QStringList lines{QObject::tr("not measured")};
-    if (reason.find("PMU") != std::string::npos) {
-        lines << QObject::tr("no PMU: hardware counters unavailable");
-    } else {
-        for (const auto& line : engine::wrap(reason, 48, "")) {
-            lines << qs(line);
-        }
-    }
-    lines << QObject::tr("(needs %1)").arg(names.join(QStringLiteral(", ")));
-    return lines.join('\n');
+    return panel;
 }
 
-ComparisonView fromAnalysis(const engine::AnalysisInput& input, const engine::Analysis& analysis, bool simulated)
+bool compared(const engine::Analysis& analysis, const std::string& metric)
 {
-    ComparisonView view;
-    for (const auto& w : analysis.warnings) {
-        view.warnings << qs(w);
+    return std::any_of(analysis.comparisons.begin(), analysis.comparisons.end(),
+                       [&](const auto& c) { return c.metric == metric && c.primary; });
+}
+
+// Every metric of `input` as `noisefloor compare` shows it: the metrics it compares by default
+// from one comparison (so verdicts, Holm's adjustment included, are the command's), every other
+// stored metric (unit conversions, per-CPU and device breakdowns) as `compare --metric NAME`.
+void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const engine::ComparisonReport& report,
+                const std::vector<engine::RunChoice>& choices, const engine::AnalysisOptions& options, bool simulated)
+{
+    for (const auto& s : report.analysis.variants) {
+        if (!view.variants.contains(qs(s.variant))) {
+            view.variants << qs(s.variant);
+        }
+    }
+    view.baseline = view.variants.value(0);
+    if (!options.baseline.empty()) {
+        view.baseline = qs(options.baseline);
+    }
+    for (std::size_t m = 0; m < input.metrics.size(); ++m) {
+        const std::string& name = input.metrics[m].name;
+        if (compared(report.analysis, name)) {
+            view.metrics.push_back(
+                panelOf(input, m, report.analysis, view.variants, QObject::tr("noisefloor compare"), simulated));
+            continue;
+        }
+        const QString source = QObject::tr("noisefloor compare --metric %1").arg(qs(name));
+        if (auto alone = engine::compareRuns(choices, {name}, options)) {
+            view.metrics.push_back(panelOf(input, m, alone->analysis, view.variants, source, simulated));
+        } else {
+            PanelView panel;
+            panel.metric = qs(name);
+            panel.title = metricTitle(name);
+            panel.source = source;
+            panel.notMeasured = qs(alone.error().message);
+            view.metrics.push_back(std::move(panel));
+        }
     }
     for (std::size_t p = 0; p < 4; ++p) {
-        PanelView& panel = view.panels[p];
-        panel.title = QString::fromLatin1(kTitles[p]);
-        for (const auto& name : panelMetrics()[p]) {
-            auto it =
-                std::find_if(input.metrics.begin(), input.metrics.end(), [&](const auto& m) { return m.name == name; });
-            if (it == input.metrics.end()) {
-                continue;
-            }
-            const auto m = static_cast<std::size_t>(it - input.metrics.begin());
-            panel.metric = qs(it->name);
-            panel.unit = qs(it->unit);
-            panel.title = panelTitle(p, it->name);
-            if (simulated && p > 0 && it->name != "tsc_per_op") {
-                panel.title += QObject::tr(" (SIMULATED)");
-            }
-            for (std::size_t v = 0; v < input.variants.size(); ++v) {
-                VariantView vv;
-                vv.name = qs(input.variants[v]);
-                vv.repetitions = input.repetitions[m][v];
-                for (const auto& s : analysis.variants) {
-                    if (s.variant == input.variants[v] && s.metric == it->name) {
-                        vv.mean = s.summary.mean;
-                        vv.ciLow = s.ciLow;
-                        vv.ciHigh = s.ciHigh;
-                    }
-                }
-                panel.variants.push_back(std::move(vv));
-            }
-            for (const auto& c : analysis.comparisons) {
-                if (c.metric == it->name && c.primary) {
-                    std::string sentence = engine::verdictSentence(c, analysis.options.compare);
-                    if (sentence.rfind(c.candidate, 0) != 0) {
-                        sentence = c.candidate + " vs " + c.baseline + ": " + sentence;
-                    }
-                    for (const auto& line : engine::wrap(sentence, 62, "  ")) {
-                        panel.verdicts << qs(line);
-                    }
-                }
-            }
-            break;
-        }
-    }
-    return view;
-}
-
-// The metrics of `layout` the panels show.
-std::vector<std::string> wanted(const engine::RunLayout& layout)
-{
-    std::vector<std::string> out;
-    for (const auto& candidates : panelMetrics()) {
-        for (const auto& name : candidates) {
-            if (findMetric(layout.metrics, name) != nullptr) {
-                out.push_back(name);
+        for (const auto& candidate : panelMetrics()[p]) {
+            const auto it = std::find_if(view.metrics.begin(), view.metrics.end(),
+                                         [&](const PanelView& panel) { return panel.metric == qs(candidate); });
+            if (it != view.metrics.end()) {
+                view.panels[p] = *it;
                 break;
             }
         }
     }
-    return out;
 }
 
 void markMissing(ComparisonView& view, const engine::RunEnvironment& environment)
@@ -160,110 +157,97 @@ void markMissing(ComparisonView& view, const engine::RunEnvironment& environment
     }
 }
 
-ComparisonView analyse(const Result<engine::AnalysisInput>& input, const QString& title,
-                       const engine::RunEnvironment& env, bool simulated)
+ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result<engine::AnalysisInput>& input,
+                     const QString& title, const QString& baseline)
 {
+    const engine::RunRecord& first = *choices.front().run;
+    const bool simulated =
+        std::any_of(choices.begin(), choices.end(), [](const auto& c) { return c.run->spec.pmu.simulated; });
     ComparisonView view;
-    if (!input) {
-        view.error = qs(input.error().message);
-    } else if (auto analysis = engine::analyze(*input, {})) {
-        view = fromAnalysis(*input, *analysis, simulated);
-    } else {
-        view.error = qs(analysis.error().message);
-    }
     view.title = simulated ? QObject::tr("SIMULATED counters - %1").arg(title) : title;
-    markMissing(view, env);
+    view.kernel = qs(first.row.kernel);
+    view.workload = qs(first.row.workload);
+    for (const auto& c : choices) {
+        const QString id = QString::number(c.run->row.id);
+        if (!view.runIds.contains(id)) {
+            view.runIds << id;
+        }
+    }
+    engine::AnalysisOptions options;
+    options.baseline = baseline.toStdString();
+    auto report = engine::compareRuns(choices, {}, options);
+    if (!report) {
+        view.error = qs(report.error().message);
+        view.report = QObject::tr("no report: %1").arg(view.error);
+    } else if (!input) {
+        view.error = qs(input.error().message);
+    } else {
+        view.report = qs(engine::comparisonText(*report));
+        if (!report->context.simulatedCounters.empty()) {
+            view.warnings << qs(report->context.simulatedCounters);
+        }
+        for (const auto& w : report->context.warnings) {
+            view.warnings << qs(w);
+        }
+        for (const auto& w : report->analysis.warnings) {
+            view.warnings << qs(w);
+        }
+        fillPanels(view, *input, *report, choices, options, simulated);
+    }
+    markMissing(view, first.environment);
     return view;
 }
 
-// The report `noisefloor compare` prints for the same choice, and its warning lines.
-void addReport(ComparisonView& view, const std::vector<engine::RunChoice>& choices)
+std::vector<std::string> metricNames(const engine::RunLayout& layout)
 {
-    auto report = engine::compareRuns(choices, {}, {});
-    if (!report) {
-        view.report = QObject::tr("no report: %1").arg(qs(report.error().message));
-        return;
+    std::vector<std::string> out;
+    for (const auto& m : layout.metrics) {
+        out.push_back(m.name);
     }
-    view.report = qs(engine::comparisonText(*report));
-    view.warnings.clear();
-    if (!report->context.simulatedCounters.empty()) {
-        view.warnings << qs(report->context.simulatedCounters);
-    }
-    for (const auto& w : report->context.warnings) {
-        view.warnings << qs(w);
-    }
-    for (const auto& w : report->analysis.warnings) {
-        view.warnings << qs(w);
-    }
+    return out;
 }
 
 }  // namespace
 
-const std::array<std::vector<std::string>, 4>& panelMetrics()
+ComparisonView compareRun(const engine::RunRecord& run, const QString& baseline)
 {
-    static const std::array<std::vector<std::string>, 4> metrics = {
-        std::vector<std::string>{"pps", "ops_per_sec"},
-        std::vector<std::string>{"ipc", "rx_ipc", "cpu_ipc"},
-        std::vector<std::string>{"branch_misses_per_op", "rx_branch_misses_per_packet", "cpu_branch_misses_per_packet",
-                                 "branch_miss_ratio"},
-        std::vector<std::string>{"cycles_per_op", "rx_cycles_per_packet", "cpu_cycles_per_packet", "tsc_per_op"},
-    };
-    return metrics;
-}
-
-ComparisonView compareRun(const engine::RunRecord& run)
-{
-    const bool interleaved = run.spec.interleaved();
     const QString title =
         QObject::tr("run %1: %2%3")
             .arg(run.row.id)
             .arg(qs(run.row.workload), run.row.label.empty() ? QString() : qs(" '" + run.row.label + "'"));
-    auto view = analyse(engine::analysisInput(run.data, interleaved, wanted(run.data.layout)), title, run.environment,
-                        run.spec.pmu.simulated);
-    addReport(view, {{&run, ""}});
-    return view;
+    return build({{&run, ""}}, engine::analysisInput(run.data, run.spec.interleaved(), metricNames(run.data.layout)),
+                 title, baseline);
 }
 
-ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants)
+ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
+                             const QString& baseline)
 {
-    std::vector<engine::RunVariant> selection;
-    std::set<std::string> names;
-    QStringList title;
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-        const auto& run = *runs[r];
-        const QString only = r < static_cast<std::size_t>(variants.size()) ? variants[static_cast<int>(r)] : QString();
-        title << (only.isEmpty() ? QObject::tr("run %1").arg(run.row.id)
-                                 : QObject::tr("run %1:%2").arg(run.row.id).arg(only));
-        for (std::size_t v = 0; v < run.data.variantNames.size(); ++v) {
-            const auto& name = run.data.variantNames[v];
-            if (!only.isEmpty() && qs(name) != only) {
-                continue;
-            }
-            std::string shown = (run.row.label.empty() ? "run" + std::to_string(run.row.id) : run.row.label);
-            shown += name == "default" ? "" : ":" + name;
-            if (!names.insert(shown).second) {
-                shown = "run" + std::to_string(run.row.id) + ":" + name;
-                names.insert(shown);
-            }
-            selection.push_back({shown, &run.data, static_cast<int>(v)});
-        }
-    }
     if (runs.empty()) {
         ComparisonView view;
         view.error = QObject::tr("no runs selected");
         return view;
     }
-    const bool simulated =
-        std::any_of(runs.begin(), runs.end(), [](const engine::RunRecord* r) { return r->spec.pmu.simulated; });
-    auto view = analyse(engine::analysisInputAcross(selection, wanted(runs.front()->data.layout)), title.join(" vs "),
-                        runs.front()->environment, simulated);
+    std::vector<engine::RunVariant> selection;
     std::vector<engine::RunChoice> choices;
+    QStringList title;
+    // The metrics every chosen run stored.
+    std::vector<std::string> common = metricNames(runs.front()->data.layout);
     for (std::size_t r = 0; r < runs.size(); ++r) {
+        const auto& run = *runs[r];
         const QString only = r < static_cast<std::size_t>(variants.size()) ? variants[static_cast<int>(r)] : QString();
-        choices.push_back({runs[r], only.toStdString()});
+        title << (only.isEmpty() ? QObject::tr("run %1").arg(run.row.id)
+                                 : QObject::tr("run %1:%2").arg(run.row.id).arg(only));
+        choices.push_back({&run, only.toStdString()});
+        for (std::size_t v = 0; v < run.data.variantNames.size(); ++v) {
+            if (only.isEmpty() || qs(run.data.variantNames[v]) == only) {
+                selection.push_back({run.data.variantNames[v], &run.data, static_cast<int>(v)});
+            }
+        }
+        const auto names = metricNames(run.data.layout);
+        std::erase_if(common,
+                      [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
     }
-    addReport(view, choices);
-    return view;
+    return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), baseline);
 }
 
 }  // namespace nf::ui

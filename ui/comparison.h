@@ -1,13 +1,16 @@
 #pragma once
-// What the Compare tab shows, computed from stored runs with the engine's analysis (nf::engine::
-// analyze): for PPS, IPC, branch misses per op and cycles (or TSC ticks) per op, every
-// repetition's value, each variant's mean and 95% CI, and the verdict of each candidate against
-// the baseline. No statistics are computed here; this only selects and arranges.
+// What the Compare tab shows, taken from the comparison `noisefloor compare` makes (engine::
+// compareRuns, the code behind `compare --format json`): for every metric the runs stored, each
+// variant's repetition values, mean and 95% CI, and - what the verdict rests on - each candidate's
+// difference from the baseline with its interval, in the comparison's own design (paired chunk
+// log-ratios, or independent repetitions). No statistics are computed here; this only selects and
+// arranges. Four metrics are the default panels: PPS, IPC, branch misses per op, cycles per op.
 
 #include <QString>
 #include <QStringList>
 
 #include <array>
+#include <limits>
 #include <vector>
 
 #include "engine/model/run_record.h"
@@ -22,35 +25,66 @@ struct VariantView {
     double ciHigh = 0;
 };
 
+// One candidate against the baseline: the engine's Comparison::interval, as it is.
+struct DifferenceView {
+    QString candidate;
+    QString baseline;
+    QString design;  // "paired chunk log-ratios" or "independent repetitions"
+    QString method;  // how the engine formed the estimate and interval
+    double estimatePct = std::numeric_limits<double>::quiet_NaN();
+    double ciLowPct = std::numeric_limits<double>::quiet_NaN();  // NaN: unbounded on that side
+    double ciHighPct = std::numeric_limits<double>::quiet_NaN();
+    double levelPct = std::numeric_limits<double>::quiet_NaN();  // the coverage the interval has
+    QString verdict;                                             // different, equivalent, inconclusive
+};
+
 struct PanelView {
     QString title;   // what it shows: "PPS", "IPC, receiver thread", ... (+ " (SIMULATED)")
     QString metric;  // engine metric name shown, "" when none
     QString unit;
     QString notMeasured;  // why the panel is empty ("not measured: cycles (no PMU: ...)")
     std::vector<VariantView> variants;
-    QStringList verdicts;  // one line per candidate: delta, CI and verdict
+    std::vector<DifferenceView> differences;  // one per candidate
+    double marginPct = 1.0;                   // the equivalence margin the verdict used
+    QString source;                           // the command whose figures these are
+    QStringList verdicts;                     // one line per candidate: delta, CI and verdict
 };
 
 struct ComparisonView {
     QString title;
-    QString error;  // the analysis could not run (no repetitions yet, ...)
-    std::array<PanelView, 4> panels;
+    QString error;                    // the analysis could not run (no repetitions yet, ...)
+    std::array<PanelView, 4> panels;  // the default four
+    std::vector<PanelView> metrics;   // every metric the runs stored, in the run's order
+    QStringList variants;             // as the report names them, in the runs' order
+    QString baseline;                 // the one the others are compared against
     // The evidence report of `noisefloor compare` for the same runs (engine/report/comparison_report),
     // and its warnings: the CLI and the GUI say the same things.
     QString report;
     QStringList warnings;
+    QString kernel;    // of the first run
+    QString workload;  // of the first run
+    QStringList runIds;
 };
 
-// One run's variants against each other.
-ComparisonView compareRun(const engine::RunRecord& run);
+// One run's variants against each other; `baseline` "" = the first variant.
+ComparisonView compareRun(const engine::RunRecord& run, const QString& baseline = {});
 
 // Variants of several runs against each other (kernel A vs kernel B); `variants[i]` empty = every
-// variant of runs[i], else only that one.
-ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants);
+// variant of runs[i], else only that one. The first run's is the baseline unless `baseline` names
+// one (as the report names it).
+ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
+                             const QString& baseline = {});
 
 // The four panels' metric candidates, first present wins (docs/measurement.md, "Metric names"):
 // PPS; IPC; branch misses per op, per packet or per branch; cycles per op or packet, else TSC ticks
 // per op. A live test's receiver thread comes before its counted CPUs.
 const std::array<std::vector<std::string>, 4>& panelMetrics();
+
+// What a panel says it shows for `metric` ("IPC, receiver thread"); the metric's own name when it
+// has no title of its own.
+QString metricTitle(const std::string& metric);
+
+// Why `metricName` is missing from a run: the counters it needs that did not open, and why.
+QString whyNotMeasured(const std::string& metricName, const engine::RunEnvironment& environment);
 
 }  // namespace nf::ui

@@ -78,12 +78,25 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_command->setStyleSheet(QStringLiteral("font-family: monospace; color: #444;"));
     m_stop->setEnabled(false);
 
+    m_variants->setTabKeyNavigation(false);  // Tab moves on to the next field, not the next cell
     auto* addVariant = new QPushButton(tr("Add variant"), this);
+    addVariant->setObjectName(QStringLiteral("addVariant"));
     auto* removeVariant = new QPushButton(tr("Remove variant"), this);
     connect(addVariant, &QPushButton::clicked, this, [this] {
+        // The first of a..z, then v27, v28, ... that no variant has: never a duplicate name.
+        QStringList taken;
+        for (int r = 0; r < m_variants->rowCount(); ++r) {
+            if (const auto* item = m_variants->item(r, 0)) {
+                taken << item->text().trimmed();
+            }
+        }
+        QString name;
+        for (int n = 0; name.isEmpty() || taken.contains(name); ++n) {
+            name = n < 26 ? QString(QChar('a' + n)) : QStringLiteral("v%1").arg(n + 1);
+        }
         const int row = m_variants->rowCount();
         m_variants->insertRow(row);
-        m_variants->setItem(row, 0, new QTableWidgetItem(QString(QChar('a' + row % 26))));
+        m_variants->setItem(row, 0, new QTableWidgetItem(name));
         m_variants->setItem(row, 1, new QTableWidgetItem);
     });
     connect(removeVariant, &QPushButton::clicked, this, [this] {

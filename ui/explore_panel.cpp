@@ -5,12 +5,16 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSaveFile>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
 #include <cmath>
 
+#include "ui/file_dialog.h"
+#include "ui/plot_export.h"
 #include "ui/repetition_plot.h"
 
 namespace nf::ui {
@@ -45,6 +49,11 @@ ExplorePanel::ExplorePanel(QWidget* parent)
     top->addWidget(new QLabel(tr("Metric"), this));
     top->addWidget(m_metric);
     top->addWidget(m_even);
+    auto* exportButton = new QPushButton(tr("Export..."), this);
+    exportButton->setObjectName(QStringLiteral("exploreExport"));
+    exportButton->setToolTip(tr("The plot as PNG or PDF, or the table as CSV"));
+    connect(exportButton, &QPushButton::clicked, this, &ExplorePanel::exportInteractively);
+    top->addWidget(exportButton);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_title);
@@ -209,6 +218,74 @@ void ExplorePanel::draw()
         }
     }
     m_verdicts->setPlainText(lines.join('\n'));
+}
+
+void ExplorePanel::exportInteractively()
+{
+    const QString file = chooseFileToSave(this, tr("Export the sweep"), QStringLiteral("sweep-%1.png").arg(m_view.id),
+                                          tr("PNG image (*.png);;PDF document (*.pdf);;CSV table (*.csv)"));
+    if (!file.isEmpty()) {
+        emit status(exportTo(file) ? tr("Saved %1").arg(file) : tr("Cannot write %1").arg(file));
+    }
+}
+
+namespace {
+
+QString csvNumber(double value)
+{
+    return std::isfinite(value) ? QString::number(value, 'g', 10) : QString();
+}
+
+QString csvField(QString text)
+{
+    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n'))) {
+        text.replace(QStringLiteral("\""), QStringLiteral("\"\""));
+        return QStringLiteral("\"%1\"").arg(text);
+    }
+    return text;
+}
+
+}  // namespace
+
+bool ExplorePanel::exportTo(const QString& file) const
+{
+    if (file.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)) {
+        QSaveFile out(file);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
+            return false;
+        }
+        QStringList rows{QStringLiteral("sweep,param,value,run,variant,metric,mean,ci_low,ci_high,verdicts")};
+        for (const auto& point : m_view.points) {
+            for (int v = 0; v < m_view.variants.size(); ++v) {
+                const auto i = static_cast<std::size_t>(v);
+                rows << QStringList{csvField(m_view.id),
+                                    csvField(m_view.param),
+                                    csvField(point.value),
+                                    QString::number(point.runId),
+                                    csvField(m_view.variants[v]),
+                                    csvField(m_view.metric),
+                                    csvNumber(i < point.mean.size() ? point.mean[i] : NAN),
+                                    csvNumber(i < point.ciLow.size() ? point.ciLow[i] : NAN),
+                                    csvNumber(i < point.ciHigh.size() ? point.ciHigh[i] : NAN),
+                                    csvField(point.verdicts.join(QStringLiteral("; ")))}
+                            .join(QLatin1Char(','));
+            }
+        }
+        out.write((rows.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8());
+        return out.commit();
+    }
+    QStringList header{tr("noisefloor: %1").arg(m_title->text())};
+    header << tr("sweep %1; workload %2; metric %3").arg(m_view.id, m_view.workload, m_view.metric);
+    for (const auto& point : m_view.points) {
+        for (const auto& verdict : point.verdicts) {
+            header << tr("%1=%2 (run %3): %4").arg(m_view.param, point.value).arg(point.runId).arg(verdict);
+        }
+    }
+    for (const auto& missing : m_view.missing) {
+        header << tr("warning: no complete run at %1").arg(missing);
+    }
+    m_plot->replot();
+    return exportPlots(file, header, {m_plot}, 1);
 }
 
 }  // namespace nf::ui

@@ -31,9 +31,16 @@ public:
     QString currentMetric() const;  // "" = the workload's primary metric
     QCustomPlot* customPlot() const { return m_plot; }
     QString message() const { return m_message; }
+    const SweepView& view() const { return m_view; }
+    // Writes the plot (PNG, or PDF with vectors and text, under a header with the sweep, workload,
+    // metric and verdicts) or the table (CSV: one row per point and variant), by extension.
+    bool exportTo(const QString& file) const;
+    // Asks for a file and exports to it; the result for the status bar.
+    void exportInteractively();
 
 signals:
     void sweepRequested(const QString& id, const QString& metric);
+    void status(const QString& text);
 
 private:
     void request();

@@ -1,5 +1,7 @@
 #include "ui/history_panel.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -80,8 +82,10 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     m_variantList->setToolTip(tr("Tick the variants to compare across the selected runs"));
     m_variantList->setMaximumWidth(260);
 
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { emit runsSelected(selectedRuns()); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        updateOrder();
+        emit runsSelected(selectedRuns());
+    });
     connect(m_variantList, &QListWidget::itemChanged, this, [this] {
         if (!m_updatingVariants) {
             emit variantsTicked(tickedVariants());
@@ -118,6 +122,22 @@ void HistoryPanel::setFilters(const QString& label, const QString& workload, con
 
 std::vector<std::int64_t> HistoryPanel::selectedRuns() const
 {
+    return m_order;
+}
+
+void HistoryPanel::updateOrder()
+{
+    const auto shown = selectedInTable();
+    std::erase_if(m_order, [&](std::int64_t id) { return std::find(shown.begin(), shown.end(), id) == shown.end(); });
+    for (auto id : shown) {
+        if (std::find(m_order.begin(), m_order.end(), id) == m_order.end()) {
+            m_order.push_back(id);
+        }
+    }
+}
+
+std::vector<std::int64_t> HistoryPanel::selectedInTable() const
+{
     std::vector<std::int64_t> ids;
     auto rows = m_table->selectionModel()->selectedRows();
     std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
@@ -145,6 +165,13 @@ bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
     }
     const QSignalBlocker block(m_table->selectionModel());
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_order.clear();
+    const auto shown = selectedInTable();
+    for (auto id : ids) {
+        if (std::find(shown.begin(), shown.end(), id) != shown.end()) {
+            m_order.push_back(id);
+        }
+    }
     if (first.isValid()) {
         m_table->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
         m_table->scrollTo(first);

@@ -49,7 +49,8 @@ public:
     QListWidget* variantList() const { return m_variantList; }
     void setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date);
 
-    // Runs selected in the table, in table order.
+    // Runs selected in the table, in the order they were selected: the first is the baseline (as
+    // `noisefloor compare A B` makes A the baseline).
     std::vector<std::int64_t> selectedRuns() const;
     // Selects exactly these runs; false when one is not shown.
     bool selectRuns(const std::vector<std::int64_t>& ids);
@@ -65,6 +66,9 @@ signals:
     void variantsTicked(const nf::ui::RunSelection& selection);
 
 private:
+    std::vector<std::int64_t> selectedInTable() const;  // in table order
+    void updateOrder();
+
     RunListModel* m_model;
     RunFilterModel* m_filter;
     QTableView* m_table;
@@ -75,6 +79,7 @@ private:
     QLineEdit* m_kernelFilter;
     QLineEdit* m_dateFilter;
     bool m_updatingVariants = false;
+    std::vector<std::int64_t> m_order;  // the selected runs, first selected first
 };
 
 }  // namespace nf::ui

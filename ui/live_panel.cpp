@@ -66,6 +66,9 @@ void LivePanel::clear()
     m_plot->clearGraphs();
     m_plot->clearItems();
     m_plot->yAxis->setLabel(QString());
+    m_plot->xAxis->setRange(0, 5);  // the last run's axes go with it
+    m_plot->yAxis->setRange(0, 5);
+    m_log->clear();
     if (m_plot->width() > 0 && m_plot->height() > 0) {
         m_plot->replot();  // unsized (a tab never shown): replots when laid out
     }
@@ -169,8 +172,18 @@ void LivePanel::onFailed(const QString& reason, const QString& stderrText)
     if (!stderrText.trimmed().isEmpty()) {
         appendLog(tr("engine stderr:\n%1").arg(stderrText.trimmed()));
     }
-    m_status->setText(m_info.runId > 0 ? tr("run %1 failed: %2").arg(m_info.runId).arg(reason)
-                                       : tr("the run did not start: %1").arg(reason));
+    // The engine says why in its last line on stderr (a refused spec: "--reps 0: must be ..."); the
+    // headline gives that, not the exit status.
+    QString why = reason;
+    const QStringList lines = stderrText.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+        if (!it->trimmed().isEmpty()) {
+            why = it->trimmed();
+            break;
+        }
+    }
+    m_status->setText(m_info.runId > 0 ? tr("run %1 failed: %2").arg(m_info.runId).arg(why)
+                                       : tr("the run did not start: %1").arg(why));
     m_progress->setFormat(tr("failed"));
     replotNow();
     if (!m_ended) {

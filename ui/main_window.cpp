@@ -2,12 +2,12 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 
 #include <qcustomplot.h>
 
@@ -19,11 +19,18 @@
 #include "ui/event_client.h"
 #include "ui/experiment_editor.h"
 #include "ui/explore_panel.h"
+#include "ui/file_dialog.h"
 #include "ui/live_panel.h"
 #include "ui/repetition_plot.h"
 #include "ui/run_list_model.h"
 
 namespace nf::ui {
+
+namespace {
+
+constexpr int kPollMs = 400;  // how soon a commit by another process shows
+
+}  // namespace
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent),
@@ -37,6 +44,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_explore(new ExplorePanel(this)),
       m_client(new EventClient(this)),
       m_loader(new RunLoader(this)),
+      m_poll(new QTimer(this)),
       m_status(new QLabel(this))
 {
     m_tabs->addTab(m_editor, tr("Experiment"));
@@ -72,17 +80,28 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &RunLoader::sweepLoaded, m_explore,
             [this](std::uint64_t, const SweepView& sweep) { m_explore->showSweep(sweep); });
-    connect(m_explore, &ExplorePanel::sweepRequested, this,
-            [this](const QString& id, const QString& metric) { m_loader->requestSweep(m_path, id, metric); });
+    connect(m_explore, &ExplorePanel::sweepRequested, this, [this](const QString& id, const QString& metric) {
+        if (m_store) {
+            m_loader->requestSweep(m_store, id, metric);
+        }
+    });
+    connect(m_explore, &ExplorePanel::status, this, &MainWindow::setStatus);
     connect(m_compare, &ComparePanel::copyReportRequested, this, &MainWindow::copyEvidenceReport);
     connect(m_compare, &ComparePanel::saveImageRequested, this, &MainWindow::saveImage);
     connect(m_compare, &ComparePanel::exportCsvRequested, this, &MainWindow::exportCsv);
+    connect(m_compare, &ComparePanel::baselineRequested, this, [this](const QString& baseline) {
+        m_baseline = baseline;
+        requestLoad(m_selection);
+    });
 
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_status, 1);
     createMenus();
     resize(1200, 820);
     m_tabs->setCurrentWidget(m_history);
+    m_poll->setInterval(kPollMs);
+    connect(m_poll, &QTimer::timeout, this, &MainWindow::pollDatabase);
+    m_poll->start();
     openDatabase(databasePath);
 }
 
@@ -107,8 +126,8 @@ void MainWindow::createMenus()
 void MainWindow::chooseDatabase()
 {
     const QString dir = m_path.isEmpty() ? QString() : QFileInfo(m_path).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open noisefloor database"), dir,
-                                                      tr("SQLite databases (*.db *.sqlite);;All files (*)"));
+    const QString path = chooseFileToOpen(this, tr("Open noisefloor database"), dir,
+                                          tr("SQLite databases (*.db *.sqlite);;All files (*)"));
     if (!path.isEmpty()) {
         openDatabase(path);
     }
@@ -117,7 +136,8 @@ void MainWindow::chooseDatabase()
 bool MainWindow::openDatabase(const QString& path)
 {
     m_path = path;
-    m_db.reset();
+    m_store.reset();
+    m_dataVersion.reset();
     setWindowTitle(tr("noisefloor - %1").arg(path));
     if (!QFileInfo::exists(path)) {
         m_model->clear();
@@ -125,31 +145,32 @@ bool MainWindow::openDatabase(const QString& path)
         setStatus(tr("No database at %1 - design a run in the Experiment tab, or use File > Open database.").arg(path));
         return false;
     }
-    auto db = data::openStore(path.toStdString(), data::Database::Mode::ReadOnly);
-    if (!db) {
+    auto store = Store::open(path);
+    if (!store) {
         m_model->clear();
         plot()->showMessage(QString(), tr("cannot open the database"));
-        setStatus(tr("Cannot open %1: %2").arg(path, QString::fromStdString(db.error().message)));
+        setStatus(tr("Cannot open %1: %2").arg(path, QString::fromStdString(store.error().message)));
         return false;
     }
-    m_db.emplace(std::move(*db));
+    m_store = std::move(*store);
+    m_dataVersion = m_store->dataVersion();
     reload();
-    return m_db.has_value();
+    return m_store != nullptr;
 }
 
 void MainWindow::reload()
 {
-    if (!m_db) {
+    if (!m_store) {
         openDatabase(m_path);  // it may exist by now
         return;
     }
     const auto keep = m_history->selectedRuns();
-    if (auto loaded = m_model->load(*m_db); !loaded) {
+    if (auto loaded = m_store->read([this](data::Database& db) { return m_model->load(db); }); !loaded) {
         plot()->showMessage(QString(), tr("cannot read the run list"));
         setStatus(tr("Cannot read runs from %1: %2").arg(m_path, QString::fromStdString(loaded.error().message)));
         return;
     }
-    m_explore->setSweeps(listSweeps(*m_db));
+    m_explore->setSweeps(m_store->read([](data::Database& db) { return listSweeps(db); }));
     const int runs = m_model->rowCount();
     if (runs == 0) {
         plot()->showMessage(QString(), tr("no runs yet"));
@@ -160,9 +181,19 @@ void MainWindow::reload()
     if (keep.empty() || !m_history->selectRuns(keep)) {
         selectNewestRun();
     } else {
-        RunSelection selection;
-        for (auto id : keep) {
-            selection.emplace_back(id, QString());
+        // The same runs: keep the ticked variants and the baseline.
+        std::vector<std::int64_t> shown;
+        for (const auto& [id, variant] : m_selection) {
+            if (std::find(shown.begin(), shown.end(), id) == shown.end()) {
+                shown.push_back(id);
+            }
+        }
+        RunSelection selection = m_selection;
+        if (shown != keep) {
+            selection.clear();
+            for (auto id : keep) {
+                selection.emplace_back(id, QString());
+            }
         }
         requestLoad(selection);
     }
@@ -227,6 +258,9 @@ bool MainWindow::showSweep(const QString& id)
 
 void MainWindow::requestLoad(const RunSelection& selection)
 {
+    if (selection != m_selection) {
+        m_baseline.clear();  // another choice of runs: its first is the baseline again
+    }
     m_selection = selection;
     if (selection.empty()) {
         return;
@@ -237,8 +271,10 @@ void MainWindow::requestLoad(const RunSelection& selection)
         ids.push_back(id);
         variants << variant;
     }
-    plot()->showMessage(QString(), tr("loading..."));
-    m_loader->request(m_path, ids, variants);
+    if (!m_store) {
+        return;
+    }
+    m_loader->request(m_store, ids, variants, m_baseline);
 }
 
 void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result)
@@ -264,6 +300,21 @@ void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result
     if (!result.runs.empty()) {
         const auto& first = *result.runs.front();
         plot()->showRun(tr("run %1: %2").arg(first.row.id).arg(QString::fromStdString(first.row.workload)), first.data);
+    }
+}
+
+void MainWindow::pollDatabase()
+{
+    if (!m_store) {
+        if (!m_path.isEmpty() && QFileInfo::exists(m_path) && !m_client->running()) {
+            openDatabase(m_path);  // created since (stat only; the store opens it once)
+        }
+        return;
+    }
+    const auto version = m_store->dataVersion();
+    if (version && version != m_dataVersion) {
+        m_dataVersion = version;
+        reload();
     }
 }
 

@@ -12,13 +12,14 @@
 #include <optional>
 #include <vector>
 
-#include "data/database.h"
 #include "ui/history_panel.h"
 #include "ui/run_loader.h"
+#include "ui/store.h"
 
 class QLabel;
 class QTabWidget;
 class QTableView;
+class QTimer;
 
 namespace nf::ui {
 
@@ -35,7 +36,8 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    // Opens `databasePath` read-only and selects the newest run. A missing or unreadable database
+    // Opens `databasePath` read-only (one connection for the whole window, ui/store.h) and selects
+    // the newest run; commits by other processes are noticed within half a second. A missing or unreadable database
     // is reported in the status bar, never in a dialog. The workload list and the machine check
     // come from the engine (`noisefloor workloads`, `noisefloor check`).
     explicit MainWindow(const QString& databasePath, QWidget* parent = nullptr);
@@ -93,9 +95,11 @@ private:
     void copyEvidenceReport();
     void saveImage();
     void exportCsv();
+    void pollDatabase();
 
     QString m_path;
-    std::optional<data::Database> m_db;
+    std::shared_ptr<Store> m_store;  // the process's only connection to m_path
+    std::optional<std::int64_t> m_dataVersion;
     RunListModel* m_model = nullptr;
     QTabWidget* m_tabs = nullptr;
     ExperimentEditor* m_editor = nullptr;
@@ -106,10 +110,12 @@ private:
     ExplorePanel* m_explore = nullptr;
     EventClient* m_client = nullptr;
     RunLoader* m_loader = nullptr;
+    QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
     bool m_ownRun = false;     // the Live tab follows a run this window started
     bool m_sweepRun = false;   // ... and it is a sweep: Explore shows it when the engine ends
     RunSelection m_selection;  // what the Compare tab shows
+    QString m_baseline;        // chosen in Compare; "" = the first selected
     std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs
 };
 

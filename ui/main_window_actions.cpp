@@ -1,12 +1,12 @@
 // MainWindow: starting and stopping runs, and the exports (evidence report, CSV, plots).
 
 #include <QClipboard>
-#include <QFileDialog>
 #include <QGuiApplication>
-#include <QRegularExpression>
+#include <QSaveFile>
 #include <QTabWidget>
 
-#include <fstream>
+#include <algorithm>
+#include <sstream>
 
 #include "data/export.h"
 #include "data/schema.h"
@@ -14,6 +14,7 @@
 #include "ui/engine_program.h"
 #include "ui/event_client.h"
 #include "ui/experiment_editor.h"
+#include "ui/file_dialog.h"
 #include "ui/live_panel.h"
 #include "ui/main_window.h"
 
@@ -63,8 +64,8 @@ void MainWindow::onEngineEnded()
     m_ownRun = false;
     m_sweepRun = false;
     reload();
-    if (auto db = data::openStore(m_path.toStdString(), data::Database::Mode::ReadOnly)) {
-        const auto sweeps = listSweeps(*db);
+    if (m_store) {
+        const auto sweeps = m_store->read([](data::Database& db) { return listSweeps(db); });
         if (!sweeps.empty()) {
             showSweep(sweeps.front().first);
         }
@@ -84,13 +85,93 @@ void MainWindow::copyEvidenceReport()
 
 void MainWindow::saveImage()
 {
-    const QString file = QFileDialog::getSaveFileName(this, tr("Save comparison plots"), QStringLiteral("compare.png"),
-                                                      tr("PNG image (*.png);;PDF document (*.pdf)"));
+    const QString file = chooseFileToSave(this, tr("Save comparison plots"), QStringLiteral("compare.png"),
+                                          tr("PNG image (*.png);;PDF document (*.pdf)"));
     if (file.isEmpty()) {
         return;
     }
     setStatus(m_compare->saveImage(file) ? tr("Saved %1").arg(file) : tr("Cannot write %1").arg(file));
 }
+
+namespace {
+
+// The fields of one CSV line as written (quotes kept); the exports put no newline in a field.
+QStringList csvFields(const QString& line)
+{
+    QStringList fields{QString()};
+    bool quoted = false;
+    for (const QChar c : line) {
+        if (c == QLatin1Char('"')) {
+            quoted = !quoted;
+        }
+        if (c == QLatin1Char(',') && !quoted) {
+            fields << QString();
+        } else {
+            fields.back() += c;
+        }
+    }
+    return fields;
+}
+
+QString unquoted(QString field)
+{
+    if (field.startsWith(QLatin1Char('"')) && field.endsWith(QLatin1Char('"')) && field.size() >= 2) {
+        field = field.mid(1, field.size() - 2).replace(QStringLiteral("\"\""), QStringLiteral("\""));
+    }
+    return field;
+}
+
+// The samples of the chosen variants of every run in one table: the columns of all runs (a run
+// without a column leaves it empty), the runs' comment lines (SIMULATED notes) first.
+QString mergedCsv(const std::vector<std::shared_ptr<const engine::RunRecord>>& runs, const RunSelection& chosen)
+{
+    QStringList comments;
+    QStringList columns;
+    std::vector<std::pair<QStringList, QStringList>> rows;  // header of its run, fields
+    for (const auto& run : runs) {
+        std::ostringstream text;
+        data::writeCsv(*run, text);
+        QStringList header;
+        for (const QString& line : QString::fromStdString(text.str()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            if (line.startsWith(QLatin1Char('#'))) {
+                if (!comments.contains(line)) {
+                    comments << line;
+                }
+                continue;
+            }
+            const QStringList fields = csvFields(line);
+            if (header.isEmpty()) {
+                header = fields;
+                for (const auto& column : header) {
+                    if (!columns.contains(column)) {
+                        columns << column;
+                    }
+                }
+                continue;
+            }
+            const QString variant = unquoted(fields.value(1));
+            const bool wanted = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) {
+                return c.first == run->row.id && (c.second.isEmpty() || c.second == variant);
+            });
+            if (wanted) {
+                rows.emplace_back(header, fields);
+            }
+        }
+    }
+    QStringList out = comments;
+    out << columns.join(QLatin1Char(','));
+    for (const auto& [header, fields] : rows) {
+        QStringList line;
+        for (const auto& column : columns) {
+            const auto at = header.indexOf(column);
+            line << (at >= 0 ? fields.value(at) : QString());
+        }
+        out << line.join(QLatin1Char(','));
+    }
+    return out.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+}  // namespace
 
 void MainWindow::exportCsv()
 {
@@ -98,31 +179,29 @@ void MainWindow::exportCsv()
         setStatus(tr("Nothing to export: select a run in History first"));
         return;
     }
+    QStringList ids;
+    for (const auto& run : m_loaded) {
+        ids << QString::number(run->row.id);
+    }
+    ids.removeDuplicates();
     const QString file =
-        QFileDialog::getSaveFileName(this, tr("Export samples as CSV"),
-                                     QStringLiteral("run%1.csv").arg(m_loaded.front()->row.id), tr("CSV (*.csv)"));
+        chooseFileToSave(this, tr("Export samples as CSV"), QStringLiteral("run%1.csv").arg(ids.join(QLatin1Char('-'))),
+                         tr("CSV (*.csv)"));
     if (file.isEmpty()) {
         return;
     }
-    QStringList written;
-    for (std::size_t i = 0; i < m_loaded.size(); ++i) {
-        if (i > 0 && m_loaded[i]->row.id == m_loaded[i - 1]->row.id) {
-            continue;
+    std::vector<std::shared_ptr<const engine::RunRecord>> runs;
+    for (const auto& run : m_loaded) {
+        if (std::none_of(runs.begin(), runs.end(), [&](const auto& r) { return r->row.id == run->row.id; })) {
+            runs.push_back(run);
         }
-        QString name = file;
-        if (m_loaded.size() > 1) {
-            name.replace(QRegularExpression(QStringLiteral("(\\.csv)?$")),
-                         QStringLiteral("-run%1.csv").arg(m_loaded[i]->row.id));
-        }
-        std::ofstream out(name.toStdString());
-        data::writeCsv(*m_loaded[i], out);
-        if (!out) {
-            setStatus(tr("Cannot write %1").arg(name));
-            return;
-        }
-        written << name;
     }
-    setStatus(tr("Wrote %1").arg(written.join(", ")));
+    QSaveFile out(file);
+    if (!out.open(QIODevice::WriteOnly) || out.write(mergedCsv(runs, m_selection).toUtf8()) < 0 || !out.commit()) {
+        setStatus(tr("Cannot write %1").arg(file));
+        return;
+    }
+    setStatus(tr("Wrote %1 (runs %2)").arg(file, ids.join(QStringLiteral(", "))));
 }
 
 }  // namespace nf::ui

@@ -3,25 +3,20 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
-#include "data/schema.h"
+#include "data/run_store.h"
 
 namespace nf::ui {
 
 namespace {
 
-std::shared_ptr<LoadedRuns> load(const std::string& dbPath, const std::vector<std::int64_t>& ids,
-                                 const QStringList& variants)
+std::shared_ptr<LoadedRuns> load(Store& store, const std::vector<std::int64_t>& ids, const QStringList& variants,
+                                 const QString& baseline)
 {
     QElapsedTimer timer;
     timer.start();
     auto out = std::make_shared<LoadedRuns>();
-    auto db = data::openStore(dbPath, data::Database::Mode::ReadOnly);
-    if (!db) {
-        out->error = QString::fromStdString(db.error().message);
-        return out;
-    }
     for (auto id : ids) {
-        auto run = data::loadRun(*db, id);
+        auto run = store.read([id](data::Database& db) { return data::loadRun(db, id); });
         if (!run) {
             out->error = QString::fromStdString(run.error().message);
             return out;
@@ -30,13 +25,13 @@ std::shared_ptr<LoadedRuns> load(const std::string& dbPath, const std::vector<st
     }
     const bool oneRun = out->runs.size() == 1 && (variants.isEmpty() || variants.front().isEmpty());
     if (oneRun) {
-        out->comparison = compareRun(*out->runs.front());
+        out->comparison = compareRun(*out->runs.front(), baseline);
     } else {
         std::vector<const engine::RunRecord*> runs;
         for (const auto& r : out->runs) {
             runs.push_back(r.get());
         }
-        out->comparison = compareAcross(runs, variants);
+        out->comparison = compareAcross(runs, variants, baseline);
     }
     out->seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     return out;
@@ -56,13 +51,13 @@ RunLoader::~RunLoader()
     m_pool.waitForDone();
 }
 
-std::uint64_t RunLoader::request(const QString& dbPath, const std::vector<std::int64_t>& runIds,
-                                 const QStringList& variants)
+std::uint64_t RunLoader::request(std::shared_ptr<Store> store, const std::vector<std::int64_t>& runIds,
+                                 const QStringList& variants, const QString& baseline)
 {
     const std::uint64_t generation = ++m_generation;
     ++m_inFlight;
-    m_pool.start([this, generation, path = dbPath.toStdString(), runIds, variants] {
-        auto result = load(path, runIds, variants);
+    m_pool.start([this, generation, store = std::move(store), runIds, variants, baseline] {
+        auto result = load(*store, runIds, variants, baseline);
         emit resultReady(generation, result);  // queued: delivered on the GUI thread
     });
     return generation;
@@ -78,20 +73,15 @@ void RunLoader::deliver(std::uint64_t generation, const std::shared_ptr<LoadedRu
     emit loaded(generation, *result);
 }
 
-std::uint64_t RunLoader::requestSweep(const QString& dbPath, const QString& sweepId, const QString& metric)
+std::uint64_t RunLoader::requestSweep(std::shared_ptr<Store> store, const QString& sweepId, const QString& metric)
 {
     const std::uint64_t generation = ++m_sweepGeneration;
     ++m_inFlight;
-    m_pool.start(
-        [this, generation, path = dbPath.toStdString(), id = sweepId.toStdString(), name = metric.toStdString()] {
-            auto sweep = std::make_shared<SweepView>();
-            if (auto db = data::openStore(path, data::Database::Mode::ReadOnly)) {
-                *sweep = loadSweep(*db, id, name);
-            } else {
-                sweep->error = QString::fromStdString(db.error().message);
-            }
-            emit sweepReady(generation, sweep);
-        });
+    m_pool.start([this, generation, store = std::move(store), id = sweepId.toStdString(), name = metric.toStdString()] {
+        auto sweep = std::make_shared<SweepView>(
+            store->read([&id, &name](data::Database& db) { return loadSweep(db, id, name); }));
+        emit sweepReady(generation, sweep);
+    });
     return generation;
 }
 

@@ -13,6 +13,7 @@
 
 #include "data/run_store.h"
 #include "ui/comparison.h"
+#include "ui/store.h"
 #include "ui/sweep_view.h"
 
 namespace nf::ui {
@@ -31,13 +32,14 @@ public:
     explicit RunLoader(QObject* parent = nullptr);
     ~RunLoader() override;  // waits for a load in flight
 
-    // Loads `runIds` from `dbPath` (its own read-only connection) and compares them: one run,
+    // Loads `runIds` through `store` (the window's one connection) and compares them: one run,
     // its variants; several, across runs (`variants[i]` non-empty selects one variant of run i).
-    // Returns the request's generation.
-    std::uint64_t request(const QString& dbPath, const std::vector<std::int64_t>& runIds,
-                          const QStringList& variants = {});
+    // `baseline` names the variant the others are compared against ("" = the first). Returns the
+    // request's generation.
+    std::uint64_t request(std::shared_ptr<Store> store, const std::vector<std::int64_t>& runIds,
+                          const QStringList& variants = {}, const QString& baseline = {});
     // Loads sweep `sweepId` and analyses `metric` ("" = primary) at each point.
-    std::uint64_t requestSweep(const QString& dbPath, const QString& sweepId, const QString& metric);
+    std::uint64_t requestSweep(std::shared_ptr<Store> store, const QString& sweepId, const QString& metric);
     std::uint64_t generation() const { return m_generation; }
     bool busy() const { return m_inFlight > 0; }
     // Blocks until every load has finished and its result was delivered (tests, screenshots).

@@ -27,6 +27,7 @@
 #include "ui/live_panel.h"
 #include "ui/main_window.h"
 #include "ui/run_list_model.h"
+#include "ui/store.h"
 
 namespace nf::ui {
 namespace {
@@ -139,7 +140,7 @@ TEST_F(PanelsTest, CompareSaysWhyAMetricIsMissing)
     panel.showComparison(view);
     EXPECT_TRUE(panel.panel(1)->message().contains("no PMU"));
     EXPECT_EQ(panel.panel(1)->customPlot()->graphCount(), 0);
-    EXPECT_EQ(panel.panel(3)->customPlot()->graphCount(), 4);  // dots and mean per variant
+    EXPECT_EQ(panel.panel(3)->customPlot()->graphCount(), 5);  // dots and mean per variant, the differences
     EXPECT_FALSE(panel.panel(3)->verdictText().isEmpty());
 }
 
@@ -150,7 +151,7 @@ TEST_F(PanelsTest, ComparesVariantsAcrossRuns)
     window.waitForLoads();
     EXPECT_TRUE(window.comparePanel()->titleText().contains(QString("run %1:a vs run %2:a").arg(m_first).arg(m_second)))
         << window.comparePanel()->titleText().toStdString();
-    EXPECT_EQ(window.comparePanel()->panel(3)->customPlot()->graphCount(), 4);
+    EXPECT_EQ(window.comparePanel()->panel(3)->customPlot()->graphCount(), 5);  // + the differences
     // The History tab offers every variant of both runs, with the compared ones ticked.
     const auto ticked = window.history()->tickedVariants();
     ASSERT_EQ(ticked.size(), 2U);
@@ -205,8 +206,10 @@ TEST_F(PanelsTest, StaleLoadsAreDropped)
 {
     RunLoader loader;
     QSignalSpy loaded(&loader, &RunLoader::loaded);
-    loader.request(m_db, {m_first});
-    const auto last = loader.request(m_db, {m_second});
+    auto store = Store::open(m_db);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    loader.request(*store, {m_first});
+    const auto last = loader.request(*store, {m_second});
     loader.waitForIdle();
     ASSERT_EQ(loaded.count(), 1);
     EXPECT_EQ(loaded.at(0).at(0).value<std::uint64_t>(), last);
@@ -226,7 +229,7 @@ TEST_F(PanelsTest, EveryTabRendersContent)
         // Widgets, text and plots cover a good part of the window, not a blank page.
         EXPECT_GT(test::drawnPixels(image), image.width() * image.height() / 4 / 20) << tab.toStdString();
     }
-    EXPECT_EQ(window.comparePanel()->panel(0)->customPlot()->graphCount(), 4);
+    EXPECT_EQ(window.comparePanel()->panel(0)->customPlot()->graphCount(), 5);  // + the differences
     EXPECT_GT(window.environmentPanel()->table()->rowCount(), 3);
     EXPECT_FALSE(window.showTab("nosuch"));
 }
@@ -247,7 +250,8 @@ TEST_F(PanelsTest, DesignRunWatchCompare)
     ASSERT_TRUE(ended.wait(120000)) << window.eventClient()->stderrText().toStdString();
     QTRY_VERIFY_WITH_TIMEOUT(!window.loader()->busy(), 30000);
     window.waitForLoads();
-    EXPECT_GT(window.livePanel()->sampleCount(), 0);
+    EXPECT_GT(window.livePanel()->sampleCount(), 0) << window.livePanel()->statusText().toStdString() << "\n"
+                                                    << window.livePanel()->logText().toStdString();
     EXPECT_EQ(window.runModel()->rowCount(), 3);
     EXPECT_EQ(window.runModel()->runAt(0)->label, "from the gui");
     EXPECT_EQ(window.tabs()->currentWidget(), window.comparePanel());

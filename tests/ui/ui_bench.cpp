@@ -30,6 +30,7 @@
 #include "ui/live_panel.h"
 #include "ui/repetition_plot.h"
 #include "ui/run_loader.h"
+#include "ui/store.h"
 
 namespace {
 
@@ -196,7 +197,12 @@ void openRun(const QString& db, qint64 runId)
     QElapsedTimer total;
     total.start();
     LatencyProbe probe;
-    loader.request(db, {runId});
+    auto store = nf::ui::Store::open(db);
+    if (!store) {
+        std::printf("open: %s\n", store.error().message.c_str());
+        return;
+    }
+    loader.request(*store, {runId});
     loop.exec();
     if (!error.isEmpty()) {
         std::printf("open: %s\n", qPrintable(error));

@@ -1,0 +1,164 @@
+// The Compare panels against `noisefloor compare --format json` on the same database: the
+// difference each panel draws (estimate and interval) is the command's, in the design it names
+// (paired chunk log-ratios, independent repetitions); a picked metric is the command's with
+// --metric; the first run selected in History is the baseline, and the swap makes the other one.
+
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QItemSelectionModel>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTableView>
+#include <cmath>
+#include <string>
+
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/compare_panel.h"
+#include "ui/compare_plot.h"
+#include "ui/history_panel.h"
+#include "ui/main_window.h"
+#include "ui/run_list_model.h"
+
+namespace nf::ui {
+namespace {
+
+using nf::test::TempDir;
+
+QByteArray cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(NF_CLI_PATH), args);
+    p.waitForFinished(120000);
+    EXPECT_EQ(p.exitCode(), 0) << args.join(' ').toStdString() << ": " << p.readAllStandardError().toStdString();
+    return p.readAllStandardOutput();
+}
+
+std::int64_t runSpin(const std::string& db, const QStringList& extra)
+{
+    cli(QStringList{"run", "spin", "--db", QString::fromStdString(db), "--reps", "3", "--duration", "0.1",
+                    "--share-cpus", "--variant", "a:work=100", "--variant", "b:work=104"} +
+        extra);
+    // `list` prints the newest run first: its id is the first field of the second line.
+    const auto lines = QString::fromUtf8(cli({"list", "--db", QString::fromStdString(db)})).split('\n');
+    return lines.size() > 1 ? lines[1].trimmed().section(' ', 0, 0).toLongLong() : 0;
+}
+
+// The primary comparison of `metric` in `compare ARGS --format json`.
+QJsonObject primary(const std::string& db, QStringList args, const QString& metric)
+{
+    args << "--db" << QString::fromStdString(db) << "--format"
+         << "json";
+    const auto doc = QJsonDocument::fromJson(cli(QStringList{"compare"} + args));
+    for (const auto& c : doc.object().value("comparisons").toArray()) {
+        const auto o = c.toObject();
+        if (o.value("metric").toString() == metric && o.value("primary").toBool()) {
+            return o;
+        }
+    }
+    return {};
+}
+
+void expectSameDifference(const ComparePlot& panel, const QJsonObject& json)
+{
+    ASSERT_FALSE(json.isEmpty()) << panel.shownMetric().toStdString() << ": no comparison in the JSON";
+    const auto drawn = panel.drawnDifference(0);
+    ASSERT_TRUE(drawn.has_value()) << panel.shownMetric().toStdString();
+    const double estimate = json.value("delta_pct").toDouble();
+    EXPECT_NEAR(drawn->estimate, estimate, 1e-9 * std::max(1.0, std::abs(estimate)))
+        << panel.shownMetric().toStdString();
+    EXPECT_NEAR(drawn->low, json.value("ci_low_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
+    EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
+    EXPECT_TRUE(panel.differenceTitle().contains(json.value("design").toString()))
+        << panel.differenceTitle().toStdString();
+    EXPECT_GT(panel.drawnMarginPct(), 0);
+}
+
+class CompareAgreement : public ::testing::Test {
+protected:
+    void SetUp() override { test::application(); }
+    TempDir m_dir;
+    std::string m_db = m_dir.file("runs.db");
+};
+
+TEST_F(CompareAgreement, EachPanelDrawsTheIntervalOfCompareJson)
+{
+    for (const QStringList& design : {QStringList{}, QStringList{"--chunk", "0", "--interval", "0.02"}}) {
+        const std::int64_t id = runSpin(m_db, design);
+        ASSERT_GT(id, 0);
+        MainWindow window(QString::fromStdString(m_db));
+        ASSERT_TRUE(window.selectRun(id));
+        window.waitForLoads();
+        int checked = 0;
+        for (int p = 0; p < 4; ++p) {
+            const ComparePlot& panel = *window.comparePanel()->panel(p);
+            if (panel.shownMetric().isEmpty() || !panel.message().isEmpty()) {
+                continue;  // not measured here (no PMU)
+            }
+            SCOPED_TRACE(panel.shownMetric().toStdString());
+            // A metric `compare` leaves out by default (a unit conversion) is its --metric figure.
+            const auto& view = window.comparePanel()->view();
+            QStringList args{QString::number(id)};
+            for (const auto& m : view.metrics) {
+                if (m.metric == panel.shownMetric() && m.source.contains("--metric")) {
+                    args << "--metric" << panel.shownMetric();
+                }
+            }
+            const auto json = primary(m_db, args, panel.shownMetric());
+            expectSameDifference(panel, json);
+            EXPECT_TRUE(panel.differenceTitle().contains(design.isEmpty() ? "paired chunk log-ratios" : "independent"))
+                << panel.differenceTitle().toStdString();
+            ++checked;
+        }
+        EXPECT_GE(checked, 2);  // PPS and TSC ticks per op at least
+
+        // Every stored metric is offered, none the run lacks; a picked one is `compare --metric`'s.
+        QComboBox* picker = window.comparePanel()->panel(0)->metricPicker();
+        EXPECT_EQ(picker->count(), static_cast<int>(window.comparePanel()->view().metrics.size()));
+        EXPECT_GE(picker->findData("ns_per_op"), 0);
+        EXPECT_LT(picker->findData("ipc"), 0) << "a metric this run did not measure is offered";
+        picker->setCurrentIndex(picker->findData("ns_per_op"));
+        EXPECT_EQ(window.comparePanel()->panel(0)->shownMetric(), "ns_per_op");
+        expectSameDifference(*window.comparePanel()->panel(0),
+                             primary(m_db, {QString::number(id), "--metric", "ns_per_op"}, "ns_per_op"));
+    }
+}
+
+TEST_F(CompareAgreement, TheFirstSelectedRunIsTheBaselineAndSwapChangesIt)
+{
+    const std::int64_t older = runSpin(m_db, {"--label", "pre"});
+    const std::int64_t newer = runSpin(m_db, {"--label", "post"});
+    MainWindow window(QString::fromStdString(m_db));
+    // The user clicks the older run (the lower row), then adds the newer one.
+    QTableView* table = window.runTable();
+    auto* selection = table->selectionModel();
+    const int olderRow = window.history()
+                             ->filterModel()
+                             ->mapFromSource(window.runModel()->index(window.runModel()->rowOf(older), 0))
+                             .row();
+    const int newerRow = window.history()
+                             ->filterModel()
+                             ->mapFromSource(window.runModel()->index(window.runModel()->rowOf(newer), 0))
+                             .row();
+    selection->select(table->model()->index(olderRow, 0),
+                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    selection->select(table->model()->index(newerRow, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    window.waitForLoads();
+    ComparePanel& compare = *window.comparePanel();
+    EXPECT_TRUE(compare.view().baseline.startsWith("pre")) << compare.view().baseline.toStdString();
+    const ComparePlot& tsc = *compare.panel(3);
+    ASSERT_EQ(tsc.shownMetric(), "tsc_per_op");
+    const QStringList runs{QString::number(older), QString::number(newer)};
+    expectSameDifference(tsc, primary(m_db, runs, "tsc_per_op"));
+
+    compare.swapBaseline();
+    window.waitForLoads();
+    EXPECT_TRUE(compare.view().baseline.startsWith("post")) << compare.view().baseline.toStdString();
+    expectSameDifference(tsc, primary(m_db, runs + QStringList{"--baseline", compare.view().baseline}, "tsc_per_op"));
+}
+
+}  // namespace
+}  // namespace nf::ui

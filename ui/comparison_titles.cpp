@@ -1,0 +1,79 @@
+// The names the Compare panels give metrics, and why a metric is missing.
+
+#include <QObject>
+
+#include <algorithm>
+
+#include "engine/model/metric.h"
+#include "engine/report/evidence.h"
+#include "ui/comparison.h"
+
+namespace nf::ui {
+
+const std::array<std::vector<std::string>, 4>& panelMetrics()
+{
+    static const std::array<std::vector<std::string>, 4> metrics = {
+        std::vector<std::string>{"pps", "ops_per_sec"},
+        std::vector<std::string>{"ipc", "rx_ipc", "cpu_ipc"},
+        std::vector<std::string>{"branch_misses_per_op", "rx_branch_misses_per_packet", "cpu_branch_misses_per_packet",
+                                 "branch_miss_ratio"},
+        std::vector<std::string>{"cycles_per_op", "rx_cycles_per_packet", "cpu_cycles_per_packet", "tsc_per_op"},
+    };
+    return metrics;
+}
+
+QString metricTitle(const std::string& metric)
+{
+    static const std::vector<std::pair<std::string, const char*>> titles = {
+        {"pps", "PPS"},
+        {"ops_per_sec", "PPS"},
+        {"ipc", "IPC"},
+        {"rx_ipc", "IPC, receiver thread"},
+        {"cpu_ipc", "IPC, counted CPUs"},
+        {"branch_misses_per_op", "branch misses per op"},
+        {"rx_branch_misses_per_packet", "branch misses per packet, receiver thread"},
+        {"cpu_branch_misses_per_packet", "branch misses per packet, counted CPUs"},
+        {"branch_miss_ratio", "branch misses per branch"},
+        {"cycles_per_op", "cycles per op"},
+        {"rx_cycles_per_packet", "cycles per packet, receiver thread"},
+        {"cpu_cycles_per_packet", "cycles per packet, counted CPUs"},
+        {"tsc_per_op", "TSC ticks per op"},
+    };
+    for (const auto& [name, title] : titles) {
+        if (name == metric) {
+            return QObject::tr(title);
+        }
+    }
+    return QString::fromStdString(metric);
+}
+
+QString whyNotMeasured(const std::string& metricName, const engine::RunEnvironment& environment)
+{
+    const auto all =
+        engine::callLoopMetrics({engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs,
+                                 "cycles", "instructions", "branch-misses", "cache-misses"});
+    const auto spec = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.name == metricName; });
+    QStringList names;
+    std::string reason;
+    for (const auto& [name, why] : environment.unsupported) {
+        if (spec != all.end() && (name == spec->numerator || name == spec->denominator)) {
+            names << QString::fromStdString(name);
+            reason = why;
+        }
+    }
+    if (names.isEmpty()) {
+        return QObject::tr("not measured in this run");
+    }
+    QStringList lines{QObject::tr("not measured")};
+    if (reason.find("PMU") != std::string::npos) {
+        lines << QObject::tr("no PMU: hardware counters unavailable");
+    } else {
+        for (const auto& line : engine::wrap(reason, 48, "")) {
+            lines << QString::fromStdString(line);
+        }
+    }
+    lines << QObject::tr("(needs %1)").arg(names.join(QStringLiteral(", ")));
+    return lines.join('\n');
+}
+
+}  // namespace nf::ui
