@@ -24,6 +24,7 @@ struct CompareArgs {
     std::string format = "text";
     bool noHolm = false;
     bool sweep = false;
+    bool verbose = false;
 };
 
 struct Selected {
@@ -169,7 +170,7 @@ int execute(CompareArgs& a, const Context& ctx)
     if (!report) {
         return failWith(usageError(report.error().message));
     }
-    engine::writeComparison(*report, a.format, std::cout);
+    engine::writeComparison(*report, a.format, std::cout, a.verbose);
     return 0;
 }
 
@@ -239,6 +240,9 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
     sub->add_option("--format", a->format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))
         ->capture_default_str();
+    sub->add_flag("--verbose,-v", a->verbose,
+                  "Text: every detail (per-variant tables, both designs, tests, sizing, notes) rather than one "
+                  "line per metric");
     sub->add_flag("--sweep", a->sweep,
                   "Compare every point of the sweep RUN belongs to, one row per point and variant");
     addAnalysisOptions(sub, a->analysis, a->noHolm);

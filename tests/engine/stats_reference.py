@@ -270,6 +270,25 @@ def one_run_mp(b, c, cv, cv_df, level):
 b1, c1 = nested(1, 4, 1000.0)[0], nested(1, 5, 1030.0)[0]
 out["across_runs"]["one_run_floor"] = dict({"base": b1, "cand": c1, "cv": 0.02, "cv_df": 5},
                                            **one_run_mp(b1, c1, 0.02, 5, 0.95))
+# --- the log-scale interval of a positive quantity's mean (rates and counts in the text report) ---
+# The Student t interval of ln(mean) by the delta method, se(ln mean) = sd / (sqrt(n) mean), mapped
+# back: mean * exp(-+t se). In 60 digits with mpmath's t quantile, and again from SciPy's
+# t.interval on the log scale. "drops5" is a drop rate that is zero in most repetitions (its
+# Student t interval reaches far below zero), "x5" an everyday rate.
+data_log = {"drops5": [0.0, 0.0, 12000.0, 0.0, 350000.0], "x5": floats(data["x5"]),
+            "count1e9_b": floats(data["count1e9_b"])}
+out["log_scale_mean"] = {}
+for name, xs in data_log.items():
+    m, v, n = moments(xs)
+    row = {"values": xs, "n": n}
+    for level in (0.95, 0.90):
+        t = t_quantile((1 + mp.mpf(level)) / 2, n - 1)
+        half = t * mp.sqrt(v) / m
+        lo, hi = stats.t.interval(level, n - 1, loc=np.log(float(m)), scale=float(mp.sqrt(v) / m))
+        row["ci%d" % round(level * 100)] = {"low": float(m * mp.exp(-half)), "high": float(m * mp.exp(half)),
+                                             "t_low": float(m - t * mp.sqrt(v)), "t_high": float(m + t * mp.sqrt(v)),
+                                             "low_scipy": float(np.exp(lo)), "high_scipy": float(np.exp(hi))}
+    out["log_scale_mean"][name] = row
 
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 if len(sys.argv) == 3 and sys.argv[1] == "--check":
