@@ -160,7 +160,7 @@ int execute(CompareArgs& a, const Context& ctx)
         if (row.sweepId.empty()) {
             return failWith(usageError("run " + std::to_string(row.id) + " is not part of a sweep"));
         }
-        return printSweepComparison(*db, row.sweepId, a.metrics, a.analysis, a.format, std::cout);
+        return printSweepComparison(*db, row.sweepId, a.metrics, a.analysis, a.format, std::cout, a.verbose);
     }
     std::vector<engine::RunChoice> choices;
     for (const auto& s : *selected) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -30,6 +31,8 @@ std::string oneLine(const std::string& text)
     return text.substr(0, cut) + " ...";
 }
 
+}  // namespace
+
 // Four significant digits with an SI suffix: 581.2k, 1.235M, 12.35, 34.09m, 2.500u.
 std::string compactValue(double v)
 {
@@ -53,7 +56,7 @@ std::string compactValue(double v)
 }
 
 // The standard deviation in percent of the mean, two significant digits: 0.053, 2.1, 16, 150.
-std::string sdCell(const Summary& s)
+std::string compactSd(const Summary& s)
 {
     if (s.n < 2 || !std::isfinite(s.cv)) {
         return "-";
@@ -70,7 +73,7 @@ std::string sdCell(const Summary& s)
 
 // The change and its interval in percent, with the decimals one significant digit of the
 // interval's width needs (at most three).
-std::pair<std::string, std::string> changeCells(const IntervalResult& i)
+std::pair<std::string, std::string> changeCellsOf(const IntervalResult& i)
 {
     if (!std::isfinite(i.estimatePct)) {
         return {"-", "-"};
@@ -80,11 +83,13 @@ std::pair<std::string, std::string> changeCells(const IntervalResult& i)
     }
     int decimals = 2;
     if (i.ci.high > i.ci.low) {
-        decimals = std::clamp(-static_cast<int>(std::floor(std::log10(i.ci.high - i.ci.low))), 0, 3);
+        decimals = std::clamp(-static_cast<int>(std::floor(std::log10((i.ci.high - i.ci.low) / 2))), 0, 3);
     }
     return {fmt::format("{:+.{}f}", i.estimatePct, decimals),
             fmt::format("{:+.{}f}..{:+.{}f}", i.ci.low, decimals, i.ci.high, decimals)};
 }
+
+namespace {
 
 std::string shortVerdict(const Comparison& r)
 {
@@ -227,15 +232,15 @@ std::vector<std::string> blockLines(const Analysis& a, const Block& b, const std
     for (const auto* c : b.rows) {
         const auto* base = statsOf(a, b.baseline, c->metric);
         const auto* cand = statsOf(a, b.candidate, c->metric);
-        auto [change, ci] = changeCells(c->result.interval);
+        auto [change, ci] = changeCellsOf(c->result.interval);
         if (c->result.interval.bounded() && !c->result.interval.reachesLevel()) {
             ci += "^";
             partialLevel = true;
         }
         rows.push_back(
             {(c->metric == primary ? "* " : "  ") + c->metric, base != nullptr ? compactValue(base->summary.mean) : "-",
-             base != nullptr ? sdCell(base->summary) : "-", cand != nullptr ? compactValue(cand->summary.mean) : "-",
-             cand != nullptr ? sdCell(cand->summary) : "-", change, ci, shortVerdict(c->result)});
+             base != nullptr ? compactSd(base->summary) : "-", cand != nullptr ? compactValue(cand->summary.mean) : "-",
+             cand != nullptr ? compactSd(cand->summary) : "-", change, ci, shortVerdict(c->result)});
     }
     // limit: the longest name kept in the name column; longer ones go on a line of their own.
     auto layout = [&](bool shortNames, std::size_t limit) {
@@ -289,6 +294,15 @@ std::string derivedText(const EvidenceContext& ctx)
 }
 
 }  // namespace
+
+std::array<std::string, 3> compactChange(const Comparison& c)
+{
+    auto [change, ci] = changeCellsOf(c.interval);
+    if (c.interval.bounded() && !c.interval.reachesLevel()) {
+        ci += "^";
+    }
+    return {change, ci, shortVerdict(c)};
+}
 
 bool intervalOnLogScale(const VariantStats& v)
 {

@@ -2,6 +2,7 @@
 // The evidence a reviewer reads: the analysis as mail-ready text (at most 72 columns), as JSON
 // (with schema_version) and as CSV summary rows.
 
+#include <array>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -56,6 +57,12 @@ std::vector<DerivedMetric> derivedMetrics(const AnalysisInput& input);
 // The interval of a variant's mean shown in the text: on the log scale for a quantity that cannot
 // be negative (no value below zero), else the Student t interval of the analysis.
 std::pair<double, double> textInterval(const VariantStats& v, double alpha);
+// The compact cells: "581.2k"; the standard deviation in % of the mean ("2.1"); the change in %,
+// its interval ("^" marks one below the level asked for) and the verdict word (different,
+// equivalent, ~).
+std::string compactValue(double v);
+std::string compactSd(const Summary& s);
+std::array<std::string, 3> compactChange(const Comparison& c);
 // No value below zero and at least two of them: textInterval() is the log-scale one.
 bool intervalOnLogScale(const VariantStats& v);
 nlohmann::json evidenceJson(const Analysis& analysis, const EvidenceContext& context);
