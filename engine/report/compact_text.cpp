@@ -85,6 +85,9 @@ std::pair<std::string, std::string> changeCellsOf(const IntervalResult& i)
     if (i.ci.high > i.ci.low) {
         decimals = std::clamp(-static_cast<int>(std::floor(std::log10((i.ci.high - i.ci.low) / 2))), 0, 3);
     }
+    if (std::fabs(i.estimatePct) >= 1) {  // at most four significant digits: -99.73, +765
+        decimals = std::min(decimals, std::max(0, 3 - static_cast<int>(std::floor(std::log10(std::fabs(i.estimatePct))))));
+    }
     return {fmt::format("{:+.{}f}", i.estimatePct, decimals),
             fmt::format("{:+.{}f}..{:+.{}f}", i.ci.low, decimals, i.ci.high, decimals)};
 }
@@ -352,7 +355,6 @@ void writeCompactEvidence(const Analysis& a, const EvidenceContext& ctx, std::os
     const auto all = blocks(a, ctx);
     const std::string primary = a.comparisons.empty() ? "" : a.comparisons.front().metric;
     bool partialLevel = false;
-    std::size_t n = 0;
     for (const auto& b : all) {
         out << '\n';
         if (all.size() > 1) {
@@ -361,18 +363,14 @@ void writeCompactEvidence(const Analysis& a, const EvidenceContext& ctx, std::os
         for (const auto& line : blockLines(a, b, primary, partialLevel)) {
             out << line << '\n';
         }
-        if (const auto* s = statsOf(a, b.baseline, primary)) {
-            n = s->summary.n;
-        }
     }
     if (all.empty()) {
         out << "\nnothing compared: one variant\n";
     }
     std::vector<std::string> notes;
-    notes.push_back(
-        fmt::format("* primary metric. sd%: standard deviation of {} repetition values. change%: "
-                    "candidate vs baseline. ~: inconclusive. --verbose: tests, designs, notes.",
-                    n));
+    notes.emplace_back(
+        "* primary metric. sd%: standard deviation of the repetition values. change%: candidate vs baseline. ~: "
+        "inconclusive. --verbose: tests, designs, notes.");
     if (partialLevel) {
         notes.emplace_back("^ below the level asked for: the data allow no more (--verbose)");
     }
