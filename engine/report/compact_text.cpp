@@ -86,7 +86,8 @@ std::pair<std::string, std::string> changeCellsOf(const IntervalResult& i)
         decimals = std::clamp(-static_cast<int>(std::floor(std::log10((i.ci.high - i.ci.low) / 2))), 0, 3);
     }
     if (std::fabs(i.estimatePct) >= 1) {  // at most four significant digits: -99.73, +765
-        decimals = std::min(decimals, std::max(0, 3 - static_cast<int>(std::floor(std::log10(std::fabs(i.estimatePct))))));
+        decimals =
+            std::min(decimals, std::max(0, 3 - static_cast<int>(std::floor(std::log10(std::fabs(i.estimatePct))))));
     }
     return {fmt::format("{:+.{}f}", i.estimatePct, decimals),
             fmt::format("{:+.{}f}..{:+.{}f}", i.ci.low, decimals, i.ci.high, decimals)};
@@ -198,7 +199,8 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
         out.push_back(oneLine("! " + lines[i]));
     }
     if (lines.size() > kMax) {
-        out.push_back(fmt::format("! {} more warnings: --verbose", lines.size() - kMax));
+        out.push_back(
+            fmt::format("! {} more warning{}: --verbose", lines.size() - kMax, lines.size() - kMax == 1 ? "" : "s"));
     }
     return out;
 }
