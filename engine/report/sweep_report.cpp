@@ -76,6 +76,9 @@ void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
     TextTable table = verbose
                           ? TextTable({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"})
                           : TextTable({r.param, ">run", "variant", ">mean", ">sd%", ">change%", ">95% CI", "verdict"});
+    if (!verbose) {
+        table.setGaps({2, 2, 2, 1, 2, 1, 2});
+    }
     for (const auto& p : r.points) {
         bool first = true;
         for (const auto& name : variantOrder(r)) {
