@@ -175,7 +175,7 @@ std::string optionsLine(const Analysis& a)
                        o.compare.marginPct, o.dropOutliers ? ", outliers dropped" : "");
 }
 
-// The warnings of the compact header: "not measured" lines folded into one, at most four lines.
+// The warnings of the compact header, one line each: "not measured" lines folded into one.
 std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& ctx)
 {
     std::vector<std::string> all = a.warnings;
@@ -193,14 +193,10 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
     if (!notMeasured.empty()) {
         lines.push_back("not measured: " + notMeasured);
     }
-    constexpr std::size_t kMax = 4;
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < lines.size() && i < kMax; ++i) {
-        out.push_back(oneLine("! " + lines[i]));
-    }
-    if (lines.size() > kMax) {
-        out.push_back(
-            fmt::format("! {} more warning{}: --verbose", lines.size() - kMax, lines.size() - kMax == 1 ? "" : "s"));
+    out.reserve(lines.size());
+    for (const auto& line : lines) {
+        out.push_back(oneLine("! " + line));
     }
     return out;
 }
