@@ -110,7 +110,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
         if (!report) {
             return failWith(usageError(report.error().message));
         }
-        engine::writeComparison(*report, a.format, std::cout);
+        engine::writeComparison(*report, a.format, std::cout, a.verbose);
         return 0;
     }
     std::map<std::string, engine::RunNoiseFloor> floors;
@@ -131,7 +131,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
     if (!report) {
         return failWith(usageError(report.error().message));
     }
-    engine::writeComparison(*report, a.format, std::cout);
+    engine::writeComparison(*report, a.format, std::cout, a.verbose);
     return 0;
 }
 
