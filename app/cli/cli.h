@@ -60,7 +60,8 @@ int printRunComparison(const engine::RunRecord& run, const std::vector<std::stri
                        const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
 // Every point of sweep `sweepId` compared, one table (text), or JSON/CSV; returns the exit status.
 int printSweepComparison(data::Database& db, const std::string& sweepId, const std::vector<std::string>& metrics,
-                         const engine::AnalysisOptions& options, const std::string& format, std::ostream& out);
+                         const engine::AnalysisOptions& options, const std::string& format, std::ostream& out,
+                         bool verbose = false);
 // --baseline, --alpha, --margin, --target, --drop-outliers, --no-holm.
 void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& options, bool& noHolm);
 // Every analysis option in its range (NaN is in none); the error names the option and its value.

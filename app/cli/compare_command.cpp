@@ -24,6 +24,7 @@ struct CompareArgs {
     std::string format = "text";
     bool noHolm = false;
     bool sweep = false;
+    bool verbose = false;
 };
 
 struct Selected {
@@ -109,7 +110,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
         if (!report) {
             return failWith(usageError(report.error().message));
         }
-        engine::writeComparison(*report, a.format, std::cout);
+        engine::writeComparison(*report, a.format, std::cout, a.verbose);
         return 0;
     }
     std::map<std::string, engine::RunNoiseFloor> floors;
@@ -130,7 +131,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
     if (!report) {
         return failWith(usageError(report.error().message));
     }
-    engine::writeComparison(*report, a.format, std::cout);
+    engine::writeComparison(*report, a.format, std::cout, a.verbose);
     return 0;
 }
 
@@ -159,7 +160,7 @@ int execute(CompareArgs& a, const Context& ctx)
         if (row.sweepId.empty()) {
             return failWith(usageError("run " + std::to_string(row.id) + " is not part of a sweep"));
         }
-        return printSweepComparison(*db, row.sweepId, a.metrics, a.analysis, a.format, std::cout);
+        return printSweepComparison(*db, row.sweepId, a.metrics, a.analysis, a.format, std::cout, a.verbose);
     }
     std::vector<engine::RunChoice> choices;
     for (const auto& s : *selected) {
@@ -169,7 +170,7 @@ int execute(CompareArgs& a, const Context& ctx)
     if (!report) {
         return failWith(usageError(report.error().message));
     }
-    engine::writeComparison(*report, a.format, std::cout);
+    engine::writeComparison(*report, a.format, std::cout, a.verbose);
     return 0;
 }
 
@@ -239,6 +240,9 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
     sub->add_option("--format", a->format, "text, json or csv")
         ->check(CLI::IsMember({"text", "json", "csv"}))
         ->capture_default_str();
+    sub->add_flag("--verbose,-v", a->verbose,
+                  "Text: every detail (per-variant tables, both designs, tests, sizing, notes) rather than one "
+                  "line per metric");
     sub->add_flag("--sweep", a->sweep,
                   "Compare every point of the sweep RUN belongs to, one row per point and variant");
     addAnalysisOptions(sub, a->analysis, a->noHolm);

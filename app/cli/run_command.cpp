@@ -31,7 +31,7 @@ void report(const engine::RunRecord& run, const std::string& dbPath)
     std::cout << '\n';
     printRunComparison(run, {}, {}, "text", std::cout);
     std::cout << "\nstored as run " << run.row.id << " in " << dbPath << "; 'noisefloor compare " << run.row.id
-              << " --format json' for the figures\n";
+              << " --verbose' for every detail, '--format json' for the figures\n";
 }
 
 // One line per finished point; the table of every point comes at the end.

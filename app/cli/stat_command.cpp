@@ -94,6 +94,7 @@ int execute(StatArgs& a)
         return failWith(usageError(analysis.error().message));
     }
     engine::EvidenceContext ctx;
+    ctx.logScaleIntervals = false;  // plain numbers of any kind: Student's t, as ministat
     ctx.title = "noisefloor stat: " + std::to_string(a.files.size()) + " files, the first is the baseline";
     for (const auto& f : a.files) {
         ctx.header.push_back(f);

@@ -26,7 +26,8 @@ std::string sweepMetric(const engine::RunRecord& run, const std::vector<std::str
 }  // namespace
 
 int printSweepComparison(data::Database& db, const std::string& sweepId, const std::vector<std::string>& metrics,
-                         const engine::AnalysisOptions& options, const std::string& format, std::ostream& out)
+                         const engine::AnalysisOptions& options, const std::string& format, std::ostream& out,
+                         bool verbose)
 {
     auto rows = data::sweepRuns(db, sweepId);
     if (!rows) {
@@ -80,7 +81,7 @@ int printSweepComparison(data::Database& db, const std::string& sweepId, const s
         for (const auto& line : engine::wrap(simulated, 72, "  ")) {
             out << line << '\n';
         }
-        engine::writeSweepText(report, out);
+        engine::writeSweepText(report, out, verbose);
     }
     return 0;
 }

@@ -100,6 +100,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         }
         report.analysis = std::move(*analysis);
         report.context = contextForRun(run, *input);
+        report.context.derived = derivedMetrics(*input);
         report.breakdownVariants = run.data.variantNames;
         report.decision = run.decision;
         for (auto& ms : summarizeRun(run.data)) {
@@ -128,6 +129,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     }
     report.analysis = std::move(*analysis);
     report.context = contextForRuns(runs);
+    report.context.derived = derivedMetrics(*input);
     report.acrossRuns = true;
     return report;
 }
@@ -174,6 +176,7 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
     ComparisonReport report;
     report.analysis = std::move(*analysis);
     report.context = contextForRuns(runs);
+    report.context.derived = derivedMetrics(*input);
     report.context.designNote =
         "runs pooled per label: repetitions are nested in runs (and runs in boots), and the unit is the "
         "run, so the run-to-run drift is in the interval; with one run on a side the run-to-run variance "
@@ -182,7 +185,7 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
     return report;
 }
 
-void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out)
+void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out, bool verbose)
 {
     const std::string& simulated = report.context.simulatedCounters;
     if (format == "json") {
@@ -202,19 +205,26 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
             out << "# " << simulated << '\n';
         }
         writeEvidenceCsv(report.analysis, out);
-    } else {
+    } else if (verbose) {
         writeEvidenceText(report.analysis, report.context, out);
         if (report.decision && report.breakdownVariants.size() >= 2) {
             writeDecisionText(*report.decision, report.breakdownVariants[0], report.breakdownVariants[1], out);
         }
         writeBreakdownText(report, out);
+    } else {
+        EvidenceContext context = report.context;
+        if (!report.breakdown.empty()) {
+            context.notShown.push_back(std::to_string(report.breakdown.size()) +
+                                       " per-CPU, softnet and device metrics (not tested)");
+        }
+        writeCompactEvidence(report.analysis, context, out);
     }
 }
 
-std::string comparisonText(const ComparisonReport& report)
+std::string comparisonText(const ComparisonReport& report, bool verbose)
 {
     std::ostringstream out;
-    writeComparison(report, "text", out);
+    writeComparison(report, "text", out, verbose);
     return out.str();
 }
 

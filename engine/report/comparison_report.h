@@ -51,8 +51,12 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
                                        const std::map<std::string, RunNoiseFloor>& floors,
                                        const AnalysisOptions& options);
 
-// text (72 columns), json or csv.
-void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out);
-std::string comparisonText(const ComparisonReport& report);
+// text (72 columns), json or csv. The text is the compact report (writeCompactEvidence) unless
+// `verbose`, which gives every detail (writeEvidenceText and the breakdown).
+void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out,
+                     bool verbose = false);
+// The text of the report as `noisefloor compare` prints it: the GUI's report pane, "Copy evidence
+// report" and the evidence in its PNG and PDF exports.
+std::string comparisonText(const ComparisonReport& report, bool verbose = false);
 
 }  // namespace nf::engine

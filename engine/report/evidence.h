@@ -2,28 +2,69 @@
 // The evidence a reviewer reads: the analysis as mail-ready text (at most 72 columns), as JSON
 // (with schema_version) and as CSV summary rows.
 
+#include <array>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/analysis/analysis.h"
 
 namespace nf::engine {
 
+// A metric the compact text leaves out because another one already shows it: a unit conversion
+// by definition (ns_per_op of tsc_per_op), or an exact multiple in every stored value (bytes_per_sec
+// of pps at a fixed datagram size).
+struct DerivedMetric {
+    std::string metric;                                        // "bytes_per_sec"
+    std::string of;                                            // "pps"
+    double factor = std::numeric_limits<double>::quiet_NaN();  // metric = factor x of; NaN: by definition only
+};
+
 // What the analysis was made from, for the header and the warnings.
 struct EvidenceContext {
-    std::string title;                  // "run 12: spin, complete"
-    std::vector<std::string> header;    // command line, kernel, CPU, cores, repetitions x duration, order
-    std::string designNote;             // how the pairs or repetitions were made
-    std::vector<std::string> warnings;  // from the environment: counters missing, noisy machine
-    nlohmann::json source;              // runs or files, for JSON
-    std::string simulatedCounters;      // simulatedCountersNote of a run with the simulated PMU, else ""
+    std::string title;                   // "run 12: spin, complete"
+    std::vector<std::string> header;     // command line, kernel, CPU, cores, repetitions x duration, order
+    std::string designNote;              // how the pairs or repetitions were made
+    std::vector<std::string> warnings;   // from the environment: counters missing, noisy machine
+    nlohmann::json source;               // runs or files, for JSON
+    std::string simulatedCounters;       // simulatedCountersNote of a run with the simulated PMU, else ""
+    std::vector<DerivedMetric> derived;  // left out of the compact table, named once below it
+    std::vector<std::string> notShown;   // more the compact text names as left out ("24 per-CPU ... metrics")
+    // Further facts about the design for the compact header, one line each (pooled runs,
+    // sequential stopping): shown after the design line.
+    std::vector<std::string> designLines;
+    // The text shows a variant's interval on the log scale where no value is below zero (rates and
+    // counts). `stat` reads plain numbers of any kind and keeps Student's t.
+    bool logScaleIntervals = true;
 };
 
 inline constexpr int kEvidenceSchemaVersion = 1;
 
+// Everything: per-variant tables, both designs, tests, sizing, notes and warnings (--verbose).
 void writeEvidenceText(const Analysis& analysis, const EvidenceContext& context, std::ostream& out);
+// What a reviewer reads in ten seconds: the header lines of compactHeader(), then one line per
+// metric and comparison against the baseline (its mean and %stddev per variant, the change with
+// its interval, a verdict word), the derived metrics named once. At most 72 columns.
+void writeCompactEvidence(const Analysis& analysis, const EvidenceContext& context, std::ostream& out);
+// The compact header: title, command, machine, schedule, design, alpha and margin, the warnings
+// that matter; one line each, at most 72 columns.
+std::vector<std::string> compactHeader(const Analysis& analysis, const EvidenceContext& context);
+// The metrics of `input` that convert or exactly multiply an earlier one (see DerivedMetric).
+std::vector<DerivedMetric> derivedMetrics(const AnalysisInput& input);
+// The interval of a variant's mean shown in the text: on the log scale for a quantity that cannot
+// be negative (no value below zero), else the Student t interval of the analysis.
+std::pair<double, double> textInterval(const VariantStats& v, double alpha);
+// The compact cells: "581.2k"; the standard deviation in % of the mean ("2.1"); the change in %,
+// its interval ("^" marks one below the level asked for) and the verdict word (different,
+// equivalent, ~).
+std::string compactValue(double v);
+std::string compactSd(const Summary& s);
+std::array<std::string, 3> compactChange(const Comparison& c);
+// No value below zero and at least two of them: textInterval() is the log-scale one.
+bool intervalOnLogScale(const VariantStats& v);
 nlohmann::json evidenceJson(const Analysis& analysis, const EvidenceContext& context);
 void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
 

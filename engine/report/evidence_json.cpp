@@ -19,8 +19,11 @@ nlohmann::json optionalNumber(const std::optional<double>& v)
     return v ? number(*v) : nlohmann::json(nullptr);
 }
 
-nlohmann::json variantJson(const VariantStats& v)
+nlohmann::json variantJson(const VariantStats& v, double alpha)
 {
+    // The positive-scale interval the text shows for a quantity that cannot be negative; null else.
+    const bool logScale = intervalOnLogScale(v);
+    const auto [low, high] = textInterval(v, alpha);
     return {{"name", v.variant},
             {"metric", v.metric},
             {"n", v.summary.n},
@@ -32,6 +35,8 @@ nlohmann::json variantJson(const VariantStats& v)
             {"max", number(v.summary.max)},
             {"ci_low", number(v.ciLow)},
             {"ci_high", number(v.ciHigh)},
+            {"ci_low_log", logScale ? number(low) : nlohmann::json(nullptr)},
+            {"ci_high_log", logScale ? number(high) : nlohmann::json(nullptr)},
             {"outliers", v.outliers},
             {"dropped", v.dropped}};
 }
@@ -93,7 +98,7 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
 {
     nlohmann::json variants = nlohmann::json::array();
     for (const auto& v : a.variants) {
-        variants.push_back(variantJson(v));
+        variants.push_back(variantJson(v, a.options.compare.alpha));
     }
     nlohmann::json comparisons = nlohmann::json::array();
     for (const auto& c : a.comparisons) {
@@ -101,6 +106,10 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
     }
     std::vector<std::string> warnings = a.warnings;
     warnings.insert(warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
+    nlohmann::json derived = nlohmann::json::array();
+    for (const auto& d : ctx.derived) {
+        derived.push_back({{"metric", d.metric}, {"of", d.of}, {"factor", number(d.factor)}});
+    }
     return {{"schema_version", kEvidenceSchemaVersion},
             {"title", ctx.title},
             {"header", ctx.header},
@@ -116,6 +125,7 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
               {"baseline", a.options.baseline}}},
             {"variants", variants},
             {"comparisons", comparisons},
+            {"derived_metrics", derived},
             {"warnings", warnings}};
 }
 

@@ -20,7 +20,10 @@ void emit(std::ostream& out, const std::string& text, const std::string& indent 
     }
 }
 
-void writeVariantTable(const Analysis& a, const std::string& metric, std::ostream& out)
+// Outlier flags need enough values for the modified z-score to mean something.
+constexpr std::size_t kOutlierMinN = 5;
+
+void writeVariantTable(const Analysis& a, const std::string& metric, bool logScale, std::ostream& out)
 {
     TextTable table({"  variant", ">n", ">mean", ">median", ">stddev", ">cv", ">95% CI of mean"});
     std::vector<std::string> notes;
@@ -29,10 +32,11 @@ void writeVariantTable(const Analysis& a, const std::string& metric, std::ostrea
             continue;
         }
         const auto& s = v.summary;
+        const auto [low, high] = logScale ? textInterval(v, a.options.compare.alpha) : std::pair{v.ciLow, v.ciHigh};
         table.addRow({"  " + v.variant, std::to_string(s.n), formatValue(s.mean), formatValue(s.median),
                       formatValue(s.stddev), formatPercent(s.cv),
-                      std::isfinite(v.ciLow) ? formatValue(v.ciLow) + ".." + formatValue(v.ciHigh) : "-"});
-        if (!v.outliers.empty()) {
+                      std::isfinite(low) ? formatValue(low) + ".." + formatValue(high) : "-"});
+        if (!v.outliers.empty() && s.n + v.dropped >= kOutlierMinN) {
             std::string which;
             for (auto i : v.outliers) {
                 which += (which.empty() ? "" : ", ") + std::to_string(i + 1);
@@ -240,7 +244,7 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
                     (first->higherIsBetter ? "higher is better" : "lower is better");
         }
         emit(out, v.metric + (about.empty() ? "" : " (" + about + ")"), "  ");
-        writeVariantTable(a, v.metric, out);
+        writeVariantTable(a, v.metric, ctx.logScaleIntervals, out);
         for (const auto& c : a.comparisons) {
             if (c.metric == v.metric) {
                 writeComparison(c, o.compare, out);

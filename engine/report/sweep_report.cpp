@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 
 #include "engine/report/evidence.h"
@@ -52,7 +53,7 @@ nlohmann::json number(double v)
 
 }  // namespace
 
-void writeSweepText(const SweepReport& r, std::ostream& out)
+void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
 {
     const MetricComparison* any = nullptr;
     for (const auto& p : r.points) {
@@ -62,13 +63,22 @@ void writeSweepText(const SweepReport& r, std::ostream& out)
             }
         }
     }
-    out << fmt::format("Sweep of {} ({}, {} points), metric {}", r.param, r.workload, r.points.size(), r.metric);
+    std::string title =
+        fmt::format("Sweep of {} ({}, {} points), metric {}", r.param, r.workload, r.points.size(), r.metric);
     if (any != nullptr) {
-        out << fmt::format(" ({}; {} is better)", any->unit.empty() ? "no unit" : any->unit,
-                           any->higherIsBetter ? "higher" : "lower");
+        title += fmt::format(" ({}; {} is better)", any->unit.empty() ? "no unit" : any->unit,
+                             any->higherIsBetter ? "higher" : "lower");
     }
-    out << "\n\n";
-    TextTable table({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"});
+    for (const auto& line : wrap(title, verbose ? 1000 : 72, "  ")) {
+        out << line << '\n';
+    }
+    out << '\n';
+    TextTable table = verbose
+                          ? TextTable({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"})
+                          : TextTable({r.param, ">run", "variant", ">mean", ">sd%", ">change%", ">95% CI", "verdict"});
+    if (!verbose) {
+        table.setGaps({2, 2, 2, 1, 2, 1, 2});
+    }
     for (const auto& p : r.points) {
         bool first = true;
         for (const auto& name : variantOrder(r)) {
@@ -77,20 +87,30 @@ void writeSweepText(const SweepReport& r, std::ostream& out)
                 continue;
             }
             const auto* c = primaryOf(p.analysis, name, r.metric);
-            table.addRow({first ? p.value : "", first ? std::to_string(p.runId) : "", name,
-                          formatValue(s->summary.mean), c != nullptr ? signedPct(c->result.interval.estimatePct) : "",
-                          c != nullptr ? percentInterval(c->result.interval.ci.low, c->result.interval.ci.high) : "",
-                          c != nullptr ? formatP(c->result.pAdjusted) : "",
-                          c != nullptr ? verdictWord(*c) : "baseline"});
+            const std::string value = first ? p.value : "";
+            const std::string run = first ? std::to_string(p.runId) : "";
             first = false;
+            if (verbose) {
+                table.addRow(
+                    {value, run, name, formatValue(s->summary.mean),
+                     c != nullptr ? signedPct(c->result.interval.estimatePct) : "",
+                     c != nullptr ? percentInterval(c->result.interval.ci.low, c->result.interval.ci.high) : "",
+                     c != nullptr ? formatP(c->result.pAdjusted) : "", c != nullptr ? verdictWord(*c) : "baseline"});
+                continue;
+            }
+            const auto cells = c != nullptr ? compactChange(c->result) : std::array<std::string, 3>{"", "", "baseline"};
+            table.addRow(
+                {value, run, name, compactValue(s->summary.mean), compactSd(s->summary), cells[0], cells[1], cells[2]});
         }
     }
     table.write(out);
     for (const auto& m : r.missing) {
         out << "not compared: " << r.param << "=" << m << '\n';
     }
-    out << "\nEach point is its own run with the variants alternated; 'noisefloor compare RUN' shows\n"
-           "one point in full.\n";
+    out << (verbose ? "\nEach point is its own run with the variants alternated; 'noisefloor compare RUN' shows\n"
+                      "one point in full.\n"
+                    : "\nEach point is its own run; 'noisefloor compare RUN' shows one in full,\n"
+                      "--verbose adds the p values.\n");
 }
 
 nlohmann::json sweepJson(const SweepReport& r)

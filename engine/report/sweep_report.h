@@ -27,7 +27,9 @@ struct SweepReport {
     std::vector<std::string> missing;  // points that have no complete run, e.g. "100 (aborted)"
 };
 
-void writeSweepText(const SweepReport& report, std::ostream& out);
+// One row per point and variant within 72 columns (mean, sd%, change with its interval, verdict);
+// `verbose`: the table with p values and verdict directions.
+void writeSweepText(const SweepReport& report, std::ostream& out, bool verbose = false);
 nlohmann::json sweepJson(const SweepReport& report);
 // One row per point and variant: point,value,run,variant,mean,ci_low,ci_high,delta_pct,...
 void writeSweepCsv(const SweepReport& report, std::ostream& out);

@@ -21,8 +21,21 @@ void TextTable::addRow(std::vector<std::string> cells)
     m_rows.push_back(std::move(cells));
 }
 
+void TextTable::setGaps(std::vector<std::size_t> gaps)
+{
+    m_gaps = std::move(gaps);
+}
+
 void TextTable::write(std::ostream& out, const std::string& indent) const
 {
+    for (const auto& line : lines(indent)) {
+        out << line << '\n';
+    }
+}
+
+std::vector<std::string> TextTable::lines(const std::string& indent) const
+{
+    std::vector<std::string> out;
     std::vector<std::size_t> width(m_headers.size());
     for (std::size_t c = 0; c < m_headers.size(); ++c) {
         width[c] = m_headers[c].size();
@@ -36,18 +49,19 @@ void TextTable::write(std::ostream& out, const std::string& indent) const
             const std::string pad(width[c] - cells[c].size(), ' ');
             text += m_right[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
             if (c + 1 < cells.size()) {
-                text += "  ";
+                text += std::string(c < m_gaps.size() ? m_gaps[c] : 2, ' ');
             }
         }
         while (!text.empty() && text.back() == ' ') {
             text.pop_back();
         }
-        out << text << '\n';
+        out.push_back(std::move(text));
     };
     line(m_headers);
     for (const auto& row : m_rows) {
         line(row);
     }
+    return out;
 }
 
 std::string formatValue(double v)

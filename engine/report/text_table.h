@@ -12,11 +12,15 @@ public:
     // Columns whose header starts with '>' are right-aligned (the '>' is not printed).
     explicit TextTable(std::vector<std::string> headers);
     void addRow(std::vector<std::string> cells);
+    // Spaces after each column but the last (default 2 each).
+    void setGaps(std::vector<std::size_t> gaps);
     void write(std::ostream& out, const std::string& indent = "") const;
+    std::vector<std::string> lines(const std::string& indent = "") const;
 
 private:
     std::vector<std::string> m_headers;
     std::vector<bool> m_right;
+    std::vector<std::size_t> m_gaps;
     std::vector<std::vector<std::string>> m_rows;
 };
 

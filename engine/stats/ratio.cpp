@@ -79,4 +79,17 @@ RatioInterval fieller(const RatioSummary& s, double level)
     return r;
 }
 
+PositiveInterval logScaleMeanInterval(double mean, double sd, double n, double level)
+{
+    PositiveInterval r;
+    if (!(n >= 2) || !(mean > 0) || !std::isfinite(mean) || !(sd >= 0)) {
+        return r;
+    }
+    const double t = boost::math::quantile(boost::math::students_t_distribution<double>(n - 1), (1 + level) / 2);
+    const double f = std::exp(t * sd / std::sqrt(n) / mean);
+    r.low = mean / f;
+    r.high = mean * f;
+    return r;
+}
+
 }  // namespace nf::engine::stats

@@ -47,4 +47,14 @@ struct RatioInterval {
 // distinguishable from zero at this level (g >= 1).
 RatioInterval fieller(const RatioSummary& s, double level);
 
+// The interval of the mean of a quantity that cannot be negative (a rate, a count), taken on the
+// log scale so it never reaches below zero: mean / f .. mean * f with f = exp(t se / mean), the
+// Student t interval of ln(mean) by the delta method (se = sd / sqrt(n), t at n - 1 degrees of
+// freedom). mean..mean when sd is 0; unbounded (NaN) when n < 2 or mean <= 0.
+struct PositiveInterval {
+    double low = std::numeric_limits<double>::quiet_NaN();
+    double high = std::numeric_limits<double>::quiet_NaN();
+};
+PositiveInterval logScaleMeanInterval(double mean, double sd, double n, double level);
+
 }  // namespace nf::engine::stats

@@ -41,7 +41,8 @@ TEST_F(CliAcrossRuns, EveryRunUnderALabelIsPooledWithTheRunAsTheUnit)
     EXPECT_EQ(c["n_candidate"], 3);
     EXPECT_NE(c["design_levels"].get<std::string>().find("2 against 3 runs"), std::string::npos) << c;
     EXPECT_NE(c["design_levels"].get<std::string>().find("estimated from the runs"), std::string::npos) << c;
-    const auto text = run({"compare", "--label", "vanilla", "--label", "patched", "--metric", "tsc_per_op"});
+    const auto text =
+        run({"compare", "--label", "vanilla", "--label", "patched", "--metric", "tsc_per_op", "--verbose"});
     EXPECT_NE(text.out.find("    design: 2 against 3 runs"), std::string::npos) << text.out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -25,17 +26,29 @@ TEST_F(CliCompare, RunEndsWithTheComparisonAndCompareRepeatsItWithinSeventyTwoCo
     const auto r = run({"run", "spin", "--variant", "a:work=400", "--variant", "b:work=800", "--reps", "3",
                         "--duration", "0.1", "--warmup", "0.05"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("verdict: b is "), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("slower than a"), std::string::npos) << r.out;
-    const auto text = run({"compare", "last"});
-    ASSERT_EQ(text.status, 0) << text.err;
-    std::istringstream lines(text.out);
-    std::string line;
-    while (std::getline(lines, line)) {
-        EXPECT_LE(line.size(), 72u) << line;
+    // The compact report: the primary metric's line ends with the verdict word.
+    const auto row = r.out.find("\n* tsc_per_op ");
+    ASSERT_NE(row, std::string::npos) << r.out;
+    EXPECT_NE(r.out.substr(row, r.out.find('\n', row + 1) - row).find(" different"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("design: paired"), std::string::npos) << r.out;
+    for (const bool verbose : {false, true}) {
+        const auto text = run(verbose ? std::vector<std::string>{"compare", "last", "--verbose"}
+                                      : std::vector<std::string>{"compare", "last"});
+        ASSERT_EQ(text.status, 0) << text.err;
+        std::istringstream lines(text.out);
+        std::string line;
+        while (std::getline(lines, line)) {
+            EXPECT_LE(line.size(), 72u) << line;
+        }
+        EXPECT_NE(text.out.find("$ noisefloor --db"), std::string::npos);  // the command line
+        if (verbose) {  // every detail: the design, the verdict sentence
+            EXPECT_NE(text.out.find("paired design"), std::string::npos) << text.out;
+            EXPECT_NE(text.out.find("verdict: b is "), std::string::npos) << text.out;
+            EXPECT_NE(text.out.find("slower than a"), std::string::npos) << text.out;
+        } else {
+            EXPECT_LT(std::count(text.out.begin(), text.out.end(), '\n'), 25) << text.out;
+        }
     }
-    EXPECT_NE(text.out.find("$ noisefloor --db"), std::string::npos);  // the exact command line
-    EXPECT_NE(text.out.find("paired design"), std::string::npos);
 
     const auto json = nlohmann::json::parse(run({"compare", "1", "--format", "json"}).out);
     EXPECT_EQ(json["schema_version"], 1);

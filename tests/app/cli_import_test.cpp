@@ -84,7 +84,7 @@ TEST_F(CliImport, CrossBootComparisonNamesBothKernelsAndWarnsOfOtherDifferences)
                    "6.12.0+pp", "--cpu-model", "Xeon B"})
                   .status,
               0);
-    const auto r = run({"compare", "--label", "vanilla", "--label", "patched", "--metric", "task-clock"});
+    const auto r = run({"compare", "--label", "vanilla", "--label", "patched", "--metric", "task-clock", "--verbose"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("kernels: 6.12.0 (run 1 'vanilla') vs 6.12.0+pp (run 2 'patched')"), std::string::npos)
         << r.out;
@@ -132,7 +132,7 @@ TEST_F(CliImportReal, TheToolIsDetectedAndNamedAndStillTakesItsName)
     EXPECT_EQ(named.out.find("detected"), std::string::npos) << named.out;  // named: nothing to detect
     const auto show = run({"show", "2"});
     EXPECT_NE(show.out.find("pps     packets/s  default  1  14134309"), std::string::npos) << show.out;
-    const auto evidence = run({"compare", "1"});
+    const auto evidence = run({"compare", "1", "--verbose"});
     EXPECT_NE(evidence.out.find("imported from xdp-bench output in"), std::string::npos) << evidence.out;
     EXPECT_NE(evidence.out.find("(xdp-bench redirect, 2 intervals with detail lines)"), std::string::npos)
         << evidence.out;
@@ -155,7 +155,7 @@ TEST_F(CliImportReal, SummariesAreShownExportedAndComparedAsSummaries)
     const auto json = nlohmann::json::parse(run({"export", "1", "--format", "json"}).out);
     EXPECT_EQ(json["stored_as"], "summaries");
     EXPECT_EQ(json["summaries"][0]["row"], "summary");
-    const auto cmp = run({"compare", "--label", "before", "--label", "after", "--metric", "cycles"});
+    const auto cmp = run({"compare", "--label", "before", "--label", "after", "--metric", "cycles", "--verbose"});
     ASSERT_EQ(cmp.status, 0) << cmp.err;
     EXPECT_NE(cmp.out.find("Mann-Whitney not run (needs the runs)"), std::string::npos) << cmp.out;
     EXPECT_NE(cmp.out.find("over 200 runs"), std::string::npos) << cmp.out;

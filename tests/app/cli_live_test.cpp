@@ -192,7 +192,7 @@ TEST_F(CliLive, PerCpuSoftnetAndDeviceStatisticsAreStoredShownAndComparedBeside)
     EXPECT_GT(packets, 0);
     EXPECT_GE(processed, packets);
 
-    const auto compared = run({"compare", "last"});
+    const auto compared = run({"compare", "last", "--verbose"});
     ASSERT_EQ(compared.status, 0) << compared.err;
     EXPECT_NE(compared.out.find("Where the packets and cycles went"), std::string::npos) << compared.out;
     EXPECT_NE(compared.out.find("cpu0_softnet_processed_per_sec"), std::string::npos) << compared.out;
@@ -200,7 +200,7 @@ TEST_F(CliLive, PerCpuSoftnetAndDeviceStatisticsAreStoredShownAndComparedBeside)
     ASSERT_TRUE(json.contains("breakdown"));
     EXPECT_TRUE(json["breakdown"][0]["mean"].contains("a"));
     // Named, a breakdown metric is compared like any other.
-    const auto named = run({"compare", "last", "--metric", "cpu1_softnet_processed_per_sec"});
+    const auto named = run({"compare", "last", "--metric", "cpu1_softnet_processed_per_sec", "--verbose"});
     ASSERT_EQ(named.status, 0) << named.err;
     const auto breakdown = named.out.find("Where the packets");
     const auto verdict = named.out.find("cpu1_softnet_processed_per_sec");

@@ -89,7 +89,8 @@ TEST_F(CliSimulatedPmu, MultiplexedCountsAreScaledBackAndEveryOutputSaysSimulate
         ASSERT_FALSE(json.empty());
         EXPECT_EQ(json.begin().key(), "SIMULATED_counters") << args[0];
     }
-    const auto text = run({"compare", "last"});
+    EXPECT_NE(run({"compare", "last"}).out.find("\nSIMULATED counters"), std::string::npos);  // compact too
+    const auto text = run({"compare", "last", "--verbose"});
     EXPECT_NE(text.out.find("SIMULATED counters"), std::string::npos);
     EXPECT_NE(text.out.find("ipc"), std::string::npos);
     EXPECT_NE(text.out.find("branch_misses_per_op"), std::string::npos);

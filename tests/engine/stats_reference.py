@@ -307,6 +307,25 @@ for t_star, alpha in [(1000, 0.05), (100, 0.05), (500, 0.01)]:
                                    bounds=(-12, 2), method="bounded", options={"xatol": 1e-4})
     out["confidence_sequence_best"].append({"t": t_star, "alpha": alpha, "best_precision": float(mp.exp(res.x)),
                                             "best_half_width_unit_sd": float(res.fun)})
+# --- the log-scale interval of a positive quantity's mean (rates and counts in the text report) ---
+# The Student t interval of ln(mean) by the delta method, se(ln mean) = sd / (sqrt(n) mean), mapped
+# back: mean * exp(-+t se). In 60 digits with mpmath's t quantile, and again from SciPy's
+# t.interval on the log scale. "drops5" is a drop rate that is zero in most repetitions (its
+# Student t interval reaches far below zero), "x5" an everyday rate.
+data_log = {"drops5": [0.0, 0.0, 12000.0, 0.0, 350000.0], "x5": floats(data["x5"]),
+            "count1e9_b": floats(data["count1e9_b"])}
+out["log_scale_mean"] = {}
+for name, xs in data_log.items():
+    m, v, n = moments(xs)
+    row = {"values": xs, "n": n}
+    for level in (0.95, 0.90):
+        t = t_quantile((1 + mp.mpf(level)) / 2, n - 1)
+        half = t * mp.sqrt(v) / m
+        lo, hi = stats.t.interval(level, n - 1, loc=np.log(float(m)), scale=float(mp.sqrt(v) / m))
+        row["ci%d" % round(level * 100)] = {"low": float(m * mp.exp(-half)), "high": float(m * mp.exp(half)),
+                                             "t_low": float(m - t * mp.sqrt(v)), "t_high": float(m + t * mp.sqrt(v)),
+                                             "low_scipy": float(np.exp(lo)), "high_scipy": float(np.exp(hi))}
+    out["log_scale_mean"][name] = row
 
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 if len(sys.argv) == 3 and sys.argv[1] == "--check":

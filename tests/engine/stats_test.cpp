@@ -9,6 +9,7 @@
 
 #include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/ratio.h"
 #include "engine/stats/robust.h"
 #include "tests/engine/stats_reference.h"
 
@@ -247,6 +248,34 @@ TEST(Outliers, ModifiedZScoreFlagsOnlyTheFarValue)
     EXPECT_TRUE(outliers({1, 1, 1, 1}).empty());
     EXPECT_EQ(outliers({1, 1, 1, 1, 5}), (std::vector<std::size_t>{4}));  // MAD 0: mean deviation
     EXPECT_NEAR(mad({1, 2, 3, 4, 100}), 1.0, 1e-12);
+}
+
+// A drop rate that is zero in most repetitions: its Student t interval reaches far below zero, the
+// log-scale one stays above it; both ends match mpmath (and SciPy's t.interval on the log scale).
+TEST(LogScaleMean, MatchesMpmathAndStaysPositive)
+{
+    for (const auto& [name, row] : reference()["log_scale_mean"].items()) {
+        const auto xs = row["values"].get<std::vector<double>>();
+        const auto s = summarize(xs);
+        for (const auto& [key, level] : {std::pair<std::string, double>{"ci95", 0.95}, {"ci90", 0.90}}) {
+            const auto r = logScaleMeanInterval(s.mean, s.stddev, static_cast<double>(s.n), level);
+            const auto& want = row[key];
+            EXPECT_NEAR(r.low / want["low"].get<double>(), 1, 1e-9) << name << " " << key;
+            EXPECT_NEAR(r.high / want["high"].get<double>(), 1, 1e-9) << name << " " << key;
+            EXPECT_GT(r.low, 0) << name;
+        }
+    }
+    EXPECT_LT(reference()["log_scale_mean"]["drops5"]["ci95"]["t_low"].get<double>(), 0);
+}
+
+TEST(LogScaleMean, DegenerateCases)
+{
+    const auto constant = logScaleMeanInterval(5, 0, 3, 0.95);
+    EXPECT_EQ(constant.low, 5);
+    EXPECT_EQ(constant.high, 5);
+    EXPECT_TRUE(std::isnan(logScaleMeanInterval(5, 1, 1, 0.95).low));  // one value
+    EXPECT_TRUE(std::isnan(logScaleMeanInterval(0, 0, 5, 0.95).low));  // nothing to take the log of
+    EXPECT_TRUE(std::isnan(logScaleMeanInterval(-2, 1, 5, 0.95).high));
 }
 
 }  // namespace

@@ -99,8 +99,11 @@ TEST(SweepReport, OneRowPerPointAndVariantWithTheVerdict)
 {
     SweepReport r{
         "s", "page-pool", "zero_size_pct", "tsc_per_op", {point("0", 1.0), point("100", 0.6)}, {"50 (run 9 aborted)"}};
+    std::ostringstream compact;
+    writeSweepText(r, compact);
+    EXPECT_NE(compact.str().find("different\n"), std::string::npos) << compact.str();
     std::ostringstream text;
-    writeSweepText(r, text);
+    writeSweepText(r, text, true);  // --verbose: the full table
     EXPECT_NE(text.str().find("Sweep of zero_size_pct (page-pool, 2 points), metric tsc_per_op"), std::string::npos)
         << text.str();
     EXPECT_NE(text.str().find("-40.00%"), std::string::npos) << text.str();

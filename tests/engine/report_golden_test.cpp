@@ -1,0 +1,232 @@
+// The compact report's layout, kept by golden files (tests/data/report/*.txt): an in-process run
+// (paired chunks), a live run (rates, a unit multiple, drops near zero) and a sweep, each from a
+// seeded simulation. The imported and cross-run layouts are kept by tests/app/cli_report_test.cpp
+// on real imported files. NF_UPDATE_GOLDEN=1 rewrites the files; review the diff.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/report/comparison_report.h"
+#include "engine/report/sweep_report.h"
+
+namespace nf::engine {
+namespace {
+
+// Deterministic noise on every platform: the sum of four uniforms from mt19937 (whose output the
+// standard fixes), centred, about N(0, 1/3).
+class Noise {
+public:
+    explicit Noise(unsigned seed) : m_gen(seed) {}
+    double operator()()
+    {
+        double sum = 0;
+        for (int i = 0; i < 4; ++i) {
+            sum += (static_cast<double>(m_gen()) + 0.5) / 4294967296.0;
+        }
+        return sum - 2;
+    }
+
+private:
+    std::mt19937 m_gen;
+};
+
+void expectGolden(const std::string& name, const std::string& text)
+{
+    const std::string path = std::string(NF_REPORT_GOLDEN) + "/" + name;
+    if (std::getenv("NF_UPDATE_GOLDEN") != nullptr) {
+        std::ofstream(path, std::ios::binary) << text;
+    }
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path << " is missing (NF_UPDATE_GOLDEN=1 writes it)";
+    std::stringstream want;
+    want << in.rdbuf();
+    EXPECT_EQ(text, want.str()) << "the layout of " << name << " changed; NF_UPDATE_GOLDEN=1 rewrites it";
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_LE(line.size(), 72u) << name << ": " << line;
+    }
+}
+
+RunRecord baseRecord(const std::string& workload, MeasurementKind kind)
+{
+    RunRecord r;
+    r.row.id = 12;
+    r.row.workload = workload;
+    r.row.status = RunStatus::Complete;
+    r.row.kernel = "6.1.0-28-amd64";
+    r.row.cpuModel = "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz";
+    r.row.host = "lab1";
+    r.environment.kind = kind;
+    r.environment.workerCpu = 3;
+    r.environment.tscInvariant = true;
+    r.spec.workload = workload;
+    r.spec.repetitions = 5;
+    r.spec.duration = 1;
+    r.spec.order = Order::Interleaved;
+    return r;
+}
+
+// spin with work=1000 against work=1005: 0.5% more ticks per op, 40 chunk pairs per repetition.
+RunRecord inProcessRun(unsigned seed = 22, double effect = 1.005)
+{
+    auto r = baseRecord("spin", MeasurementKind::CallLoop);
+    r.environment.commandLine = "noisefloor run spin --variant a:work=1000 --variant b:work=1005";
+    r.spec.variants = {{"a", {{"work", "1000"}}}, {"b", {{"work", "1005"}}}};
+    r.spec.chunk = 0.002;
+    r.data.variantNames = {"a", "b"};
+    r.data.layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
+    r.data.layout.metrics = callLoopMetrics(r.data.layout.quantities);
+    Noise noise(seed);
+    for (int rep = 0; rep < 5; ++rep) {
+        const double drift = 1 + 0.002 * noise();  // the machine's state in this repetition
+        for (int pair = 0; pair < 40; ++pair) {
+            for (int k = 0; k < 2; ++k) {
+                const int v = (pair % 2 == 0) ? k : 1 - k;  // A B, B A, ...
+                const double ops = 5000;
+                const double ticks = ops * 2000 * (v == 1 ? effect : 1.0) * drift * (1 + 0.004 * noise());
+                r.data.samples.push_back({v, rep, pair, pair, 0, 0.002, {ops, ticks, ticks / 2.4}});
+            }
+        }
+    }
+    return r;
+}
+
+// udp-rx with batch=1 against batch=64: pps up 6%, 64-byte datagrams (bytes_per_sec = 64 x pps),
+// drops in few intervals, the generator's rate, receiver CPU time per packet.
+RunRecord liveRun()
+{
+    auto r = baseRecord("udp-rx", MeasurementKind::Live);
+    r.environment.commandLine = "noisefloor run udp-rx --variant b1:batch=1 --variant b64:batch=64";
+    r.environment.hypervisor = true;
+    r.spec.variants = {{"b1", {{"batch", "1"}}}, {"b64", {{"batch", "64"}}}};
+    r.spec.chunk = 0.0;
+    r.data.variantNames = {"b1", "b64"};
+    r.data.layout.quantities = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,
+                                quantity::kGenPackets, quantity::kElapsedNs, "rx_task-clock"};
+    r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
+    Noise noise(64);
+    for (int rep = 0; rep < 5; ++rep) {
+        for (int v = 0; v < 2; ++v) {
+            for (int i = 0; i < 10; ++i) {
+                const double packets = std::round(9500 * (v == 1 ? 1.06 : 1.0) * (1 + 0.15 * noise()));
+                const double drops = (rep * 10 + i) % 17 == 3 ? std::round(3000 * (1 + noise())) : 0;
+                const double gen = packets + drops + std::round(30000 * (1 + 0.1 * noise()));
+                const double taskClock = packets * 1300 * (v == 1 ? 0.85 : 1.0) * (1 + 0.03 * noise());
+                r.data.samples.push_back(
+                    {v, rep, i, -1, 0.1 * i, 0.1, {packets, packets * 64, drops, gen, 1e8, taskClock}});
+            }
+        }
+    }
+    return r;
+}
+
+TEST(ReportGolden, InProcessRunPairedChunks)
+{
+    const auto run = inProcessRun();
+    auto report = compareRuns({{&run, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    expectGolden("in_process.txt", comparisonText(*report));
+    // --verbose keeps the full report: both designs and the tests.
+    const auto verbose = comparisonText(*report, true);
+    EXPECT_NE(verbose.find("independent analysis (repetitions)"), std::string::npos) << verbose;
+    EXPECT_NE(verbose.find("Wilcoxon"), std::string::npos) << verbose;
+}
+
+TEST(ReportGolden, LiveRunRatesStayPositiveAndMultiplesAreNamedOnce)
+{
+    const auto run = liveRun();
+    auto report = compareRuns({{&run, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    expectGolden("live.txt", text);
+    EXPECT_NE(text.find("bytes_per_sec (64 x pps)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("\n  bytes_per_sec"), std::string::npos) << text;
+    // The verbose table shows the drop rate's interval on the log scale; the JSON keeps Student's t
+    // beside it.
+    const auto verbose = comparisonText(*report, true);
+    const auto table = verbose.substr(verbose.find("\ndrops_per_sec ("), 300);
+    const auto b1 = table.substr(table.find("\n  b1 "), table.find("\n  b64 ") - table.find("\n  b1 "));
+    EXPECT_EQ(b1.find("..-"), std::string::npos) << table;
+    EXPECT_EQ(b1.find(" -"), std::string::npos) << table;
+    std::ostringstream json;
+    writeComparison(*report, "json", json);
+    const auto j = nlohmann::json::parse(json.str());
+    bool sawNegative = false;
+    for (const auto& v : j["variants"]) {
+        if (v["metric"] == "drops_per_sec") {
+            sawNegative = sawNegative || v["ci_low"].get<double>() < 0;
+            EXPECT_GT(v["ci_low_log"].get<double>(), 0) << v;
+        }
+    }
+    EXPECT_TRUE(sawNegative) << "the simulation should give a t interval below zero";
+    EXPECT_EQ(j["derived_metrics"][0]["metric"], "bytes_per_sec");
+    EXPECT_DOUBLE_EQ(j["derived_metrics"][0]["factor"].get<double>(), 64);
+}
+
+TEST(ReportGolden, ThreeVariantsGiveOneBlockPerComparison)
+{
+    auto run = liveRun();
+    run.data.variantNames.push_back("b8");
+    run.spec.variants.push_back({"b8", {{"batch", "8"}}});
+    std::vector<Sample> more;
+    for (const auto& s : run.data.samples) {
+        if (s.variant == 1) {
+            auto copy = s;
+            copy.variant = 2;
+            copy.values[5] *= 1.01;
+            more.push_back(copy);
+        }
+    }
+    run.data.samples.insert(run.data.samples.end(), more.begin(), more.end());
+    auto report = compareRuns({{&run, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    EXPECT_NE(text.find("b64 vs b1 (baseline):"), std::string::npos) << text;
+    EXPECT_NE(text.find("b8 vs b1 (baseline):"), std::string::npos) << text;
+}
+
+// Variant a of two runs, one per kernel: the independent design across runs.
+TEST(ReportGolden, CrossRunVanillaAgainstPatched)
+{
+    auto vanilla = inProcessRun(31, 1.0);
+    vanilla.row.label = "vanilla";
+    auto patched = inProcessRun(32, 1.0);
+    patched.row.id = 13;
+    patched.row.label = "patched";
+    patched.row.kernel = "6.1.0-28-amd64+pp";
+    for (auto& s : patched.data.samples) {
+        s.values[1] *= 0.99;  // 1% fewer ticks per op on the patched kernel
+        s.values[2] *= 0.99;
+    }
+    auto report = compareRuns({{&vanilla, "a"}, {&patched, "a"}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    expectGolden("cross_run.txt", comparisonText(*report));
+}
+
+TEST(ReportGolden, SweepOneRowPerPointAndVariant)
+{
+    SweepReport sweep;
+    sweep.id = "s1";
+    sweep.workload = "spin";
+    sweep.param = "work";
+    sweep.metric = "tsc_per_op";
+    int id = 20;
+    for (const auto& [value, effect] : {std::pair<const char*, double>{"100", 1.0}, {"1000", 1.005}, {"10000", 1.02}}) {
+        auto run = inProcessRun(static_cast<unsigned>(id), effect);
+        auto input = analysisInput(run.data, true, {"tsc_per_op"});
+        ASSERT_TRUE(input) << input.error().message;
+        auto analysis = analyze(*input, {});
+        ASSERT_TRUE(analysis) << analysis.error().message;
+        sweep.points.push_back({value, id++, std::move(*analysis)});
+    }
+    std::ostringstream text;
+    writeSweepText(sweep, text);
+    expectGolden("sweep.txt", text.str());
+}
+
+}  // namespace
+}  // namespace nf::engine
