@@ -335,6 +335,12 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
     if (auto design = designLine(a); !design.empty()) {
         lines.push_back(oneLine(design));
     }
+    for (const auto& c : a.comparisons) {
+        if (c.primary && !c.result.levels.empty()) {
+            lines.push_back(oneLine("across runs: " + c.result.levels));  // runs pooled per label, boots
+            break;
+        }
+    }
     for (const auto& d : ctx.designLines) {
         lines.push_back(oneLine(d));
     }

@@ -213,6 +213,11 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
         writeBreakdownText(report, out);
     } else {
         EvidenceContext context = report.context;
+        if (report.decision) {
+            for (auto& line : decisionLines(*report.decision)) {
+                context.designLines.push_back(std::move(line));
+            }
+        }
         if (!report.breakdown.empty()) {
             context.notShown.push_back(std::to_string(report.breakdown.size()) +
                                        " per-CPU, softnet and device metrics (not tested)");

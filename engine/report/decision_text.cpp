@@ -36,6 +36,29 @@ void writeDecisionText(const DecisionRecord& d, const std::string& baseline, con
                        d.marginPct);
 }
 
+std::vector<std::string> decisionLines(const DecisionRecord& d)
+{
+    std::vector<std::string> lines;
+    std::string first = fmt::format("until decided: {} on {}", d.decision, d.metric);
+    if (!d.looks.empty()) {
+        const auto& l = d.looks.back();
+        const bool bounded = std::isfinite(l.lowPct) && std::isfinite(l.highPct);
+        first += fmt::format(", {:+.2f}% ({:g}% CS {})", l.estimatePct, (1 - d.alpha) * 100,
+                             bounded ? fmt::format("{:+.2f}..{:+.2f}", l.lowPct, l.highPct) : std::string("unbounded"));
+        lines.push_back(first);
+        lines.push_back(fmt::format("  {} look{}, {} {}s, {:.1f} s; stopped: {}", d.looks.size(),
+                                    d.looks.size() == 1 ? "" : "s", l.units, d.unit, l.elapsed, d.stopReason));
+    } else {
+        lines.push_back(first);
+    }
+    if (d.decision == "inconclusive" && d.secondsNeeded >= 0) {
+        lines.push_back(fmt::format("  it would need about {:.0f} s more of measuring", d.secondsNeeded));
+    }
+    lines.push_back("  method: " + d.method);
+    lines.push_back("  the table: fixed-n analysis of the same data, for reference");
+    return lines;
+}
+
 nlohmann::json decisionJson(const DecisionRecord& d)
 {
     nlohmann::json looks = nlohmann::json::array();

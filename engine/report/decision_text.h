@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "engine/model/run_data.h"
 
@@ -11,6 +13,8 @@ namespace nf::engine {
 
 void writeDecisionText(const DecisionRecord& decision, const std::string& baseline, const std::string& candidate,
                        std::ostream& out);
+// The same decision as header lines of the compact report, each short enough for one line.
+std::vector<std::string> decisionLines(const DecisionRecord& decision);
 nlohmann::json decisionJson(const DecisionRecord& decision);
 
 }  // namespace nf::engine

@@ -1,4 +1,5 @@
 #include "engine/report/evidence_context.h"
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -38,8 +39,15 @@ std::string scheduleLine(const RunRecord& run)
         return fmt::format("imported from {}: {} {}", imp->describe(), spec.repetitions,
                            imp->summaries ? "perf stat -r summaries" : "repetitions");
     }
-    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), spec.repetitions,
-                       spec.duration,
+    // A run that stopped early (until decided, or aborted) says how many repetitions it holds.
+    std::set<int> stored;
+    for (const auto& s : run.data.samples) {
+        stored.insert(s.repetition);
+    }
+    const std::string reps = static_cast<int>(stored.size()) < spec.repetitions
+                                 ? fmt::format("{} of {}", stored.size(), spec.repetitions)
+                                 : std::to_string(spec.repetitions);
+    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), reps, spec.duration,
                        spec.alternating() ? fmt::format("{:g} ms chunks", *spec.chunk * 1e3) : std::string("no chunks"),
                        toString(spec.order));
 }

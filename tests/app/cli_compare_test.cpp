@@ -62,6 +62,29 @@ TEST_F(CliCompare, RunEndsWithTheComparisonAndCompareRepeatsItWithinSeventyTwoCo
     EXPECT_EQ(csv.out.rfind("metric,design,primary,baseline,candidate,", 0), 0u);
 }
 
+// A run that ran until decided: compare puts its sequential decision in the compact header, with
+// the method, and the verbose report keeps the full block; the JSON carries it as "sequential".
+TEST_F(CliCompare, AnUntilDecidedRunShowsItsSequentialDecisionByDefault)
+{
+    const auto r = run({"run", "spin", "--variant", "a:work=400", "--variant", "b:work=800", "--until", "decided",
+                        "--max-time", "20", "--duration", "0.2", "--warmup", "0.05"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto text = run({"compare", "last"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("until decided: different on tsc_per_op"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  method: confidence sequence"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("fixed-n analysis of the same data"), std::string::npos) << text.out;
+    std::istringstream lines(text.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        EXPECT_LE(line.size(), 72u) << line;
+    }
+    const auto verbose = run({"compare", "last", "--verbose"});
+    EXPECT_NE(verbose.out.find("Until decided (the run's own verdict"), std::string::npos) << verbose.out;
+    const auto json = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);
+    EXPECT_EQ(json["sequential"]["decision"], "different");
+}
+
 TEST_F(CliCompare, AcrossRunsByLabelIsIndependent)
 {
     ASSERT_EQ(run({"run", "spin", "--reps", "3", "--duration", "0.05", "--warmup", "0", "--label", "vanilla"}).status,
