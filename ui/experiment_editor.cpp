@@ -1,5 +1,6 @@
 #include "ui/experiment_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -41,6 +42,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_pmu(new QComboBox(this)),
       m_label(new QLineEdit(this)),
       m_sweep(new QLineEdit(this)),
+      m_until(new QCheckBox(tr("decided"), this)),
+      m_maxTime(new QDoubleSpinBox(this)),
+      m_margin(new QDoubleSpinBox(this)),
       m_problemsLabel(new QLabel(this)),
       m_command(new QLabel(this)),
       m_run(new QPushButton(tr("Run"), this)),
@@ -68,6 +72,23 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_pmu->setToolTip(
         tr("Where cycles, instructions and branch misses come from: the PMU through perf, or counts "
            "made up from the TSC to test noisefloor on a machine without a PMU (--pmu simulated)"));
+    m_until->setToolTip(
+        tr("Alternate the two variants until the primary metric is different, or equivalent within the "
+           "margin, by a confidence sequence that stays valid however often it is looked at; or until the "
+           "max time of measuring has passed (then inconclusive). Repetitions is then only a bound."));
+    m_maxTime->setRange(1, 7 * 86400);
+    m_maxTime->setDecimals(0);
+    m_maxTime->setSuffix(tr(" s at most"));
+    m_maxTime->setValue(600);
+    m_margin->setRange(0.01, 50);
+    m_margin->setDecimals(2);
+    m_margin->setPrefix(QStringLiteral("\u00b1"));
+    m_margin->setSuffix(QStringLiteral(" %"));
+    m_margin->setValue(1);
+    m_margin->setToolTip(tr("Equivalence margin: 'equivalent' when the whole interval lies inside it"));
+    for (auto* spin : {m_maxTime, m_margin}) {
+        spin->setEnabled(false);
+    }
     m_label->setPlaceholderText(tr("e.g. patched-v2 (to find the run again)"));
     m_cpus->setToolTip(tr("Worker CPUs; none ticked: the engine picks the last allowed CPU"));
     m_cpus->setMaximumHeight(110);
@@ -118,6 +139,11 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     schedule->addRow(tr("Hardware counters"), m_pmu);
     schedule->addRow(tr("Label"), m_label);
     schedule->addRow(tr("Sweep (optional)"), m_sweep);
+    auto* until = new QHBoxLayout;
+    until->addWidget(m_until);
+    until->addWidget(m_maxTime);
+    until->addWidget(m_margin);
+    schedule->addRow(tr("Stop when"), until);
     schedule->addRow(tr("Worker CPUs"), m_cpus);
 
     auto* left = new QVBoxLayout;
@@ -154,6 +180,14 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     connect(m_pmu, &QComboBox::currentIndexChanged, this, [this] { validate(); });
     connect(m_label, &QLineEdit::textChanged, this, [this] { validate(); });
     connect(m_sweep, &QLineEdit::textChanged, this, [this] { validate(); });
+    connect(m_until, &QCheckBox::toggled, this, [this](bool on) {
+        m_maxTime->setEnabled(on);
+        m_margin->setEnabled(on);
+        validate();
+    });
+    for (auto* spin : {m_maxTime, m_margin}) {
+        connect(spin, &QAbstractSpinBox::editingFinished, this, [this] { validate(); });
+    }
     m_sweep->setPlaceholderText(tr("PARAM=v1,v2,... e.g. zero_size_pct=0,1,10,50 (one run per value)"));
     m_sweep->setProperty("help", tr("Runs every variant at each value; the Explore tab plots the metric against it"));
     connect(m_cpus, &QListWidget::itemChanged, this, [this] { validate(); });
@@ -324,6 +358,16 @@ void ExperimentEditor::setRepetitions(int reps)
 {
     m_reps->setValue(reps);
     validate();
+}
+
+void ExperimentEditor::setUntilDecided(bool on, double maxTime, double marginPct)
+{
+    m_maxTime->setValue(maxTime);
+    m_margin->setValue(marginPct);
+    if (m_until->isChecked() == on) {
+        validate();
+    }
+    m_until->setChecked(on);
 }
 
 void ExperimentEditor::setDuration(double seconds)

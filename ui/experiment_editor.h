@@ -17,6 +17,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QCheckBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -47,6 +48,8 @@ public:
     void setWarmup(double seconds);
     void setOrder(const QString& order);
     void setPmu(const QString& pmu);  // "perf" or "simulated" (--pmu)
+    // Run until decided (--until decided --max-time S --margin M), or a fixed number of repetitions.
+    void setUntilDecided(bool on, double maxTime = 600, double marginPct = 1);
     // Ticks exactly these CPUs (false when one is not offered).
     bool setCpuSelection(const std::vector<int>& cpus);
 
@@ -105,6 +108,9 @@ private:
     QComboBox* m_pmu = nullptr;
     QLineEdit* m_label = nullptr;
     QLineEdit* m_sweep = nullptr;
+    QCheckBox* m_until = nullptr;
+    QDoubleSpinBox* m_maxTime = nullptr;
+    QDoubleSpinBox* m_margin = nullptr;
     QLabel* m_problemsLabel = nullptr;
     QLabel* m_command = nullptr;
     QPushButton* m_run = nullptr;

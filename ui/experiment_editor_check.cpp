@@ -1,6 +1,7 @@
 // ExperimentEditor: the form as the spec the engine checks and the `noisefloor run` arguments that
 // give that spec, and the engine's problems marked where they are.
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -133,6 +134,12 @@ ExperimentEditor::Request ExperimentEditor::request() const
     r.arguments << QStringLiteral("--reps") << QString::number(spec.repetitions) << QStringLiteral("--duration")
                 << seconds(spec.duration) << QStringLiteral("--warmup") << seconds(spec.warmup)
                 << QStringLiteral("--order") << m_order->currentText();
+    if (m_until->isChecked()) {
+        spec.until = engine::UntilDecided{.maxTime = m_maxTime->value(), .marginPct = m_margin->value(), .alpha = 0.05};
+        r.arguments << QStringLiteral("--until") << QStringLiteral("decided") << QStringLiteral("--max-time")
+                    << QString::number(spec.until->maxTime, 'g', 12) << QStringLiteral("--margin")
+                    << QString::number(spec.until->marginPct, 'g', 12);
+    }
     if (m_pmu->currentData().toString() == QLatin1String("simulated")) {
         spec.pmu.simulated = true;
         r.arguments << QStringLiteral("--pmu") << QStringLiteral("simulated");
@@ -172,6 +179,7 @@ void ExperimentEditor::markProblems(const Request& r, const std::vector<engine::
     std::vector<QStringList> overrideProblems(nameProblems.size());
     QString sweepProblem = r.badSweep ? r.syntaxProblems.join('\n') : QString();
     QString cpuProblem;
+    QString untilProblem;
     for (int row : r.badRows) {
         overrideProblems[static_cast<std::size_t>(row)] << tr("expected key=value[,key=value...]");
     }
@@ -193,6 +201,8 @@ void ExperimentEditor::markProblems(const Request& r, const std::vector<engine::
             }
         } else if (p.field == engine::SpecField::Sweep) {
             sweepProblem += (sweepProblem.isEmpty() ? "" : "\n") + text;
+        } else if (p.field == engine::SpecField::Until || p.field == engine::SpecField::MaxTime) {
+            untilProblem += (untilProblem.isEmpty() ? "" : "\n") + text;
         } else if (p.field == engine::SpecField::Cpus) {
             cpuProblem += (cpuProblem.isEmpty() ? "" : "\n") + text;
         } else if (p.field == engine::SpecField::Param && w != nullptr) {
@@ -218,6 +228,7 @@ void ExperimentEditor::markProblems(const Request& r, const std::vector<engine::
     }
     mark(m_sweep, sweepProblem);
     mark(m_cpus, cpuProblem);
+    mark(m_until, untilProblem);
 }
 
 void ExperimentEditor::validate()

@@ -26,6 +26,9 @@ struct Generated {
     QString order = "interleaved";
     std::vector<int> cpus;
     QString sweep;
+    bool until = false;  // run until decided, with this max time and margin
+    double maxTime = 30;
+    double marginPct = 1;
 };
 
 class Generator {
@@ -77,6 +80,11 @@ public:
             if (coin(0.1)) {
                 g.sweep = coin(0.5) ? "nosuch=1,2" : QString::fromStdString(p.name);
             }
+        }
+        if (coin(0.25)) {
+            g.until = true;
+            g.maxTime = coin(0.8) ? 30 : 1;
+            g.marginPct = coin(0.8) ? 1 : 0.25;
         }
         return g;
     }
@@ -131,6 +139,7 @@ TEST(EditorAgreement, RunIsEnabledExactlyWhenTheEngineAcceptsTheSameArguments)
         editor.setOrder(g.order);
         ASSERT_TRUE(editor.setCpuSelection(g.cpus));
         editor.setSweep(g.sweep);
+        editor.setUntilDecided(g.until, g.maxTime, g.marginPct);
         const bool enabled = editor.runEnabled();
 
         QStringList args = editor.arguments("/nonexistent/never-opened.db");
@@ -155,6 +164,27 @@ TEST(EditorAgreement, RunIsEnabledExactlyWhenTheEngineAcceptsTheSameArguments)
     // Both kinds are well represented, so agreement is not vacuous.
     EXPECT_GT(accepted, kCases / 5);
     EXPECT_LT(accepted, kCases * 4 / 5);
+}
+
+// "Run until decided" is the CLI's --until decided: the arguments carry it with the max time and
+// margin, and what the engine refuses (three variants, blocked order) is shown on the check box.
+TEST(EditorAgreement, RunUntilDecidedMapsToTheCliAndShowsWhatItNeeds)
+{
+    test::application();
+    ExperimentEditor editor;
+    ASSERT_TRUE(editor.selectWorkload("spin"));
+    editor.setVariants({{"a", "work=1000"}, {"b", "work=1010"}});
+    editor.setUntilDecided(true, 45, 0.5);
+    ASSERT_TRUE(editor.runEnabled()) << editor.problems().join(" | ").toStdString();
+    const QString args = editor.arguments("x.db").join(' ');
+    EXPECT_TRUE(args.contains("--until decided --max-time 45 --margin 0.5")) << args.toStdString();
+    editor.setVariants({{"a", ""}, {"b", ""}, {"c", ""}});
+    EXPECT_FALSE(editor.runEnabled());
+    EXPECT_TRUE(editor.problems().join(' ').contains("Run until decided"))
+        << editor.problems().join(" | ").toStdString();
+    editor.setUntilDecided(false);
+    EXPECT_TRUE(editor.runEnabled()) << editor.problems().join(" | ").toStdString();
+    EXPECT_FALSE(editor.arguments("x.db").contains("--until"));
 }
 
 }  // namespace
