@@ -206,15 +206,15 @@ TEST_F(CliCrash, TwoRunsWriteOneDatabaseWhileAReaderWatches)
     RecordProperty("reads", reads);
 }
 
-// The run is stored complete and its report (285 kB for 300 variants) is being written to a pipe
-// nobody reads yet, so the process cannot have finished: the signal is late, and still said and
-// honoured once the report is read.
+// The run is stored complete and its report (about 125 kB of compact text for 600 variants, twice
+// a pipe's 64 kB buffer) is being written to a pipe nobody reads yet, so the process cannot have
+// finished: the signal is late, and still said and honoured once the report is read.
 TEST_F(CliCrash, SigtermAfterTheLastRepetitionSaysSoAndExits143)
 {
     const std::string nf = NF_CLI_PATH;
     const std::string db = m_dir.file("runs.db");
     std::string variants;
-    for (int v = 0; v < 300; ++v) {
+    for (int v = 0; v < 600; ++v) {
         variants += " --variant v" + std::to_string(v);
     }
     const std::string script = "set -u; " + nf + " --db " + db + " run spin --reps 2 --duration 0.004 --warmup 0" +
