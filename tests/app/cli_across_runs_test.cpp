@@ -69,10 +69,11 @@ TEST_F(CliAcrossRuns, OneRunPerSideUsesTheCalibrationAndSaysWhenThereIsNone)
     for (const auto& w : after["warnings"]) {
         EXPECT_NE(w, "no run-to-run calibration: this interval is too narrow");
     }
-    // The floor's run-to-run variance is added to the within-run one (it may be estimated as 0
-    // when the repetitions inside a run vary as much as the runs do).
-    EXPECT_GE(after["ci_high_pct"].get<double>() - after["ci_low_pct"].get<double>(),
-              before["ci_high_pct"].get<double>() - before["ci_low_pct"].get<double>() - 1e-9);
+    // The floor's run-to-run variance is added to the within-run one. The interval is not always
+    // wider for it: a floor estimated as 0 (repetitions inside a run vary as much as the runs do)
+    // adds nothing, and the calibration's degrees of freedom then shrink the t quantile. That the
+    // interval covers at the stated rate is checked by the seeded simulations (AcrossRuns.*).
+    EXPECT_LT(after["ci_low_pct"].get<double>(), after["ci_high_pct"].get<double>()) << after;
 }
 
 }  // namespace
