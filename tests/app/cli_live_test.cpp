@@ -118,6 +118,11 @@ TEST_F(CliLive, CleanupDetachesTheXdpProgramOfASigkilledRun)
 {
     const std::string dev = "nfxd" + std::to_string(::getpid() % 100000);
     ASSERT_EQ(shell("ip link add " + dev + "a type veth peer name " + dev + "b").first, 0);
+    // The pair is the test's own: gone on every way out, also when an assertion ends it early.
+    struct OwnPair {
+        std::string name;
+        ~OwnPair() { shell("ip link del " + name + " 2>/dev/null"); }
+    } own{dev + "a"};
     ASSERT_EQ(shell("ip link set " + dev + "a up && ip link set " + dev + "b up").first, 0);
     const int ifindex = static_cast<int>(if_nametoindex((dev + "a").c_str()));
     const std::string lock = "/run/noisefloor/xdp/" + dev + "a.lock";
