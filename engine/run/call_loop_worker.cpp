@@ -171,8 +171,10 @@ Result<void> Worker::warmUp(double sliceSeconds)
 {
     const auto variants = static_cast<int>(m_loops.size());
     std::vector<std::vector<double>> ticksPerCall(m_loops.size());
-    const auto rounds = static_cast<int>(std::ceil(m_spec.warmup / sliceSeconds));
-    for (int r = 0; r < rounds && !m_stop.stop_requested(); ++r) {
+    // Bounded by time, not by a slice count: the first calibration of calls per slice can be off by
+    // a large factor on a busy machine, and the warmup must still last the seconds the user asked.
+    const auto until = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz());
+    while (probes::readTsc() < until && !m_stop.stop_requested()) {
         for (int v = 0; v < variants; ++v) {
             const auto s = measure(v, m_calls[static_cast<std::size_t>(v)]);
             if (!s) {
