@@ -3,12 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <set>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
+#include "engine/analysis/across_runs.h"
 #include "engine/analysis/environment_diff.h"
 #include "engine/analysis/series.h"
 
@@ -26,8 +29,10 @@ struct SeriesArgs {
 
 struct Step {
     std::string name;
-    std::shared_ptr<engine::RunRecord> run;
+    std::shared_ptr<engine::RunRecord> run;  // the newest run of the step
     int variant = 0;
+    // --label: every complete run with the label, oldest first (the newest is `run`).
+    std::vector<std::shared_ptr<engine::RunRecord>> pooled;
 };
 
 std::string runName(const engine::RunRecord& run)
@@ -52,7 +57,7 @@ Result<Step> stepOf(std::shared_ptr<engine::RunRecord> run, const std::string& v
     if (!variant.empty() && name.find(':') == std::string::npos) {
         name += ":" + variant;
     }
-    return Step{std::move(name), std::move(run), static_cast<int>(it - names.begin())};
+    return Step{std::move(name), std::move(run), static_cast<int>(it - names.begin()), {}};
 }
 
 Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
@@ -62,20 +67,27 @@ Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
     }
     std::vector<Step> steps;
     for (const auto& label : a.labels) {
-        auto run = loadRunWithLabel(db, label);
+        auto runs = loadRunsWithLabel(db, label);
         std::string variant;
         const auto colon = label.rfind(':');
-        if (!run && colon != std::string::npos) {
-            run = loadRunWithLabel(db, label.substr(0, colon));
+        if (!runs && colon != std::string::npos) {
+            runs = loadRunsWithLabel(db, label.substr(0, colon));
             variant = label.substr(colon + 1);
         }
-        if (!run) {
-            return run.error();
+        if (!runs) {
+            return runs.error();
         }
-        auto step = stepOf(std::make_shared<engine::RunRecord>(std::move(*run)), variant, "--label " + label, label);
-        if (!step) {
-            return step.error();
+        std::vector<std::shared_ptr<engine::RunRecord>> pooled;
+        for (auto& r : *runs) {
+            pooled.push_back(std::make_shared<engine::RunRecord>(std::move(r)));
         }
+        for (const auto& r : pooled) {  // every pooled run must have the variant asked for
+            if (auto checked = stepOf(r, variant, "--label " + label, label); !checked) {
+                return checked.error();
+            }
+        }
+        auto step = stepOf(pooled.back(), variant, "--label " + label, label);
+        step->pooled = std::move(pooled);
         steps.push_back(std::move(*step));
     }
     if (a.runs.size() == 1 && a.runs.front().find(':') == std::string::npos) {  // the variants of one run
@@ -85,7 +97,7 @@ Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
         }
         auto shared = std::make_shared<engine::RunRecord>(std::move(*run));
         for (std::size_t v = 0; v < shared->data.variantNames.size(); ++v) {
-            steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v)});
+            steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v), {}});
         }
         return steps;
     }
@@ -120,21 +132,59 @@ Result<engine::MetricSpec> chooseMetric(const std::vector<Step>& steps, const st
                                     : "--metric " + asked + ": not a metric of " + runName(*steps.front().run));
 }
 
+bool pooledDesign(const std::vector<Step>& steps)
+{
+    return std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.pooled.size() > 1; });
+}
+
+// One run's repetition values of the metric, for the step's variant (looked up by name: pooled
+// runs may list their variants in another order).
+Result<std::vector<double>> runValuesOf(const Step& s, const engine::RunRecord& run, const engine::MetricSpec& metric)
+{
+    const auto& metrics = run.data.layout.metrics;
+    auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == metric.name; });
+    if (it == metrics.end()) {
+        return usageError("step " + s.name + " (" + runName(run) + ") has no metric " + metric.name);
+    }
+    if (run.data.summarised()) {
+        return usageError("step " + s.name + " (" + runName(run) +
+                          ") holds perf stat -r summaries, not the runs: series' permutation test needs the "
+                          "values (compare the steps pairwise with noisefloor compare)");
+    }
+    const auto& names = run.data.variantNames;
+    const auto& wanted = s.run->data.variantNames[static_cast<std::size_t>(s.variant)];
+    const auto v = static_cast<int>(std::find(names.begin(), names.end(), wanted) - names.begin());
+    return run.data.repetitionValues(v, *it);
+}
+
+// The values each step is analysed by. With several runs under a step's label the unit is the run
+// (the boot where runs share boots): each run's mean is one value, so the run-to-run variance is in
+// every interval and test, as in compare --label.
 Result<std::vector<engine::SeriesStep>> valuesOf(const std::vector<Step>& steps, const engine::MetricSpec& metric)
 {
+    const bool pooled = pooledDesign(steps);
     std::vector<engine::SeriesStep> out;
     for (const auto& s : steps) {
-        const auto& metrics = s.run->data.layout.metrics;
-        auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == metric.name; });
-        if (it == metrics.end()) {
-            return usageError("step " + s.name + " (" + runName(*s.run) + ") has no metric " + metric.name);
+        if (!pooled) {
+            auto values = runValuesOf(s, *s.run, metric);
+            if (!values) {
+                return values.error();
+            }
+            out.push_back({s.name, std::move(*values)});
+            continue;
         }
-        if (s.run->data.summarised()) {
-            return usageError("step " + s.name + " (" + runName(*s.run) +
-                              ") holds perf stat -r summaries, not the runs: series' permutation test needs the "
-                              "values (compare the steps pairwise with noisefloor compare)");
+        std::vector<engine::RunValues> runs;
+        for (const auto& r : s.pooled) {
+            auto values = runValuesOf(s, *r, metric);
+            if (!values) {
+                return values.error();
+            }
+            std::erase_if(*values, [](double x) { return !std::isfinite(x); });
+            if (!values->empty()) {
+                runs.push_back({r->row.bootId, std::move(*values)});
+            }
         }
-        out.push_back({s.name, s.run->data.repetitionValues(s.variant, *it)});
+        out.push_back({s.name, engine::unitMeans(runs)});
     }
     return out;
 }
@@ -172,11 +222,19 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
 {
     out << fmt::format("noisefloor series: {} ({}, {} is better), {} steps\n", metric.name, metric.unit,
                        metric.higherIsBetter ? "higher" : "lower", steps.size());
+    // The kernels line names each step's newest run; the environment is compared over every run.
     std::vector<engine::RunFacts> facts;
+    std::vector<engine::RunFacts> everyRun;
+    auto add = [](std::vector<engine::RunFacts>& to, const engine::RunRecord& run) {
+        if (to.empty() || to.back().name != runName(run)) {
+            to.push_back({runName(run), run.row.kernel, run.row.host, run.row.cpuModel, run.row.toolVersion,
+                          run.environment.json, engine::toJson(run.spec)});
+        }
+    };
     for (const auto& s : steps) {
-        if (facts.empty() || facts.back().name != runName(*s.run)) {
-            facts.push_back({runName(*s.run), s.run->row.kernel, s.run->row.host, s.run->row.cpuModel,
-                             s.run->row.toolVersion, s.run->environment.json, engine::toJson(s.run->spec)});
+        add(facts, *s.run);
+        for (const auto& run : s.pooled.empty() ? std::vector{s.run} : s.pooled) {
+            add(everyRun, *run);
         }
     }
     out << '\n'
@@ -191,7 +249,20 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                                  s.summary.mean, ci, delta, k == 0 ? "" : pText(s.pPrev)))
             << '\n';
     }
-    if (std::isnan(r.betweenRunCv)) {
+    if (pooledDesign(steps)) {
+        std::size_t fewest = SIZE_MAX;
+        std::size_t most = 0;
+        for (const auto& s : steps) {
+            fewest = std::min(fewest, s.pooled.size());
+            most = std::max(most, s.pooled.size());
+        }
+        out << "  (n: runs; p: Welch's t against the previous step, Holm-adjusted)\n";
+        writeWrapped(fmt::format("design: {} runs per step pooled, each run's mean one value (boot means where "
+                                 "runs share boots), so the run-to-run variance is in every interval and test",
+                                 fewest == most ? std::to_string(most) : fmt::format("{}-{}", fewest, most)),
+                     out);
+        out << '\n';
+    } else if (std::isnan(r.betweenRunCv)) {
         out << "  (p: Welch's t against the previous step, Holm-adjusted over the steps)\n\n";
     } else {
         out << "  (p: t against the previous step with the run-to-run variance, Holm)\n";
@@ -224,7 +295,7 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
     }
     writeWrapped(engine::kernelsLine(facts), out);
     std::vector<std::string> warnings = r.warnings;
-    for (auto& w : engine::environmentDifferences(facts)) {
+    for (auto& w : engine::environmentDifferences(everyRun)) {
         warnings.push_back(std::move(w));
     }
     if (!warnings.empty()) {
@@ -286,7 +357,7 @@ int execute(const SeriesArgs& a, const Context& ctx)
     for (const auto& s : *steps) {
         runIds.insert(s.run->row.id);
     }
-    options.separateRuns = runIds.size() == steps->size();
+    options.separateRuns = runIds.size() == steps->size() && !pooledDesign(*steps);
     auto result = engine::analyzeSeries(*values, options);
     if (!result) {
         return failWith(usageError(result.error().message));
@@ -309,7 +380,8 @@ Command addSeriesCommand(CLI::App& app, Context& ctx)
                                    "and change points");
     sub->add_option("runs", a->runs, "RUN (its variants are the steps, in order) or RUN[:VARIANT] per step");
     sub->add_option("--label", a->labels,
-                    "A step: the newest run with this label, or LABEL:VARIANT (repeat, in order)");
+                    "A step: every complete run with this label (several are pooled, the run the unit), or "
+                    "LABEL:VARIANT (repeat, in order)");
     sub->add_option("--metric", a->metric, "Metric to follow (default: the first step's primary metric)");
     sub->add_option("--alpha", a->options.alpha, "Significance level")->capture_default_str();
     sub->add_option("--permutations", a->options.permutations, "Permutations per change-point test")

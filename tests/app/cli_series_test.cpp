@@ -77,6 +77,43 @@ TEST_F(CliSeries, NamesTheStepThatMovedTheMetric)
     EXPECT_EQ(fields(all[2])[10], "0");
 }
 
+TEST_F(CliSeries, PoolsTheRunsOfALabelWithTheRunAsTheUnit)
+{
+    // Three runs per build, each run off by up to 2% (drift between runs) while its repetitions
+    // agree within 0.4%; the third build is 8% slower.
+    const int base = 400000;
+    const int drift[] = {-8000, 0, 8000};
+    for (int step = 1; step <= 4; ++step) {
+        for (int d : drift) {
+            importStep("b" + std::to_string(step), (step >= 3 ? base + 32000 : base) + d * (step % 2 ? 1 : -1), 6);
+        }
+    }
+    const std::vector<std::string> labels = {"series",  "--label", "b1",      "--label", "b2",
+                                             "--label", "b3",      "--label", "b4"};
+    auto text = run(labels);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("design: 3 runs per step pooled"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("(n: runs;"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("change at b3 (after b2): +"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("change at b2"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("change at b4"), std::string::npos) << text.out;
+
+    auto args = labels;
+    args.insert(args.end(), {"--format", "csv"});
+    auto csv = run(args);
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    const auto row = csv.out.find("\n3,b3,ns_per_iteration,ns,3,");
+    ASSERT_NE(row, std::string::npos) << csv.out;
+    std::vector<std::string> fields;
+    std::istringstream in(csv.out.substr(row + 1, csv.out.find('\n', row + 1) - row - 1));
+    for (std::string f; std::getline(in, f, ',');) {
+        fields.push_back(f);
+    }
+    ASSERT_GE(fields.size(), 12u);
+    EXPECT_EQ(fields[10], "1");                    // change_here
+    EXPECT_NEAR(std::stod(fields[11]), 8.0, 0.2);  // change_delta_pct
+}
+
 TEST_F(CliSeries, OneStepOrAnUnknownMetricIsAUsageError)
 {
     importStep("only", 400000, 4);
