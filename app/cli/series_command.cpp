@@ -11,6 +11,9 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
+#include "app/cli/run_options.h"
+#include "app/cli/run_session.h"
+#include "app/cli/signal_stop.h"
 #include "engine/analysis/across_runs.h"
 #include "engine/analysis/environment_diff.h"
 #include "engine/analysis/series.h"
@@ -25,6 +28,7 @@ struct SeriesArgs {
     std::string metric;
     engine::SeriesOptions options;
     std::string format = "text";
+    bool interleaved = false;  // `runs` holds the arguments of the run that measures the steps
 };
 
 struct Step {
@@ -262,6 +266,13 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                                  fewest == most ? std::to_string(most) : fmt::format("{}-{}", fewest, most)),
                      out);
         out << '\n';
+    } else if (o.blocked) {
+        out << "  (p: paired against the previous step, Holm-adjusted over the steps)\n";
+        writeWrapped(fmt::format("design: the steps are the variants of one interleaved run, paired by "
+                                 "repetition ({} each), so drift during the run cancels",
+                                 r.steps.front().summary.n),
+                     out);
+        out << '\n';
     } else if (std::isnan(r.betweenRunCv)) {
         out << "  (p: Welch's t against the previous step, Holm-adjusted over the steps)\n\n";
     } else {
@@ -329,13 +340,8 @@ void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, s
     }
 }
 
-int execute(const SeriesArgs& a, const Context& ctx)
+int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
 {
-    auto db = openExisting(ctx);
-    if (!db) {
-        return failWith(db.error());
-    }
-    auto steps = selectSteps(*db, a);
     if (!steps) {
         return failWith(steps.error());
     }
@@ -358,6 +364,11 @@ int execute(const SeriesArgs& a, const Context& ctx)
         runIds.insert(s.run->row.id);
     }
     options.separateRuns = runIds.size() == steps->size() && !pooledDesign(*steps);
+    // The variants of one interleaved run: repetition i of every step was measured side by side.
+    const auto& first = *steps->front().run;
+    const bool equalReps = std::all_of(values->begin(), values->end(),
+                                       [&](const auto& v) { return v.values.size() == values->front().values.size(); });
+    options.blocked = runIds.size() == 1 && first.spec.interleaved() && equalReps && values->front().values.size() >= 2;
     auto result = engine::analyzeSeries(*values, options);
     if (!result) {
         return failWith(usageError(result.error().message));
@@ -365,9 +376,67 @@ int execute(const SeriesArgs& a, const Context& ctx)
     if (a.format == "csv") {
         writeCsv(*result, *metric, std::cout);
     } else {
-        writeText(*result, *metric, *steps, a.options, std::cout);
+        writeText(*result, *metric, *steps, options, std::cout);
     }
     return 0;
+}
+
+// --interleaved -- WORKLOAD --variant ...: the steps measured as the variants of one interleaved run
+// (stored as usual), then the series of its variants.
+int runInterleaved(const SeriesArgs& a, const Context& ctx)
+{
+    if (!a.labels.empty()) {
+        return failWith(
+            usageError("--interleaved measures the steps itself: give the run's arguments after --, "
+                       "not --label"));
+    }
+    CLI::App parser("noisefloor series --interleaved --");
+    RunOptions o;
+    addRunOptions(&parser, o, true);
+    std::vector<std::string> args(a.runs.rbegin(), a.runs.rend());  // CLI11 parses a reversed vector
+    try {
+        parser.parse(args);
+    } catch (const CLI::ParseError& e) {
+        return failWith(usageError("--interleaved -- " + std::string(e.what())));
+    }
+    if (!o.until.empty()) {
+        return failWith(usageError("--interleaved: --until decided stops on two variants, not a series"));
+    }
+    auto spec = buildSpec(o);
+    if (!spec) {
+        return failWith(usageError(spec.error().message));
+    }
+    if (spec->variants.size() < 2 || !spec->interleaved()) {
+        return failWith(
+            usageError("--interleaved needs 2 or more --variant (the steps, in order) and an interleaved "
+                       "--order"));
+    }
+    int analysed = 0;
+    const int status = runAndReport(std::move(*spec), ctx, [&](const engine::RunRecord& run, const std::string&) {
+        if (run.row.status != engine::RunStatus::Complete) {
+            return;  // the run's own line on stderr says why
+        }
+        auto shared = std::make_shared<engine::RunRecord>(run);
+        std::vector<Step> steps;
+        for (std::size_t v = 0; v < shared->data.variantNames.size(); ++v) {
+            steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v), {}});
+        }
+        analysed = analyse(a, std::move(steps));
+    });
+    return status != 0 ? status : analysed;
+}
+
+int execute(const SeriesArgs& a, const Context& ctx)
+{
+    if (a.interleaved) {
+        return runInterleaved(a, ctx);  // stops cleanly at SIGINT/SIGTERM, as run does
+    }
+    SignalExit exitOnSignal;  // only reads
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    return analyse(a, selectSteps(*db, a));
 }
 
 }  // namespace
@@ -389,7 +458,10 @@ Command addSeriesCommand(CLI::App& app, Context& ctx)
         ->capture_default_str();
     sub->add_option("--seed", a->options.seed, "Seed of the permutations")->capture_default_str();
     sub->add_option("--format", a->format, "text or csv")->check(CLI::IsMember({"text", "csv"}))->capture_default_str();
-    return {sub, [a, &ctx] { return execute(*a, ctx); }};
+    sub->add_flag("--interleaved", a->interleaved,
+                  "Measure the steps as the variants of one interleaved run, then analyse them paired by "
+                  "repetition: series --interleaved -- WORKLOAD --variant s1:... --variant s2:... [run options]");
+    return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }
 
 }  // namespace nf::cli

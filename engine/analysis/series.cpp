@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine/analysis/across_runs.h"
+#include "engine/analysis/series_blocked.h"
 #include "engine/stats/hypothesis_tests.h"
 
 namespace nf::engine {
@@ -267,6 +268,9 @@ public:
             values.insert(values.end(), m_steps[k].values.begin(), m_steps[k].values.end());
             sizes.push_back(m_steps[k].values.size());
         }
+        if (m_options.blocked) {
+            values = centredByRepetition(m_steps, begin, end);
+        }
         const auto best =
             m_runs != nullptr ? bestSplitOfMeans(m_runs->means, m_runs->within, begin, end) : bestSplit(values, sizes);
         if (best.step == 0) {
@@ -281,6 +285,10 @@ public:
         if (m_runs != nullptr) {
             c.p = simulatedP(*m_runs, begin, end, best.statistic, m_options.permutations, m_rng);
             c.effect = effectAcrossRuns(begin, c.step, end, compare);
+        } else if (m_options.blocked) {
+            c.p = blockedPermutationP(values, end - begin, best.statistic, m_options.permutations, m_rng);
+            c.effect = comparePaired(geometricMeanPerRepetition(m_steps, begin, c.step),
+                                     geometricMeanPerRepetition(m_steps, c.step, end), compare);
         } else {
             c.p = permutationP(values, sizes, best.statistic);
             const std::size_t before =
@@ -393,12 +401,27 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
         }
         r.steps.push_back(stepStats(step, options.alpha));
     }
-    const bool runs = options.separateRuns && steps.size() >= 3;
+    if (options.blocked) {
+        for (const auto& step : steps) {
+            if (step.values.size() != steps.front().values.size() || step.values.size() < 2) {
+                return Error{"a blocked series needs the same number of repetitions (at least 2) in every step; '" +
+                             step.name + "' has " + std::to_string(step.values.size())};
+            }
+            if (std::any_of(step.values.begin(), step.values.end(), [](double v) { return !(v > 0); })) {
+                return Error{"a blocked series compares ratios: step '" + step.name +
+                             "' has a value that is not "
+                             "positive"};
+            }
+        }
+    }
+    const bool runs = options.separateRuns && !options.blocked && steps.size() >= 3;
     const RunLevel rl = runs ? runLevel(steps) : RunLevel{};
     if (runs) {
         compareAdjacentRuns(rl, r.steps);
         widenStepIntervals(rl, options.alpha, r.steps);
         r.betweenRunCv = rl.scale > 0 ? std::sqrt(rl.between) / rl.scale : kNaN;
+    } else if (options.blocked) {
+        compareAdjacentBlocked(steps, options.alpha, r.steps);
     } else {
         compareAdjacent(steps, r.steps);
         if (options.separateRuns) {
@@ -438,6 +461,19 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
             "significant segment is split again and its halves tested at alpha {:g}; the first test guards "
             "the family.",
             r.betweenRunCv * 100, options.permutations, options.seed, options.alpha);
+        return r;
+    }
+    if (options.blocked) {
+        r.method = fmt::format(
+            "the steps are the variants of one interleaved run, paired by repetition: each step against the "
+            "previous by the paired design over the repetitions (p Holm-adjusted). Binary segmentation: in each "
+            "segment every repetition's mean over the segment's steps is taken out, and the split with the "
+            "largest Welch |t| of the centred values before and after it is found; its p-value is the share of "
+            "{} permutations of the steps within each repetition (seed {}) whose largest |t| is at least as "
+            "large. Significant segments are split again; p-values are Holm-adjusted over every segment tested "
+            "(alpha {:g}). A change's effect is paired too: per repetition, the geometric mean of the steps after "
+            "against the steps before.",
+            options.permutations, options.seed, options.alpha);
         return r;
     }
     r.method =

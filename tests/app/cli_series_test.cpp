@@ -114,6 +114,31 @@ TEST_F(CliSeries, PoolsTheRunsOfALabelWithTheRunAsTheUnit)
     EXPECT_NEAR(std::stod(fields[11]), 8.0, 0.2);  // change_delta_pct
 }
 
+TEST_F(CliSeries, InterleavedMeasuresTheStepsAsVariantsOfOneRunAndPairsThem)
+{
+    auto r = run({"series", "--interleaved", "--", "spin", "--variant", "s1:work=1000", "--variant", "s2:work=1000",
+                  "--variant", "s3:work=2000", "--reps", "6", "--duration", "0.05", "--warmup", "0", "--share-cpus"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("noisefloor series: tsc_per_op"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("design: the steps are the variants of one interleaved run"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("change at s3 (after s2): +"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("change at s2"), std::string::npos) << r.out;
+    auto list = run({"list", "--format", "json"});
+    ASSERT_EQ(list.status, 0) << list.err;
+    EXPECT_NE(list.out.find("\"complete\""), std::string::npos) << list.out;
+
+    // The stored run gives the same series again.
+    auto again = run({"series", "last"});
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_NE(again.out.find("change at s3 (after s2): +"), std::string::npos) << again.out;
+
+    EXPECT_EQ(run({"series", "--interleaved", "--", "spin", "--variant", "a:work=1"}).status, 2);
+    EXPECT_EQ(run({"series", "--interleaved", "--", "spin", "--bogus"}).status, 2);
+    auto labels = run({"series", "--interleaved", "--label", "x", "--", "spin"});
+    EXPECT_EQ(labels.status, 2);
+    EXPECT_NE(labels.err.find("not --label"), std::string::npos) << labels.err;
+}
+
 TEST_F(CliSeries, OneStepOrAnUnknownMetricIsAUsageError)
 {
     importStep("only", 400000, 4);
