@@ -1,5 +1,7 @@
 #include "data/noise_floor_store.h"
 
+#include <fmt/format.h>
+
 namespace nf::data {
 
 Result<std::int64_t> storeNoiseFloor(Database& db, const StoredNoiseFloor& f)
@@ -72,6 +74,25 @@ Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std:
                        .runIds = stmt->text(10)});
     }
     return out;
+}
+
+Result<std::map<std::string, engine::RunNoiseFloor>> calibratedFloors(Database& db, const std::string& workload,
+                                                                      const std::string& host)
+{
+    auto stored = latestNoiseFloors(db, workload, host);
+    if (!stored) {
+        return stored.error();
+    }
+    std::map<std::string, engine::RunNoiseFloor> floors;
+    for (const auto& f : *stored) {
+        floors[f.metric] = {.betweenCv = f.betweenCv,
+                            .df = f.runs - 1.0,
+                            .runs = static_cast<std::size_t>(f.runs),
+                            .boots = static_cast<std::size_t>(f.boots),
+                            .source = fmt::format("calibrated {} from {} runs in {} boots under '{}'", f.createdAt,
+                                                  f.runs, f.boots, f.label)};
+    }
+    return floors;
 }
 
 }  // namespace nf::data

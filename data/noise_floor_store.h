@@ -3,10 +3,12 @@
 // --across-runs, read by cross-run comparisons.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "data/database.h"
+#include "engine/model/noise_floor.h"
 
 namespace nf::data {
 
@@ -30,5 +32,10 @@ Result<std::int64_t> storeNoiseFloor(Database& db, const StoredNoiseFloor& floor
 // The newest floor of each metric for this workload and host; empty when none was calibrated.
 Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std::string& workload,
                                                         const std::string& host);
+
+// latestNoiseFloors as the cross-run comparison takes them: by metric name, each saying where it
+// came from ("calibrated 2026-12-01T10:00:00Z from 6 runs in 2 boots under 'aa'").
+Result<std::map<std::string, engine::RunNoiseFloor>> calibratedFloors(Database& db, const std::string& workload,
+                                                                      const std::string& host);
 
 }  // namespace nf::data

@@ -104,7 +104,8 @@ bool compared(const engine::Analysis& analysis, const std::string& metric)
 // from one comparison (so verdicts, Holm's adjustment included, are the command's), every other
 // stored metric (unit conversions, per-CPU and device breakdowns) as `compare --metric NAME`.
 void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const engine::ComparisonReport& report,
-                const std::vector<engine::RunChoice>& choices, const engine::AnalysisOptions& options, bool simulated)
+                const std::vector<engine::RunChoice>& choices, const engine::AnalysisOptions& options,
+                const std::map<std::string, engine::RunNoiseFloor>& floors, bool simulated)
 {
     for (const auto& s : report.analysis.variants) {
         if (!view.variants.contains(qs(s.variant))) {
@@ -123,7 +124,7 @@ void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const 
             continue;
         }
         const QString source = QObject::tr("noisefloor compare --metric %1").arg(qs(name));
-        if (auto alone = engine::compareRuns(choices, {name}, options)) {
+        if (auto alone = engine::compareRuns(choices, {name}, options, floors)) {
             view.metrics.push_back(panelOf(input, m, alone->analysis, view.variants, source, simulated));
         } else {
             PanelView panel;
@@ -158,7 +159,8 @@ void markMissing(ComparisonView& view, const engine::RunEnvironment& environment
 }
 
 ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result<engine::AnalysisInput>& input,
-                     const QString& title, const QString& baseline)
+                     const QString& title, const QString& baseline,
+                     const std::map<std::string, engine::RunNoiseFloor>& floors = {})
 {
     const engine::RunRecord& first = *choices.front().run;
     const bool simulated =
@@ -175,7 +177,7 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
     }
     engine::AnalysisOptions options;
     options.baseline = baseline.toStdString();
-    auto report = engine::compareRuns(choices, {}, options);
+    auto report = engine::compareRuns(choices, {}, options, floors);
     if (!report) {
         view.error = qs(report.error().message);
         view.report = QObject::tr("no report: %1").arg(view.error);
@@ -192,7 +194,7 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
         for (const auto& w : report->analysis.warnings) {
             view.warnings << qs(w);
         }
-        fillPanels(view, *input, *report, choices, options, simulated);
+        fillPanels(view, *input, *report, choices, options, floors, simulated);
     }
     markMissing(view, first.environment);
     return view;
@@ -220,7 +222,7 @@ ComparisonView compareRun(const engine::RunRecord& run, const QString& baseline)
 }
 
 ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
-                             const QString& baseline)
+                             const QString& baseline, const std::map<std::string, engine::RunNoiseFloor>& floors)
 {
     if (runs.empty()) {
         ComparisonView view;
@@ -247,7 +249,7 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
         std::erase_if(common,
                       [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
     }
-    return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), baseline);
+    return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), baseline, floors);
 }
 
 }  // namespace nf::ui

@@ -11,8 +11,10 @@
 
 #include <array>
 #include <limits>
+#include <map>
 #include <vector>
 
+#include "engine/model/noise_floor.h"
 #include "engine/model/run_record.h"
 
 namespace nf::ui {
@@ -72,8 +74,11 @@ ComparisonView compareRun(const engine::RunRecord& run, const QString& baseline 
 // Variants of several runs against each other (kernel A vs kernel B); `variants[i]` empty = every
 // variant of runs[i], else only that one. The first run's is the baseline unless `baseline` names
 // one (as the report names it).
+// `floors`: the machine's run-to-run noise floors (data::calibratedFloors), used when each side is
+// one run.
 ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
-                             const QString& baseline = {});
+                             const QString& baseline = {},
+                             const std::map<std::string, engine::RunNoiseFloor>& floors = {});
 
 // The four panels' metric candidates, first present wins (docs/measurement.md, "Metric names"):
 // PPS; IPC; branch misses per op, per packet or per branch; cycles per op or packet, else TSC ticks

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
+#include "data/noise_floor_store.h"
 #include "data/run_store.h"
 
 namespace nf::ui {
@@ -31,7 +32,14 @@ std::shared_ptr<LoadedRuns> load(Store& store, const std::vector<std::int64_t>& 
         for (const auto& r : out->runs) {
             runs.push_back(r.get());
         }
-        out->comparison = compareAcross(runs, variants, baseline);
+        const auto& first = out->runs.front()->row;
+        auto floors =
+            store.read([&](data::Database& db) { return data::calibratedFloors(db, first.workload, first.host); });
+        if (!floors) {
+            out->error = QString::fromStdString(floors.error().message);
+            return out;
+        }
+        out->comparison = compareAcross(runs, variants, baseline, *floors);
     }
     out->seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     return out;

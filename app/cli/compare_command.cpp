@@ -113,21 +113,12 @@ int comparePooled(data::Database& db, const CompareArgs& a)
         engine::writeComparison(*report, a.format, std::cout, a.verbose);
         return 0;
     }
-    std::map<std::string, engine::RunNoiseFloor> floors;
-    const auto& first = *labels.front().runs.front();
-    auto stored = data::latestNoiseFloors(db, first.row.workload, first.row.host);
-    if (!stored) {
-        return failWith(stored.error());
+    const auto& first = labels.front().runs.front()->row;
+    auto floors = data::calibratedFloors(db, first.workload, first.host);
+    if (!floors) {
+        return failWith(floors.error());
     }
-    for (const auto& f : *stored) {
-        floors[f.metric] = {.betweenCv = f.betweenCv,
-                            .df = f.runs - 1.0,
-                            .runs = static_cast<std::size_t>(f.runs),
-                            .boots = static_cast<std::size_t>(f.boots),
-                            .source = fmt::format("calibrated {} from {} runs in {} boots under '{}'", f.createdAt,
-                                                  f.runs, f.boots, f.label)};
-    }
-    auto report = engine::compareLabels(labels, a.metrics, floors, a.analysis);
+    auto report = engine::compareLabels(labels, a.metrics, *floors, a.analysis);
     if (!report) {
         return failWith(usageError(report.error().message));
     }
@@ -166,7 +157,11 @@ int execute(CompareArgs& a, const Context& ctx)
     for (const auto& s : *selected) {
         choices.push_back({&s.run, s.variant});
     }
-    auto report = engine::compareRuns(choices, a.metrics, a.analysis);
+    auto floors = data::calibratedFloors(*db, choices.front().run->row.workload, choices.front().run->row.host);
+    if (!floors) {
+        return failWith(floors.error());
+    }
+    auto report = engine::compareRuns(choices, a.metrics, a.analysis, *floors);
     if (!report) {
         return failWith(usageError(report.error().message));
     }

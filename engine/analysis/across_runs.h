@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/analysis/comparison.h"
+#include "engine/model/noise_floor.h"
 
 namespace nf::engine {
 
@@ -18,17 +19,6 @@ namespace nf::engine {
 struct RunValues {
     std::string boot;
     std::vector<double> values;
-};
-
-// The machine's run-to-run noise floor of one metric: the standard deviation of run means beyond
-// what the repetitions inside a run explain, relative to the mean, and the degrees of freedom it
-// was estimated with (runs - 1).
-struct RunNoiseFloor {
-    double betweenCv = 0;
-    double df = 0;
-    std::size_t runs = 0;
-    std::size_t boots = 0;
-    std::string source;  // e.g. "calibration of 2026-12-01 (6 runs, 2 boots)"
 };
 
 // The unit means of one side: boot means (the mean of a boot's run means) when the side's runs

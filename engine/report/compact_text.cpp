@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/analysis/across_runs.h"
 #include "engine/report/evidence.h"
 #include "engine/report/text_table.h"
 #include "engine/stats/ratio.h"
@@ -337,7 +338,21 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
     }
     for (const auto& c : a.comparisons) {
         if (c.primary && !c.result.levels.empty()) {
-            lines.push_back(oneLine("across runs: " + c.result.levels));  // runs pooled per label, boots
+            // The levels (runs pooled per label, boots), then where the run-to-run variance came
+            // from, each on its own line: a missing calibration is a warning, not a clipped tail.
+            std::string rest = c.result.levels;
+            for (std::string prefix = "across runs: "; !rest.empty(); prefix = "  ") {
+                const auto cut = rest.find("; ");
+                std::string part = rest.substr(0, cut);
+                rest = cut == std::string::npos ? "" : rest.substr(cut + 2);
+                if (part == kNoRunCalibration) {
+                    lines.push_back("! " + part);
+                    continue;
+                }
+                for (auto& line : wrap(prefix + part, 72, "  ")) {
+                    lines.push_back(std::move(line));
+                }
+            }
             break;
         }
     }

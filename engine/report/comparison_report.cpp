@@ -79,10 +79,34 @@ nlohmann::json breakdownJson(const ComparisonReport& report)
     return rows;
 }
 
+// One variant from each of several distinct runs, none of them perf stat -r summaries: each run a
+// side of its own, named as chosenVariants names it. Empty otherwise.
+std::vector<LabelChoice> oneRunPerSide(const std::vector<RunChoice>& choices)
+{
+    const auto chosen = chosenVariants(choices);
+    std::set<const RunData*> runs;
+    for (const auto& c : chosen) {
+        runs.insert(c.data);
+    }
+    if (chosen.size() < 2 || runs.size() != chosen.size()) {
+        return {};
+    }
+    std::vector<LabelChoice> sides;
+    for (const auto& c : chosen) {
+        const auto it =
+            std::find_if(choices.begin(), choices.end(), [&](const auto& x) { return &x.run->data == c.data; });
+        if (it->run->data.summarised()) {
+            return {};
+        }
+        sides.push_back({c.name, {it->run}, it->run->data.variantNames[static_cast<std::size_t>(c.variant)]});
+    }
+    return sides;
+}
+
 }  // namespace
 
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
-                                     const AnalysisOptions& options)
+                                     const AnalysisOptions& options, const std::map<std::string, RunNoiseFloor>& floors)
 {
     if (choices.empty()) {
         return Error{"nothing to compare"};
@@ -113,6 +137,9 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         }
         return report;
     }
+    if (const auto sides = oneRunPerSide(choices); !sides.empty()) {
+        return compareLabels(sides, metrics, floors, options);
+    }
     auto input = analysisInputAcross(chosenVariants(choices), metrics);
     if (!input) {
         return input.error();
@@ -131,6 +158,11 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     report.context = contextForRuns(runs);
     report.context.derived = derivedMetrics(*input);
     report.acrossRuns = true;
+    if (runs.size() > 1) {
+        report.context.warnings.insert(
+            report.context.warnings.begin(),
+            "run-to-run variance not counted: several variants per run (compare --label counts it)");
+    }
     return report;
 }
 

@@ -34,11 +34,14 @@ struct ComparisonReport {
     std::optional<DecisionRecord> decision;
 };
 
-// One run with every variant: its own design (paired chunks, interleaved repetitions). Anything
-// else: the chosen variants across runs. The first choice is the baseline unless `options` names
-// one. Errors are bad input (no variant in common, a metric no run has).
+// One run with every variant: its own design (paired chunks, interleaved repetitions). One variant
+// from each of several runs (vanilla against patched): compareLabels with one run per side, so the
+// run-to-run noise floor in `floors` is used, or its absence said. Anything else: the chosen
+// variants across runs. The first choice is the baseline unless `options` names one. Errors are
+// bad input (no variant in common, a metric no run has).
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
-                                     const AnalysisOptions& options);
+                                     const AnalysisOptions& options,
+                                     const std::map<std::string, RunNoiseFloor>& floors = {});
 
 // Every run under each label, pooled with the run as a level of the design (engine/analysis/
 // across_runs.h); `floors` is the machine's run-to-run noise floor per metric name, if calibrated.

@@ -26,6 +26,14 @@ protected:
         EXPECT_EQ(r.status, 0) << r.err;
         return nlohmann::json::parse(r.out)["comparisons"][0];
     }
+
+    // The same two runs named by id (compare RUN RUN), as a vanilla/patched compare names them.
+    nlohmann::json compareIdsJson(const std::string& a, const std::string& b)
+    {
+        const auto r = run({"compare", a, b, "--metric", "tsc_per_op", "--format", "json"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        return nlohmann::json::parse(r.out)["comparisons"][0];
+    }
 };
 
 TEST_F(CliAcrossRuns, EveryRunUnderALabelIsPooledWithTheRunAsTheUnit)
@@ -53,6 +61,10 @@ TEST_F(CliAcrossRuns, OneRunPerSideUsesTheCalibrationAndSaysWhenThereIsNone)
     const auto before = compareJson("a", "b");
     EXPECT_EQ(before["unit_of_analysis"], "repetition");
     EXPECT_EQ(before["warnings"][0], "no run-to-run calibration: this interval is too narrow");
+    EXPECT_EQ(compareIdsJson("1", "2")["warnings"][0], "no run-to-run calibration: this interval is too narrow");
+    const auto text = run({"compare", "1", "2"});
+    EXPECT_NE(text.out.find("\n! no run-to-run calibration: this interval is too narrow\n"), std::string::npos)
+        << text.out;
 
     const auto one = run(
         {"calibrate", "--across-runs", "spin", "--reps", "3", "--duration", "0.05", "--warmup", "0", "--share-cpus"});
@@ -74,6 +86,24 @@ TEST_F(CliAcrossRuns, OneRunPerSideUsesTheCalibrationAndSaysWhenThereIsNone)
     // adds nothing, and the calibration's degrees of freedom then shrink the t quantile. That the
     // interval covers at the stated rate is checked by the seeded simulations (AcrossRuns.*).
     EXPECT_LT(after["ci_low_pct"].get<double>(), after["ci_high_pct"].get<double>()) << after;
+
+    const auto byId = compareIdsJson("1", "2");  // the calibration applies however the runs are named
+    EXPECT_EQ(byId["unit_of_analysis"], "run");
+    EXPECT_DOUBLE_EQ(byId["ci_low_pct"].get<double>(), after["ci_low_pct"].get<double>());
+    EXPECT_DOUBLE_EQ(byId["ci_high_pct"].get<double>(), after["ci_high_pct"].get<double>());
+}
+
+TEST_F(CliAcrossRuns, SeveralVariantsPerRunSayTheRunToRunVarianceIsNotCounted)
+{
+    for (int i = 0; i < 2; ++i) {
+        const auto r = run({"run", "spin", "--variant", "a:work=1000", "--variant", "b:work=1000", "--reps", "3",
+                            "--duration", "0.05", "--warmup", "0", "--share-cpus"});
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    const auto text = run({"compare", "1", "2"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("! run-to-run variance not counted: several variants per run"), std::string::npos)
+        << text.out;
 }
 
 }  // namespace
