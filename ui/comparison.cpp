@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/analysis/across_runs.h"
 #include "engine/analysis/analysis.h"
 #include "engine/model/metric.h"
 #include "engine/report/comparison_report.h"
@@ -36,11 +37,17 @@ DifferenceView difference(const engine::MetricComparison& c)
 {
     const auto& interval = c.result.interval;
     const bool paired = c.result.design == engine::Design::Paired;
+    QString design =
+        paired ? QObject::tr("paired chunk log-ratios") : QObject::tr("independent %1s").arg(qs(c.result.unit));
+    if (!c.result.levels.empty()) {  // across runs: what the run-to-run variance came from
+        design = c.result.levels.find(engine::kNoRunCalibration) != std::string::npos
+                     ? QObject::tr("no run-to-run calibration")
+                     : QObject::tr("%1 means across runs").arg(qs(c.result.unit));
+    }
     return {
         .candidate = qs(c.candidate),
         .baseline = qs(c.baseline),
-        .design =
-            paired ? QObject::tr("paired chunk log-ratios") : QObject::tr("independent %1s").arg(qs(c.result.unit)),
+        .design = design,
         .method = qs(interval.method),
         .estimatePct = interval.estimatePct,
         .ciLowPct = interval.ci.low,
@@ -193,6 +200,13 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
         }
         for (const auto& w : report->analysis.warnings) {
             view.warnings << qs(w);
+        }
+        for (const auto& c : report->analysis.comparisons) {  // said once, as the report's header does
+            if (c.primary && c.result.levels.find(engine::kNoRunCalibration) != std::string::npos) {
+                view.warnings.prepend(QObject::tr("%1 (noisefloor calibrate --across-runs makes one)")
+                                          .arg(QString::fromLatin1(engine::kNoRunCalibration)));
+                break;
+            }
         }
         fillPanels(view, *input, *report, choices, options, floors, simulated);
     }

@@ -160,5 +160,33 @@ TEST_F(CompareAgreement, TheFirstSelectedRunIsTheBaselineAndSwapChangesIt)
     expectSameDifference(tsc, primary(m_db, runs + QStringList{"--baseline", compare.view().baseline}, "tsc_per_op"));
 }
 
+// Vanilla against patched as two runs of one variant each: the drawn interval is compare's for the
+// same two runs, and both say that no run-to-run calibration was there to widen it.
+TEST_F(CompareAgreement, OneRunPerSideSaysThatTheRunToRunCalibrationIsMissing)
+{
+    for (const char* label : {"vanilla", "patched"}) {
+        cli(QStringList{"run", "spin", "--db", QString::fromStdString(m_db), "--reps", "3", "--duration", "0.05",
+                        "--warmup", "0", "--share-cpus", "--label", label});
+    }
+    MainWindow window(QString::fromStdString(m_db));
+    ASSERT_TRUE(window.compare({{1, QString()}, {2, QString()}}));
+    window.waitForLoads();
+    const auto& view = window.comparePanel()->view();
+    ASSERT_FALSE(view.warnings.isEmpty());
+    EXPECT_TRUE(view.warnings.front().startsWith("no run-to-run calibration: this interval is too narrow"))
+        << view.warnings.front().toStdString();
+    EXPECT_TRUE(view.report.contains("\n! no run-to-run calibration: this interval is too narrow\n"))
+        << view.report.toStdString();
+    const ComparePlot& tsc = *window.comparePanel()->panel(3);
+    ASSERT_EQ(tsc.shownMetric(), "tsc_per_op");
+    EXPECT_TRUE(tsc.differenceTitle().contains("no run-to-run calibration")) << tsc.differenceTitle().toStdString();
+    const auto json = primary(m_db, {"1", "2"}, "tsc_per_op");
+    ASSERT_FALSE(json.isEmpty());
+    const auto drawn = tsc.drawnDifference(0);
+    ASSERT_TRUE(drawn.has_value());
+    EXPECT_NEAR(drawn->low, json.value("ci_low_pct").toDouble(), 1e-9);
+    EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9);
+}
+
 }  // namespace
 }  // namespace nf::ui
