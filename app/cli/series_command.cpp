@@ -15,6 +15,7 @@
 #include "app/cli/run_session.h"
 #include "app/cli/signal_stop.h"
 #include "engine/analysis/across_runs.h"
+#include "engine/analysis/analysis.h"
 #include "engine/analysis/environment_diff.h"
 #include "engine/analysis/series.h"
 
@@ -161,6 +162,33 @@ Result<std::vector<double>> runValuesOf(const Step& s, const engine::RunRecord& 
     return run.data.repetitionValues(v, *it);
 }
 
+// The variants of one run that alternated them in chunks: per step, its chunk value in every round
+// where each step has a positive one (round r of every step measured side by side, milliseconds
+// apart). Empty when the run did not alternate.
+std::vector<engine::SeriesStep> chunkRoundsOf(const std::vector<Step>& steps, const engine::MetricSpec& metric)
+{
+    const auto& run = *steps.front().run;
+    auto in = engine::analysisInput(run.data, run.spec.interleaved(), {metric.name});
+    if (!in || !in->alternating || in->pairs.empty()) {
+        return {};
+    }
+    const auto& rounds = in->pairs.front();  // [variant][round]
+    std::vector<engine::SeriesStep> out;
+    for (const auto& s : steps) {
+        out.push_back({s.name, {}});
+    }
+    for (std::size_t r = 0; !rounds.empty() && r < rounds.front().size(); ++r) {
+        const bool complete = std::all_of(steps.begin(), steps.end(), [&](const Step& s) {
+            const auto& v = rounds[static_cast<std::size_t>(s.variant)];
+            return r < v.size() && v[r] > 0 && std::isfinite(v[r]);
+        });
+        for (std::size_t k = 0; complete && k < steps.size(); ++k) {
+            out[k].values.push_back(rounds[static_cast<std::size_t>(steps[k].variant)][r]);
+        }
+    }
+    return out;
+}
+
 // The values each step is analysed by. With several runs under a step's label the unit is the run
 // (the boot where runs share boots): each run's mean is one value, so the run-to-run variance is in
 // every interval and test, as in compare --label.
@@ -222,7 +250,7 @@ std::string rtrim(std::string text)
 }
 
 void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, const std::vector<Step>& steps,
-               const engine::SeriesOptions& o, std::ostream& out)
+               const engine::SeriesOptions& o, bool chunkRounds, std::ostream& out)
 {
     out << fmt::format("noisefloor series: {} ({}, {} is better), {} steps\n", metric.name, metric.unit,
                        metric.higherIsBetter ? "higher" : "lower", steps.size());
@@ -268,9 +296,13 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
         out << '\n';
     } else if (o.blocked) {
         out << "  (p: paired against the previous step, Holm-adjusted over the steps)\n";
-        writeWrapped(fmt::format("design: the steps are the variants of one interleaved run, paired by "
-                                 "repetition ({} each), so drift during the run cancels",
-                                 r.steps.front().summary.n),
+        writeWrapped(chunkRounds ? fmt::format("design: the steps are the variants of one run, alternated in "
+                                               "chunks and paired by round (n: {} rounds, every step one chunk "
+                                               "in each), so drift during the run cancels",
+                                               r.steps.front().summary.n)
+                                 : fmt::format("design: the steps are the variants of one interleaved run, paired by "
+                                               "repetition ({} each), so drift during the run cancels",
+                                               r.steps.front().summary.n),
                      out);
         out << '\n';
     } else if (std::isnan(r.betweenRunCv)) {
@@ -365,7 +397,15 @@ int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
     }
     options.separateRuns = runIds.size() == steps->size() && !pooledDesign(*steps);
     // The variants of one interleaved run: repetition i of every step was measured side by side.
+    // Alternated in chunks, the rounds are the blocks: every step ran one chunk in each.
     const auto& first = *steps->front().run;
+    bool chunkRounds = false;
+    if (runIds.size() == 1 && first.spec.interleaved()) {
+        if (auto rounds = chunkRoundsOf(*steps, *metric); !rounds.empty() && rounds.front().values.size() >= 2) {
+            *values = std::move(rounds);
+            chunkRounds = true;
+        }
+    }
     const bool equalReps = std::all_of(values->begin(), values->end(),
                                        [&](const auto& v) { return v.values.size() == values->front().values.size(); });
     options.blocked = runIds.size() == 1 && first.spec.interleaved() && equalReps && values->front().values.size() >= 2;
@@ -376,7 +416,7 @@ int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
     if (a.format == "csv") {
         writeCsv(*result, *metric, std::cout);
     } else {
-        writeText(*result, *metric, *steps, options, std::cout);
+        writeText(*result, *metric, *steps, options, chunkRounds, std::cout);
     }
     return 0;
 }

@@ -465,14 +465,14 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
     }
     if (options.blocked) {
         r.method = fmt::format(
-            "the steps are the variants of one interleaved run, paired by repetition: each step against the "
-            "previous by the paired design over the repetitions (p Holm-adjusted). Binary segmentation: in each "
-            "segment every repetition's mean over the segment's steps is taken out, and the split with the "
-            "largest Welch |t| of the centred values before and after it is found; its p-value is the share of "
-            "{} permutations of the steps within each repetition (seed {}) whose largest |t| is at least as "
-            "large. Significant segments are split again; p-values are Holm-adjusted over every segment tested "
-            "(alpha {:g}). A change's effect is paired too: per repetition, the geometric mean of the steps after "
-            "against the steps before.",
+            "the steps are the variants of one interleaved run, paired by block (a repetition, or a chunk round "
+            "when the run alternated in chunks): each step against the previous by the paired design over the "
+            "blocks (p Holm-adjusted). Binary segmentation: in each segment every block's mean log over the "
+            "segment's steps is taken out of the logs, and the split with the largest Welch |t| of the centred "
+            "values before and after it is found; its p-value is the share of {} permutations of the steps within "
+            "each block (seed {}) whose largest |t| is at least as large. Significant segments are split again; "
+            "p-values are Holm-adjusted over every segment tested (alpha {:g}). A change's effect is paired too: "
+            "per block, the geometric mean of the steps after against the steps before.",
             options.permutations, options.seed, options.alpha);
         return r;
     }

@@ -28,9 +28,10 @@ struct SeriesOptions {
     // tests, the intervals and the change points' effects.
     bool separateRuns = false;
     // The steps are the variants of one interleaved run: values[i] of every step were measured in
-    // the same repetition i, side by side, so drift during the run is shared. Adjacent steps are
-    // compared paired (comparePaired over the repetitions), and the change-point search centres each
-    // repetition and permutes the steps within it. Every step needs the same number of values.
+    // the same repetition (or chunk round) i, side by side, so drift during the run is shared.
+    // Adjacent steps are compared paired (comparePaired over the blocks), and the change-point
+    // search centres each block and permutes the steps within it. Every step needs the same number
+    // of values.
     bool blocked = false;
 };
 

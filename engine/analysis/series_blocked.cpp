@@ -26,21 +26,21 @@ void compareAdjacentBlocked(const std::vector<SeriesStep>& steps, double alpha, 
     }
 }
 
-// Blocked: the values of steps [begin, end) with each repetition's mean over those steps taken
-// out, step after step (the layout bestSplit takes).
+// Blocked: the logs of the values of steps [begin, end), each repetition's mean log over those
+// steps taken out, step after step (the layout bestSplit takes).
 std::vector<double> centredByRepetition(const std::vector<SeriesStep>& steps, std::size_t begin, std::size_t end)
 {
     const std::size_t reps = steps[begin].values.size();
     std::vector<double> centre(reps, 0);
     for (std::size_t k = begin; k < end; ++k) {
         for (std::size_t i = 0; i < reps; ++i) {
-            centre[i] += steps[k].values[i] / static_cast<double>(end - begin);
+            centre[i] += std::log(steps[k].values[i]) / static_cast<double>(end - begin);
         }
     }
     std::vector<double> out;
     for (std::size_t k = begin; k < end; ++k) {
         for (std::size_t i = 0; i < reps; ++i) {
-            out.push_back(steps[k].values[i] - centre[i]);
+            out.push_back(std::log(steps[k].values[i]) - centre[i]);
         }
     }
     return out;

@@ -13,8 +13,8 @@ namespace nf::engine {
 // the steps): sets deltaPrevPct and pPrev of out[1..].
 void compareAdjacentBlocked(const std::vector<SeriesStep>& steps, double alpha, std::vector<StepStats>& out);
 
-// The values of steps [begin, end), step after step, with each repetition's mean over those steps
-// taken out (the layout bestSplit takes).
+// The logs of the values of steps [begin, end), step after step (the layout bestSplit takes), with
+// each repetition's mean log over those steps taken out: changes are ratios.
 std::vector<double> centredByRepetition(const std::vector<SeriesStep>& steps, std::size_t begin, std::size_t end);
 
 // Per repetition, the geometric mean of steps [begin, end): one side of a split.

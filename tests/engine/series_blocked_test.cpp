@@ -93,7 +93,7 @@ TEST(SeriesBlocked, AdjacentStepsArePairedAndBadInputIsRefused)
     EXPECT_NEAR(r->steps[1].deltaPrevPct, 1.0, 0.3);
     EXPECT_LT(r->steps[1].pPrev, 0.01);  // the drift (2%) would hide a 1% difference from Welch's t
     EXPECT_GT(r->steps[2].pPrev, 0.05);
-    EXPECT_NE(r->method.find("paired by repetition"), std::string::npos);
+    EXPECT_NE(r->method.find("paired by block"), std::string::npos);
 
     steps[1].values.pop_back();
     auto unequal = analyzeSeries(steps, options(1, true));
