@@ -37,6 +37,7 @@ DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent), m_plot(new QC
     m_plot->xAxis->setLabel(tr("time since the first measurement (s)"));
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
+    m_plot->legend->setBrush(QColor(255, 255, 255, 170));  // the early, widest intervals show through
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     m_margin = new QCPItemRect(m_plot);

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -48,7 +49,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_poll(new QTimer(this)),
       m_status(new QLabel(this))
 {
-    m_tabs->addTab(m_editor, tr("Experiment"));
+    // The form scrolls rather than force the window wider (a workload with many fields).
+    m_editorPage = new QScrollArea(this);
+    m_editorPage->setWidget(m_editor);
+    m_editorPage->setWidgetResizable(true);
+    m_editorPage->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(m_editorPage, tr("Experiment"));
     m_tabs->addTab(m_live, tr("Live"));
     m_tabs->addTab(m_compare, tr("Compare"));
     m_tabs->addTab(m_explore, tr("Explore"));
@@ -250,7 +256,7 @@ QStringList MainWindow::tabNames()
 
 bool MainWindow::showTab(const QString& name)
 {
-    QWidget* const tabs[] = {m_editor, m_live, m_compare, m_explore, m_history, m_environment};
+    QWidget* const tabs[] = {m_editorPage, m_live, m_compare, m_explore, m_history, m_environment};
     const int index = static_cast<int>(tabNames().indexOf(name.toLower()));
     if (index < 0) {
         return false;
@@ -263,7 +269,7 @@ void MainWindow::showStartPage(const QString& path)
 {
     delete m_start;
     m_start = new StartPage(path, this);
-    connect(m_start, &StartPage::designRequested, this, [this] { m_tabs->setCurrentWidget(m_editor); });
+    connect(m_start, &StartPage::designRequested, this, [this] { m_tabs->setCurrentWidget(m_editorPage); });
     connect(m_start, &StartPage::openRequested, this, [this] { chooseDatabase(); });
     m_tabs->insertTab(0, m_start, tr("Start"));
     m_tabs->setCurrentWidget(m_start);

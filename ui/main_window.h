@@ -17,6 +17,7 @@
 #include "ui/store.h"
 
 class QLabel;
+class QScrollArea;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -106,6 +107,7 @@ private:
     RunListModel* m_model = nullptr;
     QTabWidget* m_tabs = nullptr;
     ExperimentEditor* m_editor = nullptr;
+    QScrollArea* m_editorPage = nullptr;  // the editor's tab
     LivePanel* m_live = nullptr;
     ComparePanel* m_compare = nullptr;
     HistoryPanel* m_history = nullptr;
