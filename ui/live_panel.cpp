@@ -72,6 +72,8 @@ LivePanel::LivePanel(QWidget* parent)
     m_replotTimer->setSingleShot(true);
     connect(m_replotTimer, &QTimer::timeout, this, &LivePanel::replotNow);
     m_plot->setNoAntialiasingOnDrag(true);
+    // Replotted several times a second: antialiased translucent discs are what a replot costs.
+    m_plot->setNotAntialiasedElements(QCP::aeScatters);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->xAxis->setLabel(tr("time since the first measurement (s)"));
     m_plot->legend->setVisible(true);

@@ -51,8 +51,8 @@ public:
     QPushButton* stopButton() const { return m_stop; }
     QString logText() const;
 
-    static constexpr int kMinReplotMs = 40;   // at most 25 replots a second
-    static constexpr int kDotsAbove = 20000;  // samples shown as discs up to this count, then as dots
+    static constexpr int kMinReplotMs = 40;  // at most 25 replots a second
+    static constexpr int kDotsAbove = 5000;  // samples shown as discs up to this count, then as dots
 
 signals:
     // The run ended (any status) with this id; 0 when it never started.

@@ -131,8 +131,7 @@ void streamLatency(const QString& engine, const QString& db)
         std::printf(
             "stream to pixel (a batch parsed -> its replot done): p50 %.1f ms, p99 %.1f ms, max %.1f ms over %zu "
             "replots\n",
-            pixelMs[pixelMs.size() / 2], pixelMs[static_cast<std::size_t>(0.99 * (pixelMs.size() - 1))], pixelMs.back(),
-            pixelMs.size());
+            pixelMs[pixelMs.size() / 2], pixelMs[(pixelMs.size() - 1) * 99 / 100], pixelMs.back(), pixelMs.size());
     }
     std::printf("looks at the difference: %d, %.1f a second from the first to the last\n", looks,
                 lastLook > firstLook ? (looks - 1) / (lastLook - firstLook) : 0.0);
@@ -150,7 +149,7 @@ void replayLatency(const QString& engine, const QString& db)
     for (const auto& line : process.readAllStandardOutput().split('\n')) {
         if (line.contains("\"run_started\"")) {
             header = line + '\n';
-        } else if (line.contains("\"samples\"")) {
+        } else if (line.contains("\"event\":\"samples\"")) {  // not partial_samples: whole repetitions
             batches << line + '\n';
         }
     }
