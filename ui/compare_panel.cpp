@@ -43,6 +43,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
     m_title->setFont(titleFont);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true);  // a long title must not set the window's minimum width
     m_warnings->setWordWrap(true);
     m_warnings->setStyleSheet(QStringLiteral("color: #8a5a00;"));
     m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "ui/repetition_plot.h"
+#include "ui/si_ticker.h"
 
 namespace nf::ui {
 
@@ -112,6 +113,7 @@ void ComparePlot::reset(const QString& title)
         }
     }
     m_values->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    m_values->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
     m_difference->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 

@@ -35,6 +35,15 @@ LiveRunInfo runInfo(const QJsonObject& o)
         info.notMeasured << line.toString();
     }
     info.simulatedCounters = o.value(QStringLiteral("simulated_counters")).toString();
+    const QJsonObject sweep = spec.value(QStringLiteral("sweep")).toObject();
+    if (!sweep.isEmpty()) {
+        // index is 0-based in the spec; people count from 1.
+        info.sweepPoint =
+            EventClient::tr("sweep point %1 of %2: %3 = %4")
+                .arg(sweep.value(QStringLiteral("index")).toInt() + 1)
+                .arg(sweep.value(QStringLiteral("points")).toInt())
+                .arg(sweep.value(QStringLiteral("param")).toString(), sweep.value(QStringLiteral("value")).toString());
+    }
     return info;
 }
 
@@ -52,11 +61,32 @@ std::vector<LiveSample> samples(const QJsonArray& array)
     return out;
 }
 
+double numberOrNan(const QJsonObject& o, const char* key)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
+}
+
+LiveLook look(const QJsonObject& o)
+{
+    return {.units = o.value(QStringLiteral("units")).toInt(),
+            .elapsed = numberOrNan(o, "elapsed"),
+            .estimatePct = numberOrNan(o, "estimate_pct"),
+            .lowPct = numberOrNan(o, "low_pct"),
+            .highPct = numberOrNan(o, "high_pct"),
+            .marginPct = numberOrNan(o, "margin_pct"),
+            .detectablePct = numberOrNan(o, "detectable_pct"),
+            .secondsToDecision = numberOrNan(o, "seconds_to_decision"),
+            .secondsLeft = numberOrNan(o, "seconds_left"),
+            .decision = o.value(QStringLiteral("decision")).toString()};
+}
+
 }  // namespace
 
 EventClient::EventClient(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<nf::ui::LiveRunInfo>();
+    qRegisterMetaType<nf::ui::LiveLook>();
 }
 
 EventClient::~EventClient()
@@ -139,9 +169,22 @@ void EventClient::handleLine(const QByteArray& line)
     const QJsonObject o = doc.object();
     const QString event = o.value(QStringLiteral("event")).toString();
     if (event == QLatin1String("run_started")) {
+        m_partialSeen.clear();
         emit runStarted(runInfo(o));
+    } else if (event == QLatin1String("partial_samples")) {
+        auto batch = samples(o.value(QStringLiteral("samples")).toArray());
+        m_partialSeen[o.value(QStringLiteral("repetition")).toInt()] += static_cast<int>(batch.size());
+        emit samplesArrived(batch);
     } else if (event == QLatin1String("samples")) {
-        emit samplesArrived(samples(o.value(QStringLiteral("samples")).toArray()));
+        // The repetition's samples repeat those its partial_samples events already brought.
+        auto batch = samples(o.value(QStringLiteral("samples")).toArray());
+        const auto seen = m_partialSeen.extract(o.value(QStringLiteral("repetition")).toInt());
+        if (!seen.empty()) {
+            batch.erase(batch.begin(), batch.begin() + std::min<std::ptrdiff_t>(seen.mapped(), std::ssize(batch)));
+        }
+        emit samplesArrived(batch);
+    } else if (event == QLatin1String("look")) {
+        emit lookArrived(look(o));
     } else if (event == QLatin1String("repetition_done")) {
         emit repetitionDone(o.value(QStringLiteral("repetition")).toInt(), o.value(QStringLiteral("start")).toDouble(),
                             o.value(QStringLiteral("end")).toDouble());

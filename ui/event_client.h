@@ -7,7 +7,9 @@
 #include <QProcess>
 #include <QStringList>
 
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace nf::ui {
@@ -26,6 +28,7 @@ struct LiveRunInfo {
     double duration = 0;  // seconds per variant per repetition
     QStringList notMeasured;
     QString simulatedCounters;  // the note of a run with the simulated PMU, else ""
+    QString sweepPoint;         // "sweep point 3 of 12: work = 400" for a point of a sweep, else ""
 };
 
 // One sample, reduced to what the live plot needs.
@@ -35,6 +38,21 @@ struct LiveSample {
     double start = 0;     // seconds since the first measurement
     double duration = 0;  // seconds
     double primary = 0;   // NaN when undefined
+};
+
+// What a "look" event says: the engine's confidence sequence of the primary metric's difference
+// (candidate / baseline - 1, in %) on what has been measured so far. Provisional.
+struct LiveLook {
+    int units = 0;
+    double elapsed = 0;        // seconds since the first measurement
+    double estimatePct = NAN;  // NaN when not known yet
+    double lowPct = NAN;
+    double highPct = NAN;
+    double marginPct = NAN;
+    double detectablePct = NAN;
+    double secondsToDecision = NAN;
+    double secondsLeft = NAN;
+    QString decision;  // different, equivalent, inconclusive
 };
 
 class EventClient : public QObject {
@@ -60,6 +78,8 @@ signals:
     void runStarted(const nf::ui::LiveRunInfo& info);
     void samplesArrived(const std::vector<nf::ui::LiveSample>& samples);
     void repetitionDone(int repetition, double start, double end);
+    // A look at the difference while the run goes on (a few times a second).
+    void lookArrived(const nf::ui::LiveLook& look);
     void progress(int done, int total, double secondsLeft);
     void warning(const QString& text);
     void finished(const QString& status, const QString& reason);
@@ -76,6 +96,7 @@ private:
 
     QProcess* m_process = nullptr;
     QByteArray m_pending;
+    std::map<int, int> m_partialSeen;  // per repetition, samples already sent by partial_samples
     QString m_stderr;
     bool m_sawFinished = false;
     int m_lines = 0;
@@ -84,3 +105,4 @@ private:
 }  // namespace nf::ui
 
 Q_DECLARE_METATYPE(nf::ui::LiveRunInfo)
+Q_DECLARE_METATYPE(nf::ui::LiveLook)

@@ -1,8 +1,10 @@
 #include "ui/live_panel.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -11,12 +13,42 @@
 
 #include <cmath>
 
+#include "ui/difference_plot.h"
 #include "ui/repetition_plot.h"
+#include "ui/robust_range.h"
+#include "ui/si_ticker.h"
 
 namespace nf::ui {
 
+namespace {
+
+QString duration(double seconds)
+{
+    if (!std::isfinite(seconds)) {
+        return QStringLiteral("?");
+    }
+    if (seconds < 60) {
+        return QStringLiteral("%1 s").arg(seconds, 0, 'f', seconds < 10 ? 1 : 0);
+    }
+    const auto s = static_cast<long long>(std::lround(seconds));
+    return s < 3600 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'))
+                    : QStringLiteral("%1 h %2 min").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString percent(double v)
+{
+    return std::isfinite(v) ? QStringLiteral("%1%2%").arg(v >= 0 ? "+" : "").arg(v, 0, 'f', std::fabs(v) < 10 ? 2 : 1)
+                            : QStringLiteral("?");
+}
+
+}  // namespace
+
 LivePanel::LivePanel(QWidget* parent)
     : QWidget(parent),
+      m_diff(new DifferencePlot(this)),
+      m_verdict(new QLabel(this)),
+      m_stop(new QPushButton(tr("Stop"), this)),
+      m_tick(new QTimer(this)),
       m_plot(new QCustomPlot(this)),
       m_progress(new QProgressBar(this)),
       m_status(new QLabel(this)),
@@ -29,21 +61,38 @@ LivePanel::LivePanel(QWidget* parent)
     m_log->setPlaceholderText(tr("Warnings, errors and the engine's messages appear here."));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stop->setToolTip(tr("Stop the run (Esc): it is stored as aborted, with the repetitions measured so far"));
+    m_stop->setEnabled(false);
+    connect(m_stop, &QPushButton::clicked, this, &LivePanel::stopRequested);
+    m_tick->setInterval(250);
+    connect(m_tick, &QTimer::timeout, this, &LivePanel::refreshStatus);
+    m_clock.start();
     m_replotTimer->setSingleShot(true);
     connect(m_replotTimer, &QTimer::timeout, this, &LivePanel::replotNow);
     m_plot->setNoAntialiasingOnDrag(true);
+    // Replotted several times a second: antialiased translucent discs are what a replot costs.
+    m_plot->setNotAntialiasedElements(QCP::aeScatters);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->xAxis->setLabel(tr("time since the first measurement (s)"));
     m_plot->legend->setVisible(true);
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_diff);
     splitter->addWidget(m_plot);
     splitter->addWidget(m_log);
-    splitter->setStretchFactor(0, 4);
-    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 1);
+    auto* progressRow = new QHBoxLayout;
+    progressRow->addWidget(m_progress, 1);
+    progressRow->addWidget(m_stop);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_status);
-    layout->addWidget(m_progress);
+    layout->addLayout(progressRow);
+    layout->addWidget(m_verdict);
     layout->addWidget(splitter, 1);
     clear();
 }
@@ -54,6 +103,7 @@ void LivePanel::attach(EventClient* client)
     connect(client, &EventClient::samplesArrived, this, &LivePanel::onSamples);
     connect(client, &EventClient::repetitionDone, this, &LivePanel::onBoundary);
     connect(client, &EventClient::progress, this, &LivePanel::onProgress);
+    connect(client, &EventClient::lookArrived, this, &LivePanel::onLook);
     connect(client, &EventClient::warning, this,
             [this](const QString& text) { appendLog(tr("warning: %1").arg(text)); });
     connect(client, &EventClient::error, this, [this](const QString& text) { appendLog(tr("error: %1").arg(text)); });
@@ -74,11 +124,35 @@ void LivePanel::clear()
     }
     m_info = {};
     m_samples = 0;
+    m_variants = 0;
+    m_outside = 0;
     m_ended = false;
+    m_starting = false;
+    m_done = 0;
+    m_total = 0;
+    m_looks = 0;
+    m_countdown.reset();
+    m_tick->stop();
+    m_diff->clear();
+    m_verdict->setText(tr("The difference between the first two variants appears here as it forms."));
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_progress->setFormat(tr("no run"));
     m_status->setText(tr("No run yet: design one in the Experiment tab and press Run."));
+}
+
+void LivePanel::starting()
+{
+    clear();
+    m_starting = true;
+    m_progress->setRange(0, 0);  // busy: nothing to count yet
+    m_status->setText(tr("Starting the engine: it calibrates the clock and warms the variants up before measuring."));
+    setRunning(true);
+}
+
+void LivePanel::setRunning(bool running)
+{
+    m_stop->setEnabled(running);
 }
 
 void LivePanel::onStarted(const LiveRunInfo& info)
@@ -92,20 +166,43 @@ void LivePanel::onStarted(const LiveRunInfo& info)
     if (!info.simulatedCounters.isEmpty()) {
         appendLog(info.simulatedCounters);
     }
-    for (int v = 0; v < info.variants.size(); ++v) {
+    m_variants = static_cast<int>(info.variants.size());
+    for (int v = 0; v < m_variants; ++v) {
         QCPGraph* g = m_plot->addGraph();
         g->setName(info.variants[v]);
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, RepetitionPlot::variantColor(v), 3));
+        QColor see = RepetitionPlot::variantColor(v);
+        see.setAlpha(150);  // translucent: a variant drawn later does not hide one under it
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, see, see, 4));
         g->setAdaptiveSampling(true);
     }
-    m_plot->yAxis->setLabel(QStringLiteral("%1 (%2)").arg(info.primaryMetric, info.primaryUnit));
+    // Samples outside the robust limits, marked at the top or bottom edge in their variant's colour.
+    for (const auto shape : {QCPScatterStyle::ssTriangle, QCPScatterStyle::ssTriangleInverted}) {
+        for (int v = 0; v < m_variants; ++v) {
+            QCPGraph* g = m_plot->addGraph();
+            g->setLineStyle(QCPGraph::lsNone);
+            const QColor color = RepetitionPlot::variantColor(v);
+            g->setScatterStyle(QCPScatterStyle(shape, color, color, 7));
+            g->removeFromLegend();
+        }
+    }
+    m_yLabel = QStringLiteral("%1 (%2)").arg(info.primaryMetric, info.primaryUnit);
+    m_plot->yAxis->setLabel(m_yLabel);
     const int total = info.repetitions * static_cast<int>(info.variants.size());
     m_progress->setRange(0, std::max(total, 1));
     m_progress->setFormat(tr("%v of %m variant-repetitions"));
-    m_status->setText(tr("run %1: %2%3, warming up")
-                          .arg(info.runId)
-                          .arg(m_info.workload, info.label.isEmpty() ? QString() : " '" + info.label + "'"));
+    m_total = total;
+    if (info.variants.size() >= 2) {
+        m_diff->setTitle(info.variants[1], info.variants[0], info.primaryMetric);
+    }
+    if (!info.label.isEmpty()) {
+        m_info.workload += " '" + info.label + "'";
+    }
+    if (!info.sweepPoint.isEmpty()) {
+        m_info.workload += ", " + info.sweepPoint;
+    }
+    m_tick->start();
+    refreshStatus();
     for (const auto& line : info.notMeasured) {
         appendLog(tr("not measured: %1").arg(line));
     }
@@ -116,14 +213,14 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
 {
     const bool wasSmall = m_samples <= kDotsAbove;
     for (const auto& s : samples) {
-        if (s.variant >= 0 && s.variant < m_plot->graphCount() && std::isfinite(s.primary)) {
+        if (s.variant >= 0 && s.variant < m_variants && std::isfinite(s.primary)) {
             m_plot->graph(s.variant)->addData(s.start + s.duration / 2, s.primary);
             ++m_samples;
         }
     }
     if (wasSmall && m_samples > kDotsAbove) {
         // Discs cost a path each; with this many points, one-pixel dots keep a replot cheap.
-        for (int v = 0; v < m_plot->graphCount(); ++v) {
+        for (int v = 0; v < m_variants; ++v) {
             m_plot->graph(v)->setScatterStyle(
                 QCPScatterStyle(QCPScatterStyle::ssDot, RepetitionPlot::variantColor(v), 1));
         }
@@ -144,18 +241,61 @@ void LivePanel::onProgress(int done, int total, double secondsLeft)
 {
     m_progress->setRange(0, std::max(total, 1));
     m_progress->setValue(done);
-    m_status->setText(
-        tr("run %1: %2 - %3 of %4 done, about %5 s left")
-            .arg(m_info.runId)
-            .arg(m_info.workload)
-            .arg(done)
-            .arg(total)
-            .arg(std::isfinite(secondsLeft) ? QString::number(secondsLeft, 'f', 1) : QStringLiteral("?")));
+    m_done = done;
+    m_total = total;
+    m_countdown.update(secondsLeft, static_cast<double>(m_clock.elapsed()) / 1000);
+    refreshStatus();
+}
+
+void LivePanel::onLook(const LiveLook& look)
+{
+    ++m_looks;
+    m_diff->addLook(look);
+    const QString unit = look.units == 1 ? tr("unit") : tr("units");
+    QString text;
+    if (!std::isfinite(look.lowPct)) {
+        text = tr("Collecting: %1 %2 measured, too few for an interval yet.").arg(look.units).arg(unit);
+    } else {
+        text = tr("%1 %2 [%3, %4] after %5 %6")
+                   .arg(look.decision == QLatin1String("inconclusive") ? tr("Provisional: inconclusive,")
+                                                                       : tr("Provisional: %1,").arg(look.decision))
+                   .arg(percent(look.estimatePct), percent(look.lowPct), percent(look.highPct))
+                   .arg(look.units)
+                   .arg(unit);
+        if (look.decision == QLatin1String("inconclusive")) {
+            text += std::isfinite(look.secondsToDecision)
+                        ? tr("; about %1 more measuring to a decision at the current rate")
+                              .arg(duration(look.secondsToDecision))
+                        : tr("; no decision in reach at the current rate");
+        }
+        if (std::isfinite(look.detectablePct)) {
+            text += tr("; by the end it can detect about ±%1%").arg(look.detectablePct, 0, 'f', 2);
+        }
+        text += tr(" (margin ±%1%).").arg(look.marginPct, 0, 'g', 3);
+    }
+    m_verdict->setText(text);
+    scheduleReplot();
+}
+
+void LivePanel::refreshStatus()
+{
+    if (m_ended || m_info.runId == 0) {
+        return;
+    }
+    const double left = m_countdown.at(static_cast<double>(m_clock.elapsed()) / 1000);
+    m_status->setText(tr("run %1: %2 - measuring, %3 of %4 variant-repetitions done, about %5 left")
+                          .arg(m_info.runId)
+                          .arg(m_info.workload)
+                          .arg(m_done)
+                          .arg(m_total)
+                          .arg(duration(left)));
 }
 
 void LivePanel::onFinished(const QString& status, const QString& reason)
 {
     m_ended = true;
+    m_tick->stop();
+    setRunning(false);
     m_status->setText(tr("run %1: %2 %3%4")
                           .arg(m_info.runId)
                           .arg(m_info.workload, status, reason.isEmpty() ? QString() : " (" + reason + ")"));
@@ -184,7 +324,10 @@ void LivePanel::onFailed(const QString& reason, const QString& stderrText)
     }
     m_status->setText(m_info.runId > 0 ? tr("run %1 failed: %2").arg(m_info.runId).arg(why)
                                        : tr("the run did not start: %1").arg(why));
+    m_progress->setRange(0, 1);
     m_progress->setFormat(tr("failed"));
+    m_tick->stop();
+    setRunning(false);
     replotNow();
     if (!m_ended) {
         m_ended = true;
@@ -202,6 +345,11 @@ QString LivePanel::statusText() const
     return m_status->text();
 }
 
+QString LivePanel::verdictText() const
+{
+    return m_verdict->text();
+}
+
 QString LivePanel::logText() const
 {
     return m_log->toPlainText();
@@ -217,12 +365,67 @@ void LivePanel::scheduleReplot()
     m_replotTimer->start(static_cast<int>(std::max<qint64>(0, kMinReplotMs - since)));
 }
 
+// x: every sample; y: the bulk of them (ui/robust_range.h), the rest marked at the edge.
+void LivePanel::placeSamples()
+{
+    // Each variant's own bulk, then their union: variants far apart must all stay in view.
+    const std::size_t stride = std::max<std::size_t>(1, static_cast<std::size_t>(m_samples) / 20000);
+    bool any = false;
+    QCPRange x;
+    RobustRange r;
+    for (int v = 0; v < m_variants; ++v) {
+        std::vector<double> ys;
+        const auto points = m_plot->graph(v)->data();
+        std::size_t i = 0;
+        for (auto it = points->constBegin(); it != points->constEnd(); ++it, ++i) {
+            if (i % stride == 0) {
+                ys.push_back(it->value);
+            }
+        }
+        const RobustRange own = robustRange(std::move(ys));
+        if (!std::isnan(own.low)) {
+            r = std::isnan(r.low) ? own : RobustRange{std::min(r.low, own.low), std::max(r.high, own.high)};
+        }
+        bool ok = false;
+        const QCPRange keys = m_plot->graph(v)->getKeyRange(ok);
+        if (ok) {
+            x = any ? QCPRange(std::min(x.lower, keys.lower), std::max(x.upper, keys.upper)) : keys;
+            any = true;
+        }
+    }
+    if (!any || std::isnan(r.low)) {
+        return;
+    }
+    m_plot->xAxis->setRange(x.lower, std::max(x.upper, x.lower + 1e-3));
+    const double pad = std::max((r.high - r.low) * 0.08, std::fabs(r.high) * 1e-4 + 1e-12);
+    m_plot->yAxis->setRange(r.low - pad, r.high + pad);
+    m_outside = 0;
+    for (int v = 0; v < m_variants; ++v) {
+        QCPGraph* above = m_plot->graph(m_variants + v);
+        QCPGraph* below = m_plot->graph(2 * m_variants + v);
+        above->data()->clear();
+        below->data()->clear();
+        const auto points = m_plot->graph(v)->data();
+        for (auto it = points->constBegin(); it != points->constEnd(); ++it) {
+            if (it->value > r.high) {
+                above->addData(it->key, r.high + pad * 0.6);
+                ++m_outside;
+            } else if (it->value < r.low) {
+                below->addData(it->key, r.low - pad * 0.6);
+                ++m_outside;
+            }
+        }
+    }
+    m_plot->yAxis->setLabel(
+        m_outside == 0 ? m_yLabel : tr("%1\n%2 outside: \u25b2\u25bc at the edge").arg(m_yLabel).arg(m_outside));
+}
+
 void LivePanel::replotNow()
 {
     m_replotTimer->stop();
     m_dirty = false;
-    m_plot->rescaleAxes();
-    m_plot->yAxis->scaleRange(1.1);
+    m_diff->replot();
+    placeSamples();
     if (m_plot->width() > 0 && m_plot->height() > 0) {
         m_plot->replot();  // unsized (a tab never shown): replots when laid out
     }

@@ -1,10 +1,15 @@
 #pragma once
-// The Live tab: the running experiment's per-interval primary metric against time, one colour per
-// variant, a dashed line at each repetition boundary, progress and time left, warnings and the
-// engine's stderr. Samples are buffered and the plot is redrawn at most 25 times a second.
+// The Live tab: the difference between the first two variants as the engine's confidence sequence
+// sees it while the run goes on (ui/difference_plot.h) with the provisional decision and the time to
+// it; the per-interval primary metric against time, one colour per variant, a dashed line at each
+// repetition boundary; progress, a time left that counts down smoothly, Stop; warnings and the
+// engine's stderr. The engine sends samples and looks a few times a second; the plots are redrawn
+// at most 25 times a second.
 
 #include <QElapsedTimer>
 #include <QWidget>
+
+#include "ui/countdown.h"
 
 #include <vector>
 
@@ -14,9 +19,12 @@ class QCustomPlot;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
+class QPushButton;
 class QTimer;
 
 namespace nf::ui {
+
+class DifferencePlot;
 
 class LivePanel : public QWidget {
     Q_OBJECT
@@ -28,31 +36,53 @@ public:
     void attach(EventClient* client);
     // Forgets the plotted run.
     void clear();
+    // The engine was started: it calibrates and warms up before the run is stored.
+    void starting();
+    void setRunning(bool running);
 
     QCustomPlot* customPlot() const { return m_plot; }
     int sampleCount() const { return m_samples; }
     int replotCount() const { return m_replots; }
+    int outsideCount() const { return m_outside; }
     QString statusText() const;
+    QString verdictText() const;
+    DifferencePlot* differencePlot() const { return m_diff; }
+    int lookCount() const { return m_looks; }
+    QPushButton* stopButton() const { return m_stop; }
     QString logText() const;
 
-    static constexpr int kMinReplotMs = 40;   // at most 25 replots a second
-    static constexpr int kDotsAbove = 20000;  // samples shown as discs up to this count, then as dots
+    static constexpr int kMinReplotMs = 40;  // at most 25 replots a second
+    static constexpr int kDotsAbove = 5000;  // samples shown as discs up to this count, then as dots
 
 signals:
     // The run ended (any status) with this id; 0 when it never started.
     void runEnded(qint64 runId, const QString& status);
+    void stopRequested();
 
 private:
     void onStarted(const LiveRunInfo& info);
     void onSamples(const std::vector<LiveSample>& samples);
     void onBoundary(int repetition, double start, double end);
     void onProgress(int done, int total, double secondsLeft);
+    void onLook(const LiveLook& look);
+    void refreshStatus();
     void onFinished(const QString& status, const QString& reason);
     void onFailed(const QString& reason, const QString& stderrText);
     void appendLog(const QString& html);
     void scheduleReplot();
     void replotNow();
+    void placeSamples();
 
+    DifferencePlot* m_diff = nullptr;
+    QLabel* m_verdict = nullptr;
+    QPushButton* m_stop = nullptr;
+    QTimer* m_tick = nullptr;  // the countdown, 4 times a second
+    Countdown m_countdown;
+    QElapsedTimer m_clock;
+    int m_done = 0;
+    int m_total = 0;
+    int m_looks = 0;
+    bool m_starting = false;
     QCustomPlot* m_plot = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
@@ -61,6 +91,9 @@ private:
     QElapsedTimer m_sinceReplot;
     LiveRunInfo m_info;
     int m_samples = 0;
+    int m_variants = 0;
+    int m_outside = 0;  // samples outside the y axis, marked at its edge
+    QString m_yLabel;
     int m_replots = 0;
     bool m_dirty = false;
     bool m_ended = false;

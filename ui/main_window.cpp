@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -23,6 +24,7 @@
 #include "ui/live_panel.h"
 #include "ui/repetition_plot.h"
 #include "ui/run_list_model.h"
+#include "ui/start_page.h"
 
 namespace nf::ui {
 
@@ -47,7 +49,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_poll(new QTimer(this)),
       m_status(new QLabel(this))
 {
-    m_tabs->addTab(m_editor, tr("Experiment"));
+    // The form scrolls rather than force the window wider (a workload with many fields).
+    m_editorPage = new QScrollArea(this);
+    m_editorPage->setWidget(m_editor);
+    m_editorPage->setWidgetResizable(true);
+    m_editorPage->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(m_editorPage, tr("Experiment"));
     m_tabs->addTab(m_live, tr("Live"));
     m_tabs->addTab(m_compare, tr("Compare"));
     m_tabs->addTab(m_explore, tr("Explore"));
@@ -64,8 +71,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     });
     connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
     connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::stopRun);
+    connect(m_live, &LivePanel::stopRequested, this, &MainWindow::stopRun);
     connect(m_client, &EventClient::processEnded, this, [this] {
         m_editor->setRunning(false);
+        m_live->setRunning(false);
         onEngineEnded();
     });
     connect(m_live, &LivePanel::runEnded, this, &MainWindow::onRunEnded);
@@ -117,6 +126,11 @@ void MainWindow::createMenus()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, [this] { close(); });
     quit->setShortcut(QKeySequence::Quit);
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    QAction* run = runMenu->addAction(tr("&Run the experiment"), this, [this] { startRun(); });
+    run->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    QAction* stop = runMenu->addAction(tr("&Stop the run"), this, [this] { stopRun(); });
+    stop->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_Period)});
     QMenu* exportMenu = menuBar()->addMenu(tr("&Export"));
     exportMenu->addAction(tr("Copy evidence report (text for a mail)"), this, [this] { copyEvidenceReport(); });
     exportMenu->addAction(tr("Samples as CSV..."), this, [this] { exportCsv(); });
@@ -139,7 +153,10 @@ bool MainWindow::openDatabase(const QString& path)
     m_store.reset();
     m_dataVersion.reset();
     setWindowTitle(tr("noisefloor - %1").arg(path));
+    m_selection.clear();  // another database: its run ids name other runs
+    m_baseline.clear();
     if (!QFileInfo::exists(path)) {
+        showStartPage(path);
         m_model->clear();
         plot()->showMessage(QString(), tr("no database"));
         setStatus(tr("No database at %1 - design a run in the Experiment tab, or use File > Open database.").arg(path));
@@ -154,6 +171,7 @@ bool MainWindow::openDatabase(const QString& path)
     }
     m_store = std::move(*store);
     m_dataVersion = m_store->dataVersion();
+    hideStartPage();
     reload();
     return m_store != nullptr;
 }
@@ -238,12 +256,29 @@ QStringList MainWindow::tabNames()
 
 bool MainWindow::showTab(const QString& name)
 {
+    QWidget* const tabs[] = {m_editorPage, m_live, m_compare, m_explore, m_history, m_environment};
     const int index = static_cast<int>(tabNames().indexOf(name.toLower()));
     if (index < 0) {
         return false;
     }
-    m_tabs->setCurrentIndex(index);
+    m_tabs->setCurrentWidget(tabs[index]);
     return true;
+}
+
+void MainWindow::showStartPage(const QString& path)
+{
+    delete m_start;
+    m_start = new StartPage(path, this);
+    connect(m_start, &StartPage::designRequested, this, [this] { m_tabs->setCurrentWidget(m_editorPage); });
+    connect(m_start, &StartPage::openRequested, this, [this] { chooseDatabase(); });
+    m_tabs->insertTab(0, m_start, tr("Start"));
+    m_tabs->setCurrentWidget(m_start);
+}
+
+void MainWindow::hideStartPage()
+{
+    delete m_start;  // removes its tab
+    m_start = nullptr;
 }
 
 bool MainWindow::showSweep(const QString& id)

@@ -17,6 +17,7 @@
 #include "ui/store.h"
 
 class QLabel;
+class QScrollArea;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -31,6 +32,7 @@ class ExplorePanel;
 class LivePanel;
 class RepetitionPlot;
 class RunListModel;
+class StartPage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -96,6 +98,8 @@ private:
     void saveImage();
     void exportCsv();
     void pollDatabase();
+    void showStartPage(const QString& path);
+    void hideStartPage();
 
     QString m_path;
     std::shared_ptr<Store> m_store;  // the process's only connection to m_path
@@ -103,6 +107,7 @@ private:
     RunListModel* m_model = nullptr;
     QTabWidget* m_tabs = nullptr;
     ExperimentEditor* m_editor = nullptr;
+    QScrollArea* m_editorPage = nullptr;  // the editor's tab
     LivePanel* m_live = nullptr;
     ComparePanel* m_compare = nullptr;
     HistoryPanel* m_history = nullptr;
@@ -112,10 +117,11 @@ private:
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
-    bool m_ownRun = false;     // the Live tab follows a run this window started
-    bool m_sweepRun = false;   // ... and it is a sweep: Explore shows it when the engine ends
-    RunSelection m_selection;  // what the Compare tab shows
-    QString m_baseline;        // chosen in Compare; "" = the first selected
+    StartPage* m_start = nullptr;  // while there is no database
+    bool m_ownRun = false;         // the Live tab follows a run this window started
+    bool m_sweepRun = false;       // ... and it is a sweep: Explore shows it when the engine ends
+    RunSelection m_selection;      // what the Compare tab shows
+    QString m_baseline;            // chosen in Compare; "" = the first selected
     std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs
 };
 

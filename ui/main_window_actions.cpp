@@ -26,7 +26,7 @@ bool MainWindow::startRun()
         return false;
     }
     const QStringList args = m_editor->arguments(m_path);
-    m_live->clear();
+    m_live->starting();
     m_editor->setRunning(true);
     m_ownRun = true;
     m_sweepRun = m_editor->isSweep();

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include "ui/si_ticker.h"
 
 namespace nf::ui {
 
@@ -177,6 +178,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     }
 
     m_plot->yAxis->setLabel(metricLabel(metric));
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
     const double meanX = lastRep + 1;
     const QString unit = QString::fromStdString(metric.unit);
     for (int v = 0; v < variants; ++v) {

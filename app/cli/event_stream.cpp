@@ -99,6 +99,32 @@ Result<void> EventStream::repetitionFinished(const engine::RepetitionResult& rep
     return {};
 }
 
+void EventStream::samplesMeasured(int repetition, const std::vector<engine::Sample>& samples)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& s : samples) {
+        list.push_back(sampleJson(s, m_layout));
+    }
+    emit({{"event", "partial_samples"}, {"run", runId()}, {"repetition", repetition}, {"samples", std::move(list)}});
+}
+
+void EventStream::watchLook(const engine::WatchLook& look)
+{
+    emit({{"event", "look"},
+          {"run", runId()},
+          {"provisional", true},
+          {"units", look.units},
+          {"elapsed", number(look.elapsed)},
+          {"estimate_pct", number(look.estimatePct)},
+          {"low_pct", number(look.lowPct)},
+          {"high_pct", number(look.highPct)},
+          {"margin_pct", number(look.marginPct)},
+          {"detectable_pct", number(look.detectablePct)},
+          {"seconds_to_decision", number(look.secondsToDecision)},
+          {"seconds_left", number(look.secondsLeft)},
+          {"decision", look.decision}});
+}
+
 void EventStream::warning(std::string_view text)
 {
     m_inner.warning(text);

@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "engine/model/run_data.h"
+#include "engine/run/run_watch.h"
 
 namespace nf::cli {
 
@@ -16,7 +18,7 @@ inline constexpr int kEventsSchemaVersion = 1;
 
 // Forwards every call to `inner` (which records the run) and writes the matching event after it,
 // flushing each line so a reader sees it at once.
-class EventStream : public engine::RunObserver {
+class EventStream : public engine::RunObserver, public engine::WatchObserver {
 public:
     EventStream(engine::RunObserver& inner, std::ostream& out, std::string dbPath);
 
@@ -31,6 +33,10 @@ public:
     // Until decided: forwarded (no event of their own; the finished event's reason says why it stopped).
     Result<void> decisionLook(const engine::DecisionLook& look) override { return m_inner.decisionLook(look); }
     Result<void> decisionMade(const engine::DecisionRecord& record) override { return m_inner.decisionMade(record); }
+
+    // While a repetition runs: "partial_samples" and "look" a few times a second.
+    void samplesMeasured(int repetition, const std::vector<engine::Sample>& samples) override;  // not forwarded
+    void watchLook(const engine::WatchLook& look) override;
 
     // An error that ends the command (also written when the run never started).
     void error(const std::string& message, int exitStatus);

@@ -71,7 +71,10 @@ int main(int argc, char* argv[])
     const QCommandLineOption sweepOption(QStringLiteral("sweep"),
                                          QStringLiteral("Show sweep ID (from `run --sweep`) in the Explore tab."),
                                          QStringLiteral("ID"));
+    const QCommandLineOption sizeOption(
+        QStringLiteral("size"), QStringLiteral("Window size in pixels (default 1200x820)."), QStringLiteral("WxH"));
     parser.addOption(dbOption);
+    parser.addOption(sizeOption);
     parser.addOption(sweepOption);
     parser.addOption(replayOption);
     parser.addOption(runOption);
@@ -109,7 +112,24 @@ int main(int argc, char* argv[])
 
     const QString db =
         parser.isSet(dbOption) ? parser.value(dbOption) : QString::fromStdString(nf::data::defaultDatabasePath());
+    QSize size;
+    if (parser.isSet(sizeOption)) {
+        const QStringList wh = parser.value(sizeOption).split(QLatin1Char('x'));
+        bool okW = false;
+        bool okH = false;
+        if (wh.size() == 2) {
+            size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+        }
+        if (!okW || !okH || size.width() < 200 || size.height() < 150 || size.width() > 10000 ||
+            size.height() > 10000) {
+            return usage(QStringLiteral("--size '%1': expected WIDTHxHEIGHT in pixels, e.g. 1024x700")
+                             .arg(parser.value(sizeOption)));
+        }
+    }
     nf::ui::MainWindow window(db);
+    if (size.isValid()) {
+        window.resize(size);
+    }
     if (runId > 0 && !window.selectRun(runId)) {
         err << "noisefloor-gui: no run " << runId << " in " << db << '\n';
     }

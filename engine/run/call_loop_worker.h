@@ -25,7 +25,14 @@ struct WorkerDone {
     RunStatus status = RunStatus::Complete;
     std::string reason;
 };
-using WorkerMessage = std::variant<WorkerReady, RepetitionResult, WorkerWarning, WorkerDone>;
+// The samples measured since the last such message in a running repetition, a few times a second
+// (no closer than kPartialEverySeconds), for watching; the repetition's result repeats them.
+struct WorkerPartial {
+    int repetition = 0;
+    std::vector<Sample> samples;
+};
+inline constexpr double kPartialEverySeconds = 0.1;
+using WorkerMessage = std::variant<WorkerReady, RepetitionResult, WorkerWarning, WorkerDone, WorkerPartial>;
 
 // Pins itself, calibrates the TSC, opens counters on itself, prepares every variant side by side,
 // measures the loop overhead, calibrates calls per slice and warms up; sends WorkerReady and waits

@@ -15,6 +15,7 @@
 #include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
+#include "engine/run/run_watch.h"
 #include "engine/run/until_decided.h"
 #include "nf_version.h"
 
@@ -152,7 +153,9 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     int unitsDone = 0;
     int variantReps = 0;
     std::optional<DecisionMonitor> monitor;  // --until decided
-    bool enough = false;                     // decided or out of time: the rest is not stored
+    std::optional<RunWatch> watch;           // the difference as it forms, for an observer that watches
+    auto* watcher = dynamic_cast<WatchObserver*>(&observer);
+    bool enough = false;  // decided or out of time: the rest is not stored
     for (;;) {
         auto message = channel.pop();
         if (auto* ready = std::get_if<WorkerReady>(&message)) {
@@ -174,6 +177,9 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
             if (p.spec.until) {
                 monitor.emplace(p.spec, ready->layout);
             }
+            if (watcher != nullptr && p.spec.variants.size() >= 2) {
+                watch.emplace(p.spec, ready->layout);
+            }
             go.set_value(started);
         } else if (auto* rep = std::get_if<RepetitionResult>(&message)) {
             if (observerError || enough) {  // one measured after the decision: discarded, as a stop does
@@ -187,7 +193,14 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
             ++unitsDone;
             variantReps += static_cast<int>(rep->variants.size());
             const double perVariantRep = (rep->end - rep->start) / static_cast<double>(rep->variants.size());
-            observer.progress(variantReps, total, perVariantRep * (total - variantReps));
+            if (watch) {
+                watch->finishRepetition(*rep);
+                const auto look = watch->look();
+                observer.progress(variantReps, total, look.secondsLeft);
+                watcher->watchLook(look);
+            } else {
+                observer.progress(variantReps, total, perVariantRep * (total - variantReps));
+            }
             if (monitor) {
                 const auto look = monitor->add(*rep);
                 if (auto r = observer.decisionLook(look); !r) {
@@ -198,6 +211,16 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
                 if (monitor->shouldStop(look, rep->end - rep->start)) {
                     enough = true;
                     stopWorker.request_stop();
+                }
+            }
+        } else if (auto* partial = std::get_if<WorkerPartial>(&message)) {
+            if (watcher != nullptr && started && !observerError && !enough) {
+                watcher->samplesMeasured(partial->repetition, partial->samples);
+                if (watch) {
+                    watch->add(partial->samples);
+                    const auto look = watch->look();
+                    observer.progress(variantReps, total, look.secondsLeft);
+                    watcher->watchLook(look);
                 }
             }
         } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {

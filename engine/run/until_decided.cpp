@@ -6,19 +6,15 @@
 
 namespace nf::engine {
 
-namespace {
-
-SequentialOptions sequentialOptions(const UntilDecided& u)
+SequentialOptions decisionOptions(const UntilDecided& u)
 {
     return {.alpha = u.alpha, .marginPct = u.marginPct, .warmupUnits = 30, .plannedUnits = 0};
 }
 
-}  // namespace
-
 DecisionMonitor::DecisionMonitor(const ExperimentSpec& spec, const RunLayout& layout)
     : m_spec(spec),
       m_layout(layout),
-      m_sequence(sequentialOptions(spec.until.value_or(UntilDecided{}))),
+      m_sequence(decisionOptions(spec.until.value_or(UntilDecided{}))),
       m_switches(layout.quantityIndex("context-switches")),
       m_unit(spec.alternating() ? "chunk pair" : "repetition")
 {

@@ -12,6 +12,9 @@
 
 namespace nf::engine {
 
+// The sequence's options for a run with these until-decided settings.
+SequentialOptions decisionOptions(const UntilDecided& until);
+
 class DecisionMonitor {
 public:
     // `spec.until` set; variant 0 is the baseline, variant 1 the candidate; the primary metric is

@@ -100,7 +100,7 @@ TEST(EventClient, FollowsARealEngineRun)
     EXPECT_EQ(finished.at(0).at(0).toString(), "complete");
     EXPECT_EQ(ended.at(0).at(0).toInt(), 0);
     EXPECT_GT(live.sampleCount(), 0);
-    EXPECT_EQ(live.customPlot()->graphCount(), 2);
+    EXPECT_EQ(live.customPlot()->graphCount(), 2 * 3);  // per variant: its samples, outliers above, below
     EXPECT_TRUE(live.statusText().contains("complete")) << live.statusText().toStdString();
     // The run the stream announced is the one stored.
     auto store = data::openStore(db.toStdString(), data::Database::Mode::ReadOnly);

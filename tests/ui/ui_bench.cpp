@@ -90,10 +90,30 @@ void streamLatency(const QString& engine, const QString& db)
     double first = -1;
     double last = 0;
     int batches = 0;
+    // Stream to pixel: from a batch's arrival (parsed) to the end of the replot that draws it.
+    std::vector<double> pixelMs;
+    double pendingMs = -1;
+    int looks = 0;
+    double firstLook = -1;
+    double lastLook = 0;
     QObject::connect(&client, &EventClient::samplesArrived, [&](const std::vector<nf::ui::LiveSample>&) {
         ++batches;
         last = static_cast<double>(wall.elapsed()) / 1000.0;
         first = first < 0 ? last : first;
+        if (pendingMs < 0) {
+            pendingMs = static_cast<double>(wall.nsecsElapsed()) / 1e6;
+        }
+    });
+    QObject::connect(&client, &EventClient::lookArrived, [&](const nf::ui::LiveLook&) {
+        ++looks;
+        lastLook = static_cast<double>(wall.elapsed()) / 1000.0;
+        firstLook = firstLook < 0 ? lastLook : firstLook;
+    });
+    QObject::connect(live.customPlot(), &QCustomPlot::afterReplot, [&] {
+        if (pendingMs >= 0) {
+            pixelMs.push_back(static_cast<double>(wall.nsecsElapsed()) / 1e6 - pendingMs);
+            pendingMs = -1;
+        }
     });
     wall.start();
     client.start(engine, QStringList{"--db", db} + kRunArgs + QStringList{"--reps", "10"});
@@ -106,6 +126,15 @@ void streamLatency(const QString& engine, const QString& db)
         static_cast<double>(wall.elapsed()) / 1000.0, last - first, live.replotCount());
     std::printf("event-loop lateness while the engine streams: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks\n",
                 probe.percentile(0.5), probe.percentile(0.99), probe.max(), probe.ticks());
+    std::sort(pixelMs.begin(), pixelMs.end());
+    if (!pixelMs.empty()) {
+        std::printf(
+            "stream to pixel (a batch parsed -> its replot done): p50 %.1f ms, p99 %.1f ms, max %.1f ms over %zu "
+            "replots\n",
+            pixelMs[pixelMs.size() / 2], pixelMs[(pixelMs.size() - 1) * 99 / 100], pixelMs.back(), pixelMs.size());
+    }
+    std::printf("looks at the difference: %d, %.1f a second from the first to the last\n", looks,
+                lastLook > firstLook ? (looks - 1) / (lastLook - firstLook) : 0.0);
 }
 
 // The samples lines of a short real run, replayed into the Live panel ten times faster than the
@@ -120,7 +149,7 @@ void replayLatency(const QString& engine, const QString& db)
     for (const auto& line : process.readAllStandardOutput().split('\n')) {
         if (line.contains("\"run_started\"")) {
             header = line + '\n';
-        } else if (line.contains("\"samples\"")) {
+        } else if (line.contains("\"event\":\"samples\"")) {  // not partial_samples: whole repetitions
             batches << line + '\n';
         }
     }

@@ -1,0 +1,99 @@
+// The Live tab against a real short run: `noisefloor run spin` started by the main window, with
+// alternating chunks, must bring the difference view points while it runs (several looks a
+// second), count the time left down, and stop when asked.
+
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
+
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "ui/difference_plot.h"
+#include "ui/event_client.h"
+#include "ui/experiment_editor.h"
+#include "ui/live_panel.h"
+#include "ui/main_window.h"
+
+namespace nf::ui {
+namespace {
+
+using nf::test::TempDir;
+
+class LiveViewTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        test::application();
+        qputenv("NOISEFLOOR_BIN", NF_CLI_PATH);  // this build's engine, not one on PATH
+    }
+    TempDir m_dir;
+    QString m_db = QString::fromStdString(m_dir.file("runs.db"));
+};
+
+TEST_F(LiveViewTest, TheDifferenceFormsWhileARealRunGoesOn)
+{
+    MainWindow window(m_db);
+    ExperimentEditor* editor = window.editor();
+    ASSERT_TRUE(editor->selectWorkload("spin"));
+    editor->setVariants({{"a", "work=100"}, {"b", "work=110"}});
+    editor->setRepetitions(2);
+    editor->setDuration(1.0);  // 2 reps x 2 variants x 1 s: about 4 s of measuring
+    LivePanel* live = window.livePanel();
+    QSignalSpy looks(window.eventClient(), &EventClient::lookArrived);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    ASSERT_TRUE(window.startRun());
+    EXPECT_TRUE(live->stopButton()->isEnabled());
+    EXPECT_TRUE(live->statusText().contains("warms")) << live->statusText().toStdString();
+
+    // Looks arrive inside the first repetition, at least 4 a second.
+    QElapsedTimer clock;
+    ASSERT_TRUE(looks.wait(60000)) << window.eventClient()->stderrText().toStdString() << "\n"
+                                   << live->statusText().toStdString() << "\n"
+                                   << live->logText().toStdString();
+    clock.start();
+    QTRY_VERIFY_WITH_TIMEOUT(looks.count() >= 5, 10000);
+    const double seconds = static_cast<double>(clock.elapsed()) / 1000;
+    EXPECT_LT(seconds, 4 / 4.0 + 0.5) << looks.count() << " looks in " << seconds << " s";
+    EXPECT_FALSE(live->statusText().contains("warm")) << live->statusText().toStdString();
+    EXPECT_TRUE(live->statusText().contains("measuring")) << live->statusText().toStdString();
+    EXPECT_GT(live->sampleCount(), 0);
+
+    ASSERT_TRUE(ended.wait(120000)) << window.eventClient()->stderrText().toStdString();
+    EXPECT_FALSE(live->stopButton()->isEnabled());
+    DifferencePlot* diff = live->differencePlot();
+    EXPECT_GT(diff->pointCount(), 8) << live->verdictText().toStdString();
+    EXPECT_GT(diff->intervalCount(), 8);
+    EXPECT_EQ(live->lookCount(), looks.count());
+    EXPECT_TRUE(live->verdictText().startsWith("Provisional")) << live->verdictText().toStdString();
+    // Samples of the partial events and of the repetitions are not counted twice: chunks of 2 ms
+    // (spin's default), 500 a variant in each 1 s repetition.
+    EXPECT_EQ(live->sampleCount(), 2 * 2 * 500);
+}
+
+TEST_F(LiveViewTest, StopEndsTheRunAsAborted)
+{
+    MainWindow window(m_db);
+    ExperimentEditor* editor = window.editor();
+    ASSERT_TRUE(editor->selectWorkload("spin"));
+    editor->setVariants({{"a", ""}, {"b", "work=200"}});
+    editor->setRepetitions(20);
+    editor->setDuration(1.0);
+    QSignalSpy looks(window.eventClient(), &EventClient::lookArrived);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    QSignalSpy runEnded(window.livePanel(), &LivePanel::runEnded);
+    ASSERT_TRUE(window.startRun());
+    ASSERT_TRUE(looks.wait(60000)) << window.eventClient()->stderrText().toStdString();
+    window.livePanel()->stopButton()->click();
+    ASSERT_TRUE(ended.wait(30000));
+    ASSERT_GE(runEnded.count(), 1);
+    EXPECT_EQ(runEnded.last().at(1).toString(), "aborted");
+}
+
+}  // namespace
+}  // namespace nf::ui
