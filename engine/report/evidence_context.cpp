@@ -1,10 +1,13 @@
 #include "engine/report/evidence_context.h"
+
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "engine/analysis/environment_diff.h"
+#include "engine/model/metric.h"
 
 namespace nf::engine {
 
@@ -32,6 +35,37 @@ std::string machineLine(const RunRecord& run)
                        run.environment.hypervisor ? " (VM)" : "", run.row.host, where);
 }
 
+}  // namespace
+
+std::string liveDesignLine(const RunRecord& run)
+{
+    const auto m = run.environment.section("measurement");
+    if (!m.is_object() || !m.contains("design")) {
+        return "";
+    }
+    std::string line = "design: " + m.value("design", std::string());
+    if (const auto reason = m.value("design_reason", std::string()); !reason.empty()) {
+        line += " (" + reason + ")";
+    }
+    const int guard = run.data.layout.quantityIndex(quantity::kGuardPackets);
+    const int packets = run.data.layout.quantityIndex(quantity::kPackets);
+    if (guard >= 0 && packets >= 0) {
+        double dropped = 0;
+        double counted = 0;
+        for (const auto& s : run.data.samples) {
+            const auto g = s.values[static_cast<std::size_t>(guard)];
+            const auto p = s.values[static_cast<std::size_t>(packets)];
+            dropped += std::isfinite(g) ? g : 0;
+            counted += std::isfinite(p) ? p : 0;
+        }
+        line += fmt::format("; guard intervals at switches: {:.0f} packets in no chunk ({:.2f}% of all received)",
+                            dropped, dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0);
+    }
+    return line;
+}
+
+namespace {
+
 std::string scheduleLine(const RunRecord& run)
 {
     const auto& spec = run.spec;
@@ -47,9 +81,10 @@ std::string scheduleLine(const RunRecord& run)
     const std::string reps = static_cast<int>(stored.size()) < spec.repetitions
                                  ? fmt::format("{} of {}", stored.size(), spec.repetitions)
                                  : std::to_string(spec.repetitions);
-    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), reps, spec.duration,
+    const auto design = liveDesignLine(run);
+    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}{}", spec.variants.size(), reps, spec.duration,
                        spec.alternating() ? fmt::format("{:g} ms chunks", *spec.chunk * 1e3) : std::string("no chunks"),
-                       toString(spec.order));
+                       toString(spec.order), design.empty() ? "" : "; " + design);
 }
 
 void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std::vector<std::string>& out)
