@@ -34,11 +34,11 @@ one() {  # label, run arguments...
 import json, sys
 label, wall = sys.argv[1], float(sys.argv[2])
 for c in json.load(sys.stdin)["comparisons"]:
-    if c["metric"] == "pps":
+    if c["metric"] == "pps" and c["mde_pct"] is not None:
         print("%-22s wall %5.1f s  %-11s n=%-4d delta %+6.2f%% [%+6.2f, %+6.2f]  mde %5.2f%%  p %.3g  %s" % (
             label, wall, c["design"], c["n"], c["delta_pct"], c["ci_low_pct"], c["ci_high_pct"], c["mde_pct"],
             c["p"], c["verdict"]))' "$label" "$(echo "$t1 - $t0" | bc)"
-  "$nf" --db "$db" show last | grep -o 'guard intervals.*' || true
+  "$nf" --db "$db" show last | grep -o 'live design.*' || true
 }
 
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg); reps $reps x duration $duration s per variant"

@@ -253,9 +253,8 @@ std::vector<ParamSet> checkParams(const ExperimentSpec& point, const WorkloadDes
 void checkLiveChunk(bool chunkGiven, const WorkloadDescriptor& w, const std::vector<ParamSet>& variants,
                     ExperimentSpec& point, Checker& check)
 {
-    const std::string blocker = w.defaultChunk > 0 && w.chunkBlocker
-                                    ? w.chunkBlocker(variants)
-                                    : w.name + " runs one variant at a time (its variants cannot run side by side)";
+    const std::string blocker =
+        w.defaultChunk > 0 && w.chunkBlocker ? w.chunkBlocker(variants) : w.name + " runs one variant at a time";
     const double chunk = point.chunk.value_or(0);
     if (!chunkGiven) {
         point.chunk = blocker.empty() ? w.defaultChunk : 0.0;

@@ -15,7 +15,7 @@ std::string udpRxChunkBlocker(const std::vector<ParamSet>& variants)
     }
     for (const auto& v : variants) {
         if (v.integer("busy_poll") > 0) {
-            return "busy_poll polls the receiving device's NAPI context, which sockets side by side would share";
+            return "busy_poll polls the device's NAPI, shared side by side";
         }
     }
     for (const auto& [name, value] : variants.front().all()) {
@@ -24,12 +24,8 @@ std::string udpRxChunkBlocker(const std::vector<ParamSet>& variants)
         }
         for (const auto& v : variants) {
             if (v.text(name) != value) {
-                return name == "gro" ? std::string(
-                                           "gro is a setting of the one receiving device (and its NAPI), which "
-                                           "variants side by side would share")
-                                     : name +
-                                           " differs, and variants side by side share one testbed, generator "
-                                           "and receiving CPU (only batch and rcvbuf may differ)";
+                return name == "gro" ? std::string("gro is a setting of the receiving device, shared side by side")
+                                     : name + " differs (side by side only batch and rcvbuf may)";
             }
         }
     }

@@ -43,9 +43,10 @@ std::string liveDesignLine(const RunRecord& run)
     if (!m.is_object() || !m.contains("design")) {
         return "";
     }
-    std::string line = "design: " + m.value("design", std::string());
+    const bool chunks = run.spec.alternating();
+    std::string line = chunks ? "live design: side by side in chunks" : "live design: repetitions";
     if (const auto reason = m.value("design_reason", std::string()); !reason.empty()) {
-        line += " (" + reason + ")";
+        line += ": " + reason;
     }
     const int guard = run.data.layout.quantityIndex(quantity::kGuardPackets);
     const int packets = run.data.layout.quantityIndex(quantity::kPackets);
@@ -58,8 +59,8 @@ std::string liveDesignLine(const RunRecord& run)
             dropped += std::isfinite(g) ? g : 0;
             counted += std::isfinite(p) ? p : 0;
         }
-        line += fmt::format("; guard intervals at switches: {:.0f} packets in no chunk ({:.2f}% of all received)",
-                            dropped, dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0);
+        line += fmt::format("; {:.2f}% of packets at switches in no chunk ({:.0f})",
+                            dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0, dropped);
     }
     return line;
 }
@@ -81,10 +82,9 @@ std::string scheduleLine(const RunRecord& run)
     const std::string reps = static_cast<int>(stored.size()) < spec.repetitions
                                  ? fmt::format("{} of {}", stored.size(), spec.repetitions)
                                  : std::to_string(spec.repetitions);
-    const auto design = liveDesignLine(run);
-    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}{}", spec.variants.size(), reps, spec.duration,
+    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), reps, spec.duration,
                        spec.alternating() ? fmt::format("{:g} ms chunks", *spec.chunk * 1e3) : std::string("no chunks"),
-                       toString(spec.order), design.empty() ? "" : "; " + design);
+                       toString(spec.order));
 }
 
 void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std::vector<std::string>& out)
@@ -190,6 +190,9 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     EvidenceContext ctx;
     ctx.title = fmt::format("noisefloor: {} ({}, {})", runName(run), run.row.workload, toString(run.row.status));
     ctx.header = {"$ " + runCommandLine(run), machineLine(run), scheduleLine(run)};
+    if (auto design = liveDesignLine(run); !design.empty()) {
+        ctx.header.push_back(std::move(design));
+    }
     if (input.alternating) {
         ctx.designNote =
             "paired design: each pair is two adjacent chunks of one repetition (A B, B A, ...); the verdict rests on "

@@ -424,10 +424,10 @@ std::string LiveWorker::designReason() const
         return "";
     }
     if (!m_p.workload->chunkBlocker) {
-        return m_p.workload->name + " runs one variant at a time (its variants cannot run side by side)";
+        return m_p.workload->name + " runs one variant at a time";
     }
     const auto blocker = m_p.workload->chunkBlocker(m_p.params);
-    return blocker.empty() ? std::string("chunks turned off (chunk 0)") : blocker;
+    return blocker.empty() ? std::string("chunk 0") : blocker;
 }
 
 nlohmann::json LiveWorker::measurementJson() const
