@@ -248,6 +248,29 @@ std::vector<ParamSet> checkParams(const ExperimentSpec& point, const WorkloadDes
     return sets;
 }
 
+// A live workload alternates in chunks only when its variants can run side by side: by default
+// when they can (repetitions when not), and a chunk asked for when they cannot is refused.
+void checkLiveChunk(bool chunkGiven, const WorkloadDescriptor& w, const std::vector<ParamSet>& variants,
+                    ExperimentSpec& point, Checker& check)
+{
+    const std::string blocker =
+        w.defaultChunk > 0 && w.chunkBlocker ? w.chunkBlocker(variants) : w.name + " runs one variant at a time";
+    const double chunk = point.chunk.value_or(0);
+    if (!chunkGiven) {
+        point.chunk = blocker.empty() ? w.defaultChunk : 0.0;
+        return;
+    }
+    if (!(chunk > 0)) {
+        return;
+    }
+    if (!blocker.empty()) {
+        check.add(SpecField::Chunk, number(chunk), "cannot alternate these variants in chunks: " + blocker);
+    } else if (chunk < kMinLiveChunk) {
+        check.add(SpecField::Chunk, number(chunk),
+                  "a live chunk must be at least " + number(kMinLiveChunk) + " s (or 0 for repetitions)");
+    }
+}
+
 }  // namespace
 
 std::string_view toString(SpecField field)
@@ -325,8 +348,11 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     std::set<std::string> reported;
     std::vector<std::vector<ParamSet>> params;
     params.reserve(points.size());
-    for (const auto& point : points) {
+    for (auto& point : points) {
         params.push_back(checkParams(point, *w, ctx, check, reported));
+        if (w->kind == WorkloadKind::Live && params.back().size() == point.variants.size()) {
+            checkLiveChunk(input.chunk.has_value(), *w, params.back(), point, check);
+        }
     }
     if (result.ok()) {
         result.experiment = {w, std::move(points), std::move(params)};

@@ -19,6 +19,9 @@ namespace nf::engine {
 
 // The most samples one repetition may hold (it is stored, and so held, whole).
 inline constexpr std::size_t kMaxSamplesPerRepetition = 1'000'000;
+// The shortest chunk of a live workload side by side: each is preceded by a guard of a millisecond
+// or more while the previous variant's socket drains.
+inline constexpr double kMinLiveChunk = 0.005;
 
 // What a problem is about. Each front end names a field its own way (the CLI by its option,
 // "--reps"; the GUI by its form label), so problems carry the field, not the name.

@@ -3,6 +3,37 @@
 
 namespace nf::engine::catalog {
 
+namespace {
+
+// Variants side by side share one testbed, one generator and the receiving CPU; only the settings
+// of each variant's own socket and receive call may differ. Busy polling spins on the device's NAPI
+// context, which every socket side by side would share, so chunks could not separate the variants.
+std::string udpRxChunkBlocker(const std::vector<ParamSet>& variants)
+{
+    if (variants.size() < 2) {
+        return "one variant";
+    }
+    for (const auto& v : variants) {
+        if (v.integer("busy_poll") > 0) {
+            return "busy_poll polls the device's NAPI, shared side by side";
+        }
+    }
+    for (const auto& [name, value] : variants.front().all()) {
+        if (name == "batch" || name == "rcvbuf") {
+            continue;
+        }
+        for (const auto& v : variants) {
+            if (v.text(name) != value) {
+                return name == "gro" ? std::string("gro is a setting of the receiving device, shared side by side")
+                                     : name + " differs (side by side only batch and rcvbuf may)";
+            }
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
 WorkloadDescriptor udpRx()
 {
     WorkloadDescriptor info;
@@ -14,11 +45,17 @@ WorkloadDescriptor udpRx()
         "pinned to rx_cpu reading them with recvmmsg (`batch` buffers; recvmsg when batch=1). Samples every "
         "interval: packets, bytes and socket drops received, packets the generator sent, counters on the "
         "receiver thread (rx_*) and system-wide on counter_cpus (cpu_*; the softirq CPU is where the kernel's "
-        "receive work runs). Variants compare receiver settings: batch, busy_poll, gro, rx_cpu. Needs "
+        "receive work runs). Variants compare receiver settings: batch, busy_poll, gro, rx_cpu. Variants that differ "
+        "only in batch and rcvbuf run side by side (a socket per variant on its own port, on one testbed, the "
+        "receivers on one CPU) and the generator's traffic alternates between them in chunks (--chunk, default 50 ms); "
+        "others run in interleaved repetitions. Needs "
         "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces.";
     info.primaryMetric = "pps";
-    info.defaultChunk = 0;
+    // Chunks of 50 ms, each after a guard that lets the previous variant's socket drain:
+    // docs/benchmarks.md (bench/live_chunk.sh) measures the choice.
+    info.defaultChunk = 0.05;
     info.kind = WorkloadKind::Live;
+    info.chunkBlocker = udpRxChunkBlocker;
     info.params = {
         {.name = "path",
          .type = ParamType::Choice,

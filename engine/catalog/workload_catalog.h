@@ -45,6 +45,9 @@ struct WorkloadDescriptor {
     // that must agree with each other. Errors name the parameter and value ("tx_cpu=7: ...") and no
     // command-line option. Unset: none beyond each parameter's range.
     std::function<Result<void>(const ParamSet&, const CheckContext&)> check;
+    // A live workload whose variants can run side by side, alternated in chunks (defaultChunk > 0):
+    // why these variants cannot ("" when they can). Unset: a live workload runs one variant at a time.
+    std::function<std::string(const std::vector<ParamSet>&)> chunkBlocker;
 
     const ParamSpec* param(std::string_view paramName) const;
 };

@@ -20,6 +20,10 @@ inline constexpr const char* kPackets = "packets";
 inline constexpr const char* kBytes = "bytes";
 inline constexpr const char* kDrops = "drops";
 inline constexpr const char* kGenPackets = "gen_packets";
+// Live chunks side by side: what every variant received in the guard before the chunk (not in
+// any chunk), and the guard's length.
+inline constexpr const char* kGuardPackets = "guard_packets";
+inline constexpr const char* kGuardNs = "guard_ns";
 // xdp-rx: the AF_XDP socket's XDP_STATISTICS, the application's own statistics, and frames l2fwd
 // sent back (completed on its TX ring, and arrived back on the sending end).
 inline constexpr const char* kXskRxDropped = "xsk_rx_dropped";

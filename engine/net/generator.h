@@ -29,6 +29,13 @@ public:
     virtual std::string describe() const = 0;
     // "" when its thread was pinned to its CPU, else why not (it then ran unpinned).
     virtual std::string warning() const = 0;
+    // Sends to `port` from now on, without stopping (variants side by side on their own ports);
+    // frames already handed to the kernel still go to the previous one. False: it cannot.
+    virtual bool setPort(std::uint16_t port)
+    {
+        (void)port;
+        return false;
+    }
 };
 
 // `sendmmsg`: a connected UDP socket in the sending namespace, `batch` datagrams per call.

@@ -16,8 +16,12 @@ namespace {
 
 class SendmmsgGenerator : public Generator {
 public:
-    SendmmsgGenerator(Fd sock, const GeneratorOptions& options)
-        : m_sock(std::move(sock)), m_options(options), m_payload(static_cast<std::size_t>(options.payload), 0x5a)
+    SendmmsgGenerator(Fd sock, const GeneratorOptions& options, sockaddr_in dst)
+        : m_sock(std::move(sock)),
+          m_options(options),
+          m_payload(static_cast<std::size_t>(options.payload), 0x5a),
+          m_dst(dst),
+          m_port(options.port)
     {
         m_iov = {m_payload.data(), m_payload.size()};
         m_msgs.resize(static_cast<std::size_t>(options.batch));
@@ -48,6 +52,13 @@ public:
 
     std::uint64_t sent() const override { return m_sent.load(std::memory_order_relaxed); }
 
+    // The sending thread connects its socket to the new port before its next call.
+    bool setPort(std::uint16_t port) override
+    {
+        m_port.store(port, std::memory_order_release);
+        return true;
+    }
+
     std::string describe() const override
     {
         return "sendmmsg, batch " + std::to_string(m_options.batch) + ", " + std::to_string(m_options.payload) +
@@ -60,8 +71,15 @@ private:
     {
         std::uint64_t sent = m_sent.load(std::memory_order_relaxed);
         const Pacer pacer(m_options.rate, sent);
+        std::uint16_t connected = m_options.port;
         while (!stop.stop_requested()) {
             pacer.wait(sent, [&] { return stop.stop_requested(); });
+            if (const auto port = m_port.load(std::memory_order_acquire); port != connected) {
+                m_dst.sin_port = htons(port);
+                if (::connect(m_sock.get(), reinterpret_cast<const sockaddr*>(&m_dst), sizeof m_dst) == 0) {  // NOLINT
+                    connected = port;
+                }
+            }
             const int n = ::sendmmsg(m_sock.get(), m_msgs.data(), static_cast<unsigned>(m_msgs.size()), 0);
             if (n > 0) {
                 sent += static_cast<std::uint64_t>(n);
@@ -75,6 +93,8 @@ private:
     std::vector<char> m_payload;
     iovec m_iov{};
     std::vector<mmsghdr> m_msgs;
+    sockaddr_in m_dst;
+    std::atomic<std::uint16_t> m_port;
     std::atomic<std::uint64_t> m_sent{0};
     PinnedThread m_thread;
 };
@@ -98,7 +118,7 @@ Result<std::unique_ptr<Generator>> makeSendmmsgGenerator(const Testbed& bed, con
     if (::connect(sock.get(), reinterpret_cast<const sockaddr*>(&dst), sizeof dst) != 0) {  // NOLINT
         return Error::fromErrno("cannot connect the generator's socket");
     }
-    return std::unique_ptr<Generator>(std::make_unique<SendmmsgGenerator>(std::move(sock), options));
+    return std::unique_ptr<Generator>(std::make_unique<SendmmsgGenerator>(std::move(sock), options, dst));
 }
 
 }  // namespace nf::engine::net

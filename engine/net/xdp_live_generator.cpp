@@ -171,6 +171,13 @@ public:
 
     std::string warning() const override { return m_thread.warning(); }
 
+    // The program reads its port from its .bss at every frame: the call in flight switches at once.
+    bool setPort(std::uint16_t port) override
+    {
+        __atomic_store_n(&m_skel->bss->nf_dest_port, htons(port), __ATOMIC_RELEASE);
+        return true;
+    }
+
     // What the XDP program sent, summed over the CPUs it ran on.
     // Called by the sampling thread at interval boundaries and by the generator thread between
     // calls, each with its own buffer.

@@ -1,10 +1,13 @@
 #include "engine/report/evidence_context.h"
+
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "engine/analysis/environment_diff.h"
+#include "engine/model/metric.h"
 
 namespace nf::engine {
 
@@ -31,6 +34,38 @@ std::string machineLine(const RunRecord& run)
     return fmt::format("kernel {}, {}{}, host {}, {}", run.row.kernel, run.row.cpuModel,
                        run.environment.hypervisor ? " (VM)" : "", run.row.host, where);
 }
+
+}  // namespace
+
+std::string liveDesignLine(const RunRecord& run)
+{
+    const auto m = run.environment.section("measurement");
+    if (!m.is_object() || !m.contains("design")) {
+        return "";
+    }
+    const bool chunks = run.spec.alternating();
+    std::string line = chunks ? "live design: side by side in chunks" : "live design: repetitions";
+    if (const auto reason = m.value("design_reason", std::string()); !reason.empty()) {
+        line += ": " + reason;
+    }
+    const int guard = run.data.layout.quantityIndex(quantity::kGuardPackets);
+    const int packets = run.data.layout.quantityIndex(quantity::kPackets);
+    if (guard >= 0 && packets >= 0) {
+        double dropped = 0;
+        double counted = 0;
+        for (const auto& s : run.data.samples) {
+            const auto g = s.values[static_cast<std::size_t>(guard)];
+            const auto p = s.values[static_cast<std::size_t>(packets)];
+            dropped += std::isfinite(g) ? g : 0;
+            counted += std::isfinite(p) ? p : 0;
+        }
+        line += fmt::format("; {:.2f}% of packets at switches in no chunk ({:.0f})",
+                            dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0, dropped);
+    }
+    return line;
+}
+
+namespace {
 
 std::string scheduleLine(const RunRecord& run)
 {
@@ -155,6 +190,9 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     EvidenceContext ctx;
     ctx.title = fmt::format("noisefloor: {} ({}, {})", runName(run), run.row.workload, toString(run.row.status));
     ctx.header = {"$ " + runCommandLine(run), machineLine(run), scheduleLine(run)};
+    if (auto design = liveDesignLine(run); !design.empty()) {
+        ctx.header.push_back(std::move(design));
+    }
     if (input.alternating) {
         ctx.designNote =
             "paired design: each pair is two adjacent chunks of one repetition (A B, B A, ...); the verdict rests on "

@@ -13,6 +13,10 @@ namespace nf::engine {
 // The command that made the run, as typed (or rebuilt from the spec for runs that lack it).
 std::string runCommandLine(const RunRecord& run);
 
+// A live run's design: "live design: side by side in chunks; 0.52% of packets at switches in no
+// chunk (N)" or "live design: repetitions: <why>"; "" for other runs.
+std::string liveDesignLine(const RunRecord& run);
+
 // One run's variants against each other.
 EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input);
 

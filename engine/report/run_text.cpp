@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/report/evidence_context.h"
 #include "engine/report/run_summary.h"
 
 namespace nf::engine {
@@ -37,6 +38,9 @@ void printSchedule(const RunRecord& run, std::ostream& out)
     const std::string where = env.live() ? std::string("live session (threads and CPUs in each variant's facts)")
                                          : fmt::format("worker CPU {}", env.workerCpu);
     out << fmt::format("  {}, seed {}\n", where, spec.seed ? std::to_string(*spec.seed) : std::string("null"));
+    if (const auto design = liveDesignLine(run); !design.empty()) {
+        out << "  " << design << '\n';
+    }
 }
 
 void printCounters(const RunEnvironment& env, std::ostream& out)

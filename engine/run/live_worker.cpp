@@ -4,12 +4,14 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "engine/model/metric.h"
@@ -64,6 +66,9 @@ private:
     Sample sampleBetween(const Reading& a, const Reading& b) const;
     bool waitUntil(std::uint64_t tsc);  // false when stopped
     Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep);
+    Result<bool> measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng, RepetitionResult& rep);
+    std::optional<double> packetsNow();
+    std::string designReason() const;
     void reportWarnings(std::size_t variant);
     nlohmann::json measurementJson() const;
 
@@ -72,7 +77,9 @@ private:
     std::stop_token m_stop;
     Channel<WorkerMessage>& m_out;
     std::optional<probes::TscClock> m_tsc;
-    std::vector<std::unique_ptr<LiveSession>> m_sessions;
+    std::unique_ptr<LiveGroup> m_group;                 // alternating: every variant side by side
+    std::vector<std::unique_ptr<LiveSession>> m_owned;  // not alternating: a session per variant
+    std::vector<LiveSession*> m_sessions;               // per variant: its session or its view of m_group
     std::size_t m_sessionQuantities = 0;
     RunLayout m_layout;
     nlohmann::json m_countersJson;
@@ -128,13 +135,27 @@ Result<void> LiveWorker::setUp()
         m_simulated->tscHz = m_tsc->hz();
         m_simulated->operations = &m_operations;
     }
-    for (std::size_t v = 0; v < m_p.params.size(); ++v) {
+    if (m_spec.alternating()) {
+        if (!m_p.implementation->makeLiveGroup) {
+            return Error{m_p.workload->name + " cannot run its variants side by side"};
+        }
+        auto group = m_p.implementation->makeLiveGroup(m_p.params);
+        if (!group) {
+            return group.error();
+        }
+        m_group = std::move(*group);
+        for (std::size_t v = 0; v < m_group->size(); ++v) {
+            m_sessions.push_back(&m_group->variant(v));
+        }
+    }
+    for (std::size_t v = 0; v < m_p.params.size() && !m_group; ++v) {
         auto session = m_p.implementation->makeLive(m_p.params[v]);
         if (!session) {
             return Error{(m_p.params.size() > 1 ? "variant " + m_spec.variants[v].name + ": " : "") +
                          session.error().message};
         }
-        m_sessions.push_back(std::move(*session));
+        m_owned.push_back(std::move(*session));
+        m_sessions.push_back(m_owned.back().get());
     }
     const auto quantities = m_sessions.front()->quantities();
     m_sessionQuantities = quantities.size();
@@ -168,6 +189,10 @@ Result<void> LiveWorker::setUp()
         for (const char* what : {"softnet_processed", "softnet_dropped", "softnet_squeezed"}) {
             m_layout.quantities.push_back(prefix + what);
         }
+    }
+    if (m_group) {
+        m_layout.quantities.emplace_back(quantity::kGuardPackets);
+        m_layout.quantities.emplace_back(quantity::kGuardNs);
     }
     m_layout.metrics = liveMetrics(m_layout.quantities);
     std::stable_partition(m_layout.metrics.begin(), m_layout.metrics.end(),
@@ -286,6 +311,125 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
     return true;
 }
 
+// The packets every variant has received so far, summed (the guard's count is its difference).
+std::optional<double> LiveWorker::packetsNow()
+{
+    double total = 0;
+    for (auto* session : m_sessions) {
+        auto values = session->sample();
+        if (!values || m_packets < 0 || static_cast<std::size_t>(m_packets) >= values->size()) {
+            return std::nullopt;
+        }
+        total += (*values)[static_cast<std::size_t>(m_packets)];
+    }
+    return total;
+}
+
+// Waits for the guard before a chunk of `variant`: at least kMinGuard, and after a switch until
+// the variant offered before has nothing left to receive (at most kMaxGuard). False when stopped.
+bool waitGuard(LiveGroup& group, std::size_t previous, std::size_t variant, const probes::TscClock& tsc,
+               const std::stop_token& stop)
+{
+    constexpr double kMinGuard = 0.001;
+    constexpr double kMaxGuard = 0.02;
+    const auto t0 = probes::readTsc();
+    const auto minEnd = t0 + static_cast<std::uint64_t>(kMinGuard * tsc.hz());
+    const auto maxEnd = t0 + static_cast<std::uint64_t>(kMaxGuard * tsc.hz());
+    for (;;) {
+        if (stop.stop_requested()) {
+            return false;
+        }
+        const auto now = probes::readTsc();
+        if (now >= maxEnd || (now >= minEnd && (previous == variant || !group.pending(previous)))) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+}
+
+// One repetition with every variant side by side: warm up offering to each in turn, then the
+// chunks of the plan (A B B A ...). Before each chunk the traffic switches to its variant and a
+// guard interval passes (its packets, every variant's, are counted in guard_packets and in no
+// chunk); the chunk is counted from both sides' counters at its two boundaries.
+Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng,
+                                       RepetitionResult& rep)
+{
+    auto& group = *m_group;
+    if (auto r = group.start(); !r) {
+        return r.error();
+    }
+    Running running(*m_sessions.front());  // a view's stop() stops the group
+    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
+        reportWarnings(v);
+    }
+    std::deque<SessionCounters> counters;
+    for (auto* session : m_sessions) {
+        counters.emplace_back(m_p.counters, *session, m_simulated ? &*m_simulated : nullptr);
+    }
+    const auto chunkTicks = static_cast<std::uint64_t>(*m_spec.chunk * m_tsc->hz());
+    const auto warmEnd = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz());
+    std::size_t offered = 0;
+    for (std::size_t i = 0; probes::readTsc() < warmEnd; ++i) {
+        offered = i % group.size();
+        group.offer(offered);
+        if (!waitUntil(std::min(probes::readTsc() + chunkTicks, warmEnd))) {
+            return false;
+        }
+    }
+    const int guardPackets = m_layout.quantityIndex(quantity::kGuardPackets);
+    const int guardNs = m_layout.quantityIndex(quantity::kGuardNs);
+    std::vector<int> counts(m_sessions.size(), 0);
+    SlicePlan slices(unit, rounds, 0, m_spec.order, rng);
+    while (auto slice = slices.next()) {
+        const auto v = static_cast<std::size_t>(slice->variant);
+        const auto before = packetsNow();
+        const auto guardStart = probes::readTsc();
+        group.offer(v);
+        if (!waitGuard(group, offered, v, *m_tsc, m_stop)) {
+            return false;
+        }
+        offered = v;
+        const auto after = packetsNow();
+        auto start = read(v, counters[v]);
+        if (!start) {
+            return start.error();
+        }
+        counters[v].advance();
+        if (!waitUntil(start->tsc + chunkTicks)) {
+            return false;
+        }
+        auto end = read(v, counters[v]);
+        if (!end) {
+            return end.error();
+        }
+        Sample s = sampleBetween(*start, *end);
+        counters[v].write(s.values, m_layout);
+        if (guardPackets >= 0 && guardNs >= 0) {
+            s.values[static_cast<std::size_t>(guardPackets)] = before && after ? *after - *before : std::nan("");
+            s.values[static_cast<std::size_t>(guardNs)] = m_tsc->toNanoseconds(start->tsc - guardStart);
+        }
+        s.variant = slice->variant;
+        s.repetition = unit.repetition;
+        s.pair = slice->pair;
+        s.index = counts[v]++;
+        rep.samples.push_back(std::move(s));
+    }
+    return true;
+}
+
+// Why the variants run in repetitions, or "" when they alternate in chunks side by side.
+std::string LiveWorker::designReason() const
+{
+    if (m_spec.alternating()) {
+        return "";
+    }
+    if (!m_p.workload->chunkBlocker) {
+        return m_p.workload->name + " runs one variant at a time";
+    }
+    const auto blocker = m_p.workload->chunkBlocker(m_p.params);
+    return blocker.empty() ? std::string("chunk 0") : blocker;
+}
+
 nlohmann::json LiveWorker::measurementJson() const
 {
     nlohmann::json facts = nlohmann::json::object();
@@ -300,7 +444,9 @@ nlohmann::json LiveWorker::measurementJson() const
             {"variant_facts", facts},
             {"interval_seconds", m_spec.interval},
             {"warmup_seconds_per_start", m_spec.warmup},
-            {"alternating", false},
+            {"alternating", m_spec.alternating()},
+            {"design", m_spec.alternating() ? "paired chunks, variants side by side" : "interleaved repetitions"},
+            {"design_reason", designReason()},
             {"counters_note", "rx_* count on the receiver thread, cpu_* system-wide summed over counter_cpus"}};
 }
 
@@ -323,7 +469,15 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
     std::mt19937_64 rng(*m_spec.seed);
     const int perVariant = std::max(1, static_cast<int>(std::lround(m_spec.duration / m_spec.interval)));
     m_t0 = probes::readTsc();
+    const int rounds = m_group ? std::max(1, static_cast<int>(std::lround(m_spec.duration / *m_spec.chunk))) : 0;
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+        if (m_group) {
+            auto done = measureChunks(unit, rounds, rng, rep);
+            if (!done) {
+                return done.error();
+            }
+            return *done ? UnitEnd::Done : UnitEnd::Stopped;
+        }
         for (int variant : unit.variants) {
             auto done = measure(unit, variant, perVariant, rep);
             if (!done) {

@@ -61,6 +61,24 @@ public:
     virtual std::vector<std::string> warnings() const { return {}; }
 };
 
+// Every variant of a live workload set up side by side (one testbed, one generator, a receiver per
+// variant) for runs that alternate the variants in chunks. variant(v) is variant v's view: its
+// sample() gives that variant's counters only (gen_packets: the shared generator's), its
+// counterThread() that variant's receiver; its start() and stop() start and stop the whole group.
+class LiveGroup {
+public:
+    virtual ~LiveGroup() = default;
+    virtual LiveSession& variant(std::size_t v) = 0;
+    virtual std::size_t size() const = 0;
+    virtual Result<void> start() = 0;  // every receiver, then the generator offering to variant 0
+    virtual void stop() = 0;
+    // Offers the generator's traffic to variant v from now on; frames in flight still reach the
+    // variant offered before.
+    virtual void offer(std::size_t v) = 0;
+    // Whether anything waits to be received by variant v (in its socket or its device queue).
+    virtual bool pending(std::size_t v) const = 0;
+};
+
 // The non-empty ones of `lines`.
 std::vector<std::string> nonEmpty(std::vector<std::string> lines);
 
@@ -71,6 +89,9 @@ struct WorkloadImplementation {
     std::string name{};  // the catalogue entry it implements
     std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make{};
     std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive{};
+    // Optional, with makeLive: every variant side by side, for runs in chunks (the catalogue's
+    // chunkBlocker says when variants cannot be).
+    std::function<Result<std::unique_ptr<LiveGroup>>(const std::vector<ParamSet>&)> makeLiveGroup{};
 };
 using WorkloadImplementations = std::vector<WorkloadImplementation>;
 

@@ -17,7 +17,7 @@ const WorkloadImplementations& implementations()
         {.name = "indirect-call", .make = makeIndirectCall},
         {.name = "page-pool", .make = makePagePool},
         {.name = "page-frag", .make = makePageFrag},
-        {.name = "udp-rx", .makeLive = makeUdpRx},
+        {.name = "udp-rx", .makeLive = makeUdpRx, .makeLiveGroup = makeUdpRxGroup},
         {.name = "xdp-rx", .makeLive = makeXdpRx},
         {.name = "iface-rx", .makeLive = makeIfaceRx},
     };

@@ -1,17 +1,8 @@
 #include "engine/workloads/udp_rx.h"
 
-#include <linux/sock_diag.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <atomic>
 #include <chrono>
-#include <thread>
-#include <vector>
 
 #include "engine/catalog/traffic_params.h"
 #include "engine/model/metric.h"
@@ -20,31 +11,12 @@
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
 #include "engine/run/pinned_thread.h"
+#include "engine/workloads/udp_rx_receiver.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
-namespace {
-
-using net::Fd;
-
-constexpr std::uint16_t kPort = 5001;
-
-struct Config {
-    net::TestbedPath path = net::TestbedPath::Veth;
-    std::string generator;
-    int txCpu = 0;
-    int rxCpu = 1;
-    bool shareCpu = false;
-    std::vector<int> counterCpus;
-    int payload = 64;
-    int txBatch = 64;
-    double rate = 0;
-    int batch = 64;
-    int busyPoll = 0;
-    bool gro = true;
-    int rcvbuf = 0;
-};
+namespace udp_rx {
 
 Result<Config> readConfig(const ParamSet& p)
 {
@@ -69,13 +41,17 @@ Result<Config> readConfig(const ParamSet& p)
     return c;
 }
 
+namespace {
+
 int setInt(int fd, int level, int name, int value)
 {
     return ::setsockopt(fd, level, name, &value, sizeof value);
 }
 
+}  // namespace
+
 // The receiving socket, in the receiving namespace, bound to the testbed's receive address.
-Result<Fd> openReceiver(const net::Testbed& bed, const Config& c)
+Result<Fd> openReceiver(const net::Testbed& bed, const Config& c, std::uint16_t port)
 {
     auto guard = net::NetnsGuard::enter(bed.rx().nsFd);
     if (!guard) {
@@ -102,7 +78,7 @@ Result<Fd> openReceiver(const net::Testbed& bed, const Config& c)
     }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
-    addr.sin_port = htons(kPort);
+    addr.sin_port = htons(port);
     addr.sin_addr = bed.rx().addr;
     if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {  // NOLINT
         return Error::fromErrno("cannot bind the receiving socket");
@@ -110,105 +86,11 @@ Result<Fd> openReceiver(const net::Testbed& bed, const Config& c)
     return sock;
 }
 
-// The receiver: recvmmsg with `batch` buffers (recvmsg when batch is 1) on a thread pinned to rx_cpu.
-class Receiver {
-public:
-    Receiver(Fd sock, int cpu, int batch)
-        : m_sock(std::move(sock)), m_cpu(cpu), m_buffers(static_cast<std::size_t>(batch))
-    {
-        m_iovs.resize(m_buffers.size());
-        m_msgs.resize(m_buffers.size());
-        for (std::size_t i = 0; i < m_buffers.size(); ++i) {
-            m_iovs[i] = {m_buffers[i].data(), m_buffers[i].size()};
-            m_msgs[i].msg_hdr.msg_iov = &m_iovs[i];
-            m_msgs[i].msg_hdr.msg_iovlen = 1;
-        }
-    }
-    ~Receiver() { stop(); }
-    Receiver(const Receiver&) = delete;
-    Receiver& operator=(const Receiver&) = delete;
+}  // namespace udp_rx
 
-    pid_t start()
-    {
-        drain();
-        m_stopping.store(false);
-        m_tid.store(0);
-        m_thread = PinnedThread::start("receiver thread", m_cpu, [this](const std::stop_token&) { loop(); });
-        while (m_tid.load() == 0) {
-            std::this_thread::yield();
-        }
-        return m_tid.load();
-    }
+namespace {
 
-    void stop()
-    {
-        if (m_thread.joinable()) {
-            m_stopping.store(true);
-            m_thread.join();
-        }
-    }
-
-    const std::string& warning() const { return m_thread.warning(); }
-
-    std::uint64_t packets() const { return m_packets.load(std::memory_order_relaxed); }
-    std::uint64_t bytes() const { return m_bytes.load(std::memory_order_relaxed); }
-
-    // Packets the socket dropped (full receive buffer), cumulative: SK_MEMINFO_DROPS.
-    std::uint64_t drops() const
-    {
-        std::uint32_t info[SK_MEMINFO_VARS] = {};
-        socklen_t len = sizeof info;
-        if (::getsockopt(m_sock.get(), SOL_SOCKET, SO_MEMINFO, info, &len) != 0) {
-            return 0;
-        }
-        return info[SK_MEMINFO_DROPS];
-    }
-
-private:
-    // Discards what queued while stopped, so a repetition starts with an empty socket.
-    void drain()
-    {
-        while (::recvmmsg(m_sock.get(), m_msgs.data(), static_cast<unsigned>(m_msgs.size()), MSG_DONTWAIT, nullptr) >
-               0) {
-        }
-    }
-
-    void loop()
-    {
-        m_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
-        std::uint64_t packets = m_packets.load(std::memory_order_relaxed);
-        std::uint64_t bytes = m_bytes.load(std::memory_order_relaxed);
-        const auto vlen = static_cast<unsigned>(m_msgs.size());
-        while (!m_stopping.load(std::memory_order_relaxed)) {
-            if (vlen == 1) {
-                const ssize_t n = ::recvmsg(m_sock.get(), &m_msgs[0].msg_hdr, 0);
-                if (n >= 0) {
-                    ++packets;
-                    bytes += static_cast<std::uint64_t>(n);
-                }
-            } else {
-                const int n = ::recvmmsg(m_sock.get(), m_msgs.data(), vlen, MSG_WAITFORONE, nullptr);
-                for (int i = 0; i < n; ++i) {
-                    bytes += m_msgs[static_cast<std::size_t>(i)].msg_len;
-                }
-                packets += static_cast<std::uint64_t>(std::max(n, 0));
-            }
-            m_packets.store(packets, std::memory_order_relaxed);
-            m_bytes.store(bytes, std::memory_order_relaxed);
-        }
-    }
-
-    Fd m_sock;
-    int m_cpu;
-    std::vector<std::array<char, 2048>> m_buffers;
-    std::vector<iovec> m_iovs;
-    std::vector<mmsghdr> m_msgs;
-    std::atomic<bool> m_stopping{false};
-    std::atomic<pid_t> m_tid{0};
-    std::atomic<std::uint64_t> m_packets{0};
-    std::atomic<std::uint64_t> m_bytes{0};
-    PinnedThread m_thread;
-};
+using namespace udp_rx;  // NOLINT(google-build-using-namespace)
 
 class UdpRxSession : public LiveSession {
 public:
@@ -329,7 +211,7 @@ Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
     if (!gen) {
         return gen.error();
     }
-    auto sock = openReceiver(**bed, *c);
+    auto sock = openReceiver(**bed, *c, kPort);
     if (!sock) {
         return sock.error();
     }

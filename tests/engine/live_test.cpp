@@ -193,6 +193,7 @@ ExperimentSpec udpSpec()
     spec.repetitions = 2;
     spec.duration = 0.3;
     spec.interval = 0.1;
+    spec.chunk = 0.0;  // repetitions sampled every interval; side by side in chunks: cli_live_chunk_test
     spec.warmup = 0.05;
     spec.counters = {"task-clock", "context-switches"};
     const auto cpus = net::allowedCpus();

@@ -88,6 +88,41 @@ TEST(SpecCheck, CollectsEveryProblemWithItsFieldAndNoCommandLineOption)
     EXPECT_EQ(describe(check.problems[5], "-p"), "variant a: work=0: out of range 1..100000000");
 }
 
+// udp-rx alternates in chunks by default only when its variants can run side by side (they differ
+// in batch or rcvbuf alone); else it keeps repetitions, and a chunk asked for then is refused.
+TEST(SpecCheck, LiveVariantsAlternateInChunksOnlyWhenTheyCanRunSideBySide)
+{
+    const auto chunkOf = [](std::vector<VariantSpec> variants, std::optional<double> chunk = std::nullopt) {
+        ExperimentSpec spec;
+        spec.workload = "udp-rx";
+        spec.variants = std::move(variants);
+        spec.chunk = chunk;
+        return checkExperiment(spec, std::nullopt, twoCpus());
+    };
+    auto side = chunkOf({{"a", {{"batch", "8"}}}, {"b", {{"rcvbuf", "65536"}}}});
+    ASSERT_TRUE(side.ok());
+    EXPECT_EQ(side.experiment.points[0].chunk, 0.05);
+    auto gro = chunkOf({{"a", {{"gro", "1"}}}, {"b", {{"gro", "0"}}}});
+    ASSERT_TRUE(gro.ok());
+    EXPECT_EQ(gro.experiment.points[0].chunk, 0.0);
+    auto one = chunkOf({{"a", {}}});
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one.experiment.points[0].chunk, 0.0);
+    EXPECT_EQ(messages(chunkOf({{"a", {{"busy_poll", "50"}}}, {"b", {{"busy_poll", "50"}}}}, 0.05)),
+              std::vector<std::string>{"chunk 0.05: cannot alternate these variants in chunks: busy_poll polls the "
+                                       "device's NAPI, shared side by side"});
+    EXPECT_EQ(messages(chunkOf({{"a", {}}, {"b", {}}}, 0.002)),
+              std::vector<std::string>{"chunk 0.002: a live chunk must be at least 0.005 s (or 0 for repetitions)"});
+    EXPECT_TRUE(chunkOf({{"a", {{"gro", "1"}}}, {"b", {{"gro", "0"}}}}, 0.0).ok());
+    ExperimentSpec xdp;
+    xdp.workload = "xdp-rx";
+    xdp.variants = {{"a", {}}, {"b", {}}};
+    xdp.chunk = 0.05;
+    EXPECT_EQ(messages(checkExperiment(xdp, std::nullopt, twoCpus())),
+              std::vector<std::string>{
+                  "chunk 0.05: cannot alternate these variants in chunks: xdp-rx runs one variant at a time"});
+}
+
 TEST(SpecCheck, RunsTheWorkloadsOwnChecksOnEveryVariant)
 {
     ExperimentSpec spec;

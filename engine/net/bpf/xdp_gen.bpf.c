@@ -6,11 +6,19 @@
 // It counts the frames it sends in a per-CPU counter: a live-frames call interrupted by a signal
 // returns -EINTR without saying how many frames it ran, so the generator reads what it offered
 // here, at every sample boundary.
+// With nf_dest_port set (network order; 0 leaves the frame as injected) it writes that UDP
+// destination port into every frame: the engine flips it between variants side by side without
+// ending the live-frames call. The UDP checksum is 0 (none, allowed over IPv4), so it needs no update.
 // nf_xdp_pass: attached to the receiving end when GRO is off, it gives that end the NAPI instance
 // that frames sent by XDP need, and passes every frame to the stack unchanged.
 
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
+
+volatile __u16 nf_dest_port = 0;
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -22,7 +30,15 @@ struct {
 SEC("xdp")
 int nf_xdp_tx(struct xdp_md *ctx)
 {
-    (void)ctx;
+    __u16 port = nf_dest_port;
+    if (port != 0) {
+        void *data = (void *)(long)ctx->data;
+        void *end = (void *)(long)ctx->data_end;
+        struct udphdr *udp = data + sizeof(struct ethhdr) + sizeof(struct iphdr);
+        if ((void *)(udp + 1) > end)
+            return XDP_ABORTED;
+        udp->dest = port;
+    }
     __u32 key = 0;
     __u64 *sent = bpf_map_lookup_elem(&nf_gen_sent, &key);
     if (sent)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Live A/B at chunk resolution (docs/benchmarks.md): udp-rx variants side by side on one veth
+# testbed, alternated in chunks and analysed as chunk pairs, against today's interleaved
+# repetitions (--chunk 0) in the same sitting. Needs root (namespaces, veth, XDP).
+#   aa      two identical variants (batch=64 twice): the detectable difference (mde_pct) and the
+#           verdict, chunks then repetitions, each for `reps` x `duration` s per variant
+#   known   a known difference, variants A:$KNOWN_A and B:$KNOWN_B, both designs
+#   false   `runs` seeded A/A runs in chunks (reps x duration each): how often "different"
+#   chunk   A/A at chunk lengths 10, 25, 50, 100, 200 ms: mde_pct per run time
+# Usage: bench/live_chunk.sh [build-dir] [reps] [duration] [runs] [parts...]
+#        (defaults: build 3 10 20, all parts)
+set -euo pipefail
+build=${1:-build}
+reps=${2:-3}
+duration=${3:-10}
+runs=${4:-20}
+shift $(( $# < 4 ? $# : 4 ))
+parts=${*:-aa known false chunk}
+KNOWN_A=${KNOWN_A:-batch=8}
+KNOWN_B=${KNOWN_B:-batch=64}
+nf=$build/app/noisefloor
+db=$(mktemp -d)/chunk.db
+trap 'rm -rf "$(dirname "$db")"' EXIT
+common=(-p generator=xdp-live -p tx_cpu=0 -p rx_cpu=1 -p counter_cpus=none --share-cpus --warmup 0.5)
+
+# One run; prints its wall time, then pps: delta, CI, detectable difference, verdict and p.
+one() {  # label, run arguments...
+  local label=$1 t0 t1
+  shift
+  t0=$(date +%s.%N)
+  "$nf" --db "$db" run udp-rx "${common[@]}" "$@" >/dev/null
+  t1=$(date +%s.%N)
+  "$nf" --db "$db" compare last --format json | python3 -c '
+import json, sys
+label, wall = sys.argv[1], float(sys.argv[2])
+for c in json.load(sys.stdin)["comparisons"]:
+    if c["metric"] == "pps" and c["mde_pct"] is not None:
+        print("%-22s wall %5.1f s  %-11s n=%-4d delta %+6.2f%% [%+6.2f, %+6.2f]  mde %5.2f%%  p %.3g  %s" % (
+            label, wall, c["design"], c["n"], c["delta_pct"], c["ci_low_pct"], c["ci_high_pct"], c["mde_pct"],
+            c["p"], c["verdict"]))' "$label" "$(echo "$t1 - $t0" | bc)"
+  "$nf" --db "$db" show last | grep -o 'live design.*' || true
+}
+
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg); reps $reps x duration $duration s per variant"
+for part in $parts; do
+  case $part in
+    aa)
+      one "A/A chunks 50 ms" --variant a:batch=64 --variant b:batch=64 --reps "$reps" --duration "$duration"
+      one "A/A repetitions" --chunk 0 --interval 1 --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
+        --duration "$duration" ;;
+    known)
+      one "known chunks 50 ms" --variant "a:$KNOWN_A" --variant "b:$KNOWN_B" --reps "$reps" --duration "$duration"
+      one "known repetitions" --chunk 0 --interval 1 --variant "a:$KNOWN_A" --variant "b:$KNOWN_B" --reps "$reps" \
+        --duration "$duration" ;;
+    false)
+      different=0
+      for seed in $(seq 1 "$runs"); do
+        line=$(one "A/A seed $seed" --seed "$seed" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
+          --duration "$duration" | head -1)
+        echo "$line"
+        case $line in *" different") different=$((different + 1)) ;; esac
+      done
+      echo "A/A in chunks: $different of $runs runs called different" ;;
+    chunk)
+      for chunk in 0.01 0.025 0.05 0.1 0.2; do
+        one "A/A chunk $chunk s" --chunk "$chunk" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
+          --duration "$duration" | head -1
+      done ;;
+  esac
+done

@@ -1,0 +1,223 @@
+// udp-rx variants side by side: one testbed and one generator, a socket on its own port and a
+// receiver thread per variant, every receiver pinned to the same rx_cpu. The generator's traffic
+// goes to one variant's port at a time (Generator::setPort), so the variant offered has the
+// receiving CPU to itself while the others sleep in recvmmsg: each is measured on the same CPU, the
+// same device and the same generator, with its own receive call.
+
+#include <chrono>
+#include <thread>
+
+#include "engine/model/metric.h"
+#include "engine/net/cpu_pin.h"
+#include "engine/net/ethtool.h"
+#include "engine/net/generator.h"
+#include "engine/net/testbed.h"
+#include "engine/workloads/udp_rx.h"
+#include "engine/workloads/udp_rx_receiver.h"
+#include "probes/system_facts.h"
+
+namespace nf::engine::workloads {
+
+namespace {
+
+using namespace udp_rx;  // NOLINT(google-build-using-namespace)
+
+class UdpRxGroup;
+
+// Variant v's view of the group.
+class UdpRxView : public LiveSession {
+public:
+    UdpRxView(UdpRxGroup& group, std::size_t v) : m_group(group), m_v(v) {}
+    std::vector<std::string> quantities() const override;
+    Result<void> start() override;
+    Result<std::vector<double>> sample() override;
+    void stop() override;
+    pid_t counterThread() const override;
+    std::vector<int> counterCpus() const override;
+    std::vector<std::pair<std::string, std::string>> facts() const override;
+    std::vector<std::string> warnings() const override;
+
+private:
+    UdpRxGroup& m_group;
+    std::size_t m_v;
+};
+
+class UdpRxGroup : public LiveGroup {
+public:
+    UdpRxGroup(std::vector<Config> configs, std::unique_ptr<net::Testbed> bed, std::unique_ptr<net::Generator> gen,
+               std::vector<Fd> socks)
+        : m_c(std::move(configs)),
+          m_bed(std::move(bed)),
+          m_gen(std::move(gen)),
+          m_device(net::deviceStats(m_bed->rx().nsFd, m_bed->rx().ifname))
+    {
+        for (std::size_t v = 0; v < socks.size(); ++v) {
+            m_rx.push_back(std::make_unique<Receiver>(std::move(socks[v]), m_c[v].rxCpu, m_c[v].batch));
+            m_views.push_back(std::make_unique<UdpRxView>(*this, v));
+        }
+        m_tids.assign(m_rx.size(), 0);
+    }
+    ~UdpRxGroup() override { UdpRxGroup::stop(); }
+    UdpRxGroup(const UdpRxGroup&) = delete;
+    UdpRxGroup& operator=(const UdpRxGroup&) = delete;
+
+    LiveSession& variant(std::size_t v) override { return *m_views[v]; }
+    std::size_t size() const override { return m_views.size(); }
+
+    Result<void> start() override
+    {
+        stop();
+        for (std::size_t v = 0; v < m_rx.size(); ++v) {
+            m_tids[v] = m_rx[v]->start();
+        }
+        offer(0);
+        if (auto r = m_gen->start(); !r) {
+            stop();
+            return r;
+        }
+        m_running = true;
+        return {};
+    }
+
+    void stop() override
+    {
+        m_gen->stop();
+        for (auto& rx : m_rx) {
+            rx->stop();
+        }
+        m_tids.assign(m_rx.size(), 0);
+        m_running = false;
+    }
+
+    void offer(std::size_t v) override { m_gen->setPort(static_cast<std::uint16_t>(kPort + v)); }
+
+    bool pending(std::size_t v) const override { return m_rx[v]->queued() > 0; }
+
+    std::vector<std::string> quantities() const
+    {
+        std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+        for (const auto& name : m_device.names()) {
+            q.push_back(quantity::kDevicePrefix + name);
+        }
+        return q;
+    }
+
+    Result<std::vector<double>> sample(std::size_t v)
+    {
+        const auto& rx = *m_rx[v];
+        std::vector<double> values{static_cast<double>(rx.packets()), static_cast<double>(rx.bytes()),
+                                   static_cast<double>(rx.drops()), static_cast<double>(m_gen->sent())};
+        auto device = m_device.read();
+        if (!device) {
+            return device.error();
+        }
+        values.insert(values.end(), device->begin(), device->end());
+        return values;
+    }
+
+    Result<void> startFor() { return m_running ? Result<void>{} : start(); }
+    pid_t tid(std::size_t v) const { return m_tids[v]; }
+    const Config& config(std::size_t v) const { return m_c[v]; }
+    std::vector<std::string> warnings(std::size_t v) const { return nonEmpty({m_rx[v]->warning(), m_gen->warning()}); }
+
+    std::vector<std::pair<std::string, std::string>> facts(std::size_t v) const
+    {
+        const auto& c = m_c[v];
+        const auto& rx = m_bed->rx();
+        const auto& tx = m_bed->tx();
+        return {{"path", c.path == net::TestbedPath::Veth ? "veth" : "loopback"},
+                {"sender", tx.ifname + " (ifindex " + std::to_string(tx.ifindex) + ")"},
+                {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
+                {"generator", m_gen->describe()},
+                {"receiver_call", c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(c.batch) + " buffers"},
+                {"side_by_side", "UDP port " + std::to_string(kPort + v) + " of " + std::to_string(m_rx.size()) +
+                                     " receivers on one testbed, each on CPU " + std::to_string(c.rxCpu) +
+                                     "; the generator offers to one port at a time"},
+                {"counter_cpus", probes::formatCpuList(c.counterCpus)}};
+    }
+
+private:
+    std::vector<Config> m_c;
+    std::unique_ptr<net::Testbed> m_bed;
+    std::unique_ptr<net::Generator> m_gen;
+    std::vector<std::unique_ptr<Receiver>> m_rx;
+    std::vector<std::unique_ptr<UdpRxView>> m_views;
+    std::vector<pid_t> m_tids;
+    net::DeviceStats m_device;  // the receiving veth end's own statistics, shared by every variant
+    bool m_running = false;
+};
+
+std::vector<std::string> UdpRxView::quantities() const
+{
+    return m_group.quantities();
+}
+Result<void> UdpRxView::start()
+{
+    return m_group.startFor();
+}
+Result<std::vector<double>> UdpRxView::sample()
+{
+    return m_group.sample(m_v);
+}
+void UdpRxView::stop()
+{
+    m_group.stop();
+}
+pid_t UdpRxView::counterThread() const
+{
+    return m_group.tid(m_v);
+}
+std::vector<int> UdpRxView::counterCpus() const
+{
+    return m_group.config(m_v).counterCpus;
+}
+std::vector<std::pair<std::string, std::string>> UdpRxView::facts() const
+{
+    return m_group.facts(m_v);
+}
+std::vector<std::string> UdpRxView::warnings() const
+{
+    return m_group.warnings(m_v);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LiveGroup>> makeUdpRxGroup(const std::vector<ParamSet>& params)
+{
+    if (auto r = net::requireNetworkCapabilities("udp-rx"); !r) {
+        return r.error();
+    }
+    std::vector<Config> configs;
+    for (const auto& p : params) {
+        auto c = readConfig(p);
+        if (!c) {
+            return c.error();
+        }
+        configs.push_back(std::move(*c));
+    }
+    if (configs.empty()) {
+        return Error{"udp-rx side by side: no variants"};
+    }
+    const auto& c = configs.front();
+    auto bed = net::Testbed::create({c.path, c.gro});
+    if (!bed) {
+        return bed.error();
+    }
+    net::GeneratorOptions g{c.txCpu, c.txBatch, c.payload, c.rate, kPort};
+    auto gen = c.generator == "xdp-live" ? net::makeXdpLiveGenerator(**bed, g) : net::makeSendmmsgGenerator(**bed, g);
+    if (!gen) {
+        return gen.error();
+    }
+    std::vector<Fd> socks;
+    for (std::size_t v = 0; v < configs.size(); ++v) {
+        auto sock = openReceiver(**bed, configs[v], static_cast<std::uint16_t>(kPort + v));
+        if (!sock) {
+            return sock.error();
+        }
+        socks.push_back(std::move(*sock));
+    }
+    return std::unique_ptr<LiveGroup>(
+        std::make_unique<UdpRxGroup>(std::move(configs), std::move(*bed), std::move(*gen), std::move(socks)));
+}
+
+}  // namespace nf::engine::workloads
