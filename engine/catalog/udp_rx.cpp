@@ -51,8 +51,13 @@ WorkloadDescriptor udpRx()
     };
     const auto traffic = trafficParams("sendmmsg", "receiver thread", "UDP payload per datagram");
     info.params.insert(info.params.begin() + 1, traffic.begin(), traffic.end());
+    const auto twoHost = twoHostParams();
+    info.params.insert(info.params.end(), twoHost.begin(), twoHost.end());
     info.check = [](const ParamSet& p, const CheckContext& ctx) -> Result<void> {
-        if (auto cpus = trafficCpus(p, true, ctx.allowedCpus); !cpus) {
+        if (auto r = checkTwoHost(p); !r) {
+            return r;
+        }
+        if (auto cpus = trafficCpus(p, p.text("tx_host").empty(), ctx.allowedCpus); !cpus) {
             return cpus.error();
         }
         return {};

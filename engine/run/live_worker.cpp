@@ -1,6 +1,7 @@
 #include "engine/run/live_worker.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
@@ -84,6 +85,7 @@ private:
     std::mutex m_waitMutex;
     std::condition_variable_any m_wait;
     std::set<std::string> m_warned;
+    std::string m_lost;  // why the connection to a remote generator ended, if it did
 };
 
 Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& threadNames,
@@ -326,6 +328,10 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         for (int variant : unit.variants) {
             auto done = measure(unit, variant, perVariant, rep);
+            if (!done && done.error().errnum == ECONNABORTED) {  // a remote generator's ssh dropped
+                m_lost = done.error().message;
+                return UnitEnd::Stopped;
+            }
             if (!done) {
                 return Error{"variant " + m_spec.variants[static_cast<std::size_t>(variant)].name + ": " +
                              done.error().message};
@@ -344,6 +350,9 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
                                               m_out.push(std::move(rep));
                                               return true;
                                           });
+    if (!m_lost.empty() && outcome.status == RunStatus::Aborted) {
+        return {RunStatus::Aborted, m_lost + "; " + outcome.reason};
+    }
     return {outcome.status, outcome.reason};
 }
 
