@@ -56,9 +56,9 @@ std::vector<ParamSpec> trafficParams(const std::string& defaultGenerator, const 
     };
 }
 
-std::vector<ParamSpec> twoHostParams()
+std::vector<ParamSpec> twoHostParams(bool withIface)
 {
-    return {
+    std::vector<ParamSpec> params = {
         {.name = "tx_host",
          .type = ParamType::Text,
          .defaultValue = "",
@@ -77,15 +77,19 @@ std::vector<ParamSpec> twoHostParams()
          .defaultValue = "",
          .description = "two hosts: an ssh configuration file (ssh -F); \"\" = the user's own"},
     };
+    if (!withIface) {
+        params.erase(params.begin() + 1);
+    }
+    return params;
 }
 
-Result<void> checkTwoHost(const ParamSet& p)
+Result<void> checkTwoHost(const ParamSet& p, bool ifaceNeedsHost)
 {
     const auto& host = p.text("tx_host");
     if (!host.empty() && p.text("iface").empty()) {
         return Error{"tx_host=" + host + " needs iface=NAME, the interface here that receives its traffic"};
     }
-    if (host.empty() && !p.text("iface").empty()) {
+    if (ifaceNeedsHost && host.empty() && !p.text("iface").empty()) {
         return Error{"iface=" + p.text("iface") +
                      " needs tx_host=DEST, the generator host (receive-only on an interface is iface-rx)"};
     }

@@ -260,6 +260,16 @@ TEST_F(TwoHost, UdpRxStoresBothSidesCountsAndTheGeneratorHost)
     expectNothingLeft();
 }
 
+TEST_F(TwoHost, XdpRxThroughSshLeavesNoProgram)
+{
+    NsProcess run(m_dut, runArgs("xdp-rx", 2), m_dir.file("run.out"), m_dir.file("run.err"));
+    const auto r = run.wait();
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(cli({"export", "1", "--format", "json"}).out);
+    EXPECT_NE(j.dump().find("\"generator_host\":\"gen\""), std::string::npos);
+    expectNothingLeft();
+}
+
 TEST_F(TwoHost, KilledSshStopsBothSidesAndTheRunIsAborted)
 {
     NsProcess run(m_dut, runArgs("udp-rx", 1000), m_dir.file("run.out"), m_dir.file("run.err"));
