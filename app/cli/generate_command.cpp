@@ -81,11 +81,8 @@ int runGenerate(const GenerateOptions& o)
     if (!from) {
         return refuse(kExitRuntime, from.error().message);
     }
-    const net::GeneratorOptions g{.cpu = o.cpu,
-                                  .batch = o.batch,
-                                  .payload = o.size,
-                                  .rate = o.rate,
-                                  .port = static_cast<std::uint16_t>(o.port)};
+    const net::GeneratorOptions g{
+        .cpu = o.cpu, .batch = o.batch, .payload = o.size, .rate = o.rate, .port = static_cast<std::uint16_t>(o.port)};
     auto gen = net::makePacketGenerator(*from, to, g);
     if (!gen) {
         return refuse(kExitRuntime, gen.error().message);

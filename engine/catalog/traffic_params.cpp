@@ -62,8 +62,9 @@ std::vector<ParamSpec> twoHostParams(bool withIface)
         {.name = "tx_host",
          .type = ParamType::Text,
          .defaultValue = "",
-         .description = "two hosts: the generator host (user@host or an ssh Host alias), reached with ssh in batch mode; "
-                        "\"\" = the tool's own testbed"},
+         .description =
+             "two hosts: the generator host (user@host or an ssh Host alias), reached with ssh in batch mode; "
+             "\"\" = the tool's own testbed"},
         {.name = "iface",
          .type = ParamType::Text,
          .defaultValue = "",

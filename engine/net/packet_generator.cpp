@@ -31,8 +31,8 @@ std::optional<std::array<std::uint8_t, 6>> parseMac(const std::string& text)
 {
     std::array<unsigned, 6> b{};
     char tail = 0;
-    if (text.size() != 17 || std::sscanf(text.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-                                         &b[4], &b[5], &tail) != 6) {
+    if (text.size() != 17 ||
+        std::sscanf(text.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6) {
         return std::nullopt;
     }
     std::array<std::uint8_t, 6> mac{};
@@ -160,8 +160,8 @@ public:
     std::uint64_t offered() const override { return m_offered.load(std::memory_order_relaxed); }
     std::string describe() const override
     {
-        return "packet (AF_PACKET sendmmsg) on " + m_from.ifname + ", batch " + std::to_string(m_options.batch) +
-               ", " + std::to_string(m_options.payload) + "-byte payload, CPU " + std::to_string(m_options.cpu) +
+        return "packet (AF_PACKET sendmmsg) on " + m_from.ifname + ", batch " + std::to_string(m_options.batch) + ", " +
+               std::to_string(m_options.payload) + "-byte payload, CPU " + std::to_string(m_options.cpu) +
                (m_options.rate > 0 ? ", limited to " + std::to_string(m_options.rate) + " pps" : "");
     }
 

@@ -43,13 +43,13 @@ struct RemoteFacts {
 };
 
 struct SshGeneratorOptions {
-    std::string host;           // tx_host: what ssh accepts
-    std::string iface;          // tx_iface on the generator host; "" = the device its route to `to` uses
-    std::string sshConfig;      // ssh -F; "" = the user's own configuration
-    std::string command;        // the remote noisefloor ("noisefloor": found on its PATH)
-    int connectTimeout = 10;    // seconds (ssh -o ConnectTimeout)
-    Endpoint to;                // the receiving interface, learned here
-    GeneratorOptions generator; // cpu, batch, payload, rate, port (on the generator host)
+    std::string host;            // tx_host: what ssh accepts
+    std::string iface;           // tx_iface on the generator host; "" = the device its route to `to` uses
+    std::string sshConfig;       // ssh -F; "" = the user's own configuration
+    std::string command;         // the remote noisefloor ("noisefloor": found on its PATH)
+    int connectTimeout = 10;     // seconds (ssh -o ConnectTimeout)
+    Endpoint to;                 // the receiving interface, learned here
+    GeneratorOptions generator;  // cpu, batch, payload, rate, port (on the generator host)
 };
 
 // The remote generator: `ssh -T -o BatchMode=yes ... HOST noisefloor generate --control ...`,

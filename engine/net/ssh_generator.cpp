@@ -116,9 +116,10 @@ public:
     std::string describe() const override
     {
         const auto& g = m_options.generator;
-        return "packet (AF_PACKET sendmmsg) on " + m_remote.host + " " + m_remote.iface + ", batch " +
-               std::to_string(g.batch) + ", " + std::to_string(g.payload) + "-byte payload, CPU " +
-               std::to_string(g.cpu) + (g.rate > 0 ? ", limited to " + std::to_string(g.rate) + " pps" : "");
+        return "packet (AF_PACKET sendmmsg) on " + m_remote.host + " " + m_remote.iface + " to UDP port " +
+               std::to_string(g.port) + ", batch " + std::to_string(g.batch) + ", " + std::to_string(g.payload) +
+               "-byte payload, CPU " + std::to_string(g.cpu) +
+               (g.rate > 0 ? ", limited to " + std::to_string(g.rate) + " pps" : "");
     }
 
 private:
@@ -319,16 +320,11 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
     if (o.host.empty() || o.host[0] == '-' || o.host.find_first_of(" \t\n'\"\\;") != std::string::npos) {
         return Error{"tx_host=" + o.host + ": not a host ssh accepts (user@host or a Host alias)"};
     }
-    std::vector<std::string> args = {"ssh",
-                                     "-T",
-                                     "-o",
-                                     "BatchMode=yes",
-                                     "-o",
-                                     "ConnectTimeout=" + std::to_string(o.connectTimeout),
-                                     "-o",
-                                     "ServerAliveInterval=2",
-                                     "-o",
-                                     "ServerAliveCountMax=3"};
+    std::vector<std::string> args = {"ssh", "-T",
+                                     "-o",  "BatchMode=yes",
+                                     "-o",  "ConnectTimeout=" + std::to_string(o.connectTimeout),
+                                     "-o",  "ServerAliveInterval=2",
+                                     "-o",  "ServerAliveCountMax=3"};
     if (!o.sshConfig.empty()) {
         args.insert(args.end(), {"-F", o.sshConfig});
     }

@@ -1,8 +1,8 @@
 #include "engine/run/live_worker.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
 #include <memory>

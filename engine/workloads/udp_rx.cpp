@@ -86,7 +86,8 @@ int setInt(int fd, int level, int name, int value)
 }
 
 // The receiving socket, in the receiving namespace (-1: this one), bound to its address.
-Result<Fd> openReceiver(const net::Endpoint& rx, const Config& c)
+// `port` 0: one the kernel picks (two hosts: each variant's socket has its own).
+Result<Fd> openReceiver(const net::Endpoint& rx, const Config& c, std::uint16_t port = kPort)
 {
     std::optional<net::NetnsGuard> inside;
     if (rx.nsFd >= 0) {
@@ -117,7 +118,7 @@ Result<Fd> openReceiver(const net::Endpoint& rx, const Config& c)
     }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
-    addr.sin_port = htons(kPort);
+    addr.sin_port = htons(port);
     addr.sin_addr = rx.addr;
     if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {  // NOLINT
         return Error::fromErrno("cannot bind the receiving socket");
@@ -302,11 +303,11 @@ public:
     {
         if (m_remote != nullptr) {
             auto facts = net::twoHostFacts(m_rxEnd, *m_remote);
-            facts.insert(facts.end(),
-                         {{"generator", m_gen->describe()},
-                          {"receiver_call",
-                           m_c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(m_c.batch) + " buffers"},
-                          {"counter_cpus", probes::formatCpuList(m_c.counterCpus)}});
+            facts.insert(
+                facts.end(),
+                {{"generator", m_gen->describe()},
+                 {"receiver_call", m_c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(m_c.batch) + " buffers"},
+                 {"counter_cpus", probes::formatCpuList(m_c.counterCpus)}});
             return facts;
         }
         const auto& rx = m_bed->rx();
@@ -342,7 +343,7 @@ private:
     net::Endpoint m_rxEnd;
     std::unique_ptr<net::Generator> m_gen;
     Receiver m_rx;
-    net::DeviceStats m_device;  // the receiving device's own statistics
+    net::DeviceStats m_device;                   // the receiving device's own statistics
     const net::RemoteFacts* m_remote = nullptr;  // owned by m_gen
     pid_t m_tid = 0;
     bool m_rateChecked = false;
@@ -355,24 +356,31 @@ Result<std::unique_ptr<LiveSession>> makeTwoHost(Config c, const net::GeneratorO
     if (!rx) {
         return Error{"iface=" + c.iface + ": " + rx.error().message};
     }
-    auto sock = openReceiver(*rx, c);
+    auto sock = openReceiver(*rx, c, 0);
     if (!sock) {
         return sock.error();
     }
+    sockaddr_in bound{};
+    socklen_t len = sizeof bound;
+    if (::getsockname(sock->get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {  // NOLINT
+        return Error::fromErrno("getsockname");
+    }
+    net::GeneratorOptions toPort = g;
+    toPort.port = ntohs(bound.sin_port);
     auto gen = net::makeSshGenerator({.host = c.txHost,
                                       .iface = c.txIface,
                                       .sshConfig = c.sshConfig,
                                       .command = "noisefloor",
                                       .connectTimeout = 10,
                                       .to = *rx,
-                                      .generator = g},
+                                      .generator = toPort},
                                      NF_VERSION);
     if (!gen) {
         return gen.error();
     }
     const net::RemoteFacts* remote = &(*gen)->remote();
-    return std::unique_ptr<LiveSession>(std::make_unique<UdpRxSession>(std::move(c), nullptr, *rx, std::move(*gen),
-                                                                       std::move(*sock), remote));
+    return std::unique_ptr<LiveSession>(
+        std::make_unique<UdpRxSession>(std::move(c), nullptr, *rx, std::move(*gen), std::move(*sock), remote));
 }
 
 }  // namespace

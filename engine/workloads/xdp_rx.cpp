@@ -260,7 +260,7 @@ public:
                    {"sender", tx.ifname + " (ifindex " + std::to_string(tx.ifindex) + ")"},
                    {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
                    {"generator", m_gen->describe()}};
- } else if (m_remote != nullptr) {
+        } else if (m_remote != nullptr) {
             out = net::twoHostFacts(m_rxEnd, *m_remote);
             out.emplace_back("generator", m_gen->describe());
         } else {

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "tests/app/cli_process.h"
@@ -119,10 +120,10 @@ protected:
         m_madeDut = true;
         ASSERT_EQ(shell("ip netns add " + m_gen).first, 0);
         m_madeGen = true;
-        ASSERT_EQ(shell("ip link add " + m_dutIf + " netns " + m_dut + " type veth peer name " + m_genIf + " netns " +
-                        m_gen)
-                      .first,
-                  0);
+        ASSERT_EQ(
+            shell("ip link add " + m_dutIf + " netns " + m_dut + " type veth peer name " + m_genIf + " netns " + m_gen)
+                .first,
+            0);
         ASSERT_EQ(shell("ip -n " + m_dut + " addr add " + kDutAddr + "/24 dev " + m_dutIf + " && ip -n " + m_dut +
                         " link set " + m_dutIf + " up && ip -n " + m_dut + " link set lo up")
                       .first,
@@ -165,13 +166,14 @@ protected:
         ASSERT_EQ(keygen("client_key"), 0);
         std::filesystem::copy_file(m_dir.file("client_key.pub"), m_dir.file("authorized_keys"));
         const std::string bin = std::filesystem::path(NF_CLI_PATH).parent_path().string();
-        std::ofstream(m_dir.file("sshd_config")) << "Port 2222\nListenAddress " << kGenAddr << "\nHostKey "
-                                                 << m_dir.file("host_key") << "\nAuthorizedKeysFile "
-                                                 << m_dir.file("authorized_keys") << "\nPidFile none\n"
-                                                 << "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-                                                 << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-                                                 << "SetEnv PATH=" << bin << ":/usr/sbin:/usr/bin:/sbin:/bin\n";
-        std::ofstream(m_dir.file("known_hosts")) << "[" << kGenAddr << "]:2222 " << readFile(m_dir.file("host_key.pub"));
+        std::ofstream(m_dir.file("sshd_config"))
+            << "Port 2222\nListenAddress " << kGenAddr << "\nHostKey " << m_dir.file("host_key")
+            << "\nAuthorizedKeysFile " << m_dir.file("authorized_keys") << "\nPidFile none\n"
+            << "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+            << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
+            << "SetEnv PATH=" << bin << ":/usr/sbin:/usr/bin:/sbin:/bin\n";
+        std::ofstream(m_dir.file("known_hosts"))
+            << "[" << kGenAddr << "]:2222 " << readFile(m_dir.file("host_key.pub"));
         std::ofstream(m_dir.file("ssh_config"))
             << "Host gen\n  HostName " << kGenAddr << "\n  Port 2222\n  User root\n  IdentityFile "
             << m_dir.file("client_key") << "\n  IdentitiesOnly yes\n  UserKnownHostsFile " << m_dir.file("known_hosts")
@@ -193,12 +195,75 @@ protected:
         FAIL() << "sshd did not answer: " << readFile(m_dir.file("sshd.err"));
     }
 
+    // Two variants of udp-rx, each with its own receiving port and generator; xdp-rx takes the
+    // interface's queue 0 whole, so one variant at a time.
     std::vector<std::string> runArgs(const std::string& workload, int reps)
     {
-        return {NF_CLI_PATH, "--db", m_dir.file("runs.db"), "run", workload, "--reps", std::to_string(reps),
-                "--duration", "0.3", "--interval", "0.1", "--warmup", "0.1", "--variant", "a:batch=1", "--variant",
-                "b:batch=64", "-p", "iface=" + m_dutIf, "-p", "tx_host=gen", "-p", "ssh_config=" + m_dir.file("ssh_config"),
-                "-p", "rate=20000"};
+        std::vector<std::string> args = {NF_CLI_PATH,
+                                         "--db",
+                                         m_dir.file("runs.db"),
+                                         "run",
+                                         workload,
+                                         "--reps",
+                                         std::to_string(reps),
+                                         "--duration",
+                                         "0.3",
+                                         "--interval",
+                                         "0.1",
+                                         "--warmup",
+                                         "0.1",
+                                         "-p",
+                                         "iface=" + m_dutIf,
+                                         "-p",
+                                         "tx_host=gen",
+                                         "-p",
+                                         "ssh_config=" + m_dir.file("ssh_config"),
+                                         "-p",
+                                         "rate=20000"};
+        if (workload == "udp-rx") {
+            args.insert(args.end(), {"--variant", "a:batch=1", "--variant", "b:batch=64"});
+        }
+        return args;
+    }
+
+    // The run's samples: sums of the receiver's packets and the generator's sent and offered.
+    struct Totals {
+        double received = 0;
+        double sent = 0;
+        double offered = 0;
+        int samples = 0;
+    };
+    Totals totals()
+    {
+        const auto csv = cli({"export", "1", "--format", "csv"}).out;
+        std::istringstream in(csv);
+        std::string header;
+        std::getline(in, header);
+        std::vector<std::string> names;
+        std::istringstream h(header);
+        for (std::string n; std::getline(h, n, ',');) {
+            names.push_back(n);
+        }
+        const auto column = [&](const std::string& n) {
+            return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+        };
+        Totals t;
+        for (std::string line; std::getline(in, line);) {
+            std::vector<std::string> cells;
+            std::istringstream l(line);
+            for (std::string c; std::getline(l, c, ',');) {
+                cells.push_back(c);
+            }
+            const auto value = [&](const std::string& n) {
+                const auto i = column(n);
+                return i < cells.size() && !cells[i].empty() ? std::stod(cells[i]) : 0.0;
+            };
+            t.received += value("packets");
+            t.sent += value("gen_packets");
+            t.offered += value("gen_offered");
+            ++t.samples;
+        }
+        return t;
     }
 
     CliResult cli(std::vector<std::string> args)
@@ -257,6 +322,14 @@ TEST_F(TwoHost, UdpRxStoresBothSidesCountsAndTheGeneratorHost)
     EXPECT_NE(text.find("\"two-host\""), std::string::npos);
     EXPECT_NE(text.find("\"generator_host\":\"gen\""), std::string::npos);
     EXPECT_NE(text.find("\"generator_version\""), std::string::npos);
+    // Both sides' counts in every sample: 2 variants x 2 repetitions x 3 intervals, 20 kpps over
+    // a veth cable, so what one side sent the other received (the counts are read an ssh round
+    // trip apart, hence the margin).
+    const auto t = totals();
+    EXPECT_EQ(t.samples, 12);
+    EXPECT_GT(t.sent, 0.5 * 20000 * 0.1 * 12) << t.sent;
+    EXPECT_GE(t.offered, t.sent);
+    EXPECT_NEAR(t.received, t.sent, 0.1 * t.sent);
     expectNothingLeft();
 }
 
