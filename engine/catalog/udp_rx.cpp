@@ -15,7 +15,10 @@ WorkloadDescriptor udpRx()
         "interval: packets, bytes and socket drops received, packets the generator sent, counters on the "
         "receiver thread (rx_*) and system-wide on counter_cpus (cpu_*; the softirq CPU is where the kernel's "
         "receive work runs). Variants compare receiver settings: batch, busy_poll, gro, rx_cpu. Needs "
-        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces.";
+        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces. Two hosts: with "
+        "tx_host=DEST and iface=NAME the receiver binds to NAME's address here and `noisefloor generate` on DEST "
+        "(started over ssh in batch mode) sends to NAME's MAC and address only, out of tx_iface only; "
+        "gen_offered is what it tried to send (docs/workflows.md).";
     info.primaryMetric = "pps";
     info.defaultChunk = 0;
     info.kind = WorkloadKind::Live;
