@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -322,6 +323,8 @@ TEST_F(TwoHost, UdpRxStoresBothSidesCountsAndTheGeneratorHost)
     // a veth cable, so what one side sent the other received (the counts are read an ssh round
     // trip apart, hence the margin).
     const auto t = totals();
+    std::cout << "two-host udp-rx: " << t.samples << " samples, generator offered " << t.offered << ", sent " << t.sent
+              << ", received " << t.received << "\n";
     EXPECT_EQ(t.samples, 12);
     EXPECT_GT(t.sent, 0.5 * 20000 * 0.1 * 12) << t.sent;
     EXPECT_GE(t.offered, t.sent);
