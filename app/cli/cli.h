@@ -51,6 +51,7 @@ Command addStatCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app, Context& ctx);
 Command addImportCommand(CLI::App& app, Context& ctx);
 Command addSeriesCommand(CLI::App& app, Context& ctx);
+Command addGenerateCommand(CLI::App& app);
 
 // The evidence in `format` (text, json or csv); returns the exit status.
 int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,

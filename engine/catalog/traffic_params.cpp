@@ -56,6 +56,53 @@ std::vector<ParamSpec> trafficParams(const std::string& defaultGenerator, const 
     };
 }
 
+std::vector<ParamSpec> twoHostParams(bool withIface)
+{
+    std::vector<ParamSpec> params = {
+        {.name = "tx_host",
+         .type = ParamType::Text,
+         .defaultValue = "",
+         .description =
+             "two hosts: the generator host (user@host or an ssh Host alias), reached with ssh in batch mode; "
+             "\"\" = the tool's own testbed"},
+        {.name = "iface",
+         .type = ParamType::Text,
+         .defaultValue = "",
+         .description = "two hosts: the interface here that receives (its MAC and address are the destination)"},
+        {.name = "tx_iface",
+         .type = ParamType::Text,
+         .defaultValue = "",
+         .description = "two hosts: the generator host's sending interface; \"\" = the one its route to iface uses"},
+        {.name = "ssh_config",
+         .type = ParamType::Text,
+         .defaultValue = "",
+         .description = "two hosts: an ssh configuration file (ssh -F); \"\" = the user's own"},
+    };
+    if (!withIface) {
+        params.erase(params.begin() + 1);
+    }
+    return params;
+}
+
+Result<void> checkTwoHost(const ParamSet& p, bool ifaceNeedsHost)
+{
+    const auto& host = p.text("tx_host");
+    if (!host.empty() && p.text("iface").empty()) {
+        return Error{"tx_host=" + host + " needs iface=NAME, the interface here that receives its traffic"};
+    }
+    if (ifaceNeedsHost && host.empty() && !p.text("iface").empty()) {
+        return Error{"iface=" + p.text("iface") +
+                     " needs tx_host=DEST, the generator host (receive-only on an interface is iface-rx)"};
+    }
+    if (!host.empty() && (host[0] == '-' || host.find_first_of(" \t\n'\"\\;") != std::string::npos)) {
+        return Error{"tx_host=" + host + ": not a host ssh accepts (user@host or a Host alias)"};
+    }
+    if (host.empty() && !p.text("tx_iface").empty()) {
+        return Error{"tx_iface=" + p.text("tx_iface") + " needs tx_host=DEST"};
+    }
+    return {};
+}
+
 Result<TrafficCpus> trafficCpus(const ParamSet& p, bool generated, const std::vector<int>& allowed)
 {
     TrafficCpus c;

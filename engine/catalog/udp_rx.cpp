@@ -13,6 +13,11 @@ std::string udpRxChunkBlocker(const std::vector<ParamSet>& variants)
     if (variants.size() < 2) {
         return "one variant";
     }
+    for (const auto& [name, value] : variants.front().all()) {
+        if ((name == "tx_host" || name == "iface") && !value.empty()) {
+            return "two hosts: the generator host sends to one variant per repetition";
+        }
+    }
     for (const auto& v : variants) {
         if (v.integer("busy_poll") > 0) {
             return "busy_poll polls the device's NAPI, shared side by side";
@@ -49,7 +54,10 @@ WorkloadDescriptor udpRx()
         "only in batch and rcvbuf run side by side (a socket per variant on its own port, on one testbed, the "
         "receivers on one CPU) and the generator's traffic alternates between them in chunks (--chunk, default 50 ms); "
         "others run in interleaved repetitions. Needs "
-        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces.";
+        "CAP_NET_ADMIN and CAP_SYS_ADMIN; sends nothing outside its own namespaces. Two hosts: with "
+        "tx_host=DEST and iface=NAME the receiver binds to NAME's address here and `noisefloor generate` on DEST "
+        "(started over ssh in batch mode) sends to NAME's MAC and address only, out of tx_iface only; "
+        "gen_offered is what it tried to send (docs/workflows.md); such runs use repetitions.";
     info.primaryMetric = "pps";
     // Chunks of 50 ms, each after a guard that lets the previous variant's socket drain:
     // docs/benchmarks.md (bench/live_chunk.sh) measures the choice.
@@ -88,8 +96,13 @@ WorkloadDescriptor udpRx()
     };
     const auto traffic = trafficParams("sendmmsg", "receiver thread", "UDP payload per datagram");
     info.params.insert(info.params.begin() + 1, traffic.begin(), traffic.end());
+    const auto twoHost = twoHostParams();
+    info.params.insert(info.params.end(), twoHost.begin(), twoHost.end());
     info.check = [](const ParamSet& p, const CheckContext& ctx) -> Result<void> {
-        if (auto cpus = trafficCpus(p, true, ctx.allowedCpus); !cpus) {
+        if (auto r = checkTwoHost(p); !r) {
+            return r;
+        }
+        if (auto cpus = trafficCpus(p, p.text("tx_host").empty(), ctx.allowedCpus); !cpus) {
             return cpus.error();
         }
         return {};

@@ -34,6 +34,9 @@ Result<void> checkXdpRx(const ParamSet& p, const CheckContext& ctx)
         return Error{"app=l2fwd with iface=" + iface +
                      ": refused, it would send frames out of an interface outside the tool's testbed"};
     }
+    if (auto r = checkTwoHost(p, false); !r) {
+        return r;
+    }
     if (auto cpus = trafficCpus(p, iface.empty(), ctx.allowedCpus); !cpus) {
         return cpus.error();
     }
@@ -126,6 +129,8 @@ WorkloadDescriptor xdpRx()
     const auto iface =
         std::find_if(info.params.begin(), info.params.end(), [](const ParamSpec& p) { return p.name == "iface"; });
     info.params.insert(iface, traffic.begin(), traffic.end());
+    const auto twoHost = twoHostParams(false);
+    info.params.insert(info.params.end(), twoHost.begin(), twoHost.end());
     info.liveQuantities = {quantity::kXskRxDropped,       quantity::kXskRxInvalidDescs, quantity::kXskRxRingFull,
                            quantity::kXskRxFillRingEmpty, quantity::kXskTxInvalidDescs, quantity::kAppEmptyPolls,
                            quantity::kAppFillFailures,    quantity::kAppTxPackets,      quantity::kReturnedPackets};

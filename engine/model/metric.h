@@ -24,6 +24,8 @@ inline constexpr const char* kGenPackets = "gen_packets";
 // any chunk), and the guard's length.
 inline constexpr const char* kGuardPackets = "guard_packets";
 inline constexpr const char* kGuardNs = "guard_ns";
+// What a remote generator tried to send (sent plus what its kernel refused), two-host runs.
+inline constexpr const char* kGenOffered = "gen_offered";
 // xdp-rx: the AF_XDP socket's XDP_STATISTICS, the application's own statistics, and frames l2fwd
 // sent back (completed on its TX ring, and arrived back on the sending end).
 inline constexpr const char* kXskRxDropped = "xsk_rx_dropped";

@@ -26,6 +26,10 @@ public:
     virtual Result<void> start() = 0;        // starts the sending thread
     virtual void stop() = 0;                 // stops and joins it; safe to call twice
     virtual std::uint64_t sent() const = 0;  // cumulative, since construction
+    // Packets it tried to hand on (sent plus those the kernel refused), cumulative.
+    virtual std::uint64_t offered() const { return sent(); }
+    // "" while it works; else why it stopped working (a remote generator whose ssh dropped).
+    virtual std::string failure() const { return ""; }
     virtual std::string describe() const = 0;
     // "" when its thread was pinned to its CPU, else why not (it then ran unpinned).
     virtual std::string warning() const = 0;
@@ -44,6 +48,8 @@ Result<std::unique_ptr<Generator>> makeSendmmsgGenerator(const Testbed& bed, con
 // The frame xdp-live sends: Ethernet + IPv4 + UDP from the sending to the receiving end, to
 // `options.port`, `options.payload` bytes of 0x5a.
 std::vector<std::uint8_t> udpFrame(const Testbed& bed, const GeneratorOptions& options);
+// The same frame between any two endpoints (their MACs and IPv4 addresses).
+std::vector<std::uint8_t> udpFrame(const Endpoint& from, const Endpoint& to, const GeneratorOptions& options);
 
 // `xdp-live`: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES into an XDP_TX program on the sending
 // veth end, `batch` frames per kernel batch (at most 256), a million frames per call (a rate limit

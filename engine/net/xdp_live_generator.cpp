@@ -72,11 +72,16 @@ std::uint16_t ipChecksum(const void* data, std::size_t len)
 
 std::vector<std::uint8_t> udpFrame(const Testbed& bed, const GeneratorOptions& o)
 {
+    return udpFrame(bed.tx(), bed.rx(), o);
+}
+
+std::vector<std::uint8_t> udpFrame(const Endpoint& from, const Endpoint& to, const GeneratorOptions& o)
+{
     const std::size_t udpLen = sizeof(udphdr) + static_cast<std::size_t>(o.payload);
     std::vector<std::uint8_t> frame(sizeof(ethhdr) + sizeof(iphdr) + udpLen, 0x5a);
     ethhdr eth{};
-    std::memcpy(eth.h_dest, bed.rx().mac.data(), ETH_ALEN);
-    std::memcpy(eth.h_source, bed.tx().mac.data(), ETH_ALEN);
+    std::memcpy(eth.h_dest, to.mac.data(), ETH_ALEN);
+    std::memcpy(eth.h_source, from.mac.data(), ETH_ALEN);
     eth.h_proto = htons(ETH_P_IP);
     iphdr ip{};
     ip.version = 4;
@@ -84,8 +89,8 @@ std::vector<std::uint8_t> udpFrame(const Testbed& bed, const GeneratorOptions& o
     ip.ttl = 64;
     ip.protocol = IPPROTO_UDP;
     ip.tot_len = htons(static_cast<std::uint16_t>(sizeof(iphdr) + udpLen));
-    ip.saddr = bed.tx().addr.s_addr;
-    ip.daddr = bed.rx().addr.s_addr;
+    ip.saddr = from.addr.s_addr;
+    ip.daddr = to.addr.s_addr;
     ip.check = ipChecksum(&ip, sizeof ip);
     udphdr udp{};
     udp.source = htons(kSourcePort);

@@ -30,7 +30,10 @@ std::vector<int> measuredCpus(const PreparedExperiment& prepared)
     std::vector<int> cpus;
     if (prepared.workload->kind == WorkloadKind::Live) {
         for (const auto& params : prepared.params) {
-            addCpuParam(params, "tx_cpu", cpus);
+            const auto host = params.all().find("tx_host");
+            if (host == params.all().end() || host->second.empty()) {  // else tx_cpu is the generator host's
+                addCpuParam(params, "tx_cpu", cpus);
+            }
             addCpuParam(params, "rx_cpu", cpus);
         }
     } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
@@ -91,6 +92,7 @@ private:
     std::mutex m_waitMutex;
     std::condition_variable_any m_wait;
     std::set<std::string> m_warned;
+    std::string m_lost;  // why the connection to a remote generator ended, if it did
 };
 
 Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& threadNames,
@@ -480,6 +482,10 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
         }
         for (int variant : unit.variants) {
             auto done = measure(unit, variant, perVariant, rep);
+            if (!done && done.error().errnum == ECONNABORTED) {  // a remote generator's ssh dropped
+                m_lost = done.error().message;
+                return UnitEnd::Stopped;
+            }
             if (!done) {
                 return Error{"variant " + m_spec.variants[static_cast<std::size_t>(variant)].name + ": " +
                              done.error().message};
@@ -498,6 +504,9 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
                                               m_out.push(std::move(rep));
                                               return true;
                                           });
+    if (!m_lost.empty() && outcome.status == RunStatus::Aborted) {
+        return {RunStatus::Aborted, m_lost + "; " + outcome.reason};
+    }
     return {outcome.status, outcome.reason};
 }
 

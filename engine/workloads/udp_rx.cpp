@@ -3,15 +3,18 @@
 #include <netinet/in.h>
 
 #include <chrono>
+#include <optional>
 
 #include "engine/catalog/traffic_params.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
+#include "engine/net/remote_generator.h"
 #include "engine/net/testbed.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/workloads/udp_rx_receiver.h"
+#include "nf_version.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
@@ -33,7 +36,11 @@ Result<Config> readConfig(const ParamSet& p)
     c.busyPoll = static_cast<int>(p.integer("busy_poll"));
     c.gro = p.integer("gro") != 0;
     c.rcvbuf = static_cast<int>(p.integer("rcvbuf"));
-    auto cpus = catalog::trafficCpus(p, true, net::allowedCpus());
+    c.txHost = p.text("tx_host");
+    c.iface = p.text("iface");
+    c.txIface = p.text("tx_iface");
+    c.sshConfig = p.text("ssh_config");
+    auto cpus = catalog::trafficCpus(p, c.txHost.empty(), net::allowedCpus());
     if (!cpus) {
         return cpus.error();
     }
@@ -50,12 +57,16 @@ int setInt(int fd, int level, int name, int value)
 
 }  // namespace
 
-// The receiving socket, in the receiving namespace, bound to the testbed's receive address.
-Result<Fd> openReceiver(const net::Testbed& bed, const Config& c, std::uint16_t port)
+// The receiving socket, in the receiving namespace (-1: this one), bound to its address.
+Result<Fd> openReceiver(const net::Endpoint& rx, const Config& c, std::uint16_t port)
 {
-    auto guard = net::NetnsGuard::enter(bed.rx().nsFd);
-    if (!guard) {
-        return guard.error();
+    std::optional<net::NetnsGuard> inside;
+    if (rx.nsFd >= 0) {
+        auto guard = net::NetnsGuard::enter(rx.nsFd);
+        if (!guard) {
+            return guard.error();
+        }
+        inside.emplace(std::move(*guard));
     }
     Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     if (!sock.valid()) {
@@ -79,7 +90,7 @@ Result<Fd> openReceiver(const net::Testbed& bed, const Config& c, std::uint16_t 
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
-    addr.sin_addr = bed.rx().addr;
+    addr.sin_addr = rx.addr;
     if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {  // NOLINT
         return Error::fromErrno("cannot bind the receiving socket");
     }
@@ -94,12 +105,16 @@ using namespace udp_rx;  // NOLINT(google-build-using-namespace)
 
 class UdpRxSession : public LiveSession {
 public:
-    UdpRxSession(Config c, std::unique_ptr<net::Testbed> bed, std::unique_ptr<net::Generator> gen, Fd sock)
+    // `bed` is null on two hosts: `rxEnd` is then the named interface, `remote` the generator host.
+    UdpRxSession(Config c, std::unique_ptr<net::Testbed> bed, net::Endpoint rxEnd, std::unique_ptr<net::Generator> gen,
+                 Fd sock, const net::RemoteFacts* remote = nullptr)
         : m_c(std::move(c)),
           m_bed(std::move(bed)),
+          m_rxEnd(std::move(rxEnd)),
           m_gen(std::move(gen)),
           m_rx(std::move(sock), m_c.rxCpu, m_c.batch),
-          m_device(net::deviceStats(m_bed->rx().nsFd, m_bed->rx().ifname))
+          m_device(net::deviceStats(m_rxEnd.nsFd, m_rxEnd.ifname)),
+          m_remote(remote)
     {
     }
     ~UdpRxSession() override { UdpRxSession::stop(); }
@@ -109,6 +124,9 @@ public:
     std::vector<std::string> quantities() const override
     {
         std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+        if (m_remote != nullptr) {
+            q.emplace_back(quantity::kGenOffered);
+        }
         for (const auto& name : m_device.names()) {
             q.push_back(quantity::kDevicePrefix + name);
         }
@@ -133,6 +151,12 @@ public:
     {
         std::vector<double> values{static_cast<double>(m_rx.packets()), static_cast<double>(m_rx.bytes()),
                                    static_cast<double>(m_rx.drops()), static_cast<double>(m_gen->sent())};
+        if (m_remote != nullptr) {
+            values.push_back(static_cast<double>(m_gen->offered()));
+            if (auto lost = m_gen->failure(); !lost.empty()) {
+                return Error{lost, ECONNABORTED};
+            }
+        }
         auto device = m_device.read();
         if (!device) {
             return device.error();
@@ -154,6 +178,15 @@ public:
 
     std::vector<std::pair<std::string, std::string>> facts() const override
     {
+        if (m_remote != nullptr) {
+            auto facts = net::twoHostFacts(m_rxEnd, *m_remote);
+            facts.insert(
+                facts.end(),
+                {{"generator", m_gen->describe()},
+                 {"receiver_call", m_c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(m_c.batch) + " buffers"},
+                 {"counter_cpus", probes::formatCpuList(m_c.counterCpus)}});
+            return facts;
+        }
         const auto& rx = m_bed->rx();
         const auto& tx = m_bed->tx();
         return {{"path", m_c.path == net::TestbedPath::Veth ? "veth" : "loopback"},
@@ -184,12 +217,48 @@ private:
 
     Config m_c;
     std::unique_ptr<net::Testbed> m_bed;
+    net::Endpoint m_rxEnd;
     std::unique_ptr<net::Generator> m_gen;
     Receiver m_rx;
-    net::DeviceStats m_device;  // the receiving veth end's own statistics
+    net::DeviceStats m_device;                   // the receiving device's own statistics
+    const net::RemoteFacts* m_remote = nullptr;  // owned by m_gen
     pid_t m_tid = 0;
     bool m_rateChecked = false;
 };
+
+// Two hosts: the receiver on `iface` here, the generator on tx_host started over ssh.
+Result<std::unique_ptr<LiveSession>> makeTwoHost(Config c, const net::GeneratorOptions& g)
+{
+    auto rx = net::localEndpoint(c.iface);
+    if (!rx) {
+        return Error{"iface=" + c.iface + ": " + rx.error().message};
+    }
+    auto sock = openReceiver(*rx, c, 0);
+    if (!sock) {
+        return sock.error();
+    }
+    sockaddr_in bound{};
+    socklen_t len = sizeof bound;
+    if (::getsockname(sock->get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {  // NOLINT
+        return Error::fromErrno("getsockname");
+    }
+    net::GeneratorOptions toPort = g;
+    toPort.port = ntohs(bound.sin_port);
+    auto gen = net::makeSshGenerator({.host = c.txHost,
+                                      .iface = c.txIface,
+                                      .sshConfig = c.sshConfig,
+                                      .command = "noisefloor",
+                                      .connectTimeout = 10,
+                                      .to = *rx,
+                                      .generator = toPort},
+                                     NF_VERSION);
+    if (!gen) {
+        return gen.error();
+    }
+    const net::RemoteFacts* remote = &(*gen)->remote();
+    return std::unique_ptr<LiveSession>(
+        std::make_unique<UdpRxSession>(std::move(c), nullptr, *rx, std::move(*gen), std::move(*sock), remote));
+}
 
 }  // namespace
 
@@ -202,21 +271,25 @@ Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
     if (!c) {
         return c.error();
     }
+    net::GeneratorOptions g{c->txCpu, c->txBatch, c->payload, c->rate, kPort};
+    if (!c->txHost.empty()) {  // no testbed here: the named interface and the generator host
+        return makeTwoHost(std::move(*c), g);
+    }
     auto bed = net::Testbed::create({c->path, c->gro});
     if (!bed) {
         return bed.error();
     }
-    net::GeneratorOptions g{c->txCpu, c->txBatch, c->payload, c->rate, kPort};
     auto gen = c->generator == "xdp-live" ? net::makeXdpLiveGenerator(**bed, g) : net::makeSendmmsgGenerator(**bed, g);
     if (!gen) {
         return gen.error();
     }
-    auto sock = openReceiver(**bed, *c, kPort);
+    auto sock = openReceiver((*bed)->rx(), *c, kPort);
     if (!sock) {
         return sock.error();
     }
+    const net::Endpoint rx = (*bed)->rx();
     return std::unique_ptr<LiveSession>(
-        std::make_unique<UdpRxSession>(std::move(*c), std::move(*bed), std::move(*gen), std::move(*sock)));
+        std::make_unique<UdpRxSession>(std::move(*c), std::move(*bed), rx, std::move(*gen), std::move(*sock)));
 }
 
 }  // namespace nf::engine::workloads

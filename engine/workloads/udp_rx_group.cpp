@@ -210,7 +210,7 @@ Result<std::unique_ptr<LiveGroup>> makeUdpRxGroup(const std::vector<ParamSet>& p
     }
     std::vector<Fd> socks;
     for (std::size_t v = 0; v < configs.size(); ++v) {
-        auto sock = openReceiver(**bed, configs[v], static_cast<std::uint16_t>(kPort + v));
+        auto sock = openReceiver((*bed)->rx(), configs[v], static_cast<std::uint16_t>(kPort + v));
         if (!sock) {
             return sock.error();
         }

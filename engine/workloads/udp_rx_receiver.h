@@ -40,12 +40,18 @@ struct Config {
     int busyPoll = 0;
     bool gro = true;
     int rcvbuf = 0;
+    // Two hosts (engine/net/remote_generator.h): the generator on tx_host, over ssh.
+    std::string txHost;
+    std::string iface;
+    std::string txIface;
+    std::string sshConfig;
 };
 
 Result<Config> readConfig(const ParamSet& p);
 
-// The receiving socket, in the receiving namespace, bound to the testbed's receive address and `port`.
-Result<Fd> openReceiver(const net::Testbed& bed, const Config& c, std::uint16_t port);
+// The receiving socket, in the receiving namespace (`rx.nsFd` -1: this one), bound to its address and
+// `port` (0: one the kernel picks; two hosts: each variant's socket has its own).
+Result<Fd> openReceiver(const net::Endpoint& rx, const Config& c, std::uint16_t port);
 
 // The receiver: recvmmsg with `batch` buffers (recvmsg when batch is 1) on a thread pinned to rx_cpu.
 class Receiver {

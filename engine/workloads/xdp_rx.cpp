@@ -15,10 +15,12 @@
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
 #include "engine/net/netns.h"
+#include "engine/net/remote_generator.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xsk.h"
 #include "engine/workloads/xdp_rx_app.h"
+#include "nf_version.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
@@ -40,6 +42,10 @@ struct Config {
     int payload = 64;
     int txBatch = 64;
     double rate = 0;
+    // Two hosts: the generator on tx_host, over ssh, sending to `iface` here.
+    std::string txHost;
+    std::string txIface;
+    std::string sshConfig;
 };
 
 Result<Config> readConfig(const ParamSet& p)
@@ -54,6 +60,9 @@ Result<Config> readConfig(const ParamSet& p)
     c.payload = static_cast<int>(p.integer("size"));
     c.txBatch = static_cast<int>(p.integer("tx_batch"));
     c.rate = p.real("rate");
+    c.txHost = p.text("tx_host");
+    c.txIface = p.text("tx_iface");
+    c.sshConfig = p.text("ssh_config");
     auto& x = c.xsk;
     x.mode = p.text("xdp_mode") == "native" ? net::XdpMode::Native : net::XdpMode::Skb;
     const auto& bind = p.text("bind");
@@ -126,6 +135,12 @@ public:
     {
     }
     ~XdpRxSession() override { XdpRxSession::stop(); }
+    // Two hosts: what the generator host (m_gen's) said about itself.
+    void setRemote(const net::RemoteFacts* remote, const net::Endpoint& rx)
+    {
+        m_remote = remote;
+        m_rxEnd = rx;
+    }
     XdpRxSession(const XdpRxSession&) = delete;
     XdpRxSession& operator=(const XdpRxSession&) = delete;
 
@@ -175,6 +190,11 @@ public:
             return xsk.error();
         }
         const double gen = m_gen ? static_cast<double>(m_gen->sent()) : 0;
+        if (m_remote != nullptr) {
+            if (auto lost = m_gen->failure(); !lost.empty()) {
+                return Error{lost, ECONNABORTED};
+            }
+        }
         double deviceDrops = 0;
         double returned = 0;
         const int rxIndex = m_bed ? m_bed->rx().ifindex : m_c.xsk.ifindex;
@@ -240,6 +260,9 @@ public:
                    {"sender", tx.ifname + " (ifindex " + std::to_string(tx.ifindex) + ")"},
                    {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
                    {"generator", m_gen->describe()}};
+        } else if (m_remote != nullptr) {
+            out = net::twoHostFacts(m_rxEnd, *m_remote);
+            out.emplace_back("generator", m_gen->describe());
         } else {
             out = {{"path", "iface " + m_c.iface + " (ifindex " + std::to_string(m_c.xsk.ifindex) + ")"},
                    {"generator", "none: traffic comes from outside"}};
@@ -259,6 +282,8 @@ private:
     Config m_c;
     std::unique_ptr<net::Testbed> m_bed;
     std::unique_ptr<net::Generator> m_gen;
+    const net::RemoteFacts* m_remote = nullptr;  // owned by m_gen
+    net::Endpoint m_rxEnd;                       // two hosts: the receiving interface
     std::optional<net::RtnlSocket> m_rxStats;
     std::optional<net::RtnlSocket> m_txStats;
     std::unique_ptr<net::XskPort> m_port;
@@ -336,8 +361,30 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
     if (!port) {
         return port.error();
     }
-    return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(
-        std::move(c), nullptr, nullptr, std::move(*stats), std::nullopt, std::move(*port)));
+    if (c.txHost.empty()) {
+        return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(
+            std::move(c), nullptr, nullptr, std::move(*stats), std::nullopt, std::move(*port)));
+    }
+    auto rx = net::localEndpoint(name);
+    if (!rx) {
+        return Error{"iface=" + name + ": " + rx.error().message};
+    }
+    auto gen = net::makeSshGenerator({.host = c.txHost,
+                                      .iface = c.txIface,
+                                      .sshConfig = c.sshConfig,
+                                      .command = "noisefloor",
+                                      .connectTimeout = 10,
+                                      .to = *rx,
+                                      .generator = {c.txCpu, c.txBatch, c.payload, c.rate, kPort}},
+                                     NF_VERSION);
+    if (!gen) {
+        return gen.error();
+    }
+    const net::RemoteFacts* remote = &(*gen)->remote();
+    auto session = std::make_unique<XdpRxSession>(std::move(c), nullptr, std::move(*gen), std::move(*stats),
+                                                  std::nullopt, std::move(*port));
+    session->setRemote(remote, *rx);
+    return std::unique_ptr<LiveSession>(std::move(session));
 }
 
 }  // namespace

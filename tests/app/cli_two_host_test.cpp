@@ -1,0 +1,380 @@
+// Two hosts on one machine: two network namespaces joined by a veth pair (the cable), Debian's
+// sshd in the generator's namespace with a host key and a client key made for the test, and the
+// engine in the device under test's namespace starting `noisefloor generate` over the real ssh
+// client (-F a configuration of the test's own: the user's ~/.ssh is never read). Root only;
+// addresses are from TEST-NET-2 (the cable) and TEST-NET-3 (the management network ssh uses) and
+// exist only inside the test's namespaces.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "tests/app/cli_process.h"
+
+namespace nf::test {
+namespace {
+
+constexpr const char* kSshd = "/usr/sbin/sshd";
+constexpr const char* kDutAddr = "198.51.100.1";
+constexpr const char* kGenAddr = "198.51.100.2";
+// The management network ssh goes over, as in a lab (xdp-rx takes every frame of the cable):
+// 203.0.113.0/24 (TEST-NET-3), a second veth pair.
+constexpr const char* kDutMgmt = "203.0.113.1";
+constexpr const char* kGenMgmt = "203.0.113.2";
+
+// A process started in a namespace with `ip netns exec` (which execs it: the pid is its own).
+class NsProcess {
+public:
+    NsProcess(const std::string& ns, std::vector<std::string> args, const std::string& out, const std::string& err)
+        : m_out(out), m_err(err)
+    {
+        args.insert(args.begin(), {"ip", "netns", "exec", ns});
+        std::vector<char*> argv;
+        for (auto& a : args) {
+            argv.push_back(a.data());
+        }
+        argv.push_back(nullptr);
+        m_pid = ::fork();
+        if (m_pid == 0) {
+            const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int in = ::open("/dev/null", O_RDONLY);
+            if (o < 0 || e < 0 || in < 0) {
+                ::_exit(127);
+            }
+            ::dup2(in, 0);
+            ::dup2(o, 1);
+            ::dup2(e, 2);
+            ::execvp("ip", argv.data());
+            ::_exit(127);
+        }
+    }
+    ~NsProcess() { end(); }
+    NsProcess(const NsProcess&) = delete;
+    NsProcess& operator=(const NsProcess&) = delete;
+
+    pid_t pid() const { return m_pid; }
+    CliResult wait()
+    {
+        CliResult r;
+        int status = 0;
+        if (m_pid > 0 && ::waitpid(m_pid, &status, 0) == m_pid) {
+            r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        }
+        m_pid = -1;
+        r.out = readFile(m_out);
+        r.err = readFile(m_err);
+        return r;
+    }
+    // On every way out of a test: SIGTERM, then SIGKILL.
+    void end()
+    {
+        if (m_pid <= 0) {
+            return;
+        }
+        ::kill(m_pid, SIGTERM);
+        for (int i = 0; i < 300 && ::waitpid(m_pid, nullptr, WNOHANG) != m_pid; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            if (i == 299) {
+                ::kill(m_pid, SIGKILL);
+                ::waitpid(m_pid, nullptr, 0);
+            }
+        }
+        m_pid = -1;
+    }
+
+private:
+    pid_t m_pid = -1;
+    std::string m_out;
+    std::string m_err;
+};
+
+// Pids of processes whose command line contains `text`: "[x]yz" so that the shell running pgrep,
+// whose own command line holds the pattern, does not match it.
+std::string pidsMatching(const std::string& text)
+{
+    return shell("pgrep -f -- '[" + text.substr(0, 1) + "]" + text.substr(1) + "' || true").second;
+}
+
+class TwoHost : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (::geteuid() != 0) {
+            GTEST_SKIP() << "two hosts make namespaces, veth devices and an sshd: needs root";
+        }
+        if (!std::filesystem::exists(kSshd)) {
+            GTEST_SKIP() << "no " << kSshd << " (scripts/setup installs openssh-server)";
+        }
+        const std::string id = std::to_string(::getpid());
+        m_dut = "nft2h" + id + "d";
+        m_gen = "nft2h" + id + "g";
+        m_dutIf = "t2h" + id + "d";
+        m_genIf = "t2h" + id + "g";
+        ASSERT_EQ(shell("ip netns add " + m_dut).first, 0);
+        m_madeDut = true;
+        ASSERT_EQ(shell("ip netns add " + m_gen).first, 0);
+        m_madeGen = true;
+        ASSERT_EQ(
+            shell("ip link add " + m_dutIf + " netns " + m_dut + " type veth peer name " + m_genIf + " netns " + m_gen)
+                .first,
+            0);
+        ASSERT_EQ(shell("ip -n " + m_dut + " addr add " + kDutAddr + "/24 dev " + m_dutIf + " && ip -n " + m_dut +
+                        " link set " + m_dutIf + " up && ip -n " + m_dut + " link set lo up")
+                      .first,
+                  0);
+        ASSERT_EQ(shell("ip -n " + m_gen + " addr add " + kGenAddr + "/24 dev " + m_genIf + " && ip -n " + m_gen +
+                        " link set " + m_genIf + " up && ip -n " + m_gen + " link set lo up")
+                      .first,
+                  0);
+        ASSERT_EQ(shell("ip link add " + m_dutIf + "m netns " + m_dut + " type veth peer name " + m_genIf + "m netns " +
+                        m_gen + " && ip -n " + m_dut + " addr add " + kDutMgmt + "/24 dev " + m_dutIf + "m && ip -n " +
+                        m_gen + " addr add " + kGenMgmt + "/24 dev " + m_genIf + "m && ip -n " + m_dut + " link set " +
+                        m_dutIf + "m up && ip -n " + m_gen + " link set " + m_genIf + "m up")
+                      .first,
+                  0);
+        startSshd();
+    }
+
+    void TearDown() override
+    {
+        if (m_sshd) {
+            m_sshd->end();
+        }
+        for (const auto& ns : {m_dut, m_gen}) {  // whatever is still inside the test's namespaces
+            if (!ns.empty()) {
+                shell("ip netns pids " + ns + " 2>/dev/null | xargs -r kill -9");
+            }
+        }
+        if (m_madeGen) {
+            shell("ip netns del " + m_gen);
+        }
+        if (m_madeDut) {
+            shell("ip netns del " + m_dut);  // the veth pair goes with it
+        }
+        if (m_madeRunSshd) {
+            std::error_code ec;
+            std::filesystem::remove("/run/sshd", ec);
+        }
+    }
+
+    void startSshd()
+    {
+        const auto keygen = [&](const std::string& name) {
+            return shell("ssh-keygen -q -t ed25519 -N '' -C noisefloor-test -f " + m_dir.file(name)).first;
+        };
+        ASSERT_EQ(keygen("host_key"), 0);
+        ASSERT_EQ(keygen("client_key"), 0);
+        std::filesystem::copy_file(m_dir.file("client_key.pub"), m_dir.file("authorized_keys"));
+        const std::string bin = std::filesystem::path(NF_CLI_PATH).parent_path().string();
+        std::ofstream(m_dir.file("sshd_config"))
+            << "Port 2222\nListenAddress " << kGenMgmt << "\nHostKey " << m_dir.file("host_key")
+            << "\nAuthorizedKeysFile " << m_dir.file("authorized_keys") << "\nPidFile none\n"
+            << "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+            << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
+            << "SetEnv PATH=" << bin << ":/usr/sbin:/usr/bin:/sbin:/bin\n";
+        std::ofstream(m_dir.file("known_hosts"))
+            << "[" << kGenMgmt << "]:2222 " << readFile(m_dir.file("host_key.pub"));
+        std::ofstream(m_dir.file("ssh_config"))
+            << "Host gen\n  HostName " << kGenMgmt << "\n  Port 2222\n  User root\n  IdentityFile "
+            << m_dir.file("client_key") << "\n  IdentitiesOnly yes\n  UserKnownHostsFile " << m_dir.file("known_hosts")
+            << "\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n";
+        if (!std::filesystem::exists("/run/sshd")) {  // sshd's privilege-separation directory
+            std::filesystem::create_directories("/run/sshd");
+            m_madeRunSshd = true;
+        }
+        m_sshd = std::make_unique<NsProcess>(
+            m_gen, std::vector<std::string>{kSshd, "-D", "-e", "-f", m_dir.file("sshd_config")}, m_dir.file("sshd.out"),
+            m_dir.file("sshd.err"));
+        for (int i = 0; i < 100; ++i) {
+            if (shell("ip netns exec " + m_dut + " ssh -F " + m_dir.file("ssh_config") + " -o BatchMode=yes gen true")
+                    .first == 0) {
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        FAIL() << "sshd did not answer: " << readFile(m_dir.file("sshd.err"));
+    }
+
+    // Two variants of udp-rx, each with its own receiving port and generator; xdp-rx takes the
+    // interface's queue 0 whole, so one variant at a time.
+    std::vector<std::string> runArgs(const std::string& workload, int reps)
+    {
+        std::vector<std::string> args = {NF_CLI_PATH, "--db", m_dir.file("runs.db"), "run", workload, "--reps",
+                                         std::to_string(reps), "--duration", "0.3", "--interval", "0.1", "--warmup",
+                                         "0.1", "-p", "iface=" + m_dutIf, "-p", "tx_host=gen", "-p",
+                                         "ssh_config=" + m_dir.file("ssh_config"), "-p", "rate=20000",
+                                         // these check the path, not a figure: other runs may hold CPU 1
+                                         "--share-cpus"};
+        if (workload == "udp-rx") {
+            args.insert(args.end(), {"--variant", "a:batch=1", "--variant", "b:batch=64"});
+        }
+        return args;
+    }
+
+    // The run's samples: sums of the receiver's packets and the generator's sent and offered.
+    struct Totals {
+        double received = 0;
+        double sent = 0;
+        double offered = 0;
+        int samples = 0;
+    };
+    Totals totals()
+    {
+        const auto csv = cli({"export", "1", "--format", "csv"}).out;
+        std::istringstream in(csv);
+        std::string header;
+        std::getline(in, header);
+        std::vector<std::string> names;
+        std::istringstream h(header);
+        for (std::string n; std::getline(h, n, ',');) {
+            names.push_back(n);
+        }
+        const auto column = [&](const std::string& n) {
+            return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+        };
+        Totals t;
+        for (std::string line; std::getline(in, line);) {
+            std::vector<std::string> cells;
+            std::istringstream l(line);
+            for (std::string c; std::getline(l, c, ',');) {
+                cells.push_back(c);
+            }
+            const auto value = [&](const std::string& n) {
+                const auto i = column(n);
+                return i < cells.size() && !cells[i].empty() ? std::stod(cells[i]) : 0.0;
+            };
+            t.received += value("packets");
+            t.sent += value("gen_packets");
+            t.offered += value("gen_offered");
+            ++t.samples;
+        }
+        return t;
+    }
+
+    CliResult cli(std::vector<std::string> args)
+    {
+        args.insert(args.begin(), {"--db", m_dir.file("runs.db")});
+        return runCli(args, m_dir);
+    }
+
+    // Nothing of the run is left: no generator, no ssh, nothing but sshd in the generator's namespace.
+    void expectNothingLeft()
+    {
+        std::string left;
+        for (int i = 0; i < 100; ++i) {
+            left = pidsMatching("generate --control") + pidsMatching(m_dir.file("ssh_config"));
+            if (left.empty()) {
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        EXPECT_EQ(left, "") << shell("ps -ef | grep -e generate -e ssh").second;
+        const auto inGen = shell("ip netns pids " + m_gen).second;
+        EXPECT_EQ(inGen, std::to_string(m_sshd->pid()) + "\n") << "left in the generator namespace";
+        EXPECT_EQ(shell("ip netns pids " + m_dut).second, "") << "left in the device under test's namespace";
+        EXPECT_EQ(shell("ip -n " + m_dut + " link show " + m_dutIf + " | grep -c xdp || true").second, "0\n");
+    }
+
+    TempDir m_dir;
+    std::string m_dut;
+    std::string m_gen;
+    std::string m_dutIf;
+    std::string m_genIf;
+    bool m_madeDut = false;
+    bool m_madeGen = false;
+    bool m_madeRunSshd = false;
+    std::unique_ptr<NsProcess> m_sshd;
+};
+
+TEST_F(TwoHost, GenerateRefusesAnotherVersionAndBadInput)
+{
+    const auto other = cli({"generate", "--iface", "lo", "--dst-mac", "02:00:00:00:00:01", "--dst", kDutAddr,
+                            "--expect-version", "0.0.0-other"});
+    EXPECT_EQ(other.status, 1);
+    EXPECT_NE(other.err.find("the engine runs 0.0.0-other"), std::string::npos) << other.err;
+    const auto mac = cli({"generate", "--iface", "lo", "--dst-mac", "02:00:00:00:01", "--dst", kDutAddr});
+    EXPECT_EQ(mac.status, 2);
+    EXPECT_NE(mac.err.find("not a MAC address"), std::string::npos) << mac.err;
+}
+
+TEST_F(TwoHost, UdpRxStoresBothSidesCountsAndTheGeneratorHost)
+{
+    NsProcess run(m_dut, runArgs("udp-rx", 2), m_dir.file("run.out"), m_dir.file("run.err"));
+    const auto r = run.wait();
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(cli({"export", "1", "--format", "json"}).out);
+    const std::string text = j.dump();
+    EXPECT_NE(text.find("\"two-host\""), std::string::npos);
+    EXPECT_NE(text.find("\"generator_host\":\"gen\""), std::string::npos);
+    EXPECT_NE(text.find("\"generator_version\""), std::string::npos);
+    // Both sides' counts in every sample: 2 variants x 2 repetitions x 3 intervals, 20 kpps over
+    // a veth cable, so what one side sent the other received (the counts are read an ssh round
+    // trip apart, hence the margin).
+    const auto t = totals();
+    std::cout << "two-host udp-rx: " << t.samples << " samples, generator offered " << t.offered << ", sent " << t.sent
+              << ", received " << t.received << "\n";
+    EXPECT_EQ(t.samples, 12);
+    EXPECT_GT(t.sent, 0.5 * 20000 * 0.1 * 12) << t.sent;
+    EXPECT_GE(t.offered, t.sent);
+    EXPECT_NEAR(t.received, t.sent, 0.1 * t.sent);
+    expectNothingLeft();
+}
+
+TEST_F(TwoHost, XdpRxThroughSshLeavesNoProgram)
+{
+    NsProcess run(m_dut, runArgs("xdp-rx", 2), m_dir.file("run.out"), m_dir.file("run.err"));
+    const auto r = run.wait();
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(cli({"export", "1", "--format", "json"}).out);
+    EXPECT_NE(j.dump().find("\"generator_host\":\"gen\""), std::string::npos);
+    expectNothingLeft();
+}
+
+TEST_F(TwoHost, KilledSshStopsBothSidesAndTheRunIsAborted)
+{
+    NsProcess run(m_dut, runArgs("udp-rx", 1000), m_dir.file("run.out"), m_dir.file("run.err"));
+    ASSERT_TRUE(waitForStoredRepetitions(m_dir.file("runs.db"), m_dir, 1));
+    const auto ssh = shell("pgrep -P " + std::to_string(run.pid()) + " -x ssh").second;
+    ASSERT_FALSE(ssh.empty());
+    ::kill(std::stoi(ssh), SIGKILL);
+    const auto r = run.wait();
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("aborted: generator host gen: "), std::string::npos) << r.err;
+    int lines = 0;  // one line says why (a warning that CPU 1 was shared with another run aside)
+    std::istringstream err(r.err);
+    for (std::string line; std::getline(err, line);) {
+        lines += line.rfind("noisefloor: warning: ", 0) == 0 ? 0 : 1;
+    }
+    EXPECT_EQ(lines, 1) << r.err;
+    const auto list = nlohmann::json::parse(cli({"list", "--format", "json"}).out);
+    ASSERT_EQ(list.size(), 1u);
+    EXPECT_EQ(list[0]["status"], "aborted");
+    EXPECT_GE(list[0]["repetitions"].get<int>(), 1);
+    expectNothingLeft();
+}
+
+TEST_F(TwoHost, SigintStopsBothSides)
+{
+    NsProcess run(m_dut, runArgs("udp-rx", 1000), m_dir.file("run.out"), m_dir.file("run.err"));
+    ASSERT_TRUE(waitForStoredRepetitions(m_dir.file("runs.db"), m_dir, 1));
+    ::kill(run.pid(), SIGINT);
+    const auto r = run.wait();
+    EXPECT_EQ(r.status, 130) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGINT"), std::string::npos) << r.err;
+    expectNothingLeft();
+}
+
+}  // namespace
+}  // namespace nf::test
