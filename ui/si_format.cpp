@@ -79,7 +79,7 @@ std::string withUnit(double value, const std::string& unit, int digits)
             return digitsOf(s / best->seconds, digits) + " " + best->unit;
         }
     }
-    const std::string number = siNumber(value, digits);
+    std::string number = siNumber(value, digits);
     const bool symbol = !unit.empty() && unit.find_first_of(" /") == std::string::npos && unit.size() <= 4;
     if (unit.empty()) {
         return number;

@@ -174,6 +174,7 @@ std::vector<engine::SeriesStep> chunkRoundsOf(const std::vector<Step>& steps, co
     }
     const auto& rounds = in->pairs.front();  // [variant][round]
     std::vector<engine::SeriesStep> out;
+    out.reserve(steps.size());
     for (const auto& s : steps) {
         out.push_back({s.name, {}});
     }

@@ -353,6 +353,7 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
     Fd errRead(err[0]);
     Fd errWrite(err[1]);
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) {
         argv.push_back(a.data());
     }
@@ -371,7 +372,7 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
         }
         sigset_t none;
         sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
         ::dup2(inRead.get(), 0);
         ::dup2(outWrite.get(), 1);
         ::dup2(errWrite.get(), 2);

@@ -158,7 +158,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     report.context = contextForRuns(runs);
     report.context.derived = derivedMetrics(*input);
     report.acrossRuns = true;
-    if (runs.size() > 1) {
+    if (runs.size() > 1 && chosenVariants(choices).size() > runs.size()) {
         report.context.warnings.insert(
             report.context.warnings.begin(),
             "run-to-run variance not counted: several variants per run (compare --label counts it)");

@@ -102,16 +102,26 @@ TEST_F(CliSimulatedPmu, MultiplexedCountsAreScaledBackAndEveryOutputSaysSimulate
     const auto rows = samples(csv.out);
     ASSERT_GT(rows.size(), 50U);
     double counted = 0;
+    std::vector<double> ratios;
     for (const auto& row : rows) {
         ASSERT_TRUE(row.contains("counted:cycles"));
         EXPECT_FALSE(row.contains("counted:task-clock"));  // a software event is never multiplexed
-        EXPECT_GT(row.at("counted:cycles"), 0.3);
-        EXPECT_LT(row.at("counted:cycles"), 0.7);
+        // The share of a sample the counter ran depends on how the sample falls on the simulated
+        // rotation period; over the run it is the half that was simulated.
+        EXPECT_GT(row.at("counted:cycles"), 0.0);
+        EXPECT_LE(row.at("counted:cycles"), 1.0);
         counted += row.at("counted:cycles");
         // Simulated cycles are TSC ticks while counting: scaled by enabled / running they are the
-        // sample's TSC ticks again, though the counter ran about half of the time.
-        EXPECT_NEAR(row.at("cycles") / row.at("tsc_ticks"), 1.0, 0.05);
+        // sample's TSC ticks again, though the counter ran about half of the time (unscaled: about
+        // 0.5). The counters are read just outside the sample's two TSC reads, so a preemption
+        // between the two makes that sample's ratio high on a loaded machine, never low: the
+        // median is the check.
+        const double ratio = row.at("cycles") / row.at("tsc_ticks");
+        EXPECT_GT(ratio, 0.95);
+        ratios.push_back(ratio);
     }
+    std::sort(ratios.begin(), ratios.end());
+    EXPECT_NEAR(ratios[ratios.size() / 2], 1.0, 0.02);
     EXPECT_NEAR(counted / static_cast<double>(rows.size()), 0.5, 0.05);
 }
 
