@@ -46,6 +46,13 @@ std::vector<double> centredByRepetition(const std::vector<SeriesStep>& steps, st
     return out;
 }
 
+// Blocked: the midranks of the centred values over the whole segment (aligned ranks). A
+// permutation within a block moves ranks with their values, so the ranks are taken once.
+std::vector<double> alignedRanks(const std::vector<double>& centred)
+{
+    return stats::midranks(centred);
+}
+
 // Blocked: per repetition, the geometric mean of steps [begin, end) (the side of a split).
 std::vector<double> geometricMeanPerRepetition(const std::vector<SeriesStep>& steps, std::size_t begin, std::size_t end)
 {
@@ -60,8 +67,8 @@ std::vector<double> geometricMeanPerRepetition(const std::vector<SeriesStep>& st
     return out;
 }
 
-// Blocked: the steps' values permuted within each repetition (centred values: a permutation
-// inside a repetition leaves its centre as it is).
+// Blocked: the steps' values permuted within each repetition (aligned ranks of centred values: a
+// permutation inside a repetition leaves its centre, and so every rank, as it is).
 double blockedPermutationP(std::vector<double> values, std::size_t steps, double observed, int permutations,
                            std::mt19937_64& rng)
 {

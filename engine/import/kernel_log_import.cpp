@@ -3,6 +3,8 @@
 // carrying the tool's marker are read, and a marked line that does not parse is an error.
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <regex>
@@ -150,7 +152,12 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         r.cycles = (*v)[0];
         r.ns = (*v)[1];
         if (mm[5].matched) {
-            r.step = static_cast<int>(parseNumber(mm[5].str()).value_or(0));
+            const auto step = parseNumber(mm[5].str());
+            if (!step || *step < 0 || *step > std::numeric_limits<int>::max() || *step != std::floor(*step)) {
+                return importError(src, number, "a time_bench step that is not a whole number of a sane size: " +
+                                                    quoteLine(record));
+            }
+            r.step = static_cast<int>(*step);
         }
         if (mm[6].matched) {
             r.period = parseNumber(mm[6].str());

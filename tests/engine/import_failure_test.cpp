@@ -236,6 +236,13 @@ TEST(ImportFailures, TimeBenchNamesWithSpacesAndStepsAreMetrics)
     EXPECT_DOUBLE_EQ(value(*t, "kmem bulk_fallback step 16.ns"), 76.978);
 }
 
+// A step number past int (found by the fuzzer) is refused with its line, not cast.
+TEST(ImportFailures, ATimeBenchStepTooLargeIsRefusedWithTheLine)
+{
+    expectError(parse("time-bench", "time_bench: Type:bulk Per elem: 5 cycles(tsc) 2.1 ns (step:1000000000000)\n"),
+                "time_bench step");
+}
+
 // More than kMaxImportRepetitions runs are refused with the line where the limit was passed.
 TEST(ImportFailures, TooManyRunsAreRefusedWithTheLine)
 {
