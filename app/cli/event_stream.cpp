@@ -43,8 +43,17 @@ EventStream::EventStream(engine::RunObserver& inner, std::ostream& out, std::str
 
 void EventStream::emit(const nlohmann::json& event)
 {
+    if (m_broken) {
+        return;
+    }
     m_out << event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     m_out.flush();
+    if (!m_out) {
+        m_broken = true;
+        if (m_onBroken) {
+            m_onBroken();
+        }
+    }
 }
 
 Result<void> EventStream::runStarted(const engine::RunStart& start)

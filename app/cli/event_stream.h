@@ -24,6 +24,9 @@ public:
 
     // Where the id the recorder gave the run comes from (0 before it started).
     void setRunId(std::function<std::int64_t()> runId) { m_runId = std::move(runId); }
+    // Called once, from the thread that wrote, when a line cannot be written: the reader went
+    // away (a closed pipe, a dropped ssh). The run must stop; nobody watches it any more.
+    void setOnBroken(std::function<void()> onBroken) { m_onBroken = std::move(onBroken); }
 
     Result<void> runStarted(const engine::RunStart& start) override;
     Result<void> repetitionFinished(const engine::RepetitionResult& rep) override;
@@ -49,6 +52,8 @@ private:
     std::ostream& m_out;
     std::string m_dbPath;
     std::function<std::int64_t()> m_runId;
+    std::function<void()> m_onBroken;
+    bool m_broken = false;
     engine::RunLayout m_layout;
 };
 

@@ -31,14 +31,10 @@ Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mod
 
 namespace {
 
-// SIGINT and SIGTERM, blocked (pending) until the command decides what they do; see Command.
+// SIGINT, SIGTERM and SIGHUP, blocked (pending) until the command decides what they do; see Command.
 sigset_t stopSignals()
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    return set;
+    return nf::cli::stopSignalSet();
 }
 
 // A signal that came after the command's own SignalStop had ended (they stay blocked, so it is

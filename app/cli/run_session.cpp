@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -86,6 +87,7 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
     if (events != nullptr) {
         stream.emplace(cliObserver, *events, db.path());
         stream->setRunId([&recorder] { return recorder.runId(); });
+        stream->setOnBroken([&signals] { signals.raise(SIGPIPE); });
         observer = &*stream;
     }
     EventStream* s = stream ? &*stream : nullptr;
@@ -151,7 +153,12 @@ int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunRepor
 int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Context& ctx, const RunReport& report,
                     std::ostream* events)
 {
-    SignalStop signals;  // from here on SIGINT and SIGTERM stop the run cleanly, even before it starts
+    SignalStop signals;  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly, even before it starts
+    if (events != nullptr) {
+        // A reader that goes away (a closed pipe, a dropped ssh) is a failed write, which stops
+        // the run as SIGPIPE would, but after the testbed is taken down and the run is recorded.
+        (void)std::signal(SIGPIPE, SIG_IGN);
+    }
     const auto facts = probes::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
     for (const auto& spec : specs) {

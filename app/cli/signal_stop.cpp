@@ -14,22 +14,37 @@ std::string signalName(int sig)
     return abbrev != nullptr ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
 }
 
+sigset_t stopSignalSet()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    return set;
+}
+
 SignalStop::SignalStop()
 {
-    sigemptyset(&m_set);
-    sigaddset(&m_set, SIGINT);
-    sigaddset(&m_set, SIGTERM);
+    m_set = stopSignalSet();
     pthread_sigmask(SIG_BLOCK, &m_set, &m_previous);
     m_watcher = std::jthread([this](const std::stop_token& own) {
         const timespec tick{0, 100'000'000};
         while (!own.stop_requested()) {
             const int sig = sigtimedwait(&m_set, nullptr, &tick);
-            if (sig > 0 && m_signal.load() == 0) {
-                m_signal.store(sig);
-                m_source.request_stop();
+            if (sig > 0) {
+                raise(sig);
             }
         }
     });
+}
+
+void SignalStop::raise(int sig)
+{
+    int none = 0;
+    if (m_signal.compare_exchange_strong(none, sig)) {
+        m_source.request_stop();
+    }
 }
 
 SignalStop::~SignalStop()
@@ -42,10 +57,7 @@ SignalStop::~SignalStop()
 SignalExit::SignalExit()
 {
     m_watcher = std::jthread([](const std::stop_token& own) {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
+        const sigset_t set = stopSignalSet();
         const timespec tick{0, 100'000'000};
         while (!own.stop_requested()) {
             const int sig = sigtimedwait(&set, nullptr, &tick);

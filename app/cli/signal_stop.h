@@ -1,7 +1,7 @@
 #pragma once
-// Turns SIGINT and SIGTERM into a stop request: the signals are blocked in every thread made after
-// construction and taken by one watcher thread with sigtimedwait, so no code runs in a signal
-// handler and the engine sees an ordinary std::stop_token.
+// Turns SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) into a stop request: the
+// signals are blocked in every thread made after construction and taken by one watcher thread with
+// sigtimedwait, so no code runs in a signal handler and the engine sees an ordinary std::stop_token.
 
 #include <atomic>
 #include <csignal>
@@ -10,6 +10,9 @@
 #include <thread>
 
 namespace nf::cli {
+
+// SIGINT, SIGTERM and SIGHUP: the signals that stop a command cleanly.
+sigset_t stopSignalSet();
 
 class SignalStop {
 public:
@@ -22,6 +25,9 @@ public:
     const std::atomic<int>& signal() const { return m_signal; }
     // 128 + the signal that stopped the run, or 0.
     int exitStatus() const { return m_signal.load() != 0 ? 128 + m_signal.load() : 0; }
+    // Stops as if `sig` had arrived (the first stop wins): SIGPIPE when the reader of the event
+    // stream went away.
+    void raise(int sig);
 
 private:
     sigset_t m_set{};
@@ -31,7 +37,7 @@ private:
     std::jthread m_watcher;
 };
 
-// For commands that only read and print: SIGINT/SIGTERM (blocked since main()'s first line) are
+// For commands that only read and print: SIGINT/SIGTERM/SIGHUP (blocked since main()'s first line) are
 // taken by a watcher thread that writes "noisefloor: interrupted by SIGTERM" and ends the process
 // with 128 + the signal. Nothing such a command does needs undoing.
 class SignalExit {

@@ -373,6 +373,7 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
         sigset_t none;
         sigemptyset(&none);
         ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+        (void)::signal(SIGPIPE, SIG_DFL);  // ignored by `run --events`
         ::dup2(inRead.get(), 0);
         ::dup2(outWrite.get(), 1);
         ::dup2(errWrite.get(), 2);

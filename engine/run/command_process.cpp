@@ -102,6 +102,7 @@ int statusCode(int status)
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     (void)sigaction(SIGXFSZ, &dfl, nullptr);
+    (void)sigaction(SIGPIPE, &dfl, nullptr);  // ignored by `run --events`, not by what it measures
     auto failed = [report] {
         const int e = errno;
         (void)!write(report, &e, sizeof e);

@@ -76,6 +76,21 @@ TEST_F(CliCrash, SigtermMidRunExits143WithOneLineAndKeepsFinishedRepetitions)
     EXPECT_EQ(integrity(), "ok");
 }
 
+// A closed terminal or ssh session (SIGHUP) stops the run as SIGTERM does, not half-way.
+TEST_F(CliCrash, SighupStopsTheRunCleanly)
+{
+    CliProcess p(withDb({"run", "spin", "--reps", "1000", "--duration", "0.1", "--share-cpus"}), m_dir);
+    ASSERT_TRUE(waitForRepetitions(1));
+    kill(p.pid(), SIGHUP);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 129) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGHUP: stopped during repetition"), std::string::npos) << r.err;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "aborted");
+}
+
 TEST_F(CliCrash, SignalDuringWarmupAbortsWithNoRepetitions)
 {
     CliProcess p(withDb({"run", "spin", "--reps", "3", "--duration", "0.1", "--warmup", "30"}), m_dir);

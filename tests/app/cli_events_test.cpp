@@ -139,5 +139,25 @@ TEST_F(CliEvents, StopEndsTheStreamWithAborted)
     EXPECT_EQ(lines.back()["exit_status"], 143);
 }
 
+// The reader goes away (the GUI's ssh dropped, `| head` had enough): the run stops as at a
+// signal, is stored as aborted with the reason, and says so in one line on stderr.
+TEST_F(CliEvents, AClosedStreamStopsTheRunAsAborted)
+{
+    const std::string db = m_dir.file("runs.db");
+    const auto [rc, out] = shell("bash -c '" + std::string(NF_CLI_PATH) + " --db " + db +
+                                 " run spin --reps 200 --duration 0.1 --warmup 0 --share-cpus --events jsonl 2>" +
+                                 m_dir.file("err") + " | head -n 2 >/dev/null; exit ${PIPESTATUS[0]}'");
+    EXPECT_EQ(rc, 141) << out;
+    const std::string err = readFile(m_dir.file("err"));
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("aborted: SIGPIPE"), std::string::npos) << err;
+    const auto list = runCli(args({"list", "--format", "json"}), m_dir);
+    ASSERT_EQ(list.status, 0) << list.err;
+    const auto runs = nlohmann::json::parse(list.out);
+    ASSERT_EQ(runs.size(), 1U) << list.out;
+    EXPECT_EQ(runs[0]["status"], "aborted");
+    EXPECT_LT(runs[0]["repetitions"].get<int>(), 200);
+}
+
 }  // namespace
 }  // namespace nf::test
