@@ -1,4 +1,5 @@
-// noisefloor export RUN --format csv|json [-o FILE]: every sample of a run. A file is written
+// noisefloor export RUN --format csv|json|sqlite [-o FILE]: every sample of a run (sqlite: see
+// app/cli/merge_command.cpp). A file is written
 // whole or not at all: into an unnamed file in the target's directory (O_TMPFILE; a named
 // temporary where that is not supported), flushed to disk, then renamed over the target, so a
 // killed or failed export leaves the previous file as it was. A target that is the database, one
@@ -16,6 +17,7 @@
 #include <streambuf>
 
 #include "app/cli/cli.h"
+#include "app/cli/run_database.h"
 #include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
 #include "app/cli/terminal_text.h"
@@ -216,6 +218,9 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
     if (!run) {
         return failWith(run.error());
     }
+    if (format == "sqlite") {
+        return exportRunDatabase(*db, run->row.id, file);
+    }
     auto interrupted = [&] {
         return fail(signals.exitStatus(),
                     "export interrupted by " + signalName(signals.signal().load()) + "; " +
@@ -267,9 +272,11 @@ Command addExportCommand(CLI::App& app, Context& ctx)
     auto file = std::make_shared<std::string>();
     auto* sub = app.add_subcommand("export", "Export every sample of a run");
     sub->add_option("run", *run, "Run id, or 'last'")->required();
-    sub->add_option("--format", *format, "csv (one row per sample) or json (the whole run)")
+    sub->add_option("--format", *format,
+                    "csv (one row per sample), json (the whole run) or sqlite (a one-run database for "
+                    "`noisefloor merge`; -o names a new file)")
         ->required()
-        ->check(CLI::IsMember({"csv", "json"}));
+        ->check(CLI::IsMember({"csv", "json", "sqlite"}));
     sub->add_option("-o,--output", *file,
                     "Write to FILE instead of standard output (whole or not at all; never onto a database)");
     return {sub, [run, format, file, &ctx] { return exportRun(ctx, *run, *format, *file); }, true};

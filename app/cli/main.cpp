@@ -75,7 +75,7 @@ int runMain(int argc, char** argv)
         addExportCommand(app, ctx),    addCompareCommand(app, ctx), addStatCommand(app),
         addCalibrateCommand(app, ctx), addWorkloadsCommand(app),    addCheckCommand(app),
         addSelftestCommand(app),       addCleanupCommand(app),      addImportCommand(app, ctx),
-        addSeriesCommand(app, ctx),    addGenerateCommand(app),
+        addSeriesCommand(app, ctx),    addGenerateCommand(app),     addMergeCommand(app, ctx),
     };
     std::string names;
     for (const auto& c : commands) {

@@ -1,0 +1,137 @@
+// Runs as databases: `noisefloor export RUN --format sqlite` writes a one-run database (to a new
+// file, or to stdout for `ssh dut noisefloor export 7 --format sqlite > run7.db`), and
+// `noisefloor merge FILE [--run N]...` copies the runs of another database into this one, so a run
+// measured on a device under test or a lab machine is compared, reported and plotted here.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/cli.h"
+#include "app/cli/run_lookup.h"
+#include "app/cli/run_database.h"
+#include "app/cli/signal_stop.h"
+#include "app/cli/terminal_text.h"
+#include "data/run_copy.h"
+
+namespace nf::cli {
+
+namespace {
+
+// A name for a new file in `dir` that nothing else has (created empty, then removed, so SQLite
+// makes it).
+Result<std::string> freshName(const std::filesystem::path& dir, const std::string& stem)
+{
+    std::string name = (dir / (stem + "-XXXXXX")).string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+        return Error::fromErrno("cannot make a file in " + dir.string());
+    }
+    ::close(fd);
+    std::filesystem::remove(name);
+    return name;
+}
+
+void removeDatabaseFiles(const std::string& path)
+{
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        std::filesystem::remove(path + suffix, ec);
+    }
+}
+
+struct MergeArgs {
+    std::string file;
+    std::vector<std::int64_t> runs;
+    std::string origin;
+};
+
+int merge(const MergeArgs& a, const Context& ctx)
+{
+    SignalStop signals;  // the copy is one transaction: a signal before its commit stores nothing
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(a.file, ec)) {
+        return failWith(usageError(a.file + ": no such database file"));
+    }
+    if (std::filesystem::equivalent(a.file, ctx.dbPath, ec)) {
+        return failWith(usageError(a.file + ": is the database runs are merged into"));
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
+    if (!db) {
+        return failWith(db.error());
+    }
+    const std::string origin = a.origin.empty() ? std::filesystem::absolute(a.file).string() : a.origin;
+    auto copied = data::copyRuns(*db, a.file, a.runs, origin);
+    if (!copied) {
+        return failWith(usageError(copied.error().message));
+    }
+    for (const auto& c : *copied) {
+        if (c.id != 0) {
+            std::cout << "run " << c.sourceId << " of " << a.file << " merged as run " << c.id << '\n';
+        } else {
+            std::cout << "run " << c.sourceId << " of " << a.file << " not merged: " << c.skipped << '\n';
+        }
+    }
+    if (signals.exitStatus() != 0) {
+        return fail(signals.exitStatus(), "merge: " + signalName(signals.signal().load()) +
+                                              " arrived after the runs were stored");
+    }
+    return 0;
+}
+
+}  // namespace
+
+int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& file)
+{
+    const bool toStdout = file.empty() || file == "-";
+    std::error_code ec;
+    if (!toStdout && std::filesystem::exists(file, ec)) {
+        return failWith(usageError("-o " + file + ": exists; a run database is written only to a new file"));
+    }
+    const auto dir = toStdout ? std::filesystem::temp_directory_path()
+                              : std::filesystem::absolute(file).parent_path();
+    auto temporary = freshName(dir, ".noisefloor-export");
+    if (!temporary) {
+        return failWith(temporary.error());
+    }
+    if (auto written = data::writeRunDatabase(db, id, *temporary); !written) {
+        removeDatabaseFiles(*temporary);
+        return fail(kExitRuntime, "cannot write the run database: " + written.error().message);
+    }
+    if (!toStdout) {
+        std::filesystem::rename(*temporary, file, ec);
+        if (ec) {
+            removeDatabaseFiles(*temporary);
+            return fail(kExitRuntime, "cannot write " + file + ": " + ec.message());
+        }
+        return 0;
+    }
+    TerminalGuard::exactOutput();  // bytes, as they are
+    std::ifstream in(*temporary, std::ios::binary);
+    std::cout << in.rdbuf();
+    std::cout.flush();
+    const bool ok = static_cast<bool>(in) && static_cast<bool>(std::cout);
+    removeDatabaseFiles(*temporary);
+    return ok ? 0 : fail(kExitRuntime, "writing the run database to standard output failed");
+}
+
+Command addMergeCommand(CLI::App& app, Context& ctx)
+{
+    auto a = std::make_shared<MergeArgs>();
+    auto* sub = app.add_subcommand("merge",
+                                   "Copy the runs of another noisefloor database into this one (e.g. a run "
+                                   "database exported on a device under test)");
+    sub->add_option("file", a->file, "The database to copy from (only read; an older one is upgraded in a copy)")
+        ->required();
+    sub->add_option("--run", a->runs, "Copy only this run of FILE (repeatable; default: every run)")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--origin", a->origin, "Where the runs come from, stored with each (default: FILE's path)");
+    sub->footer("A run still running in FILE, or one already here (same start, host, workload, label and spec), "
+                "is not copied and said so. All runs are copied in one transaction, or none.");
+    return {sub, [a, &ctx] { return merge(*a, ctx); }, true};
+}
+
+}  // namespace nf::cli
