@@ -51,8 +51,9 @@ std::string joined(const std::vector<std::string>& names, const std::string& pre
 
 // INSERT INTO main.TABLE (remapped..., the other columns) SELECT (their expressions..., s.<column>)
 // FROM src.TABLE s <from> WHERE <where>.
-Result<void> copyRows(Database& db, const std::string& table, const std::vector<std::pair<std::string, std::string>>& set,
-                      const std::string& from, const std::string& where, std::int64_t oldRun, std::int64_t newRun)
+Result<void> copyRows(Database& db, const std::string& table,
+                      const std::vector<std::pair<std::string, std::string>>& set, const std::string& from,
+                      const std::string& where, std::int64_t oldRun, std::int64_t newRun)
 {
     std::set<std::string> leaveOut{"id"};
     for (const auto& [column, expr] : set) {
@@ -99,9 +100,8 @@ Result<std::int64_t> single(Database& db, const std::string& sql, std::int64_t a
 Result<std::int64_t> copyOne(Database& db, std::int64_t oldRun, const std::string& origin)
 {
     const std::string env =
-        origin.empty()
-            ? std::string("s.environment_json")
-            : "json_set(s.environment_json, '$.copied_from', json_object('origin', ?3, 'run', s.id))";
+        origin.empty() ? std::string("s.environment_json")
+                       : "json_set(s.environment_json, '$.copied_from', json_object('origin', ?3, 'run', s.id))";
     auto columns = columnsOf(db, "runs", {"id", "environment_json"});
     if (!columns) {
         return columns.error();
@@ -128,8 +128,10 @@ Result<std::int64_t> copyOne(Database& db, std::int64_t oldRun, const std::strin
     }
     // Variants and quantities are found again here by their index in the run.
     auto r = copyRows(db, "repetitions",
-                      {run, {"variant_id", "(SELECT v.id FROM main.variants v JOIN src.variants sv ON sv.idx = v.idx "
-                                           "WHERE v.run_id = ?2 AND sv.id = s.variant_id)"}},
+                      {run,
+                       {"variant_id",
+                        "(SELECT v.id FROM main.variants v JOIN src.variants sv ON sv.idx = v.idx "
+                        "WHERE v.run_id = ?2 AND sv.id = s.variant_id)"}},
                       "", byRun, oldRun, newRun);
     if (!r) {
         return r.error();
@@ -156,13 +158,11 @@ Result<std::int64_t> copyOne(Database& db, std::int64_t oldRun, const std::strin
         return m.error();
     }
     const std::string rep = "JOIN temp.repetition_map rm ON rm.old = s.repetition_id";
-    if (auto m = copyRows(db, "samples", {{"repetition_id", "rm.new"}}, rep, "1", oldRun, newRun);
-        !m) {
+    if (auto m = copyRows(db, "samples", {{"repetition_id", "rm.new"}}, rep, "1", oldRun, newRun); !m) {
         return m.error();
     }
     if (auto m = copyRows(db, "summaries", {{"repetition_id", "rm.new"}, {"quantity_id", "qm.new"}},
-                          rep + " JOIN temp.quantity_map qm ON qm.old = s.quantity_id",
-                          "1", oldRun, newRun);
+                          rep + " JOIN temp.quantity_map qm ON qm.old = s.quantity_id", "1", oldRun, newRun);
         !m) {
         return m.error();
     }
@@ -239,8 +239,8 @@ Result<Source> openSource(const std::string& fromPath)
 
 const std::vector<std::string>& perRunTables()
 {
-    static const std::vector<std::string> tables = {"runs",        "variants",  "quantities", "metrics",
-                                                    "repetitions", "samples",   "summaries",  "run_warnings",
+    static const std::vector<std::string> tables = {"runs",        "variants",      "quantities", "metrics",
+                                                    "repetitions", "samples",       "summaries",  "run_warnings",
                                                     "decisions",   "decision_looks"};
     return tables;
 }
@@ -332,11 +332,12 @@ Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPat
             copied.push_back(c);
             continue;
         }
-        auto here = single(to,
-                           "SELECT r.id FROM main.runs r JOIN src.runs s ON s.id = ?1 WHERE r.started_at = s.started_at "
-                           "AND r.host = s.host AND r.workload = s.workload AND r.label = s.label "
-                           "AND r.spec_json = s.spec_json",
-                           id);
+        auto here =
+            single(to,
+                   "SELECT r.id FROM main.runs r JOIN src.runs s ON s.id = ?1 WHERE r.started_at = s.started_at "
+                   "AND r.host = s.host AND r.workload = s.workload AND r.label = s.label "
+                   "AND r.spec_json = s.spec_json",
+                   id);
         if (!here) {
             return here.error();
         }

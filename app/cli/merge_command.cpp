@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "app/cli/cli.h"
-#include "app/cli/run_lookup.h"
 #include "app/cli/run_database.h"
+#include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
 #include "app/cli/terminal_text.h"
 #include "data/run_copy.h"
@@ -76,8 +76,8 @@ int merge(const MergeArgs& a, const Context& ctx)
         }
     }
     if (signals.exitStatus() != 0) {
-        return fail(signals.exitStatus(), "merge: " + signalName(signals.signal().load()) +
-                                              " arrived after the runs were stored");
+        return fail(signals.exitStatus(),
+                    "merge: " + signalName(signals.signal().load()) + " arrived after the runs were stored");
     }
     return 0;
 }
@@ -91,8 +91,7 @@ int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& fi
     if (!toStdout && std::filesystem::exists(file, ec)) {
         return failWith(usageError("-o " + file + ": exists; a run database is written only to a new file"));
     }
-    const auto dir = toStdout ? std::filesystem::temp_directory_path()
-                              : std::filesystem::absolute(file).parent_path();
+    const auto dir = toStdout ? std::filesystem::temp_directory_path() : std::filesystem::absolute(file).parent_path();
     auto temporary = freshName(dir, ".noisefloor-export");
     if (!temporary) {
         return failWith(temporary.error());
@@ -129,8 +128,9 @@ Command addMergeCommand(CLI::App& app, Context& ctx)
     sub->add_option("--run", a->runs, "Copy only this run of FILE (repeatable; default: every run)")
         ->check(CLI::PositiveNumber);
     sub->add_option("--origin", a->origin, "Where the runs come from, stored with each (default: FILE's path)");
-    sub->footer("A run still running in FILE, or one already here (same start, host, workload, label and spec), "
-                "is not copied and said so. All runs are copied in one transaction, or none.");
+    sub->footer(
+        "A run still running in FILE, or one already here (same start, host, workload, label and spec), "
+        "is not copied and said so. All runs are copied in one transaction, or none.");
     return {sub, [a, &ctx] { return merge(*a, ctx); }, true};
 }
 

@@ -469,7 +469,8 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
             "when the run alternated in chunks): each step against the previous by the paired design over the "
             "blocks (p Holm-adjusted). Binary segmentation: in each segment every block's mean log over the "
             "segment's steps is taken out of the logs, the centred values are ranked over the segment (aligned "
-            "ranks), and the split with the largest Welch |t| of the ranks before and after it is found; its p-value is the share of {} permutations of the steps within "
+            "ranks), and the split with the largest Welch |t| of the ranks before and after it is found; its p-value "
+            "is the share of {} permutations of the steps within "
             "each block (seed {}) whose largest |t| is at least as large. Significant segments are split again; "
             "p-values are Holm-adjusted over every segment tested (alpha {:g}). A change's effect is paired too: "
             "per block, the geometric mean of the steps after against the steps before.",

@@ -154,8 +154,8 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         if (mm[5].matched) {
             const auto step = parseNumber(mm[5].str());
             if (!step || *step < 0 || *step > std::numeric_limits<int>::max() || *step != std::floor(*step)) {
-                return importError(src, number, "a time_bench step that is not a whole number of a sane size: " +
-                                                    quoteLine(record));
+                return importError(src, number,
+                                   "a time_bench step that is not a whole number of a sane size: " + quoteLine(record));
             }
             r.step = static_cast<int>(*step);
         }

@@ -38,9 +38,8 @@ TEST_F(CliMerge, AnExportedRunDatabaseMergesOnceAsTheSameRun)
                             "0.05", "--warmup", "0", "--share-cpus", "--label", "patched"})
                   .status,
               0);
-    ASSERT_EQ(in("here.db", {"run", "spin", "--reps", "1", "--duration", "0.05", "--warmup", "0", "--share-cpus"})
-                  .status,
-              0);
+    ASSERT_EQ(
+        in("here.db", {"run", "spin", "--reps", "1", "--duration", "0.05", "--warmup", "0", "--share-cpus"}).status, 0);
     // To stdout, as `ssh dut noisefloor export 1 --format sqlite > run.db` does.
     const auto dump = in("dut.db", {"export", "1", "--format", "sqlite"});
     ASSERT_EQ(dump.status, 0) << dump.err;
@@ -65,9 +64,8 @@ TEST_F(CliMerge, AnExportedRunDatabaseMergesOnceAsTheSameRun)
 
 TEST_F(CliMerge, BadInputIsOneLineAndExitTwo)
 {
-    ASSERT_EQ(in("dut.db", {"run", "spin", "--reps", "1", "--duration", "0.05", "--warmup", "0", "--share-cpus"})
-                  .status,
-              0);
+    ASSERT_EQ(
+        in("dut.db", {"run", "spin", "--reps", "1", "--duration", "0.05", "--warmup", "0", "--share-cpus"}).status, 0);
     ASSERT_EQ(in("dut.db", {"export", "1", "--format", "sqlite", "-o", m_dir.file("one.db")}).status, 0);
     ASSERT_EQ(in("here.db", {"merge", m_dir.file("one.db")}).status, 0);
     const std::vector<std::pair<std::string, std::vector<std::string>>> bad = {

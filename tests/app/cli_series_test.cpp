@@ -118,9 +118,9 @@ TEST_F(CliSeries, InterleavedMeasuresTheStepsAsVariantsOfOneRunAndPairsThem)
 {
     // s1 and s2 are the same: at the default alpha 0.05 one run in twenty would call them
     // different by design, so the A/A half of this check runs at alpha 0.001.
-    auto r = run({"series", "--alpha", "0.001", "--interleaved", "--", "spin", "--variant", "s1:work=1000",
-                  "--variant", "s2:work=1000", "--variant", "s3:work=2000", "--reps", "6", "--duration", "0.05",
-                  "--warmup", "0", "--share-cpus"});
+    auto r = run({"series", "--alpha", "0.001", "--interleaved", "--", "spin", "--variant", "s1:work=1000", "--variant",
+                  "s2:work=1000", "--variant", "s3:work=2000", "--reps", "6", "--duration", "0.05", "--warmup", "0",
+                  "--share-cpus"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("noisefloor series: tsc_per_op"), std::string::npos) << r.out;
     // spin alternates its variants in chunks: the rounds are the blocks.
