@@ -1,6 +1,7 @@
 // noisefloor: the headless front end. Parses the command line and runs one command.
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -69,6 +70,9 @@ int runMain(int argc, char** argv)
     app.add_option("--db", ctx.dbPath,
                    "SQLite database (default: $NOISEFLOOR_DB, else "
                    "$XDG_DATA_HOME/noisefloor/runs.db)");
+    std::string expectVersion;
+    app.add_option("--expect-version", expectVersion,
+                   "Refuse to do anything unless this is noisefloor VERSION (a front end on another host)");
 
     std::vector<Command> commands = {
         addRunCommand(app, ctx),       addListCommand(app, ctx),    addShowCommand(app, ctx),
@@ -84,7 +88,7 @@ int runMain(int argc, char** argv)
     // The first word that is not an option (or --db's value) names the command.
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i];
-        if (word == "--db") {
+        if (word == "--db" || word == "--expect-version") {
             ++i;
         } else if (word.rfind('-', 0) != 0) {
             const bool known = std::any_of(commands.begin(), commands.end(),
@@ -110,6 +114,12 @@ int runMain(int argc, char** argv)
             where = " " + sub->get_name();
         }
         return fail(kExitUsage, std::string(e.what()) + " (see 'noisefloor" + where + " --help')");
+    }
+    if (!expectVersion.empty() && expectVersion != NF_VERSION) {
+        char host[256] = {};
+        (void)::gethostname(host, sizeof host - 1);
+        return fail(kExitRuntime, std::string("this is noisefloor ") + NF_VERSION + " on " + host + ", the caller runs " +
+                                      expectVersion + " (install the same version on both hosts)");
     }
     for (const auto& c : commands) {
         if (c.app->parsed()) {

@@ -229,6 +229,10 @@ TEST_F(CliBadInput, DatabaseProblemsAreRuntimeErrors)
         {{"--db", s_dir->path(), "list"}, 1, s_dir->path()},
         {{"--db", s_dir->file("runs.db"), "stat", s_dir->path(), s_dir->path()}, 2, s_dir->path()},
         {{"--db", s_dir->file("runs.db"), "import", "perf-stat", "--label", "x", s_dir->path()}, 1, s_dir->path()},
+        // A front end on another host with another version: refused before anything is done.
+        {{"--db", s_dir->file("runs.db"), "--expect-version", "0.0.0-other", "run", "spin", "--duration", "0.01"},
+         1,
+         "the caller runs 0.0.0-other (install the same version on both hosts)"},
     };
     for (const auto& c : cases) {
         const auto r = runCli(c.args, *s_dir);
