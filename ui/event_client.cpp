@@ -133,6 +133,13 @@ void EventClient::stop()
     }
 }
 
+void EventClient::closeInput()
+{
+    if (running()) {
+        m_process->closeWriteChannel();
+    }
+}
+
 bool EventClient::running() const
 {
     return m_process != nullptr && m_process->state() != QProcess::NotRunning;

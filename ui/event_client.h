@@ -67,6 +67,9 @@ public:
     bool start(const QString& program, const QStringList& args);
     // Asks the engine to stop (SIGTERM): it ends the run as aborted and says so.
     void stop();
+    // Closes the engine's stdin: an engine given --stop-when-stdin-closes (over ssh, where a
+    // signal to ssh would not reach it) then ends the run as aborted and says so.
+    void closeInput();
     bool running() const;
     // Parses stream text as if the engine had written it (tests, recorded streams).
     void feed(const QByteArray& bytes);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ui/history_panel.h"
+#include "ui/remote_engine.h"
 #include "ui/run_loader.h"
 #include "ui/store.h"
 
@@ -69,6 +70,10 @@ public:
     // Starts the experiment the editor describes; false when its input is invalid or a run is going.
     bool startRun();
     void stopRun();
+    // From here on runs go to `host` over ssh (noisefloor-gui --host) and each finished run is
+    // copied into this window's database (ui/remote_engine.h).
+    void setRemoteHost(const RemoteHost& host);
+    RemoteEngine* remoteEngine() const { return m_remote; }
 
     const QString& databasePath() const { return m_path; }
     RunListModel* runModel() const { return m_model; }
@@ -117,11 +122,15 @@ private:
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
-    StartPage* m_start = nullptr;  // while there is no database
-    bool m_ownRun = false;         // the Live tab follows a run this window started
-    bool m_sweepRun = false;       // ... and it is a sweep: Explore shows it when the engine ends
-    RunSelection m_selection;      // what the Compare tab shows
-    QString m_baseline;            // chosen in Compare; "" = the first selected
+    StartPage* m_start = nullptr;      // while there is no database
+    bool m_ownRun = false;             // the Live tab follows a run this window started
+    bool m_sweepRun = false;           // ... and it is a sweep: Explore shows it when the engine ends
+    RemoteEngine* m_remote = nullptr;  // runs go to another host (--host), else nullptr
+    QString m_remoteDb;                // that host's database, as its run_started said
+    int m_runsStarted = 0;             // by startRun(): tells a run's late timers from the next run's
+    void onFetched(qint64 remoteRun, qint64 localRun, const QString& note);
+    RunSelection m_selection;                                        // what the Compare tab shows
+    QString m_baseline;                                              // chosen in Compare; "" = the first selected
     std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs
 };
 

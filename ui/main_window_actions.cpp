@@ -4,6 +4,7 @@
 #include <QGuiApplication>
 #include <QSaveFile>
 #include <QTabWidget>
+#include <QTimer>
 
 #include <algorithm>
 #include <sstream>
@@ -20,29 +21,89 @@
 
 namespace nf::ui {
 
+namespace {
+
+constexpr int kRemoteStopGraceMs = 15000;  // Stop on a remote run: how long before ssh is ended
+
+}  // namespace
+
 bool MainWindow::startRun()
 {
     if (m_client->running() || !m_editor->runEnabled()) {
         return false;
     }
-    const QStringList args = m_editor->arguments(m_path);
+    ++m_runsStarted;
     m_live->starting();
     m_editor->setRunning(true);
     m_ownRun = true;
     m_sweepRun = m_editor->isSweep();
-    m_client->start(engineProgram(), args);
-    setStatus(tr("running: %1").arg(m_editor->commandLine(QString())));
+    if (m_remote != nullptr) {  // into the host's own database; copied here when it ends
+        m_remoteDb.clear();
+        m_client->start(QStringLiteral("ssh"), m_remote->arguments(m_editor->arguments(QString())
+                                                                   << QStringLiteral("--stop-when-stdin-closes")));
+        setStatus(tr("running on %1: %2").arg(m_remote->host().dest, m_editor->commandLine(QString())));
+    } else {
+        m_client->start(engineProgram(), m_editor->arguments(m_path));
+        setStatus(tr("running: %1").arg(m_editor->commandLine(QString())));
+    }
     m_tabs->setCurrentWidget(m_live);
     return true;
 }
 
 void MainWindow::stopRun()
 {
-    m_client->stop();
+    if (m_remote == nullptr) {
+        m_client->stop();
+        return;
+    }
+    // A signal would end ssh, not the run behind it: the run stops when its stdin closes, says so
+    // and is copied here. Should the host not answer, ssh itself is ended.
+    m_client->closeInput();
+    QTimer::singleShot(kRemoteStopGraceMs, this, [this, run = m_runsStarted] {
+        if (m_runsStarted == run) {  // not a later run's engine
+            m_client->stop();
+        }
+    });
+}
+
+void MainWindow::setRemoteHost(const RemoteHost& host)
+{
+    delete m_remote;
+    m_remote = new RemoteEngine(host, this);
+    connect(m_client, &EventClient::runStarted, this, [this](const LiveRunInfo& info) { m_remoteDb = info.db; });
+    connect(m_remote, &RemoteEngine::fetched, this, &MainWindow::onFetched);
+    connect(m_remote, &RemoteEngine::fetchFailed, this, [this](qint64, const QString& message) { setStatus(message); });
+    connect(m_remote, &RemoteEngine::idle, this, [this] {
+        if (m_sweepRun && !m_client->running()) {
+            onEngineEnded();
+        }
+    });
+    setWindowTitle(tr("noisefloor - runs on %1").arg(host.dest));
+}
+
+void MainWindow::onFetched(qint64 remoteRun, qint64 localRun, const QString& note)
+{
+    if (m_store) {
+        reload();
+    } else {
+        openDatabase(m_path);  // the merge made it
+    }
+    if (localRun > 0 && !m_sweepRun && selectRun(localRun)) {
+        m_tabs->setCurrentWidget(m_compare);
+    }
+    setStatus(note.isEmpty()
+                  ? tr("run %1 on %2 copied here as run %3").arg(remoteRun).arg(m_remote->host().dest).arg(localRun)
+                  : tr("run %1 on %2: %3 as run %4").arg(remoteRun).arg(m_remote->host().dest, note).arg(localRun));
 }
 
 void MainWindow::onRunEnded(qint64 runId, const QString& status)
 {
+    if (m_remote != nullptr && m_ownRun && runId > 0 && !m_remoteDb.isEmpty()) {
+        m_remote->fetch(m_remoteDb, runId, m_path);
+        setStatus(tr("run %1 %2 on %3: copying it here").arg(runId).arg(status, m_remote->host().dest));
+        m_ownRun = m_sweepRun;  // a sweep's later points still come
+        return;
+    }
     if (!m_ownRun || m_sweepRun) {
         return;  // a replayed stream (its run lives in another database), or a sweep point
     }
@@ -58,8 +119,8 @@ void MainWindow::onRunEnded(qint64 runId, const QString& status)
 
 void MainWindow::onEngineEnded()
 {
-    if (!m_ownRun || !m_sweepRun) {
-        return;
+    if (!m_ownRun || !m_sweepRun || (m_remote != nullptr && m_remote->busy())) {
+        return;  // a remote sweep: shown once its runs are copied (RemoteEngine::idle)
     }
     m_ownRun = false;
     m_sweepRun = false;

@@ -19,8 +19,9 @@ inline constexpr int kExitRuntime = 1;
 inline constexpr int kExitUsage = 2;
 
 struct Context {
-    std::string dbPath;       // --db, else the default path
-    std::string commandLine;  // as typed, recorded with every run
+    std::string dbPath;                // --db, else the default path
+    std::string commandLine;           // as typed, recorded with every run
+    bool stopWhenStdinCloses = false;  // run: the end of stdin stops the run (a front end over ssh)
 };
 
 struct Command {

@@ -118,8 +118,9 @@ int runMain(int argc, char** argv)
     if (!expectVersion.empty() && expectVersion != NF_VERSION) {
         char host[256] = {};
         (void)::gethostname(host, sizeof host - 1);
-        return fail(kExitRuntime, std::string("this is noisefloor ") + NF_VERSION + " on " + host + ", the caller runs " +
-                                      expectVersion + " (install the same version on both hosts)");
+        return fail(kExitRuntime, std::string("this is noisefloor ") + NF_VERSION + " on " + host +
+                                      ", the caller runs " + expectVersion +
+                                      " (install the same version on both hosts)");
     }
     for (const auto& c : commands) {
         if (c.app->parsed()) {

@@ -161,10 +161,19 @@ Command addRunCommand(CLI::App& app, Context& ctx)
                     "jsonl: write the run to stdout as JSON lines (run_started, samples, progress, warning, "
                     "finished, error; see docs/events.md) instead of the text report")
         ->check(CLI::IsMember({"jsonl"}));
+    auto stdinStops = std::make_shared<bool>(false);
+    sub->add_flag("--stop-when-stdin-closes", *stdinStops,
+                  "Stop the run (as at SIGHUP) when stdin reaches its end: a front end that drives the run "
+                  "over ssh stops it by closing its side");
     sub->add_flag("--dry-run", *dryRun,
                   "Check the experiment and print the plan (variants, parameters, CPUs, schedule, time); run and "
                   "store nothing");
-    return {sub, [o, events, dryRun, &ctx] { return execute(*o, ctx, *events, *dryRun); }, true};
+    return {sub,
+            [o, events, dryRun, stdinStops, &ctx] {
+                ctx.stopWhenStdinCloses = *stdinStops;
+                return execute(*o, ctx, *events, *dryRun);
+            },
+            true};
 }
 
 }  // namespace nf::cli

@@ -159,6 +159,10 @@ int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Cont
         // the run as SIGPIPE would, but after the testbed is taken down and the run is recorded.
         (void)std::signal(SIGPIPE, SIG_IGN);
     }
+    std::optional<StdinStop> stdinStop;
+    if (ctx.stopWhenStdinCloses) {
+        stdinStop.emplace(signals);
+    }
     const auto facts = probes::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
     for (const auto& spec : specs) {

@@ -1,7 +1,11 @@
 #include "app/cli/signal_stop.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
+
+#include <array>
+#include <cerrno>
 
 #include <cstring>
 #include <ctime>
@@ -52,6 +56,34 @@ SignalStop::~SignalStop()
     m_watcher.request_stop();
     m_watcher.join();
     pthread_sigmask(SIG_SETMASK, &m_previous, nullptr);
+}
+
+StdinStop::StdinStop(SignalStop& signals)
+{
+    m_watcher = std::jthread([&signals](const std::stop_token& own) {
+        std::array<char, 4096> discard{};
+        while (!own.stop_requested()) {
+            pollfd p{STDIN_FILENO, POLLIN, 0};
+            const int ready = ::poll(&p, 1, 100);
+            if (ready < 0 && errno != EINTR) {
+                return;
+            }
+            if (ready <= 0) {
+                continue;
+            }
+            const ssize_t got = (p.revents & POLLIN) != 0 ? ::read(STDIN_FILENO, discard.data(), discard.size()) : 0;
+            if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+                signals.raise(SIGHUP);
+                return;
+            }
+        }
+    });
+}
+
+StdinStop::~StdinStop()
+{
+    m_watcher.request_stop();
+    m_watcher.join();
 }
 
 SignalExit::SignalExit()

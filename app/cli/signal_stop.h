@@ -37,6 +37,19 @@ private:
     std::jthread m_watcher;
 };
 
+// While it lives, the end of stdin (its writer closed it: a front end's Stop, a dropped ssh) stops
+// `signals` as SIGHUP would. Input is read and thrown away. For `run --stop-when-stdin-closes`.
+class StdinStop {
+public:
+    explicit StdinStop(SignalStop& signals);
+    ~StdinStop();
+    StdinStop(const StdinStop&) = delete;
+    StdinStop& operator=(const StdinStop&) = delete;
+
+private:
+    std::jthread m_watcher;
+};
+
 // For commands that only read and print: SIGINT/SIGTERM/SIGHUP (blocked since main()'s first line) are
 // taken by a watcher thread that writes "noisefloor: interrupted by SIGTERM" and ends the process
 // with 128 + the signal. Nothing such a command does needs undoing.

@@ -6,6 +6,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QTextStream>
 
 #include "data/schema.h"
@@ -73,7 +75,17 @@ int main(int argc, char* argv[])
                                          QStringLiteral("ID"));
     const QCommandLineOption sizeOption(
         QStringLiteral("size"), QStringLiteral("Window size in pixels (default 1200x820)."), QStringLiteral("WxH"));
+    const QCommandLineOption hostOption(
+        QStringLiteral("host"),
+        QStringLiteral("Run experiments on DEST (user@host or an ssh Host alias) through ssh: the engine there "
+                       "measures, this window watches, and each finished run is copied into --db."),
+        QStringLiteral("DEST"));
+    const QCommandLineOption sshConfigOption(QStringLiteral("ssh-config"),
+                                             QStringLiteral("With --host: ssh -F FILE instead of ~/.ssh/config."),
+                                             QStringLiteral("FILE"));
     parser.addOption(dbOption);
+    parser.addOption(hostOption);
+    parser.addOption(sshConfigOption);
     parser.addOption(sizeOption);
     parser.addOption(sweepOption);
     parser.addOption(replayOption);
@@ -101,6 +113,17 @@ int main(int argc, char* argv[])
         }
         selection.emplace_back(id, text.section(':', 1));
     }
+    const QString host = parser.value(hostOption);
+    if (parser.isSet(hostOption) &&
+        (host.isEmpty() || host.startsWith('-') || host.contains(QRegularExpression("\\s")))) {
+        return usage(QStringLiteral("--host '%1': expected what ssh accepts, user@host or a Host alias").arg(host));
+    }
+    if (parser.isSet(sshConfigOption) &&
+        (!parser.isSet(hostOption) || !QFileInfo(parser.value(sshConfigOption)).isFile())) {
+        return usage(parser.isSet(hostOption)
+                         ? QStringLiteral("--ssh-config '%1': no such file").arg(parser.value(sshConfigOption))
+                         : QStringLiteral("--ssh-config needs --host"));
+    }
     qint64 runId = 0;
     if (parser.isSet(runOption)) {
         bool ok = false;
@@ -127,6 +150,9 @@ int main(int argc, char* argv[])
         }
     }
     nf::ui::MainWindow window(db);
+    if (parser.isSet(hostOption)) {
+        window.setRemoteHost({host, parser.value(sshConfigOption)});
+    }
     if (size.isValid()) {
         window.resize(size);
     }

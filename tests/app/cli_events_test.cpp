@@ -159,5 +159,21 @@ TEST_F(CliEvents, AClosedStreamStopsTheRunAsAborted)
     EXPECT_LT(runs[0]["repetitions"].get<int>(), 200);
 }
 
+// A front end over ssh stops the run by closing its stdin (a signal to ssh would not reach it).
+TEST_F(CliEvents, TheEndOfStdinStopsARunThatAsksForIt)
+{
+    const std::string db = m_dir.file("runs.db");
+    const auto [rc, out] = shell("bash -c 'sleep 1 | " + std::string(NF_CLI_PATH) + " --db " + db +
+                                 " run spin --reps 200 --duration 0.1 --warmup 0 --share-cpus --events jsonl "
+                                 "--stop-when-stdin-closes >" +
+                                 m_dir.file("out") + " 2>" + m_dir.file("err") + "; exit ${PIPESTATUS[1]}'");
+    EXPECT_EQ(rc, 129) << readFile(m_dir.file("err"));
+    const auto lines = events(readFile(m_dir.file("out")));
+    ASSERT_GE(lines.size(), 2U);
+    EXPECT_EQ(lines[lines.size() - 2]["event"], "finished");
+    EXPECT_EQ(lines[lines.size() - 2]["status"], "aborted");
+    EXPECT_NE(lines[lines.size() - 2]["reason"].get<std::string>().find("SIGHUP"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nf::test
