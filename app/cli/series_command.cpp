@@ -13,6 +13,7 @@
 #include "app/cli/run_lookup.h"
 #include "app/cli/run_options.h"
 #include "app/cli/run_session.h"
+#include "app/cli/series_steps.h"
 #include "app/cli/signal_stop.h"
 #include "engine/analysis/across_runs.h"
 #include "engine/analysis/analysis.h"
@@ -31,196 +32,6 @@ struct SeriesArgs {
     std::string format = "text";
     bool interleaved = false;  // `runs` holds the arguments of the run that measures the steps
 };
-
-struct Step {
-    std::string name;
-    std::shared_ptr<engine::RunRecord> run;  // the newest run of the step
-    int variant = 0;
-    // --label: every complete run with the label, oldest first (the newest is `run`).
-    std::vector<std::shared_ptr<engine::RunRecord>> pooled;
-};
-
-std::string runName(const engine::RunRecord& run)
-{
-    return "run " + std::to_string(run.row.id) + (run.row.label.empty() ? "" : " '" + run.row.label + "'");
-}
-
-// One step from a run: its only variant, or the one named after ':'.
-Result<Step> stepOf(std::shared_ptr<engine::RunRecord> run, const std::string& variant, const std::string& asked,
-                    std::string name)
-{
-    const auto& names = run->data.variantNames;
-    if (variant.empty() && names.size() != 1) {
-        return usageError(asked + ": " + runName(*run) + " has " + std::to_string(names.size()) +
-                          " variants: name one as " + asked + ":VARIANT");
-    }
-    const std::string chosen = variant.empty() ? names.front() : variant;
-    auto it = std::find(names.begin(), names.end(), chosen);
-    if (it == names.end()) {
-        return usageError(asked + ": " + runName(*run) + " has no variant '" + chosen + "'");
-    }
-    if (!variant.empty() && name.find(':') == std::string::npos) {
-        name += ":" + variant;
-    }
-    return Step{std::move(name), std::move(run), static_cast<int>(it - names.begin()), {}};
-}
-
-Result<std::vector<Step>> selectSteps(data::Database& db, const SeriesArgs& a)
-{
-    if (!a.runs.empty() && !a.labels.empty()) {
-        return usageError("give RUN arguments or --label, not both");
-    }
-    std::vector<Step> steps;
-    for (const auto& label : a.labels) {
-        auto runs = loadRunsWithLabel(db, label);
-        std::string variant;
-        const auto colon = label.rfind(':');
-        if (!runs && colon != std::string::npos) {
-            runs = loadRunsWithLabel(db, label.substr(0, colon));
-            variant = label.substr(colon + 1);
-        }
-        if (!runs) {
-            return runs.error();
-        }
-        std::vector<std::shared_ptr<engine::RunRecord>> pooled;
-        for (auto& r : *runs) {
-            pooled.push_back(std::make_shared<engine::RunRecord>(std::move(r)));
-        }
-        for (const auto& r : pooled) {  // every pooled run must have the variant asked for
-            if (auto checked = stepOf(r, variant, "--label " + label, label); !checked) {
-                return checked.error();
-            }
-        }
-        auto step = stepOf(pooled.back(), variant, "--label " + label, label);
-        step->pooled = std::move(pooled);
-        steps.push_back(std::move(*step));
-    }
-    if (a.runs.size() == 1 && a.runs.front().find(':') == std::string::npos) {  // the variants of one run
-        auto run = loadNamedRun(db, a.runs.front());
-        if (!run) {
-            return run.error();
-        }
-        auto shared = std::make_shared<engine::RunRecord>(std::move(*run));
-        for (std::size_t v = 0; v < shared->data.variantNames.size(); ++v) {
-            steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v), {}});
-        }
-        return steps;
-    }
-    for (const auto& text : a.runs) {
-        const auto colon = text.find(':');
-        auto run = loadNamedRun(db, text.substr(0, colon));
-        if (!run) {
-            return run.error();
-        }
-        const std::string variant = colon == std::string::npos ? "" : text.substr(colon + 1);
-        auto shared = std::make_shared<engine::RunRecord>(std::move(*run));
-        const std::string name = shared->row.label.empty() ? "run" + std::to_string(shared->row.id) : shared->row.label;
-        auto step = stepOf(shared, variant, "RUN " + text, name);
-        if (!step) {
-            return step.error();
-        }
-        steps.push_back(std::move(*step));
-    }
-    return steps;
-}
-
-// The metric asked for, else the first metric of the first step that is not a unit conversion.
-Result<engine::MetricSpec> chooseMetric(const std::vector<Step>& steps, const std::string& asked)
-{
-    const auto& metrics = steps.front().run->data.layout.metrics;
-    for (const auto& m : metrics) {
-        if (asked.empty() ? m.aliasOf.empty() : m.name == asked) {
-            return m;
-        }
-    }
-    return usageError(asked.empty() ? "the first step has no metric"
-                                    : "--metric " + asked + ": not a metric of " + runName(*steps.front().run));
-}
-
-bool pooledDesign(const std::vector<Step>& steps)
-{
-    return std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.pooled.size() > 1; });
-}
-
-// One run's repetition values of the metric, for the step's variant (looked up by name: pooled
-// runs may list their variants in another order).
-Result<std::vector<double>> runValuesOf(const Step& s, const engine::RunRecord& run, const engine::MetricSpec& metric)
-{
-    const auto& metrics = run.data.layout.metrics;
-    auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == metric.name; });
-    if (it == metrics.end()) {
-        return usageError("step " + s.name + " (" + runName(run) + ") has no metric " + metric.name);
-    }
-    if (run.data.summarised()) {
-        return usageError("step " + s.name + " (" + runName(run) +
-                          ") holds perf stat -r summaries, not the runs: series' permutation test needs the "
-                          "values (compare the steps pairwise with noisefloor compare)");
-    }
-    const auto& names = run.data.variantNames;
-    const auto& wanted = s.run->data.variantNames[static_cast<std::size_t>(s.variant)];
-    const auto v = static_cast<int>(std::find(names.begin(), names.end(), wanted) - names.begin());
-    return run.data.repetitionValues(v, *it);
-}
-
-// The variants of one run that alternated them in chunks: per step, its chunk value in every round
-// where each step has a positive one (round r of every step measured side by side, milliseconds
-// apart). Empty when the run did not alternate.
-std::vector<engine::SeriesStep> chunkRoundsOf(const std::vector<Step>& steps, const engine::MetricSpec& metric)
-{
-    const auto& run = *steps.front().run;
-    auto in = engine::analysisInput(run.data, run.spec.interleaved(), {metric.name});
-    if (!in || !in->alternating || in->pairs.empty()) {
-        return {};
-    }
-    const auto& rounds = in->pairs.front();  // [variant][round]
-    std::vector<engine::SeriesStep> out;
-    out.reserve(steps.size());
-    for (const auto& s : steps) {
-        out.push_back({s.name, {}});
-    }
-    for (std::size_t r = 0; !rounds.empty() && r < rounds.front().size(); ++r) {
-        const bool complete = std::all_of(steps.begin(), steps.end(), [&](const Step& s) {
-            const auto& v = rounds[static_cast<std::size_t>(s.variant)];
-            return r < v.size() && v[r] > 0 && std::isfinite(v[r]);
-        });
-        for (std::size_t k = 0; complete && k < steps.size(); ++k) {
-            out[k].values.push_back(rounds[static_cast<std::size_t>(steps[k].variant)][r]);
-        }
-    }
-    return out;
-}
-
-// The values each step is analysed by. With several runs under a step's label the unit is the run
-// (the boot where runs share boots): each run's mean is one value, so the run-to-run variance is in
-// every interval and test, as in compare --label.
-Result<std::vector<engine::SeriesStep>> valuesOf(const std::vector<Step>& steps, const engine::MetricSpec& metric)
-{
-    const bool pooled = pooledDesign(steps);
-    std::vector<engine::SeriesStep> out;
-    for (const auto& s : steps) {
-        if (!pooled) {
-            auto values = runValuesOf(s, *s.run, metric);
-            if (!values) {
-                return values.error();
-            }
-            out.push_back({s.name, std::move(*values)});
-            continue;
-        }
-        std::vector<engine::RunValues> runs;
-        for (const auto& r : s.pooled) {
-            auto values = runValuesOf(s, *r, metric);
-            if (!values) {
-                return values.error();
-            }
-            std::erase_if(*values, [](double x) { return !std::isfinite(x); });
-            if (!values->empty()) {
-                runs.push_back({r->row.bootId, std::move(*values)});
-            }
-        }
-        out.push_back({s.name, engine::unitMeans(runs)});
-    }
-    return out;
-}
 
 std::string pText(double p)
 {
@@ -387,10 +198,6 @@ int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
     if (!metric) {
         return failWith(metric.error());
     }
-    auto values = valuesOf(*steps, *metric);
-    if (!values) {
-        return failWith(values.error());
-    }
     auto options = a.options;
     std::set<std::int64_t> runIds;
     for (const auto& s : *steps) {
@@ -399,25 +206,23 @@ int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
     options.separateRuns = runIds.size() == steps->size() && !pooledDesign(*steps);
     // The variants of one interleaved run: repetition i of every step was measured side by side.
     // Alternated in chunks, the rounds are the blocks: every step ran one chunk in each.
-    const auto& first = *steps->front().run;
-    bool chunkRounds = false;
-    if (runIds.size() == 1 && first.spec.interleaved()) {
-        if (auto rounds = chunkRoundsOf(*steps, *metric); !rounds.empty() && rounds.front().values.size() >= 2) {
-            *values = std::move(rounds);
-            chunkRounds = true;
-        }
+    auto series = valuesOf(*steps, *metric, runIds.size() == 1);
+    if (!series) {
+        return failWith(series.error());
     }
-    const bool equalReps = std::all_of(values->begin(), values->end(),
-                                       [&](const auto& v) { return v.values.size() == values->front().values.size(); });
-    options.blocked = runIds.size() == 1 && first.spec.interleaved() && equalReps && values->front().values.size() >= 2;
-    auto result = engine::analyzeSeries(*values, options);
+    const auto& values = series->steps;
+    const bool equalReps = std::all_of(values.begin(), values.end(),
+                                       [&](const auto& v) { return v.values.size() == values.front().values.size(); });
+    options.blocked =
+        runIds.size() == 1 && steps->front().run->spec.interleaved() && equalReps && values.front().values.size() >= 2;
+    auto result = engine::analyzeSeries(values, options);
     if (!result) {
         return failWith(usageError(result.error().message));
     }
     if (a.format == "csv") {
         writeCsv(*result, *metric, std::cout);
     } else {
-        writeText(*result, *metric, *steps, options, chunkRounds, std::cout);
+        writeText(*result, *metric, *steps, options, series->chunkRounds, std::cout);
     }
     return 0;
 }
@@ -457,12 +262,7 @@ int runInterleaved(const SeriesArgs& a, const Context& ctx)
         if (run.row.status != engine::RunStatus::Complete) {
             return;  // the run's own line on stderr says why
         }
-        auto shared = std::make_shared<engine::RunRecord>(run);
-        std::vector<Step> steps;
-        for (std::size_t v = 0; v < shared->data.variantNames.size(); ++v) {
-            steps.push_back({shared->data.variantNames[v], shared, static_cast<int>(v), {}});
-        }
-        analysed = analyse(a, std::move(steps));
+        analysed = analyse(a, variantSteps(std::make_shared<engine::RunRecord>(run)));
     });
     return status != 0 ? status : analysed;
 }
@@ -477,7 +277,7 @@ int execute(const SeriesArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
-    return analyse(a, selectSteps(*db, a));
+    return analyse(a, selectSteps(*db, a.runs, a.labels));
 }
 
 }  // namespace

@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/net/batch_sender.h"
 #include "engine/net/pacer.h"
 #include "engine/net/remote_generator.h"
-#include "engine/run/pinned_thread.h"
 
 namespace nf::engine::net {
 
@@ -128,71 +128,39 @@ Result<std::string> routeDevice(const in_addr& dst)
 
 namespace {
 
-class PacketGenerator : public Generator {
+class PacketGenerator : public BatchSender {
 public:
     PacketGenerator(Fd sock, const Endpoint& from, const GeneratorOptions& options, std::vector<std::uint8_t> frame)
-        : m_sock(std::move(sock)), m_from(from), m_options(options), m_frame(std::move(frame))
+        : BatchSender(std::move(sock), options, std::move(frame)), m_from(from)
     {
-        m_iov = {m_frame.data(), m_frame.size()};
-        m_msgs.resize(static_cast<std::size_t>(options.batch));
-        for (auto& m : m_msgs) {
-            m.msg_hdr.msg_iov = &m_iov;
-            m.msg_hdr.msg_iovlen = 1;
-        }
     }
-    ~PacketGenerator() override { PacketGenerator::stop(); }
+    ~PacketGenerator() override { BatchSender::stop(); }  // the loop counts into m_offered
     PacketGenerator(const PacketGenerator&) = delete;
     PacketGenerator& operator=(const PacketGenerator&) = delete;
 
-    Result<void> start() override
-    {
-        stop();
-        m_thread =
-            PinnedThread::start("generator thread", m_options.cpu, [this](const std::stop_token& stop) { loop(stop); });
-        return {};
-    }
-    void stop() override
-    {
-        m_thread.requestStop();
-        m_thread.join();
-    }
-    std::string warning() const override { return m_thread.warning(); }
-    std::uint64_t sent() const override { return m_sent.load(std::memory_order_relaxed); }
     std::uint64_t offered() const override { return m_offered.load(std::memory_order_relaxed); }
-    std::string describe() const override
-    {
-        return "packet (AF_PACKET sendmmsg) on " + m_from.ifname + ", batch " + std::to_string(m_options.batch) + ", " +
-               std::to_string(m_options.payload) + "-byte payload, CPU " + std::to_string(m_options.cpu) +
-               (m_options.rate > 0 ? ", limited to " + std::to_string(m_options.rate) + " pps" : "");
-    }
+    std::string describe() const override { return describeAs("packet (AF_PACKET sendmmsg) on " + m_from.ifname); }
 
 private:
-    void loop(const std::stop_token& stop)
+    void loop(const std::stop_token& stop) override
     {
-        std::uint64_t sent = m_sent.load(std::memory_order_relaxed);
+        std::uint64_t sent = BatchSender::sent();
         std::uint64_t offered = m_offered.load(std::memory_order_relaxed);
-        const Pacer pacer(m_options.rate, offered);
+        const Pacer pacer(options().rate, offered);
         while (!stop.stop_requested()) {
             pacer.wait(offered, [&] { return stop.stop_requested(); });
-            const int n = ::sendmmsg(m_sock.get(), m_msgs.data(), static_cast<unsigned>(m_msgs.size()), 0);
-            offered += m_msgs.size();
+            const int n = sendBatch();
+            offered += batch();
             if (n > 0) {
                 sent += static_cast<std::uint64_t>(n);
             }
-            m_sent.store(sent, std::memory_order_relaxed);
+            storeSent(sent);
             m_offered.store(offered, std::memory_order_relaxed);
         }
     }
 
-    Fd m_sock;
     Endpoint m_from;
-    GeneratorOptions m_options;
-    std::vector<std::uint8_t> m_frame;
-    iovec m_iov{};
-    std::vector<mmsghdr> m_msgs;
-    std::atomic<std::uint64_t> m_sent{0};
     std::atomic<std::uint64_t> m_offered{0};
-    PinnedThread m_thread;
 };
 
 }  // namespace

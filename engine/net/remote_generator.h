@@ -63,6 +63,19 @@ public:
 };
 Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions& options, const std::string& version);
 
+// The generator host a two-host workload names: its tx_host, tx_iface and ssh_config parameters.
+struct GeneratorHost {
+    std::string host;
+    std::string iface;      // "" = the device its route to the receiver uses
+    std::string sshConfig;  // "" = the user's own configuration
+};
+
+// The generator of a two-host workload (udp-rx, xdp-rx): makeSshGenerator with the `noisefloor`
+// on the generator host's PATH, a 10-second connect timeout and this build's version (NF_VERSION)
+// required of it, sending to `to` as `generator` says.
+Result<std::unique_ptr<SshGenerator>> makeTwoHostGenerator(const GeneratorHost& host, const Endpoint& to,
+                                                           const GeneratorOptions& generator);
+
 // What a two-host run stores about its path: path=two-host, generator_host, generator_version,
 // the sender's device, MAC and address, and the receiver's.
 std::vector<std::pair<std::string, std::string>> twoHostFacts(const Endpoint& rx, const RemoteFacts& remote);

@@ -6,51 +6,25 @@
 #include <atomic>
 #include <vector>
 
-#include "engine/net/generator.h"
+#include "engine/net/batch_sender.h"
 #include "engine/net/pacer.h"
-#include "engine/run/pinned_thread.h"
 
 namespace nf::engine::net {
 
 namespace {
 
-class SendmmsgGenerator : public Generator {
+class SendmmsgGenerator : public BatchSender {
 public:
     SendmmsgGenerator(Fd sock, const GeneratorOptions& options, sockaddr_in dst)
-        : m_sock(std::move(sock)),
-          m_options(options),
-          m_payload(static_cast<std::size_t>(options.payload), 0x5a),
+        : BatchSender(std::move(sock), options,
+                      std::vector<std::uint8_t>(static_cast<std::size_t>(options.payload), 0x5a)),
           m_dst(dst),
           m_port(options.port)
     {
-        m_iov = {m_payload.data(), m_payload.size()};
-        m_msgs.resize(static_cast<std::size_t>(options.batch));
-        for (auto& m : m_msgs) {
-            m.msg_hdr.msg_iov = &m_iov;
-            m.msg_hdr.msg_iovlen = 1;
-        }
     }
-    ~SendmmsgGenerator() override { SendmmsgGenerator::stop(); }
+    ~SendmmsgGenerator() override { BatchSender::stop(); }  // the loop reads m_dst and m_port
     SendmmsgGenerator(const SendmmsgGenerator&) = delete;
     SendmmsgGenerator& operator=(const SendmmsgGenerator&) = delete;
-
-    Result<void> start() override
-    {
-        stop();
-        m_thread =
-            PinnedThread::start("generator thread", m_options.cpu, [this](const std::stop_token& stop) { loop(stop); });
-        return {};
-    }
-
-    void stop() override
-    {
-        m_thread.requestStop();
-        m_thread.join();
-    }
-
-    std::string warning() const override { return m_thread.warning(); }
-
-    std::uint64_t sent() const override { return m_sent.load(std::memory_order_relaxed); }
 
     // The sending thread connects its socket to the new port before its next call.
     bool setPort(std::uint16_t port) override
@@ -59,44 +33,32 @@ public:
         return true;
     }
 
-    std::string describe() const override
-    {
-        return "sendmmsg, batch " + std::to_string(m_options.batch) + ", " + std::to_string(m_options.payload) +
-               "-byte payload, CPU " + std::to_string(m_options.cpu) +
-               (m_options.rate > 0 ? ", limited to " + std::to_string(m_options.rate) + " pps" : "");
-    }
+    std::string describe() const override { return describeAs("sendmmsg"); }
 
 private:
-    void loop(const std::stop_token& stop)
+    void loop(const std::stop_token& stop) override
     {
-        std::uint64_t sent = m_sent.load(std::memory_order_relaxed);
-        const Pacer pacer(m_options.rate, sent);
-        std::uint16_t connected = m_options.port;
+        std::uint64_t sent = BatchSender::sent();
+        const Pacer pacer(options().rate, sent);
+        std::uint16_t connected = options().port;
         while (!stop.stop_requested()) {
             pacer.wait(sent, [&] { return stop.stop_requested(); });
             if (const auto port = m_port.load(std::memory_order_acquire); port != connected) {
                 m_dst.sin_port = htons(port);
-                if (::connect(m_sock.get(), reinterpret_cast<const sockaddr*>(&m_dst), sizeof m_dst) == 0) {  // NOLINT
+                if (::connect(sock(), reinterpret_cast<const sockaddr*>(&m_dst), sizeof m_dst) == 0) {  // NOLINT
                     connected = port;
                 }
             }
-            const int n = ::sendmmsg(m_sock.get(), m_msgs.data(), static_cast<unsigned>(m_msgs.size()), 0);
+            const int n = sendBatch();
             if (n > 0) {
                 sent += static_cast<std::uint64_t>(n);
-                m_sent.store(sent, std::memory_order_relaxed);
+                storeSent(sent);
             }
         }
     }
 
-    Fd m_sock;
-    GeneratorOptions m_options;
-    std::vector<char> m_payload;
-    iovec m_iov{};
-    std::vector<mmsghdr> m_msgs;
     sockaddr_in m_dst;
     std::atomic<std::uint16_t> m_port;
-    std::atomic<std::uint64_t> m_sent{0};
-    PinnedThread m_thread;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "engine/net/remote_generator.h"
+#include "nf_version.h"
 
 namespace nf::engine::net {
 
@@ -389,6 +390,19 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
         return h.error();
     }
     return std::unique_ptr<SshGenerator>(std::move(ssh));
+}
+
+Result<std::unique_ptr<SshGenerator>> makeTwoHostGenerator(const GeneratorHost& host, const Endpoint& to,
+                                                           const GeneratorOptions& generator)
+{
+    return makeSshGenerator({.host = host.host,
+                             .iface = host.iface,
+                             .sshConfig = host.sshConfig,
+                             .command = "noisefloor",
+                             .connectTimeout = 10,
+                             .to = to,
+                             .generator = generator},
+                            NF_VERSION);
 }
 
 }  // namespace nf::engine::net

@@ -1,23 +1,24 @@
+// The live worker: sets up every variant's session, measures one variant at a time for a repetition
+// (the chunks of variants side by side are in live_chunks.cpp) and drives the run.
+
 #include "engine/run/live_worker.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "engine/model/metric.h"
 #include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
+#include "engine/run/live_worker_impl.h"
 #include "engine/run/repetition_driver.h"
 #include "engine/run/schedule.h"
 #include "engine/run/scheduler.h"
@@ -29,71 +30,7 @@
 
 namespace nf::engine {
 
-namespace {
-
-// Stops a started session on every path out of a scope.
-class Running {
-public:
-    explicit Running(LiveSession& session) : m_session(session) {}
-    ~Running() { m_session.stop(); }
-    Running(const Running&) = delete;
-    Running& operator=(const Running&) = delete;
-
-private:
-    LiveSession& m_session;
-};
-
-struct Reading {
-    std::uint64_t tsc = 0;
-    std::vector<double> session;
-    std::vector<std::pair<std::string, double>> softnet;  // cumulative, cpuN_softnet_*
-};
-
-class LiveWorker {
-public:
-    LiveWorker(const PreparedExperiment& p, std::stop_token stop, Channel<WorkerMessage>& out)
-        : m_p(p), m_spec(p.spec), m_stop(std::move(stop)), m_out(out)
-    {
-    }
-
-    WorkerDone run(std::future<bool>& go);
-
-private:
-    Result<void> setUp();
-    Result<void> trialStart(std::size_t variant, std::vector<std::string>& threadNames,
-                            std::vector<std::string>& cpuNames);
-    SessionCounters openCounters(const LiveSession& session);
-    Result<Reading> read(std::size_t variant, SessionCounters& counters);
-    Sample sampleBetween(const Reading& a, const Reading& b) const;
-    bool waitUntil(std::uint64_t tsc);  // false when stopped
-    Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep);
-    Result<bool> measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng, RepetitionResult& rep);
-    std::optional<double> packetsNow();
-    std::string designReason() const;
-    void reportWarnings(std::size_t variant);
-    nlohmann::json measurementJson() const;
-
-    const PreparedExperiment& m_p;
-    const ExperimentSpec& m_spec;
-    std::stop_token m_stop;
-    Channel<WorkerMessage>& m_out;
-    std::optional<probes::TscClock> m_tsc;
-    std::unique_ptr<LiveGroup> m_group;                 // alternating: every variant side by side
-    std::vector<std::unique_ptr<LiveSession>> m_owned;  // not alternating: a session per variant
-    std::vector<LiveSession*> m_sessions;               // per variant: its session or its view of m_group
-    std::size_t m_sessionQuantities = 0;
-    RunLayout m_layout;
-    nlohmann::json m_countersJson;
-    std::optional<probes::SimulatedPmu> m_simulated;  // with the TSC rate and m_operations
-    std::atomic<std::uint64_t> m_operations{0};       // packets received, for the simulated PMU
-    int m_packets = -1;                               // index of the packets quantity in a session sample
-    std::set<std::string> m_multiplexWarned;
-    std::uint64_t m_t0 = 0;
-    std::mutex m_waitMutex;
-    std::condition_variable_any m_wait;
-    std::set<std::string> m_warned;
-    std::string m_lost;  // why the connection to a remote generator ended, if it did
-};
+namespace live {
 
 Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& threadNames,
                                     std::vector<std::string>& cpuNames)
@@ -313,112 +250,6 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
     return true;
 }
 
-// The packets every variant has received so far, summed (the guard's count is its difference).
-std::optional<double> LiveWorker::packetsNow()
-{
-    double total = 0;
-    for (auto* session : m_sessions) {
-        auto values = session->sample();
-        if (!values || m_packets < 0 || static_cast<std::size_t>(m_packets) >= values->size()) {
-            return std::nullopt;
-        }
-        total += (*values)[static_cast<std::size_t>(m_packets)];
-    }
-    return total;
-}
-
-// Waits for the guard before a chunk of `variant`: at least kMinGuard, and after a switch until
-// the variant offered before has nothing left to receive (at most kMaxGuard). False when stopped.
-bool waitGuard(LiveGroup& group, std::size_t previous, std::size_t variant, const probes::TscClock& tsc,
-               const std::stop_token& stop)
-{
-    constexpr double kMinGuard = 0.001;
-    constexpr double kMaxGuard = 0.02;
-    const auto t0 = probes::readTsc();
-    const auto minEnd = t0 + static_cast<std::uint64_t>(kMinGuard * tsc.hz());
-    const auto maxEnd = t0 + static_cast<std::uint64_t>(kMaxGuard * tsc.hz());
-    for (;;) {
-        if (stop.stop_requested()) {
-            return false;
-        }
-        const auto now = probes::readTsc();
-        if (now >= maxEnd || (now >= minEnd && (previous == variant || !group.pending(previous)))) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-}
-
-// One repetition with every variant side by side: warm up offering to each in turn, then the
-// chunks of the plan (A B B A ...). Before each chunk the traffic switches to its variant and a
-// guard interval passes (its packets, every variant's, are counted in guard_packets and in no
-// chunk); the chunk is counted from both sides' counters at its two boundaries.
-Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng,
-                                       RepetitionResult& rep)
-{
-    auto& group = *m_group;
-    if (auto r = group.start(); !r) {
-        return r.error();
-    }
-    Running running(*m_sessions.front());  // a view's stop() stops the group
-    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
-        reportWarnings(v);
-    }
-    std::deque<SessionCounters> counters;
-    for (auto* session : m_sessions) {
-        counters.emplace_back(m_p.counters, *session, m_simulated ? &*m_simulated : nullptr);
-    }
-    const auto chunkTicks = static_cast<std::uint64_t>(*m_spec.chunk * m_tsc->hz());
-    const auto warmEnd = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz());
-    std::size_t offered = 0;
-    for (std::size_t i = 0; probes::readTsc() < warmEnd; ++i) {
-        offered = i % group.size();
-        group.offer(offered);
-        if (!waitUntil(std::min(probes::readTsc() + chunkTicks, warmEnd))) {
-            return false;
-        }
-    }
-    const int guardPackets = m_layout.quantityIndex(quantity::kGuardPackets);
-    const int guardNs = m_layout.quantityIndex(quantity::kGuardNs);
-    std::vector<int> counts(m_sessions.size(), 0);
-    SlicePlan slices(unit, rounds, 0, m_spec.order, rng);
-    while (auto slice = slices.next()) {
-        const auto v = static_cast<std::size_t>(slice->variant);
-        const auto before = packetsNow();
-        const auto guardStart = probes::readTsc();
-        group.offer(v);
-        if (!waitGuard(group, offered, v, *m_tsc, m_stop)) {
-            return false;
-        }
-        offered = v;
-        const auto after = packetsNow();
-        auto start = read(v, counters[v]);
-        if (!start) {
-            return start.error();
-        }
-        counters[v].advance();
-        if (!waitUntil(start->tsc + chunkTicks)) {
-            return false;
-        }
-        auto end = read(v, counters[v]);
-        if (!end) {
-            return end.error();
-        }
-        Sample s = sampleBetween(*start, *end);
-        counters[v].write(s.values, m_layout);
-        if (guardPackets >= 0 && guardNs >= 0) {
-            s.values[static_cast<std::size_t>(guardPackets)] = before && after ? *after - *before : std::nan("");
-            s.values[static_cast<std::size_t>(guardNs)] = m_tsc->toNanoseconds(start->tsc - guardStart);
-        }
-        s.variant = slice->variant;
-        s.repetition = unit.repetition;
-        s.pair = slice->pair;
-        s.index = counts[v]++;
-        rep.samples.push_back(std::move(s));
-    }
-    return true;
-}
-
 // Why the variants run in repetitions, or "" when they alternate in chunks side by side.
 std::string LiveWorker::designReason() const
 {
@@ -521,14 +352,14 @@ void LiveWorker::reportWarnings(std::size_t variant)
     }
 }
 
-}  // namespace
+}  // namespace live
 
 void runLiveWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
                    std::future<bool> go)
 {
     WorkerDone done;
     {
-        LiveWorker worker(prepared, std::move(stop), out);
+        live::LiveWorker worker(prepared, std::move(stop), out);
         done = worker.run(go);
     }  // sessions (and their testbeds) are gone before the run is reported finished
     out.push(std::move(done));

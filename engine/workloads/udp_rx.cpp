@@ -14,7 +14,6 @@
 #include "engine/net/testbed.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/workloads/udp_rx_receiver.h"
-#include "nf_version.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
@@ -244,14 +243,7 @@ Result<std::unique_ptr<LiveSession>> makeTwoHost(Config c, const net::GeneratorO
     }
     net::GeneratorOptions toPort = g;
     toPort.port = ntohs(bound.sin_port);
-    auto gen = net::makeSshGenerator({.host = c.txHost,
-                                      .iface = c.txIface,
-                                      .sshConfig = c.sshConfig,
-                                      .command = "noisefloor",
-                                      .connectTimeout = 10,
-                                      .to = *rx,
-                                      .generator = toPort},
-                                     NF_VERSION);
+    auto gen = net::makeTwoHostGenerator({c.txHost, c.txIface, c.sshConfig}, *rx, toPort);
     if (!gen) {
         return gen.error();
     }

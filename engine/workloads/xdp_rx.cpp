@@ -20,7 +20,6 @@
 #include "engine/net/testbed.h"
 #include "engine/net/xsk.h"
 #include "engine/workloads/xdp_rx_app.h"
-#include "nf_version.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
@@ -369,14 +368,8 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
     if (!rx) {
         return Error{"iface=" + name + ": " + rx.error().message};
     }
-    auto gen = net::makeSshGenerator({.host = c.txHost,
-                                      .iface = c.txIface,
-                                      .sshConfig = c.sshConfig,
-                                      .command = "noisefloor",
-                                      .connectTimeout = 10,
-                                      .to = *rx,
-                                      .generator = {c.txCpu, c.txBatch, c.payload, c.rate, kPort}},
-                                     NF_VERSION);
+    auto gen = net::makeTwoHostGenerator({c.txHost, c.txIface, c.sshConfig}, *rx,
+                                         {c.txCpu, c.txBatch, c.payload, c.rate, kPort});
     if (!gen) {
         return gen.error();
     }
