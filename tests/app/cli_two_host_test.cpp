@@ -21,11 +21,11 @@
 #include <thread>
 
 #include "tests/app/cli_process.h"
+#include "tests/support/ssh_lab.h"
 
 namespace nf::test {
 namespace {
 
-constexpr const char* kSshd = "/usr/sbin/sshd";
 constexpr const char* kDutAddr = "198.51.100.1";
 constexpr const char* kGenAddr = "198.51.100.2";
 // The management network ssh goes over, as in a lab (xdp-rx takes every frame of the cable):
@@ -114,8 +114,8 @@ protected:
         if (::geteuid() != 0) {
             GTEST_SKIP() << "two hosts make namespaces, veth devices and an sshd: needs root";
         }
-        if (!std::filesystem::exists(kSshd)) {
-            GTEST_SKIP() << "no " << kSshd << " (scripts/setup installs openssh-server)";
+        if (const auto why = SshLab::unavailable(); !why.empty()) {
+            GTEST_SKIP() << why;
         }
         const std::string id = std::to_string(::getpid());
         m_dut = "nft2h" + id + "d";
@@ -150,7 +150,7 @@ protected:
     void TearDown() override
     {
         if (m_sshd) {
-            m_sshd->end();
+            m_sshd->stop();
         }
         for (const auto& ns : {m_dut, m_gen}) {  // whatever is still inside the test's namespaces
             if (!ns.empty()) {
@@ -163,48 +163,18 @@ protected:
         if (m_madeDut) {
             shell("ip netns del " + m_dut);  // the veth pair goes with it
         }
-        if (m_madeRunSshd) {
-            std::error_code ec;
-            std::filesystem::remove("/run/sshd", ec);
-        }
     }
 
     void startSshd()
     {
-        const auto keygen = [&](const std::string& name) {
-            return shell("ssh-keygen -q -t ed25519 -N '' -C noisefloor-test -f " + m_dir.file(name)).first;
-        };
-        ASSERT_EQ(keygen("host_key"), 0);
-        ASSERT_EQ(keygen("client_key"), 0);
-        std::filesystem::copy_file(m_dir.file("client_key.pub"), m_dir.file("authorized_keys"));
-        const std::string bin = std::filesystem::path(NF_CLI_PATH).parent_path().string();
-        std::ofstream(m_dir.file("sshd_config"))
-            << "Port 2222\nListenAddress " << kGenMgmt << "\nHostKey " << m_dir.file("host_key")
-            << "\nAuthorizedKeysFile " << m_dir.file("authorized_keys") << "\nPidFile none\n"
-            << "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-            << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-            << "SetEnv PATH=" << bin << ":/usr/sbin:/usr/bin:/sbin:/bin\n";
-        std::ofstream(m_dir.file("known_hosts"))
-            << "[" << kGenMgmt << "]:2222 " << readFile(m_dir.file("host_key.pub"));
-        std::ofstream(m_dir.file("ssh_config"))
-            << "Host gen\n  HostName " << kGenMgmt << "\n  Port 2222\n  User root\n  IdentityFile "
-            << m_dir.file("client_key") << "\n  IdentitiesOnly yes\n  UserKnownHostsFile " << m_dir.file("known_hosts")
-            << "\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n";
-        if (!std::filesystem::exists("/run/sshd")) {  // sshd's privilege-separation directory
-            std::filesystem::create_directories("/run/sshd");
-            m_madeRunSshd = true;
-        }
-        m_sshd = std::make_unique<NsProcess>(
-            m_gen, std::vector<std::string>{kSshd, "-D", "-e", "-f", m_dir.file("sshd_config")}, m_dir.file("sshd.out"),
-            m_dir.file("sshd.err"));
-        for (int i = 0; i < 100; ++i) {
-            if (shell("ip netns exec " + m_dut + " ssh -F " + m_dir.file("ssh_config") + " -o BatchMode=yes gen true")
-                    .first == 0) {
-                return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        FAIL() << "sshd did not answer: " << readFile(m_dir.file("sshd.err"));
+        m_sshd = std::make_unique<SshLab>(
+            m_dir, SshLabOptions{.listen = kGenMgmt,
+                                 .port = 2222,
+                                 .bin = std::filesystem::path(NF_CLI_PATH).parent_path().string(),
+                                 .env = {},
+                                 .alias = "gen"});
+        ASSERT_EQ(m_sshd->prepare(), "");
+        ASSERT_EQ(m_sshd->start(m_gen, "ip netns exec " + m_dut + " " + m_sshd->ssh() + " true"), "");
     }
 
     // Two variants of udp-rx, each with its own receiving port and generator; xdp-rx takes the
@@ -294,8 +264,7 @@ protected:
     std::string m_genIf;
     bool m_madeDut = false;
     bool m_madeGen = false;
-    bool m_madeRunSshd = false;
-    std::unique_ptr<NsProcess> m_sshd;
+    std::unique_ptr<SshLab> m_sshd;
 };
 
 TEST_F(TwoHost, GenerateRefusesAnotherVersionAndBadInput)

@@ -125,6 +125,7 @@ public:
     // ssh -F this configuration ALIAS (a shell command line prefix).
     std::string ssh() const { return "ssh -F " + config() + " -o BatchMode=yes " + m_o.alias; }
     std::string config() const { return m_dir.file("ssh_config"); }
+    pid_t pid() const { return m_pid; }
 
     void stop()
     {
