@@ -80,6 +80,10 @@ TEST_F(RemoteHostTest, ARunOnTheHostIsWatchedLiveAndArrivesHere)
     ASSERT_EQ(local, 1);
     EXPECT_TRUE(w->statusText().contains("copied here as run 1")) << w->statusText().toStdString();
     EXPECT_EQ(w->databasePath(), m_here);
+    if (const QByteArray shots = qgetenv("NF_UI_SHOTS"); !shots.isEmpty()) {  // to look at it
+        w->waitForLoads();
+        w->saveScreenshot(QString::fromUtf8(shots) + "/remote-copied.png");
+    }
 
     // Both databases hold the run: the host's own, and this one, sample for sample.
     auto here = data::openStore(m_dir.file("here.db"), data::Database::Mode::ReadOnly);
