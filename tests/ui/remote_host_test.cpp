@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <QPushButton>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "data/run_store.h"
@@ -73,9 +75,15 @@ TEST_F(RemoteHostTest, ARunOnTheHostIsWatchedLiveAndArrivesHere)
     ASSERT_TRUE(partial.wait(60000)) << w->eventClient()->stderrText().toStdString();
     EXPECT_TRUE(w->eventClient()->running());  // samples come while the remote run goes on
     EXPECT_GT(w->livePanel()->sampleCount(), 0);
-    ASSERT_TRUE(fetched.wait(120000)) << w->statusText().toStdString() << "\n"
+    QSignalSpy ended(w->eventClient(), &EventClient::processEnded);
+    ASSERT_TRUE(ended.wait(120000)) << w->eventClient()->stderrText().toStdString();
+    QElapsedTimer sinceEnd;
+    sinceEnd.start();
+    ASSERT_TRUE(fetched.count() > 0 || fetched.wait(120000)) << w->statusText().toStdString() << "\n"
                                       << (failed.isEmpty() ? "" : failed.first().at(1).toString().toStdString())
                                       << w->eventClient()->stderrText().toStdString();
+    std::printf("run copied here %.2f s after the remote engine ended\n",
+                static_cast<double>(sinceEnd.elapsed()) / 1000);
     const qint64 local = fetched.first().at(1).toLongLong();
     ASSERT_EQ(local, 1);
     EXPECT_TRUE(w->statusText().contains("copied here as run 1")) << w->statusText().toStdString();
