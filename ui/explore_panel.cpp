@@ -35,6 +35,10 @@ ExplorePanel::ExplorePanel(QWidget* parent)
         m_metric->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
     }
     m_even->setToolTip(tr("Place the sweep's values at equal distances (for values such as 0, 0.001, 1, 50, 100)"));
+    // Long sweep descriptions and titles must not set the window's minimum width (1024 px).
+    m_sweeps->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_sweeps->setMinimumContentsLength(30);
+    m_title->setWordWrap(true);
     m_verdicts->setReadOnly(true);
     m_verdicts->setMaximumHeight(130);
     m_verdicts->setPlaceholderText(tr("Each point's verdict appears here."));

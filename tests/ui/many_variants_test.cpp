@@ -157,5 +157,22 @@ TEST_F(ManyVariantsTest, ExploreKeepsFiftyPointsApart)
     EXPECT_TRUE(explore->tickPlan().upright || explore->tickPlan().step > 1);
 }
 
+TEST_F(ManyVariantsTest, ALongSweepDescriptionDoesNotWidenTheWindow)
+{
+    const std::string id = "20261201T040000-5eed0003";
+    const std::string param = "a_parameter_with_a_name_long_enough_to_push_the_window_wider";
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_GT(test::storeRun(m_dbPath, "sweep", engine::SweepPoint{id, param, std::to_string(i), i, 3}), 0);
+    }
+    MainWindow window(m_db);
+    ASSERT_TRUE(window.showSweep(QString::fromStdString(id)));
+    window.waitForLoads();
+    window.resize(1024, 700);
+    window.show();
+    QCoreApplication::processEvents();
+    EXPECT_LE(window.minimumSizeHint().width(), 1024);
+    EXPECT_EQ(window.width(), 1024);
+}
+
 }  // namespace
 }  // namespace nf::ui
