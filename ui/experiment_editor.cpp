@@ -52,6 +52,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_stop(new QPushButton(tr("Stop"), this))
 {
     m_description->setWordWrap(true);
+    // The workload's long summary must not make the form wider than a 1024 px window.
+    m_workload->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_workload->setMinimumContentsLength(30);
     m_paramForm = new QFormLayout(m_paramBox);
     m_variants->setHorizontalHeaderLabels({tr("variant"), tr("overrides (key=value, ...)")});
     m_variants->horizontalHeader()->setStretchLastSection(true);

@@ -34,6 +34,8 @@ TEST(EditorLayout, ErrorLinesDoNotMoveTheButtons)
     ASSERT_TRUE(editor->selectWorkload("spin"));
     QTest::qWait(50);
     ASSERT_TRUE(editor->problems().isEmpty()) << editor->problems().join('\n').toStdString();
+    // The form fits a 1024 px window without scrolling sideways (the workload's long summary).
+    EXPECT_LE(editor->minimumSizeHint().width(), 1024 - 30) << editor->minimumSizeHint().width();
     QLineEdit* work = editor->paramField("work");
     ASSERT_NE(work, nullptr);
     const QRect run = placeOf(editor->runButton(), &window);
