@@ -58,6 +58,8 @@ ComparePanel::ComparePanel(QWidget* parent)
             showPanel(i, metric);
         });
     }
+    m_baseline->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_baseline->setMinimumContentsLength(14);  // "variant-number-7", without widening the window
     m_baseline->setToolTip(tr("The variant the others are compared against (the first run selected in History)"));
     connect(m_baseline, &QComboBox::activated, this, [this] { emit baselineRequested(m_baseline->currentText()); });
     auto* swap = new QPushButton(tr("Swap"), this);

@@ -8,9 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
-#include "ui/repetition_plot.h"
 #include "ui/si_ticker.h"
+#include "ui/variant_palette.h"
 
 namespace nf::ui {
 
@@ -70,6 +71,27 @@ ComparePlot::ComparePlot(QWidget* parent)
     m_verdictElement->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
     grid->addElement(2, 0, m_verdictElement);
     grid->setRowStretchFactors({0.01, 1, 0.01});
+    // Tick labels fit the axes' real widths, known once the plot is laid out.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ComparePlot::relabel);
+}
+
+void ComparePlot::relabel()
+{
+    bool changed = false;
+    const std::array<QCPAxis*, 2> axes = {m_values->axis(QCPAxis::atBottom), m_difference->axis(QCPAxis::atBottom)};
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        Categories& c = m_categories[i];
+        if (c.names.isEmpty()) {
+            continue;
+        }
+        const CategoryTickPlan plan = applyCategoryTicks(axes[i], c.at, c.names);
+        changed =
+            changed || plan.step != c.plan.step || plan.upright != c.plan.upright || plan.elideTo != c.plan.elideTo;
+        c.plan = plan;
+    }
+    if (changed) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
+    }
 }
 
 void ComparePlot::setMetrics(const std::vector<PanelView>& metrics, const QString& shown)
@@ -103,6 +125,8 @@ void ComparePlot::reset(const QString& title)
     m_marginPct = 0;
     m_title->setText(title);
     m_verdictElement->setText(QString());
+    m_plot->setToolTip(QString());
+    m_categories = {};
     m_message.clear();
     m_verdict.clear();
     m_metric.clear();
@@ -152,10 +176,32 @@ void ComparePlot::showPanel(const PanelView& panel)
     drawDifferences(panel);
     m_verdict = panel.verdicts.join('\n');
     QStringList below = panel.verdicts;
+    if (static_cast<int>(panel.differences.size()) > kVerdictLinesUpTo) {
+        // Too many lines for the panel: count the verdicts; every line is in the tooltip.
+        std::map<QString, int> counts;
+        for (const auto& d : panel.differences) {
+            ++counts[d.verdict];
+        }
+        QStringList parts;
+        for (const auto& [verdict, n] : counts) {
+            parts << QStringLiteral("%1 %2").arg(n).arg(verdict);
+        }
+        below = QStringList{tr("%1 candidates vs %2: %3 (hover for every line; Show report)")
+                                .arg(panel.differences.size())
+                                .arg(panel.differences.front().baseline, parts.join(QStringLiteral(", ")))};
+        m_plot->setToolTip(m_plot->toolTip() + QStringLiteral("\n") + m_verdict);
+    }
     if (!panel.source.isEmpty()) {
-        below << tr("  (figures of `%1`)").arg(panel.source);
+        if (static_cast<int>(panel.differences.size()) > kVerdictLinesUpTo) {
+            m_plot->setToolTip(m_plot->toolTip() + tr("\n(figures of `%1`)").arg(panel.source));
+        } else {
+            below << tr("  (figures of `%1`)").arg(panel.source);
+        }
     }
     m_verdictElement->setText(below.join('\n'));
+    // Its lines get their height however little the panel has (else the layout clips them).
+    m_verdictElement->setMinimumSize(
+        0, QFontMetrics(m_verdictElement->font()).lineSpacing() * static_cast<int>(below.size()) + 6);
     replotIfSized();
 }
 
@@ -164,14 +210,15 @@ void ComparePlot::drawValues(const PanelView& panel)
     QCPAxis* x = m_values->axis(QCPAxis::atBottom);
     QCPAxis* y = m_values->axis(QCPAxis::atLeft);
     y->setLabel(panel.unit);
-    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     double low = INFINITY;
     double high = -INFINITY;
+    Categories& categories = m_categories[0];
     for (std::size_t v = 0; v < panel.variants.size(); ++v) {
         const auto& variant = panel.variants[v];
         const double at = static_cast<double>(v) + 1;
-        ticker->addTick(at, variant.name);
-        const QColor colour = RepetitionPlot::variantColor(static_cast<int>(v));
+        categories.at << at;
+        categories.names << variant.name;
+        const QColor colour = variantColour(static_cast<int>(v));
         QCPGraph* dots = m_plot->addGraph(x, y);
         dots->setLineStyle(QCPGraph::lsNone);
         QColor faded = colour;
@@ -197,9 +244,13 @@ void ComparePlot::drawValues(const PanelView& panel)
             high = std::max(high, variant.ciHigh);
         }
     }
-    x->setTicker(ticker);
-    x->setTickLabelRotation(panel.variants.size() > 3 ? 30 : 0);
-    x->setLabel(tr("each variant: circles one per repetition,\nsquare and bars the mean and its 95% CI"));
+    categories.plan = applyCategoryTicks(x, categories.at, categories.names);
+    // Many variants: their upright names take the room of the legend line, which goes to the tooltip.
+    const QString legend = tr("each variant: circles one per repetition,\nsquare and bars the mean and its 95% CI");
+    x->setLabel(panel.variants.size() > 4 ? QString() : legend);
+    if (panel.variants.size() > 4) {
+        m_plot->setToolTip(QString(legend).replace('\n', ' '));
+    }
     x->setRange(0.4, static_cast<double>(panel.variants.size()) + 0.6);
     const double span = std::isfinite(high - low) && high > low ? high - low : std::max(std::abs(high), 1.0) * 0.01;
     y->setRange(low - span * 0.15, high + span * 0.15);
@@ -212,7 +263,8 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     m_marginPct = panel.marginPct;
     const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
     const QString design = panel.differences.empty() ? tr("no candidate") : panel.differences.front().design;
-    y->setLabel(tr("vs %1, %").arg(baseline));
+    // A long baseline name is shortened in the middle: the label must fit the axis's height.
+    y->setLabel(tr("vs %1, %").arg(QFontMetrics(y->labelFont()).elidedText(baseline, Qt::ElideMiddle, 90)));
     const double level = panel.differences.empty() ? 95.0 : panel.differences.front().levelPct;
     x->setLabel(tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct));
 
@@ -232,12 +284,12 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     zero->point2->setCoords(1, 0);
     zero->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
 
-    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    Categories& categories = m_categories[1];
     double low = -panel.marginPct;
     double high = panel.marginPct;
     m_estimates = m_plot->addGraph(x, y);
     m_estimates->setLineStyle(QCPGraph::lsNone);
-    m_estimates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::black, 9));
+    m_estimates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::black, 11));
     m_intervals = new QCPErrorBars(x, y);
     m_intervals->setDataPlottable(m_estimates);
     m_intervals->setPen(QPen(Qt::black, 2));
@@ -254,7 +306,8 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     for (std::size_t i = 0; i < panel.differences.size(); ++i) {
         const auto& d = panel.differences[i];
         const double at = static_cast<double>(i) + 1;
-        ticker->addTick(at, d.candidate);
+        categories.at << at;
+        categories.names << d.candidate;
         if (!std::isfinite(d.estimatePct)) {
             continue;
         }
@@ -263,6 +316,17 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         const double highEnd = std::isfinite(d.ciHighPct) ? d.ciHighPct : high + pad;
         m_estimates->addData(at, d.estimatePct);
         m_intervals->addData(d.estimatePct - lowEnd, highEnd - d.estimatePct);
+        // The candidate's own colour inside the black diamond: the same as its values on the left.
+        const auto candidate = std::find_if(panel.variants.begin(), panel.variants.end(),
+                                            [&](const VariantView& v) { return v.name == d.candidate; });
+        if (candidate != panel.variants.end()) {
+            const QColor colour = variantColour(static_cast<int>(candidate - panel.variants.begin()));
+            QCPGraph* fill = m_plot->addGraph(x, y);
+            fill->setLineStyle(QCPGraph::lsNone);
+            fill->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, colour, colour, 7));
+            fill->addData(at, d.estimatePct);
+            fill->setName(d.candidate);
+        }
         if (panel.differences.size() > 2) {
             continue;  // no room for the figures: the verdict lines below give them
         }
@@ -277,8 +341,7 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         f.setPointSizeF(f.pointSizeF() * 0.8);
         label->setFont(f);
     }
-    x->setTicker(ticker);
-    x->setTickLabelRotation(panel.differences.size() > 2 ? 30 : 0);
+    categories.plan = applyCategoryTicks(x, categories.at, categories.names);
     x->setRange(0.5, static_cast<double>(std::max<std::size_t>(panel.differences.size(), 1)) + 0.9);
     y->setRange(low - pad, high + pad);
 }
@@ -307,6 +370,11 @@ std::optional<ComparePlot::Drawn> ComparePlot::drawnDifference(int index) const
 double ComparePlot::drawnMarginPct() const
 {
     return m_marginPct;
+}
+
+QString ComparePlot::verdictShown() const
+{
+    return m_verdictElement->text();
 }
 
 }  // namespace nf::ui

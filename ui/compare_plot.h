@@ -8,9 +8,11 @@
 
 #include <QWidget>
 
+#include <array>
 #include <optional>
 #include <vector>
 
+#include "ui/category_ticks.h"
 #include "ui/comparison.h"
 
 class QComboBox;
@@ -53,6 +55,14 @@ public:
     std::optional<Drawn> drawnDifference(int index) const;
     // The +-margin band drawn, in percent (0 when none).
     double drawnMarginPct() const;
+    // The text below the plot: the verdict lines, or with many candidates a count of the verdicts
+    // (every line is in the panel's tooltip and in the report).
+    QString verdictShown() const;
+    // How the variant (0) and candidate (1) axes are labelled now (ui/category_ticks.h).
+    CategoryTickPlan tickPlan(int axis) const { return m_categories.at(static_cast<std::size_t>(axis)).plan; }
+
+    // Candidates up to this many get their verdict lines under the plot.
+    static constexpr int kVerdictLinesUpTo = 3;
 
 signals:
     void metricPicked(const QString& metric);
@@ -62,6 +72,15 @@ private:
     void drawValues(const PanelView& panel);
     void drawDifferences(const PanelView& panel);
     void replotIfSized();
+    void relabel();
+
+    // A category axis: where its labels go and how they were last laid out.
+    struct Categories {
+        QVector<double> at;
+        QStringList names;
+        CategoryTickPlan plan;
+    };
+    std::array<Categories, 2> m_categories;  // variants, candidates
 
     QComboBox* m_picker = nullptr;
     QCustomPlot* m_plot = nullptr;

@@ -1,5 +1,6 @@
 #include "ui/difference_plot.h"
 
+#include <QFontMetrics>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -83,9 +84,26 @@ void DifferencePlot::clear()
     }
 }
 
-void DifferencePlot::setTitle(const QString& candidate, const QString& baseline, const QString& metric)
+void DifferencePlot::setTitle(const QString& candidate, const QString& baseline, const QString& metric,
+                              const QColor& colour)
 {
-    m_plot->yAxis->setLabel(tr("%1 vs %2, %3 (%)").arg(candidate, baseline, metric));
+    // Long variant names are shortened in the middle: the label has to fit the axis's height.
+    const QFontMetrics metrics(m_plot->yAxis->labelFont());
+    const auto shorter = [&](const QString& name) { return metrics.elidedText(name, Qt::ElideMiddle, 56); };
+    m_plot->yAxis->setLabel(tr("%1 vs %2, %3 (%)").arg(shorter(candidate), shorter(baseline), metric));
+    QColor edge = colour;
+    edge.setAlpha(120);
+    QColor band = colour;
+    band.setAlpha(50);
+    m_high->setPen(QPen(edge));
+    m_high->setBrush(band);
+    m_low->setPen(QPen(edge));
+    m_estimate->setPen(QPen(colour.darker(140), 2));
+}
+
+QColor DifferencePlot::estimateColour() const
+{
+    return m_estimate->pen().color();
 }
 
 void DifferencePlot::addLook(const LiveLook& look)

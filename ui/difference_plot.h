@@ -4,6 +4,7 @@
 // shaded band, the +-margin as a green band, the effect the run can still detect by its end as
 // dotted lines, and 0. Fed by "look" events (ui/event_client.h).
 
+#include <QColor>
 #include <QWidget>
 
 #include "ui/event_client.h"
@@ -22,8 +23,10 @@ public:
     explicit DifferencePlot(QWidget* parent = nullptr);
 
     void clear();
-    // Names the axis: candidate and baseline variant names, the metric.
-    void setTitle(const QString& candidate, const QString& baseline, const QString& metric);
+    // Names the axis: candidate and baseline variant names, the metric; the estimate and its band
+    // are drawn in `colour`, the candidate's own (ui/variant_palette.h).
+    void setTitle(const QString& candidate, const QString& baseline, const QString& metric, const QColor& colour);
+    QColor estimateColour() const;
     void addLook(const LiveLook& look);
     // Redraws (the caller rate-limits).
     void replot();

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -51,6 +52,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_stop(new QPushButton(tr("Stop"), this))
 {
     m_description->setWordWrap(true);
+    // The workload's long summary must not make the form wider than a 1024 px window.
+    m_workload->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_workload->setMinimumContentsLength(30);
     m_paramForm = new QFormLayout(m_paramBox);
     m_variants->setHorizontalHeaderLabels({tr("variant"), tr("overrides (key=value, ...)")});
     m_variants->horizontalHeader()->setStretchLastSection(true);
@@ -160,13 +164,28 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     auto* columns = new QHBoxLayout;
     columns->addLayout(left, 1);
     columns->addLayout(right, 1);
+    // The problems, or the command when there are none, in a box of fixed height that scrolls: a
+    // new error line never moves Run, Stop or a field under the pointer.
+    auto* messages = new QWidget;
+    auto* messageLines = new QVBoxLayout(messages);
+    messageLines->setContentsMargins(2, 2, 2, 2);
+    messageLines->addWidget(m_problemsLabel);
+    messageLines->addWidget(m_command);
+    messageLines->addStretch(1);
+    m_messages = new QScrollArea(this);
+    m_messages->setObjectName(QStringLiteral("messages"));
+    m_messages->setWidget(messages);
+    m_messages->setWidgetResizable(true);
+    m_messages->setFrameShape(QFrame::NoFrame);
+    m_messages->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_messages->setFixedHeight(fontMetrics().lineSpacing() * 4 + 8);
     auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_problemsLabel, 1);
+    buttons->addStretch(1);
     buttons->addWidget(m_run);
     buttons->addWidget(m_stop);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(columns, 1);
-    layout->addWidget(m_command);
+    layout->addWidget(m_messages);
     layout->addLayout(buttons);
 
     connect(m_workload, &QComboBox::currentIndexChanged, this, [this] { buildParamForm(); });

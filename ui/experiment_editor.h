@@ -23,6 +23,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 class QTableWidget;
 
@@ -67,6 +68,9 @@ public:
 
     QLineEdit* paramField(const QString& name) const;
     QTableWidget* variantsTable() const { return m_variants; }
+    QPushButton* runButton() const { return m_run; }
+    // Where the problems (or the command) are shown: a fixed height, scrolling when they are many.
+    QScrollArea* messageArea() const { return m_messages; }
 
 signals:
     void runRequested(const QStringList& arguments);
@@ -113,6 +117,7 @@ private:
     QDoubleSpinBox* m_margin = nullptr;
     QLabel* m_problemsLabel = nullptr;
     QLabel* m_command = nullptr;
+    QScrollArea* m_messages = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;
     QStringList m_problems;

@@ -257,7 +257,9 @@ void ExperimentEditor::validate()
     }
     markProblems(r, problems);
     m_problemsLabel->setText(m_problems.join('\n'));
+    m_problemsLabel->setVisible(!m_problems.isEmpty());
     m_command->setText(m_problems.isEmpty() ? QStringLiteral("$ ") + commandLine(QString()) : QString());
+    m_command->setVisible(m_problems.isEmpty());
     m_run->setEnabled(runEnabled());
 }
 

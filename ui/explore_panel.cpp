@@ -15,7 +15,8 @@
 
 #include "ui/file_dialog.h"
 #include "ui/plot_export.h"
-#include "ui/repetition_plot.h"
+#include "ui/si_ticker.h"
+#include "ui/variant_palette.h"
 
 namespace nf::ui {
 
@@ -34,6 +35,10 @@ ExplorePanel::ExplorePanel(QWidget* parent)
         m_metric->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
     }
     m_even->setToolTip(tr("Place the sweep's values at equal distances (for values such as 0, 0.001, 1, 50, 100)"));
+    // Long sweep descriptions and titles must not set the window's minimum width (1024 px).
+    m_sweeps->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_sweeps->setMinimumContentsLength(30);
+    m_title->setWordWrap(true);
     m_verdicts->setReadOnly(true);
     m_verdicts->setMaximumHeight(130);
     m_verdicts->setPlaceholderText(tr("Each point's verdict appears here."));
@@ -42,6 +47,7 @@ ExplorePanel::ExplorePanel(QWidget* parent)
     m_title->setFont(bold);
     m_plot->legend->setVisible(true);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ExplorePanel::relabel);
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Sweep"), this));
@@ -136,6 +142,18 @@ void ExplorePanel::showSweep(const SweepView& sweep)
     draw();
 }
 
+void ExplorePanel::relabel()
+{
+    if (m_tickNames.isEmpty() || !m_message.isEmpty()) {
+        return;
+    }
+    const CategoryTickPlan plan = applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);
+    if (plan.step != m_tickPlan.step || plan.upright != m_tickPlan.upright || plan.elideTo != m_tickPlan.elideTo) {
+        m_tickPlan = plan;
+        m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
+    }
+}
+
 void ExplorePanel::showMessage(const QString& text)
 {
     m_message = text;
@@ -162,19 +180,33 @@ void ExplorePanel::draw()
     m_plot->clearGraphs();
     m_plot->clearItems();
     m_plot->legend->setVisible(true);
-    m_title->setText(tr("%1: %2 against %3 (sweep %4)%5")
+    m_title->setText(tr("%1: %2 against %3 (sweep %4; bands: 95% CI)%5")
                          .arg(v.workload, v.metric, v.param, v.id,
                               v.missing.isEmpty() ? QString() : tr("; missing: %1").arg(v.missing.join(", "))));
     const bool even = m_even->isChecked();
-    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     QVector<double> xs;
+    m_tickNames.clear();
     for (std::size_t i = 0; i < v.points.size(); ++i) {
         const double x = even ? static_cast<double>(i) : v.points[i].value.toDouble();
         xs << x;
-        ticker->addTick(x, v.points[i].value);
+        m_tickNames << v.points[i].value;
     }
+    m_tickAt = xs;
+    // Values at their own places get the axis's own round ticks; evenly spaced ones are labelled
+    // with their values, as many as fit (ui/category_ticks.h).
+    if (even) {
+        m_tickPlan = applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);
+    } else {
+        m_tickNames.clear();
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
+        m_plot->xAxis->setTickLabelRotation(0);
+    }
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
+    // Many variants: the legend in columns rather than one tall box over the data.
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(v.variants.size() > 5 ? 5 : 0);
     for (int variant = 0; variant < v.variants.size(); ++variant) {
-        const QColor colour = RepetitionPlot::variantColor(variant);
+        const QColor colour = variantColour(variant);
         QVector<double> mean;
         QVector<double> lo;
         QVector<double> hi;
@@ -200,9 +232,8 @@ void ExplorePanel::draw()
         line->setData(xs, mean, true);
         line->setPen(QPen(colour, 2));
         line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 7));
-        line->setName(tr("%1 (band: 95% CI)").arg(v.variants[variant]));
+        line->setName(v.variants[variant]);
     }
-    m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setLabel(v.param + (even ? tr(" (values evenly spaced)") : QString()));
     m_plot->yAxis->setLabel(
         QStringLiteral("%1 (%2), %3")

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include "ui/category_ticks.h"
 #include "ui/sweep_view.h"
 
 class QCheckBox;
@@ -37,6 +38,8 @@ public:
     bool exportTo(const QString& file) const;
     // Asks for a file and exports to it; the result for the status bar.
     void exportInteractively();
+    // How the evenly spaced points' axis is labelled now (ui/category_ticks.h).
+    CategoryTickPlan tickPlan() const { return m_tickPlan; }
 
 signals:
     void sweepRequested(const QString& id, const QString& metric);
@@ -46,6 +49,7 @@ private:
     void request();
     void draw();
     void showMessage(const QString& text);
+    void relabel();
 
     QComboBox* m_sweeps;
     QComboBox* m_metric;
@@ -55,6 +59,9 @@ private:
     QPlainTextEdit* m_verdicts;
     SweepView m_view;
     QString m_message;
+    QVector<double> m_tickAt;  // evenly spaced points: where their labels go
+    QStringList m_tickNames;   // ... and the labels; empty when the axis has round ticks
+    CategoryTickPlan m_tickPlan;
 };
 
 }  // namespace nf::ui

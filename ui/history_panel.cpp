@@ -2,14 +2,17 @@
 
 #include <algorithm>
 
+#include <QFont>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "ui/repetition_plot.h"
@@ -27,7 +30,42 @@ void RunFilterModel::setFilters(const QString& label, const QString& workload, c
     invalidateRowsFilter();
 }
 
+std::int64_t RunFilterModel::runIdOf(int sourceRow) const
+{
+    const auto* runs = qobject_cast<const RunListModel*>(sourceModel());
+    const engine::RunRow* run = runs != nullptr ? runs->runAt(sourceRow) : nullptr;
+    return run != nullptr ? run->id : -1;
+}
+
 bool RunFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+{
+    return matchesFilters(sourceRow, sourceParent) ||
+           std::find(m_pinned.begin(), m_pinned.end(), runIdOf(sourceRow)) != m_pinned.end();
+}
+
+std::vector<std::int64_t> RunFilterModel::pinnedOutsideFilter() const
+{
+    std::vector<std::int64_t> out;
+    for (int row = 0; row < rowCount(); ++row) {
+        const int source = mapToSource(index(row, 0)).row();
+        if (!matchesFilters(source, {})) {
+            out.push_back(runIdOf(source));
+        }
+    }
+    return out;
+}
+
+QVariant RunFilterModel::data(const QModelIndex& index, int role) const
+{
+    if (role == Qt::FontRole && index.isValid() && !matchesFilters(mapToSource(index).row(), {})) {
+        QFont italic;
+        italic.setItalic(true);
+        return italic;
+    }
+    return QSortFilterProxyModel::data(index, role);
+}
+
+bool RunFilterModel::matchesFilters(int sourceRow, const QModelIndex& sourceParent) const
 {
     const auto matches = [&](int column, const QString& filter) {
         if (filter.isEmpty()) {
@@ -50,7 +88,9 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
       m_labelFilter(new QLineEdit(this)),
       m_workloadFilter(new QLineEdit(this)),
       m_kernelFilter(new QLineEdit(this)),
-      m_dateFilter(new QLineEdit(this))
+      m_dateFilter(new QLineEdit(this)),
+      m_filterNote(new QLabel(this)),
+      m_pinTimer(new QTimer(this))
 {
     m_filter->setSourceModel(m_model);
     m_table->setModel(m_filter);
@@ -74,10 +114,7 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
         edit->setPlaceholderText(hint);
         edit->setClearButtonEnabled(true);
         filterRow->addWidget(edit);
-        connect(edit, &QLineEdit::textChanged, this, [this] {
-            m_filter->setFilters(m_labelFilter->text(), m_workloadFilter->text(), m_kernelFilter->text(),
-                                 m_dateFilter->text());
-        });
+        connect(edit, &QLineEdit::textChanged, this, &HistoryPanel::applyFilters);
     }
     m_variantList->setToolTip(tr("Tick the variants to compare across the selected runs"));
     m_variantList->setMaximumWidth(260);
@@ -85,6 +122,9 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         updateOrder();
         emit runsSelected(selectedRuns());
+        // A run listed only because it was compared goes once it is no longer selected (after this
+        // selection change is done: not while the view is still handling the click).
+        m_pinTimer->start();
     });
     connect(m_variantList, &QListWidget::itemChanged, this, [this] {
         if (!m_updatingVariants) {
@@ -107,8 +147,15 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
+    m_pinTimer->setSingleShot(true);
+    m_pinTimer->setInterval(0);
+    connect(m_pinTimer, &QTimer::timeout, this, &HistoryPanel::refreshPins);
+    m_filterNote->setWordWrap(true);
+    m_filterNote->setStyleSheet(QStringLiteral("color: #8a5a00;"));
+    m_filterNote->hide();
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);
+    layout->addWidget(m_filterNote);
     layout->addWidget(splitter, 1);
 }
 
@@ -118,6 +165,56 @@ void HistoryPanel::setFilters(const QString& label, const QString& workload, con
     m_workloadFilter->setText(workload);
     m_kernelFilter->setText(kernel);
     m_dateFilter->setText(date);
+}
+
+void HistoryPanel::applyFilters()
+{
+    // The compared runs stay listed (and selected) even when the new filter does not match them.
+    m_filter->setPinned(m_order);
+    m_filter->setFilters(m_labelFilter->text(), m_workloadFilter->text(), m_kernelFilter->text(), m_dateFilter->text());
+    const QString note = filterNote();
+    m_filterNote->setText(note);
+    m_filterNote->setVisible(!note.isEmpty());
+}
+
+void HistoryPanel::refreshPins()
+{
+    const auto outside = m_filter->pinnedOutsideFilter();
+    const bool stale = std::any_of(outside.begin(), outside.end(), [&](std::int64_t id) {
+        return std::find(m_order.begin(), m_order.end(), id) == m_order.end();
+    });
+    if (stale) {
+        applyFilters();
+    }
+}
+
+QString HistoryPanel::filterNote() const
+{
+    const auto outside = m_filter->pinnedOutsideFilter();
+    if (outside.empty()) {
+        return {};
+    }
+    QStringList ids;
+    for (auto id : outside) {
+        ids << QString::number(id);
+    }
+    return tr("Still compared and listed (in italics) although the filter does not match: run %1. "
+              "Select other runs to compare those instead.")
+        .arg(ids.join(QStringLiteral(", ")));
+}
+
+void HistoryPanel::clearSelection()
+{
+    {
+        const QSignalBlocker block(m_table->selectionModel());
+        m_table->selectionModel()->clear();
+    }
+    m_order.clear();
+    m_filter->setPinned({});
+    applyFilters();
+    m_updatingVariants = true;
+    m_variantList->clear();
+    m_updatingVariants = false;
 }
 
 std::vector<std::int64_t> HistoryPanel::selectedRuns() const
@@ -176,6 +273,7 @@ bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
         m_table->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
         m_table->scrollTo(first);
     }
+    refreshPins();
     return all && !ids.empty();
 }
 

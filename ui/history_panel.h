@@ -10,28 +10,41 @@
 #include <utility>
 #include <vector>
 
+class QLabel;
 class QLineEdit;
 class QListWidget;
 class QTableView;
+class QTimer;
 
 namespace nf::ui {
 
 class RepetitionPlot;
 class RunListModel;
 
-// Rows whose label, workload, kernel and start time contain the matching filter text.
+// Rows whose label, workload, kernel and start time contain the matching filter text, and the
+// pinned runs (the ones being compared) whether they match or not, shown in italics: a filter
+// never takes a run out of the comparison behind the user's back.
 class RunFilterModel : public QSortFilterProxyModel {
     Q_OBJECT
 
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
     void setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date);
+    // Runs kept in the list whatever the filters say (takes effect with the next setFilters()).
+    void setPinned(std::vector<std::int64_t> ids) { m_pinned = std::move(ids); }
+    // Shown runs that are there only because they are pinned.
+    std::vector<std::int64_t> pinnedOutsideFilter() const;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
 private:
+    bool matchesFilters(int sourceRow, const QModelIndex& sourceParent) const;
+    std::int64_t runIdOf(int sourceRow) const;
+
     QString m_label, m_workload, m_kernel, m_date;
+    std::vector<std::int64_t> m_pinned;
 };
 
 // A run and one of its variants ("" = all of them).
@@ -48,6 +61,10 @@ public:
     RunFilterModel* filterModel() const { return m_filter; }
     QListWidget* variantList() const { return m_variantList; }
     void setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date);
+    // What the line under the filters says: which compared runs the filter does not match.
+    QString filterNote() const;
+    // Forgets the selected runs (another database: its ids name other runs).
+    void clearSelection();
 
     // Runs selected in the table, in the order they were selected: the first is the baseline (as
     // `noisefloor compare A B` makes A the baseline).
@@ -68,6 +85,8 @@ signals:
 private:
     std::vector<std::int64_t> selectedInTable() const;  // in table order
     void updateOrder();
+    void applyFilters();
+    void refreshPins();
 
     RunListModel* m_model;
     RunFilterModel* m_filter;
@@ -78,6 +97,8 @@ private:
     QLineEdit* m_workloadFilter;
     QLineEdit* m_kernelFilter;
     QLineEdit* m_dateFilter;
+    QLabel* m_filterNote;
+    QTimer* m_pinTimer;  // refreshPins() once the selection change is handled
     bool m_updatingVariants = false;
     std::vector<std::int64_t> m_order;  // the selected runs, first selected first
 };

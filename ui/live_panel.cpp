@@ -14,9 +14,9 @@
 #include <cmath>
 
 #include "ui/difference_plot.h"
-#include "ui/repetition_plot.h"
 #include "ui/robust_range.h"
 #include "ui/si_ticker.h"
+#include "ui/variant_palette.h"
 
 namespace nf::ui {
 
@@ -77,6 +77,8 @@ LivePanel::LivePanel(QWidget* parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->xAxis->setLabel(tr("time since the first measurement (s)"));
     m_plot->legend->setVisible(true);
+    m_plot->legend->setBrush(QColor(255, 255, 255, 200));  // samples show through
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -171,9 +173,9 @@ void LivePanel::onStarted(const LiveRunInfo& info)
         QCPGraph* g = m_plot->addGraph();
         g->setName(info.variants[v]);
         g->setLineStyle(QCPGraph::lsNone);
-        QColor see = RepetitionPlot::variantColor(v);
-        see.setAlpha(150);  // translucent: a variant drawn later does not hide one under it
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, see, see, 4));
+        // Hollow and translucent: where two variants' samples fall on each other both still show,
+        // the one drawn later does not cover the one under it.
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, variantColour(v, 170), 5));
         g->setAdaptiveSampling(true);
     }
     // Samples outside the robust limits, marked at the top or bottom edge in their variant's colour.
@@ -181,11 +183,16 @@ void LivePanel::onStarted(const LiveRunInfo& info)
         for (int v = 0; v < m_variants; ++v) {
             QCPGraph* g = m_plot->addGraph();
             g->setLineStyle(QCPGraph::lsNone);
-            const QColor color = RepetitionPlot::variantColor(v);
+            const QColor color = variantColour(v);
             g->setScatterStyle(QCPScatterStyle(shape, color, color, 7));
             g->removeFromLegend();
         }
     }
+    // Many variants: the legend in rows of five across the top, not a column taller than the plot.
+    m_plot->legend->setWrap(m_variants > 4 ? 5 : 1);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // the items are there already
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(
+        0, m_variants > 4 ? Qt::AlignTop | Qt::AlignHCenter : Qt::AlignTop | Qt::AlignRight);
     m_yLabel = QStringLiteral("%1 (%2)").arg(info.primaryMetric, info.primaryUnit);
     m_plot->yAxis->setLabel(m_yLabel);
     const int total = info.repetitions * static_cast<int>(info.variants.size());
@@ -193,7 +200,7 @@ void LivePanel::onStarted(const LiveRunInfo& info)
     m_progress->setFormat(tr("%v of %m variant-repetitions"));
     m_total = total;
     if (info.variants.size() >= 2) {
-        m_diff->setTitle(info.variants[1], info.variants[0], info.primaryMetric);
+        m_diff->setTitle(info.variants[1], info.variants[0], info.primaryMetric, variantColour(1));
     }
     if (!info.label.isEmpty()) {
         m_info.workload += " '" + info.label + "'";
@@ -221,8 +228,7 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
     if (wasSmall && m_samples > kDotsAbove) {
         // Discs cost a path each; with this many points, one-pixel dots keep a replot cheap.
         for (int v = 0; v < m_variants; ++v) {
-            m_plot->graph(v)->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssDot, RepetitionPlot::variantColor(v), 1));
+            m_plot->graph(v)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, variantColour(v, 140), 1));
         }
     }
     scheduleReplot();

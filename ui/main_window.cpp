@@ -155,6 +155,9 @@ bool MainWindow::openDatabase(const QString& path)
     setWindowTitle(tr("noisefloor - %1").arg(path));
     m_selection.clear();  // another database: its run ids name other runs
     m_baseline.clear();
+    if (m_history != nullptr) {
+        m_history->clearSelection();
+    }
     if (!QFileInfo::exists(path)) {
         showStartPage(path);
         m_model->clear();

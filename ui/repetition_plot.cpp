@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 #include "ui/si_ticker.h"
+#include "ui/variant_palette.h"
 
 namespace nf::ui {
 
@@ -183,7 +184,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     const QString unit = QString::fromStdString(metric.unit);
     for (int v = 0; v < variants; ++v) {
         const Series& s = series[static_cast<std::size_t>(v)];
-        const QColor color = variantColor(v);
+        const QColor color = variantColour(v);
         QCPGraph* graph = m_plot->addGraph();
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 8));
@@ -228,14 +229,6 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     if (m_plot->width() > 0 && m_plot->height() > 0) {
         m_plot->replot();  // unsized (a tab never shown): replots when laid out
     }
-}
-
-QColor RepetitionPlot::variantColor(int index)
-{
-    // Tableau 10: distinct, and readable on white.
-    static const QColor palette[] = {{31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
-                                     {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
-    return palette[static_cast<std::size_t>(index) % std::size(palette)];
 }
 
 }  // namespace nf::ui

@@ -28,9 +28,6 @@ public:
     // The text shown in the middle of the plot, "" when it shows data.
     QString message() const;
 
-    // Colour of variant `index` (a fixed palette, repeated after ten variants).
-    static QColor variantColor(int index);
-
 private:
     void reset(const QString& title);
     void setMessage(const QString& text);

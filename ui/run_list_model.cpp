@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QDateTime>
 
+#include <algorithm>
+
 namespace nf::ui {
 
 namespace {
@@ -32,6 +34,18 @@ void RunListModel::setRuns(std::vector<engine::RunRow> runs)
 {
     beginResetModel();
     m_runs = std::move(runs);
+    m_sweepPoints.clear();
+    std::map<std::string, int> last;  // highest point index + 1 of each sweep
+    for (const auto& run : m_runs) {
+        if (!run.sweepId.empty()) {
+            ++m_sweepPoints[run.sweepId];
+            int& end = last[run.sweepId];
+            end = std::max(end, run.sweepIndex + 1);
+        }
+    }
+    for (auto& [id, n] : m_sweepPoints) {
+        n = std::max(n, last[id]);
+    }
     endResetModel();
 }
 
@@ -95,6 +109,9 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
             if (column == Started) {
                 return qs(run->startedAt) + (run->endedAt.empty() ? QString() : " - " + qs(run->endedAt));
             }
+            if (column == Sweep && !run->sweepId.empty()) {
+                return tr("sweep %1 (the Explore tab plots it)").arg(qs(run->sweepId));
+            }
             if (column == Workload && !run->host.empty()) {
                 return QStringLiteral("%1 on %2 (%3)").arg(qs(run->workload), qs(run->host), qs(run->cpuModel));
             }
@@ -111,6 +128,7 @@ QVariant RunListModel::displayText(const engine::RunRow& run, int column) const
         case Status: return qs(std::string(engine::toString(run.status)));
         case Workload: return qs(run.workload);
         case Label: return qs(run.label);
+        case Sweep: return sweepText(run);
         case Variants: return run.variants;
         case Reps: return run.repetitions;
         case Kernel: return qs(run.kernel);
@@ -129,11 +147,22 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
         case Status: return tr("status");
         case Workload: return tr("workload");
         case Label: return tr("label");
+        case Sweep: return tr("sweep point");
         case Variants: return tr("variants");
         case Reps: return tr("reps");
         case Kernel: return tr("kernel");
         default: return {};
     }
+}
+
+QString RunListModel::sweepText(const engine::RunRow& run) const
+{
+    if (run.sweepId.empty()) {
+        return {};
+    }
+    const auto points = m_sweepPoints.find(run.sweepId);
+    const int n = points != m_sweepPoints.end() ? points->second : run.sweepIndex + 1;
+    return tr("%1 = %2 (point %3 of %4)").arg(qs(run.sweepParam), qs(run.sweepValue)).arg(run.sweepIndex + 1).arg(n);
 }
 
 QString RunListModel::displayTime(const std::string& isoUtc)

@@ -4,6 +4,8 @@
 #include <QAbstractTableModel>
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "data/database.h"
@@ -15,7 +17,7 @@ class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Id, Started, Status, Workload, Label, Variants, Reps, Kernel, ColumnCount };
+    enum Column { Id, Started, Status, Workload, Label, Sweep, Variants, Reps, Kernel, ColumnCount };
 
     explicit RunListModel(QObject* parent = nullptr);
 
@@ -25,6 +27,9 @@ public:
     void clear();
 
     const std::vector<engine::RunRow>& runs() const { return m_runs; }
+    // The Sweep column of a run: "zero_size_pct = 1 (point 2 of 3)"; "" for a run that is no point
+    // of a sweep. n counts the sweep's runs in the list (more when a later point is stored).
+    QString sweepText(const engine::RunRow& run) const;
     // The run shown in `row`, or nullptr when out of range.
     const engine::RunRow* runAt(int row) const;
     // Row of the run with this id, or -1.
@@ -42,6 +47,7 @@ private:
     QVariant displayText(const engine::RunRow& run, int column) const;
 
     std::vector<engine::RunRow> m_runs;
+    std::map<std::string, int> m_sweepPoints;  // sweep id -> points in the list
 };
 
 }  // namespace nf::ui

@@ -66,7 +66,7 @@ TEST_F(MainWindowTest, RunListModelShowsTheStoredRun)
     RunListModel model;
     ASSERT_TRUE(model.load(*db).ok());
     ASSERT_EQ(model.rowCount(), 1);
-    EXPECT_EQ(model.columnCount(), 8);
+    EXPECT_EQ(model.columnCount(), 9);
     EXPECT_EQ(model.headerData(RunListModel::Reps, Qt::Horizontal).toString(), "reps");
     EXPECT_EQ(cell(model, 0, RunListModel::Id), QString::number(m_runId));
     EXPECT_FALSE(cell(model, 0, RunListModel::Started).isEmpty());

@@ -140,7 +140,8 @@ TEST_F(PanelsTest, CompareSaysWhyAMetricIsMissing)
     panel.showComparison(view);
     EXPECT_TRUE(panel.panel(1)->message().contains("no PMU"));
     EXPECT_EQ(panel.panel(1)->customPlot()->graphCount(), 0);
-    EXPECT_EQ(panel.panel(3)->customPlot()->graphCount(), 5);  // dots and mean per variant, the differences
+    EXPECT_EQ(panel.panel(3)->customPlot()->graphCount(),
+              6);  // dots and mean per variant, the differences, the candidate
     EXPECT_FALSE(panel.panel(3)->verdictText().isEmpty());
 }
 
@@ -151,7 +152,7 @@ TEST_F(PanelsTest, ComparesVariantsAcrossRuns)
     window.waitForLoads();
     EXPECT_TRUE(window.comparePanel()->titleText().contains(QString("run %1:a vs run %2:a").arg(m_first).arg(m_second)))
         << window.comparePanel()->titleText().toStdString();
-    EXPECT_EQ(window.comparePanel()->panel(3)->customPlot()->graphCount(), 5);  // + the differences
+    EXPECT_EQ(window.comparePanel()->panel(3)->customPlot()->graphCount(), 6);  // + the differences and the candidate
     // The History tab offers every variant of both runs, with the compared ones ticked.
     const auto ticked = window.history()->tickedVariants();
     ASSERT_EQ(ticked.size(), 2U);
@@ -229,7 +230,7 @@ TEST_F(PanelsTest, EveryTabRendersContent)
         // Widgets, text and plots cover a good part of the window, not a blank page.
         EXPECT_GT(test::drawnPixels(image), image.width() * image.height() / 4 / 20) << tab.toStdString();
     }
-    EXPECT_EQ(window.comparePanel()->panel(0)->customPlot()->graphCount(), 5);  // + the differences
+    EXPECT_EQ(window.comparePanel()->panel(0)->customPlot()->graphCount(), 6);  // + the differences and the candidate
     EXPECT_GT(window.environmentPanel()->table()->rowCount(), 3);
     EXPECT_FALSE(window.showTab("nosuch"));
 }

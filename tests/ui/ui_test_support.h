@@ -33,27 +33,35 @@ inline QApplication& application()
 constexpr int kReps = 3;
 constexpr int kSamplesPerRep = 4;
 
-inline engine::RunStart makeRunStart()
+// `variants` variants: a, b, c, ... (b on: work=200, c: work=300, ...).
+inline engine::RunStart makeRunStart(int variants = 2)
 {
     engine::RunStart start;
     start.spec.workload = "spin";
     start.spec.label = "gui test";
-    start.spec.variants = {{"a", {}}, {"b", {{"work", "200"}}}};
+    start.spec.variants = {{"a", {}}};
+    start.variantParams = {{{"work", 100}}};
+    for (int v = 1; v < variants; ++v) {
+        const std::string work = std::to_string(100 * (v + 1));
+        start.spec.variants.push_back({std::string(1, static_cast<char>('a' + v)), {{"work", work}}});
+        start.variantParams.push_back(nlohmann::json{{"work", 100 * (v + 1)}});
+    }
     start.spec.repetitions = kReps;
     start.spec.seed = 7;
-    start.variantParams = {{{"work", 100}}, {{"work", 200}}};
     start.layout.quantities = {engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs};
     start.layout.metrics = engine::callLoopMetrics(start.layout.quantities);
     start.environment = {{"system", {{"hostname", "testhost"}, {"cpu_model", "Test CPU"}}}};
     return start;
 }
 
-// Variant a costs about 30 ticks/op, b about 60, with a little spread per repetition.
-inline engine::RepetitionResult makeRepetition(int index)
+// Variant a costs about 30 ticks/op, b about 60, ..., with a little spread per repetition.
+inline engine::RepetitionResult makeRepetition(int index, int variants = 2)
 {
     engine::RepetitionResult rep;
     rep.index = index;
-    rep.variants = {0, 1};
+    for (int v = 0; v < variants; ++v) {
+        rep.variants.push_back(v);
+    }
     double t = index * 1.0;
     rep.start = t;
     for (int i = 0; i < kSamplesPerRep; ++i) {
@@ -78,21 +86,21 @@ inline engine::RepetitionResult makeRepetition(int index)
 
 // Stores a complete run of makeRunStart() with kReps repetitions in `dbPath`; returns its id.
 inline std::int64_t storeRun(const std::string& dbPath, const std::string& label = "gui test",
-                             const std::optional<engine::SweepPoint>& sweep = std::nullopt)
+                             const std::optional<engine::SweepPoint>& sweep = std::nullopt, int variants = 2)
 {
     auto db = data::openStore(dbPath);
     if (!db) {
         return 0;
     }
     data::RunRecorder recorder(*db);
-    auto start = makeRunStart();
+    auto start = makeRunStart(variants);
     start.spec.label = label;
     start.spec.sweep = sweep;
     if (!recorder.runStarted(start)) {
         return 0;
     }
     for (int r = 0; r < kReps; ++r) {
-        if (!recorder.repetitionFinished(makeRepetition(r))) {
+        if (!recorder.repetitionFinished(makeRepetition(r, variants))) {
             return 0;
         }
     }

@@ -1,0 +1,57 @@
+#include "ui/category_ticks.h"
+
+#include <QFontMetrics>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace nf::ui {
+
+namespace {
+
+constexpr int kGap = 8;                  // pixels between two labels
+constexpr int kUprightPixels = 60;       // an upright label is shortened to this
+constexpr int kUnsizedAxisPixels = 300;  // an axis not laid out yet
+
+}  // namespace
+
+CategoryTickPlan planCategoryTicks(const QStringList& labels, const QFontMetrics& metrics, int axisPixels)
+{
+    CategoryTickPlan plan;
+    const auto n = static_cast<int>(labels.size());
+    if (n == 0) {
+        return plan;
+    }
+    const int slot = std::max(axisPixels, 1) / n;
+    int widest = 0;
+    for (const auto& label : labels) {
+        widest = std::max(widest, metrics.horizontalAdvance(label));
+    }
+    if (widest + kGap <= slot) {
+        return plan;
+    }
+    plan.upright = true;
+    plan.elideTo = std::min(widest, kUprightPixels);
+    const int need = metrics.height() + kGap / 2;
+    plan.step = std::max(1, (need + slot - 1) / std::max(slot, 1));
+    return plan;
+}
+
+CategoryTickPlan applyCategoryTicks(QCPAxis* axis, const QVector<double>& positions, const QStringList& labels)
+{
+    const int pixels = axis->axisRect()->width() > 1 ? axis->axisRect()->width() : kUnsizedAxisPixels;
+    const QFontMetrics metrics(axis->tickLabelFont());
+    const CategoryTickPlan plan = planCategoryTicks(labels, metrics, pixels);
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    for (qsizetype i = 0; i < positions.size() && i < labels.size(); i += plan.step) {
+        const QString& label = labels[i];
+        ticker->addTick(positions[i],
+                        plan.elideTo > 0 ? metrics.elidedText(label, Qt::ElideMiddle, plan.elideTo) : label);
+    }
+    axis->setTicker(ticker);
+    axis->setTickLabelRotation(plan.upright ? 90 : 0);
+    return plan;
+}
+
+}  // namespace nf::ui
