@@ -122,12 +122,12 @@ private:
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
-    StartPage* m_start = nullptr;      // while there is no database
-    bool m_ownRun = false;             // the Live tab follows a run this window started
-    bool m_sweepRun = false;           // ... and it is a sweep: Explore shows it when the engine ends
-    RemoteEngine* m_remote = nullptr;  // runs go to another host (--host), else nullptr
-    QString m_remoteDb;                // that host's database, as its run_started said
-    int m_runsStarted = 0;             // by startRun(): tells a run's late timers from the next run's
+    StartPage* m_start = nullptr;         // while there is no database
+    bool m_ownRun = false;                // the Live tab follows a run this window started
+    bool m_sweepRun = false;              // ... and it is a sweep: Explore shows it when the engine ends
+    RemoteEngine* m_remote = nullptr;     // runs go to another host (--host), else nullptr
+    QString m_remoteDb;                   // that host's database, as its run_started said
+    QTimer* m_remoteStopGrace = nullptr;  // Stop on a remote run: ends ssh if the run does not end
     void onFetched(qint64 remoteRun, qint64 localRun, const QString& note);
     RunSelection m_selection;                                        // what the Compare tab shows
     QString m_baseline;                                              // chosen in Compare; "" = the first selected

@@ -32,7 +32,9 @@ bool MainWindow::startRun()
     if (m_client->running() || !m_editor->runEnabled()) {
         return false;
     }
-    ++m_runsStarted;
+    if (m_remoteStopGrace != nullptr) {
+        m_remoteStopGrace->stop();  // a late Stop of the previous run must not end this one
+    }
     m_live->starting();
     m_editor->setRunning(true);
     m_ownRun = true;
@@ -59,17 +61,19 @@ void MainWindow::stopRun()
     // A signal would end ssh, not the run behind it: the run stops when its stdin closes, says so
     // and is copied here. Should the host not answer, ssh itself is ended.
     m_client->closeInput();
-    QTimer::singleShot(kRemoteStopGraceMs, this, [this, run = m_runsStarted] {
-        if (m_runsStarted == run) {  // not a later run's engine
-            m_client->stop();
-        }
-    });
+    m_remoteStopGrace->start();
 }
 
 void MainWindow::setRemoteHost(const RemoteHost& host)
 {
     delete m_remote;
     m_remote = new RemoteEngine(host, this);
+    if (m_remoteStopGrace == nullptr) {
+        m_remoteStopGrace = new QTimer(this);
+        m_remoteStopGrace->setSingleShot(true);
+        m_remoteStopGrace->setInterval(kRemoteStopGraceMs);
+        connect(m_remoteStopGrace, &QTimer::timeout, m_client, &EventClient::stop);
+    }
     connect(m_client, &EventClient::runStarted, this, [this](const LiveRunInfo& info) { m_remoteDb = info.db; });
     connect(m_remote, &RemoteEngine::fetched, this, &MainWindow::onFetched);
     connect(m_remote, &RemoteEngine::fetchFailed, this, [this](qint64, const QString& message) { setStatus(message); });
