@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <QPushButton>
 #include <QElapsedTimer>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -79,9 +79,10 @@ TEST_F(RemoteHostTest, ARunOnTheHostIsWatchedLiveAndArrivesHere)
     ASSERT_TRUE(ended.wait(120000)) << w->eventClient()->stderrText().toStdString();
     QElapsedTimer sinceEnd;
     sinceEnd.start();
-    ASSERT_TRUE(fetched.count() > 0 || fetched.wait(120000)) << w->statusText().toStdString() << "\n"
-                                      << (failed.isEmpty() ? "" : failed.first().at(1).toString().toStdString())
-                                      << w->eventClient()->stderrText().toStdString();
+    ASSERT_TRUE(fetched.count() > 0 || fetched.wait(120000))
+        << w->statusText().toStdString() << "\n"
+        << (failed.isEmpty() ? "" : failed.first().at(1).toString().toStdString())
+        << w->eventClient()->stderrText().toStdString();
     std::printf("run copied here %.2f s after the remote engine ended\n",
                 static_cast<double>(sinceEnd.elapsed()) / 1000);
     const qint64 local = fetched.first().at(1).toLongLong();
