@@ -84,18 +84,7 @@ bool readOnlyFileSystem(const std::string& path)
 // "file:" URI of `path` with immutable=1; '%', '?' and '#' escaped.
 std::string immutableUri(const std::string& path)
 {
-    std::string uri = "file:";
-    for (char c : path) {
-        if (c == '%' || c == '?' || c == '#') {
-            const char* hex = "0123456789abcdef";
-            uri += '%';
-            uri += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
-            uri += hex[static_cast<unsigned char>(c) & 0xf];
-        } else {
-            uri += c;
-        }
-    }
-    return uri + "?immutable=1";
+    return fileUri(path, "immutable=1");
 }
 
 // Reading the header is the first thing that touches the file's contents: a file that is not a
@@ -134,6 +123,22 @@ Result<void> configure(sqlite3* db, const std::string& path, Database::Mode mode
 
 }  // namespace
 
+std::string fileUri(const std::string& path, const std::string& query)
+{
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            const char* hex = "0123456789abcdef";
+            uri += '%';
+            uri += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+            uri += hex[static_cast<unsigned char>(c) & 0xf];
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?" + query;
+}
+
 Result<Database> Database::open(const std::string& path, Mode mode)
 {
     auto db = connect(path, mode, false);
@@ -149,7 +154,9 @@ Result<Database> Database::connect(const std::string& path, Mode mode, bool immu
 {
     int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
     if (mode == Mode::ReadWrite) {
-        flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        // URIs only for what ATTACH is given (fileUri: a source attached read-only); a path
+        // that does not start with "file:" is a path as before.
+        flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI;
         if (auto made = createParentDirectories(path); !made) {
             return made.error();
         }

@@ -207,9 +207,6 @@ Result<Source> openSource(const std::string& fromPath)
     if (!version) {
         return version.error();
     }
-    if (*version == 0) {
-        return Error{fromPath + ": holds no noisefloor runs (an empty database)"};
-    }
     if (*version == schemaVersion()) {
         return Source{fromPath, {}};
     }
@@ -252,7 +249,7 @@ Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPat
     if (!source) {
         return source.error();
     }
-    struct Cleanup {
+    struct Cleanup {  // made before ATTACH: an upgraded copy goes even when ATTACH fails
         Database& db;
         std::string temporary;
         ~Cleanup()
@@ -266,15 +263,16 @@ Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPat
             }
         }
     };
+    const Cleanup cleanup{to, source->temporary};
+    // Read-only: a copy never takes the source's write lock (a run may be storing there).
     auto attach = to.prepare("ATTACH DATABASE ?1 AS src");
     if (!attach) {
         return attach.error();
     }
-    attach->bind(1, source->path);
+    attach->bind(1, fileUri(source->path, "mode=ro"));
     if (auto r = attach->run(); !r) {
         return Error{"cannot read " + fromPath + ": " + r.error().message};
     }
-    const Cleanup cleanup{to, source->temporary};
     // A table this copy does not know would be left behind: refuse rather than copy half a run.
     auto holding = tablesHoldingRuns(to);
     if (!holding) {
@@ -369,15 +367,23 @@ Result<void> writeRunDatabase(Database& from, std::int64_t id, const std::string
     if (!out) {
         return out.error();
     }
-    auto copied = copyRuns(*out, from.path(), {id}, "");
-    if (!copied) {
-        return copied.error();
+    auto written = [&]() -> Result<void> {
+        auto copied = copyRuns(*out, from.path(), {id}, "");
+        if (!copied) {
+            return copied.error();
+        }
+        if (copied->front().id == 0) {
+            return Error{"run " + std::to_string(id) + " is " + copied->front().skipped};
+        }
+        // One file, no -wal beside it: it is sent as it is.
+        return out->exec("PRAGMA journal_mode = DELETE");
+    }();
+    if (!written) {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+            std::filesystem::remove(path + suffix, ec);
+        }
     }
-    if (copied->front().id == 0) {
-        return Error{"run " + std::to_string(id) + " is " + copied->front().skipped};
-    }
-    // One file, no -wal beside it: it is sent as it is.
-    return out->exec("PRAGMA journal_mode = DELETE");
+    return written;
 }
 
 }  // namespace nf::data

@@ -66,6 +66,9 @@ void MainWindow::stopRun()
 
 void MainWindow::setRemoteHost(const RemoteHost& host)
 {
+    if (m_remote == nullptr) {
+        connect(m_client, &EventClient::runStarted, this, [this](const LiveRunInfo& info) { m_remoteDb = info.db; });
+    }
     delete m_remote;
     m_remote = new RemoteEngine(host, this);
     if (m_remoteStopGrace == nullptr) {
@@ -74,7 +77,6 @@ void MainWindow::setRemoteHost(const RemoteHost& host)
         m_remoteStopGrace->setInterval(kRemoteStopGraceMs);
         connect(m_remoteStopGrace, &QTimer::timeout, m_client, &EventClient::stop);
     }
-    connect(m_client, &EventClient::runStarted, this, [this](const LiveRunInfo& info) { m_remoteDb = info.db; });
     connect(m_remote, &RemoteEngine::fetched, this, &MainWindow::onFetched);
     connect(m_remote, &RemoteEngine::fetchFailed, this, [this](qint64, const QString& message) { setStatus(message); });
     connect(m_remote, &RemoteEngine::idle, this, [this] {

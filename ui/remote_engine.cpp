@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QTimer>
 
 #include "engine/report/evidence_context.h"
 #include "nf_version.h"
@@ -10,6 +11,9 @@
 namespace nf::ui {
 
 namespace {
+
+constexpr int kAttempts = 10;   // a run still being recorded there: asked for again this often
+constexpr int kRetryMs = 1000;  // ... this far apart
 
 QString quoted(const QString& word)
 {
@@ -25,7 +29,13 @@ QString reasonOf(QProcess* p, const QString& fallback)
 
 }  // namespace
 
-RemoteEngine::RemoteEngine(RemoteHost host, QObject* parent) : QObject(parent), m_host(std::move(host)) {}
+RemoteEngine::RemoteEngine(RemoteHost host, QObject* parent)
+    : QObject(parent), m_host(std::move(host)), m_retry(new QTimer(this))
+{
+    m_retry->setSingleShot(true);
+    m_retry->setInterval(kRetryMs);
+    connect(m_retry, &QTimer::timeout, this, &RemoteEngine::startExport);
+}
 
 RemoteEngine::~RemoteEngine()
 {
@@ -37,8 +47,11 @@ RemoteEngine::~RemoteEngine()
 
 QStringList RemoteEngine::arguments(const QStringList& engineArgs) const
 {
-    QStringList args{QStringLiteral("-o"), QStringLiteral("BatchMode=yes"), QStringLiteral("-o"),
-                     QStringLiteral("ConnectTimeout=10")};
+    // A link that stalls without closing ends ssh within 15 s, and with it the run (its stdin).
+    QStringList args{QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
+                     QStringLiteral("-o"), QStringLiteral("ConnectTimeout=10"),
+                     QStringLiteral("-o"), QStringLiteral("ServerAliveInterval=5"),
+                     QStringLiteral("-o"), QStringLiteral("ServerAliveCountMax=3")};
     if (!m_host.sshConfig.isEmpty()) {
         args << QStringLiteral("-F") << m_host.sshConfig;
     }
@@ -72,12 +85,19 @@ void RemoteEngine::next()
     }
     m_current = std::make_unique<Fetch>(m_queue.front());
     m_queue.pop_front();
+    startExport();
+}
+
+void RemoteEngine::startExport()
+{
     if (!m_dir.isValid()) {
         fail(tr("cannot make a temporary directory for the copy"));
         return;
     }
     QFile::remove(file());
-    delete m_process;
+    if (m_process != nullptr) {
+        m_process->deleteLater();  // this may run inside one of its signals
+    }
     m_process = new QProcess(this);
     m_process->setStandardOutputFile(file());
     connect(m_process, &QProcess::finished, this, &RemoteEngine::exported);
@@ -105,6 +125,11 @@ void RemoteEngine::exported(int exitCode, QProcess::ExitStatus status)
     m_process = merge;
     previous->deleteLater();
     connect(merge, &QProcess::finished, this, &RemoteEngine::merged);
+    connect(merge, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) {
+            fail(tr("cannot start %1 to store the run here").arg(engineProgram()));
+        }
+    });
     merge->start(engineProgram(), {QStringLiteral("--db"), m_current->localDb, QStringLiteral("merge"), file(),
                                    QStringLiteral("--origin"), m_host.dest + ':' + m_current->remoteDb});
 }
@@ -122,9 +147,21 @@ void RemoteEngine::merged(int exitCode, QProcess::ExitStatus status)
     static const QRegularExpression asRun(QStringLiteral("(?:merged as|already here as) run (\\d+)"));
     const auto m = asRun.match(out);
     QFile::remove(file());
+    if (!m.hasMatch() && out.contains(QStringLiteral("still running there")) && m_current->attempts < kAttempts) {
+        // The stream ended (ssh dropped, or was ended) before the host finished recording the run.
+        ++m_current->attempts;
+        m_retry->start();
+        return;
+    }
+    if (!m.hasMatch()) {
+        fail(tr("run %1 of %2 was not copied here: %3")
+                 .arg(m_current->remoteRun)
+                 .arg(m_host.dest, out.section(QStringLiteral(": "), -1).trimmed()));
+        return;
+    }
     const qint64 remote = m_current->remoteRun;
-    const qint64 local = m.hasMatch() ? m.captured(1).toLongLong() : 0;
-    emit fetched(remote, local, out.contains(QStringLiteral("already here")) ? tr("already here") : QString());
+    emit fetched(remote, m.captured(1).toLongLong(),
+                 out.contains(QStringLiteral("already here")) ? tr("already here") : QString());
     next();
 }
 

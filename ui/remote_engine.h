@@ -12,6 +12,8 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
+class QTimer;
+
 #include <deque>
 #include <memory>
 
@@ -49,8 +51,10 @@ private:
         QString remoteDb;
         qint64 remoteRun = 0;
         QString localDb;
+        int attempts = 0;
     };
     void next();
+    void startExport();
     void exported(int exitCode, QProcess::ExitStatus status);
     void merged(int exitCode, QProcess::ExitStatus status);
     void fail(const QString& message);
@@ -61,6 +65,7 @@ private:
     std::deque<Fetch> m_queue;
     std::unique_ptr<Fetch> m_current;
     QProcess* m_process = nullptr;
+    QTimer* m_retry = nullptr;
 };
 
 }  // namespace nf::ui

@@ -219,7 +219,7 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
         return failWith(run.error());
     }
     if (format == "sqlite") {
-        return exportRunDatabase(*db, run->row.id, file);
+        return exportRunDatabase(*db, run->row.id, file, signals);
     }
     auto interrupted = [&] {
         return fail(signals.exitStatus(),

@@ -16,6 +16,7 @@
 #include "app/cli/signal_stop.h"
 #include "app/cli/terminal_text.h"
 #include "data/run_copy.h"
+#include "data/schema.h"
 
 namespace nf::cli {
 
@@ -49,6 +50,30 @@ struct MergeArgs {
     std::string origin;
 };
 
+// The file is a noisefloor database this build reads, and holds every run asked for.
+Result<void> checkSource(const MergeArgs& a)
+{
+    auto src = data::openStore(a.file, data::Database::Mode::ReadOnly);
+    if (!src) {
+        return src.error();
+    }
+    for (const auto id : a.runs) {
+        auto stmt = src->prepare("SELECT 1 FROM runs WHERE id = ?1");
+        if (!stmt) {
+            return stmt.error();
+        }
+        stmt->bind(1, id);
+        auto row = stmt->step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            return Error{a.file + " has no run " + std::to_string(id)};
+        }
+    }
+    return {};
+}
+
 int merge(const MergeArgs& a, const Context& ctx)
 {
     SignalStop signals;  // the copy is one transaction: a signal before its commit stores nothing
@@ -56,8 +81,12 @@ int merge(const MergeArgs& a, const Context& ctx)
     if (!std::filesystem::is_regular_file(a.file, ec)) {
         return failWith(usageError(a.file + ": no such database file"));
     }
-    if (std::filesystem::equivalent(a.file, ctx.dbPath, ec)) {
+    if (std::filesystem::equivalent(a.file, databasePath(ctx), ec)) {
         return failWith(usageError(a.file + ": is the database runs are merged into"));
+    }
+    // What is wrong with the file or the runs asked for is bad input; what fails while copying is not.
+    if (auto checked = checkSource(a); !checked) {
+        return failWith(usageError(checked.error().message));
     }
     auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
     if (!db) {
@@ -66,7 +95,7 @@ int merge(const MergeArgs& a, const Context& ctx)
     const std::string origin = a.origin.empty() ? std::filesystem::absolute(a.file).string() : a.origin;
     auto copied = data::copyRuns(*db, a.file, a.runs, origin);
     if (!copied) {
-        return failWith(usageError(copied.error().message));
+        return fail(kExitRuntime, copied.error().message);
     }
     for (const auto& c : *copied) {
         if (c.id != 0) {
@@ -84,7 +113,7 @@ int merge(const MergeArgs& a, const Context& ctx)
 
 }  // namespace
 
-int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& file)
+int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& file, const SignalStop& signals)
 {
     const bool toStdout = file.empty() || file == "-";
     std::error_code ec;
@@ -100,6 +129,12 @@ int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& fi
         removeDatabaseFiles(*temporary);
         return fail(kExitRuntime, "cannot write the run database: " + written.error().message);
     }
+    if (const int sig = signals.signal().load(); sig != 0) {
+        removeDatabaseFiles(*temporary);
+        return fail(signals.exitStatus(),
+                    "export interrupted by " + signalName(sig) + "; " +
+                        (toStdout ? std::string("nothing was written") : file + " was not written"));
+    }
     if (!toStdout) {
         std::filesystem::rename(*temporary, file, ec);
         if (ec) {
@@ -110,10 +145,10 @@ int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& fi
     }
     TerminalGuard::exactOutput();  // bytes, as they are
     std::ifstream in(*temporary, std::ios::binary);
+    removeDatabaseFiles(*temporary);  // open: read to its end, and gone even if the reader goes first
     std::cout << in.rdbuf();
     std::cout.flush();
     const bool ok = static_cast<bool>(in) && static_cast<bool>(std::cout);
-    removeDatabaseFiles(*temporary);
     return ok ? 0 : fail(kExitRuntime, "writing the run database to standard output failed");
 }
 

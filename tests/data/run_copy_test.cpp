@@ -164,6 +164,22 @@ TEST(RunCopy, BadSourcesAreRefusedAndNothingIsCopied)
     EXPECT_TRUE(listRuns(*to)->empty());
 }
 
+// The source is attached read-only: a copy goes through while a run is being stored there (the
+// writer holds the source's write lock), instead of waiting for it and failing as locked.
+TEST(RunCopy, ACopyDoesNotWaitForAWriterOfTheSource)
+{
+    TempDir dir;
+    auto from = openStore(dir.file("dut.db"));
+    auto to = openStore(dir.file("here.db"));
+    ASSERT_TRUE(from && to);
+    const auto id = storeRichRun(*from, "a");
+    auto writing = Transaction::begin(*from);
+    ASSERT_TRUE(writing.ok()) << writing.error().message;
+    auto copied = copyRuns(*to, dir.file("dut.db"), {id}, "");
+    ASSERT_TRUE(copied.ok()) << copied.error().message;
+    EXPECT_EQ(copied->front().id, 1);
+}
+
 // Every table that holds a run's rows is one the copy fills: a migration that adds another must
 // teach the copy about it.
 TEST(RunCopy, EveryTableOfARunIsCopied)
