@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "data/sqlite_uri.h"
+
 namespace nf::data {
 namespace {
 

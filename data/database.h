@@ -17,10 +17,6 @@ namespace nf::data {
 
 class Statement;
 
-// `path` as an SQLite URI with `query` ("mode=ro", "immutable=1"): for ATTACH on a connection
-// opened for writing, and for immutable opens.
-std::string fileUri(const std::string& path, const std::string& query);
-
 class Database {
 public:
     enum class Mode { ReadWrite, ReadOnly };

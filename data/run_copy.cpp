@@ -10,6 +10,7 @@
 #include <set>
 
 #include "data/schema.h"
+#include "data/sqlite_uri.h"
 
 namespace nf::data {
 
