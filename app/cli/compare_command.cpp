@@ -213,8 +213,13 @@ Result<void> validateAnalysisOptions(const engine::AnalysisOptions& options)
 void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, bool& noHolm)
 {
     sub->add_option("--baseline", o.baseline, "Variant the others are compared against (default: the first)");
-    sub->add_option("--alpha", o.compare.alpha, "Significance level")->capture_default_str();
-    sub->add_option("--margin", o.compare.marginPct, "Equivalence margin in percent (+-)")->capture_default_str();
+    sub->add_option("--alpha", o.compare.alpha, "Significance level (default for a run until decided: its own)")
+        ->capture_default_str()
+        ->each([&o](const std::string&) { o.alphaGiven = true; });
+    sub->add_option("--margin", o.compare.marginPct,
+                    "Equivalence margin in percent (+-) (default for a run until decided: its own)")
+        ->capture_default_str()
+        ->each([&o](const std::string&) { o.marginGiven = true; });
     sub->add_option_function<double>(
         "--target", [&o](double v) { o.compare.targetPct = v; },
         "Effect in percent to size n_needed for (default: the observed delta)");

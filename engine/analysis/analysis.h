@@ -71,6 +71,10 @@ struct AnalysisOptions {
     std::string baseline;  // "" = the first variant
     bool holm = true;
     bool dropOutliers = false;
+    // Whether the user set the margin and alpha; if not, a run that ran until decided is compared
+    // with the margin and alpha it decided with.
+    bool marginGiven = false;
+    bool alphaGiven = false;
 };
 
 struct VariantStats {

@@ -118,7 +118,12 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         if (!input) {
             return input.error();
         }
-        auto analysis = analyze(*input, options);
+        AnalysisOptions used = options;
+        if (run.decision) {
+            used.compare.marginPct = options.marginGiven ? options.compare.marginPct : run.decision->marginPct;
+            used.compare.alpha = options.alphaGiven ? options.compare.alpha : run.decision->alpha;
+        }
+        auto analysis = analyze(*input, used);
         if (!analysis) {
             return analysis.error();
         }

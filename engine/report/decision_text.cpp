@@ -1,7 +1,10 @@
 #include "engine/report/decision_text.h"
 
 #include <fmt/format.h>
+
 #include <cmath>
+
+#include "engine/report/evidence.h"
 
 namespace nf::engine {
 
@@ -54,7 +57,12 @@ std::vector<std::string> decisionLines(const DecisionRecord& d)
     if (d.decision == "inconclusive" && d.secondsNeeded >= 0) {
         lines.push_back(fmt::format("  it would need about {:.0f} s more of measuring", d.secondsNeeded));
     }
-    lines.push_back("  method: " + d.method);
+    // The method by its name and first reference; --verbose and the JSON give it whole.
+    const auto cut = d.method.find(" et al. ");
+    const std::string named = cut == std::string::npos ? d.method : d.method.substr(0, d.method.find(',', cut)) + ")";
+    for (auto& line : wrap(fmt::format("  margin +-{:g}%; {}", d.marginPct, named), 72, "    ")) {
+        lines.push_back(std::move(line));
+    }
     lines.push_back("  the table: fixed-n analysis of the same data, for reference");
     return lines;
 }

@@ -72,7 +72,7 @@ TEST_F(CliCompare, AnUntilDecidedRunShowsItsSequentialDecisionByDefault)
     const auto text = run({"compare", "last"});
     ASSERT_EQ(text.status, 0) << text.err;
     EXPECT_NE(text.out.find("until decided: different on tsc_per_op"), std::string::npos) << text.out;
-    EXPECT_NE(text.out.find("  method: confidence sequence"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  margin +-1%; confidence sequence (normal mixture"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("fixed-n analysis of the same data"), std::string::npos) << text.out;
     std::istringstream lines(text.out);
     std::string line;
