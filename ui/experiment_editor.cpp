@@ -76,10 +76,10 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_pmu->setToolTip(
         tr("Where cycles, instructions and branch misses come from: the PMU through perf, or counts "
            "made up from the TSC to test noisefloor on a machine without a PMU (--pmu simulated)"));
-    m_until->setToolTip(
-        tr("Alternate the two variants until the primary metric is different, or equivalent within the "
-           "margin, by a confidence sequence that stays valid however often it is looked at; or until the "
-           "max time of measuring has passed (then inconclusive). Repetitions is then only a bound."));
+    m_until->setToolTip(tr(
+        "Alternate the two variants until the primary metric is different, or equivalent within the "
+        "margin, by a confidence sequence that stays valid however often it is looked at; or until the "
+        "max time of measuring has passed (then inconclusive). Repetitions is then as many as fit in the max time."));
     m_maxTime->setRange(1, 7 * 86400);
     m_maxTime->setDecimals(0);
     m_maxTime->setSuffix(tr(" s at most"));

@@ -69,6 +69,8 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Sweep: return QObject::tr("Sweep");
         case engine::SpecField::Until: return QObject::tr("Run until decided");
         case engine::SpecField::MaxTime: return QObject::tr("Max time");
+        case engine::SpecField::Margin: return QObject::tr("Margin");
+        case engine::SpecField::Alpha: return QObject::tr("Alpha");
     }
     return {};
 }
@@ -201,7 +203,8 @@ void ExperimentEditor::markProblems(const Request& r, const std::vector<engine::
             }
         } else if (p.field == engine::SpecField::Sweep) {
             sweepProblem += (sweepProblem.isEmpty() ? "" : "\n") + text;
-        } else if (p.field == engine::SpecField::Until || p.field == engine::SpecField::MaxTime) {
+        } else if (p.field == engine::SpecField::Until || p.field == engine::SpecField::MaxTime ||
+                   p.field == engine::SpecField::Margin || p.field == engine::SpecField::Alpha) {
             untilProblem += (untilProblem.isEmpty() ? "" : "\n") + text;
         } else if (p.field == engine::SpecField::Cpus) {
             cpuProblem += (cpuProblem.isEmpty() ? "" : "\n") + text;

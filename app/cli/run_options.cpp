@@ -87,6 +87,8 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Sweep: return "--sweep";
         case engine::SpecField::Until: return "--until";
         case engine::SpecField::MaxTime: return "--max-time";
+        case engine::SpecField::Margin: return "--margin";
+        case engine::SpecField::Alpha: return "--alpha";
     }
     return "?";
 }
@@ -100,10 +102,11 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                         "NAME or NAME:key=value[,key=value...] (repeatable; default: one "
                         "variant named 'default')");
         sub->add_option("--order", o.order, "interleaved (A B B A), random (seeded) or blocked")->capture_default_str();
-        sub->add_option("--until", o.until,
-                        "decided: alternate until the primary metric is different or equivalent within --margin "
-                        "(a confidence sequence, valid at every look; --reps is then only a bound) or --max-time "
-                        "passes");
+        sub->add_option(
+            "--until", o.until,
+            "decided: alternate until the primary metric is different or equivalent within --margin "
+            "(a confidence sequence, valid at every look; --reps is then as many as fit in --max-time) or --max-time "
+            "passes");
         sub->add_option("--max-time", o.decided.maxTime, "With --until decided: seconds of measuring at most")
             ->capture_default_str()
             ->each([&o](const std::string&) { o.decidedGiven.emplace_back("--max-time"); });

@@ -132,10 +132,10 @@ void checkUntil(const ExperimentSpec& spec, const WorkloadDescriptor& w, Checker
     }
     check.seconds(SpecField::MaxTime, u.maxTime, 0, 7 * 86400, false);
     if (!(u.marginPct > 0 && u.marginPct <= 50)) {
-        check.add(SpecField::MaxTime, number(u.marginPct), "margin must be > 0 and <= 50 (%)");
+        check.add(SpecField::Margin, number(u.marginPct), "margin must be > 0 and <= 50 (%)");
     }
     if (!(u.alpha > 0 && u.alpha <= 0.5)) {
-        check.add(SpecField::MaxTime, number(u.alpha), "alpha must be > 0 and <= 0.5");
+        check.add(SpecField::Alpha, number(u.alpha), "alpha must be > 0 and <= 0.5");
     }
 }
 
@@ -290,6 +290,8 @@ std::string_view toString(SpecField field)
         case SpecField::Sweep: return "sweep";
         case SpecField::Until: return "until";
         case SpecField::MaxTime: return "max_time";
+        case SpecField::Margin: return "margin";
+        case SpecField::Alpha: return "alpha";
     }
     return "workload";
 }

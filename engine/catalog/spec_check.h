@@ -38,8 +38,10 @@ enum class SpecField {
     Counters,
     Pmu,
     Sweep,
-    Until,   // --until decided: what it needs of the experiment
-    MaxTime  // --max-time (and the margin and alpha it decides with)
+    Until,    // --until decided: what it needs of the experiment
+    MaxTime,  // --max-time
+    Margin,   // the equivalence margin an until-decided run decides with
+    Alpha     // the error rate it decides with
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...
 
