@@ -64,6 +64,34 @@ TEST(ConfidenceSequence, DecidesOnlyAfterTheWarmUpAndKeepsTheEstimate)
     EXPECT_GT(l.ci.high, l.estimatePct);
 }
 
+// The units still needed are the ones that decide: the same values on, the sequence decides within
+// those many more units (give or take the sd estimate's n - 1) and not in half as many.
+TEST(ConfidenceSequence, UnitsStillNeededAreTheOnesThatDecide)
+{
+    SequentialOptions o{.alpha = 0.05, .marginPct = 1.0, .warmupUnits = 10, .plannedUnits = 100};
+    const auto unit = [](std::size_t i) { return std::log(1.004) + (i % 2 == 0 ? 0.02 : -0.02); };
+    ConfidenceSequence cs(o);
+    std::size_t i = 0;
+    for (; i < 40; ++i) {
+        cs.add(unit(i));
+    }
+    ASSERT_EQ(cs.look().decision, Verdict::Inconclusive);
+    const auto needed = cs.unitsStillNeeded();
+    ASSERT_TRUE(needed.has_value());
+    ASSERT_GT(*needed, 20);
+    ConfidenceSequence half = cs;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(*needed / 2); ++k) {
+        half.add(unit(i + k));
+    }
+    EXPECT_EQ(half.look().decision, Verdict::Inconclusive) << "decided in half of " << *needed << " units";
+    // In pairs, so that the estimate is the same as at the start.
+    const auto more = static_cast<std::size_t>(std::ceil(*needed)) + 2;
+    for (std::size_t k = 0; k < more + more % 2; ++k) {
+        cs.add(unit(i + k));
+    }
+    EXPECT_NE(cs.look().decision, Verdict::Inconclusive) << "not decided after " << *needed << " more units";
+}
+
 // --- simulations: a look after every unit ---
 
 constexpr int kSims = 1000;
