@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -23,7 +24,9 @@ ComparePanel::ComparePanel(QWidget* parent)
       m_baseline(new QComboBox(this)),
       m_title(new QLabel(this)),
       m_warnings(new QLabel(this)),
+      m_decision(new QLabel(this)),
       m_grid(new QWidget(this)),
+      m_scroll(new QScrollArea(this)),
       m_report(new QPlainTextEdit(this)),
       m_showReport(new QPushButton(tr("Show report"), this))
 {
@@ -35,7 +38,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_showReport->setToolTip(tr("The text of `noisefloor compare` for these runs: every verdict and warning"));
     connect(m_showReport, &QPushButton::toggled, this, [this](bool on) {
         m_report->setVisible(on);
-        m_grid->setVisible(!on);
+        m_scroll->setVisible(!on);
         m_showReport->setText(on ? tr("Show plots") : tr("Show report"));
     });
     QFont titleFont = font();
@@ -47,7 +50,16 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_warnings->setWordWrap(true);
     m_warnings->setStyleSheet(QStringLiteral("color: #8a5a00;"));
     m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_decision->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_decision->setStyleSheet(QStringLiteral("background: #e8f0fb; padding: 3px;"));
+    m_decision->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_decision->setVisible(false);
 
+    // The panels keep the height their text needs; a small window scrolls them instead of cutting
+    // their verdict lines.
+    m_scroll->setWidget(m_grid);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
     auto* gridLayout = new QGridLayout(m_grid);
     gridLayout->setContentsMargins(0, 0, 0, 0);
     for (std::size_t i = 0; i < m_panels.size(); ++i) {
@@ -85,7 +97,8 @@ ComparePanel::ComparePanel(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
-    layout->addWidget(m_grid, 1);
+    layout->addWidget(m_decision);
+    layout->addWidget(m_scroll, 1);
     layout->addWidget(m_report, 1);
     layout->addWidget(m_warnings);
     showMessage(tr("Select a run in History (or finish one in Live) to compare its variants."));
@@ -97,6 +110,8 @@ void ComparePanel::showMessage(const QString& text)
     m_view = ComparisonView{};
     m_baseline->clear();
     m_warnings->clear();
+    m_decision->clear();
+    m_decision->setVisible(false);
     m_report->clear();
     m_reportText.clear();
     m_warningLines.clear();
@@ -167,6 +182,13 @@ void ComparePanel::showComparison(const ComparisonView& view)
         lines << tr("warning: %1").arg(w);
     }
     m_warnings->setText(lines.join('\n'));
+    m_decision->setText(view.decision.join('\n'));
+    m_decision->setVisible(!view.decision.isEmpty());
+}
+
+QString ComparePanel::decisionShown() const
+{
+    return m_decision->isHidden() ? QString() : m_decision->text();
 }
 
 QString ComparePanel::titleText() const

@@ -14,6 +14,7 @@
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
+class QScrollArea;
 class QPushButton;
 
 namespace nf::ui {
@@ -45,6 +46,8 @@ public:
     // The evidence report shown (the text `noisefloor compare` prints), "" when there is none.
     QString reportText() const { return m_reportText; }
     QStringList warningLines() const { return m_warningLines; }
+    // The sequential decision shown above the panels, "" when the run did not run until decided.
+    QString decisionShown() const;
 
 signals:
     void copyReportRequested();
@@ -61,7 +64,9 @@ private:
     QComboBox* m_baseline = nullptr;
     QLabel* m_title = nullptr;
     QLabel* m_warnings = nullptr;
+    QLabel* m_decision = nullptr;  // a run until decided: the sequential decision, above the panels
     QWidget* m_grid = nullptr;
+    QScrollArea* m_scroll = nullptr;  // holds m_grid
     QPlainTextEdit* m_report = nullptr;
     QPushButton* m_showReport = nullptr;
     QString m_reportText;

@@ -9,6 +9,7 @@
 #include "engine/analysis/analysis.h"
 #include "engine/model/metric.h"
 #include "engine/report/comparison_report.h"
+#include "engine/report/decision_text.h"
 #include "engine/report/evidence.h"
 
 namespace nf::ui {
@@ -200,6 +201,11 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
         }
         for (const auto& w : report->analysis.warnings) {
             view.warnings << qs(w);
+        }
+        if (report->decision) {
+            for (const auto& line : engine::decisionLines(*report->decision)) {
+                view.decision << qs(line);
+            }
         }
         for (const auto& c : report->analysis.comparisons) {  // said once, as the report's header does
             if (c.primary && c.result.levels.find(engine::kNoRunCalibration) != std::string::npos) {

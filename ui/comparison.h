@@ -63,6 +63,9 @@ struct ComparisonView {
     // and its warnings: the CLI and the GUI say the same things.
     QString report;
     QStringList warnings;
+    // A run that ran until decided: its sequential decision, as the report's header gives it
+    // (engine/report/decision_text.h); the panels show the fixed-n analysis of the same data.
+    QStringList decision;
     QString kernel;    // of the first run
     QString workload;  // of the first run
     QStringList runIds;

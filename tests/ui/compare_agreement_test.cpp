@@ -74,7 +74,15 @@ void expectSameDifference(const ComparePlot& panel, const QJsonObject& json)
     EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9) << panel.shownMetric().toStdString();
     EXPECT_TRUE(panel.differenceTitle().contains(json.value("design").toString()))
         << panel.differenceTitle().toStdString();
-    EXPECT_GT(panel.drawnMarginPct(), 0);
+}
+
+// The margin in `compare ARGS --format json`'s options.
+double jsonMargin(const std::string& db, QStringList args)
+{
+    args << "--db" << QString::fromStdString(db) << "--format"
+         << "json";
+    const auto doc = QJsonDocument::fromJson(cli(QStringList{"compare"} + args));
+    return doc.object().value("options").toObject().value("margin_pct").toDouble(NAN);
 }
 
 class CompareAgreement : public ::testing::Test {
@@ -109,6 +117,7 @@ TEST_F(CompareAgreement, EachPanelDrawsTheIntervalOfCompareJson)
             }
             const auto json = primary(m_db, args, panel.shownMetric());
             expectSameDifference(panel, json);
+            EXPECT_DOUBLE_EQ(panel.drawnMarginPct(), jsonMargin(m_db, args));
             EXPECT_TRUE(panel.differenceTitle().contains(design.isEmpty() ? "paired chunk log-ratios" : "independent"))
                 << panel.differenceTitle().toStdString();
             ++checked;
@@ -186,6 +195,29 @@ TEST_F(CompareAgreement, OneRunPerSideSaysThatTheRunToRunCalibrationIsMissing)
     ASSERT_TRUE(drawn.has_value());
     EXPECT_NEAR(drawn->low, json.value("ci_low_pct").toDouble(), 1e-9);
     EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9);
+}
+
+// A run until decided: Compare leads with its sequential decision, the lines `compare` prints in
+// its header, and the panels use the margin the run decided with (0.5% here, not the default 1%).
+TEST_F(CompareAgreement, ARunUntilDecidedShowsItsDecisionAndItsOwnMargin)
+{
+    cli(QStringList{"run", "spin", "--db", QString::fromStdString(m_db), "--duration", "0.2", "--share-cpus",
+                    "--variant", "a:work=100", "--variant", "b:work=100", "--until", "decided", "--max-time", "3",
+                    "--margin", "0.5"});
+    MainWindow window(QString::fromStdString(m_db));
+    ASSERT_TRUE(window.selectRun(1));
+    window.waitForLoads();
+    const QString shown = window.comparePanel()->decisionShown();
+    ASSERT_TRUE(shown.startsWith("until decided: ")) << shown.toStdString();
+    const QString text = QString::fromUtf8(cli({"compare", "1", "--db", QString::fromStdString(m_db)}));
+    // Line for line (the CLI cuts a line past 72 columns; the app has the room to show it whole).
+    for (const QString& line : shown.split('\n')) {
+        EXPECT_TRUE(text.contains(line.left(60))) << line.toStdString() << "\nnot in\n" << text.toStdString();
+    }
+    EXPECT_TRUE(shown.contains("margin +-0.5%")) << shown.toStdString();
+    EXPECT_DOUBLE_EQ(jsonMargin(m_db, {"1"}), 0.5);
+    EXPECT_DOUBLE_EQ(window.comparePanel()->panel(0)->drawnMarginPct(), 0.5);
+    EXPECT_DOUBLE_EQ(jsonMargin(m_db, {"1", "--margin", "2"}), 2) << "a margin asked for is the one used";
 }
 
 }  // namespace
