@@ -54,4 +54,23 @@ CategoryTickPlan applyCategoryTicks(QCPAxis* axis, const QVector<double>& positi
     return plan;
 }
 
+QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int pixels)
+{
+    QStringList out;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString current;
+        for (const QString& word : line.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString longer = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
+            if (!current.isEmpty() && metrics.horizontalAdvance(longer) > pixels) {
+                out << current;
+                current = word;
+            } else {
+                current = longer;
+            }
+        }
+        out << current;
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
 }  // namespace nf::ui

@@ -27,4 +27,8 @@ CategoryTickPlan planCategoryTicks(const QStringList& labels, const QFontMetrics
 // current width says; returns the plan. `positions` and `labels` have the same length.
 CategoryTickPlan applyCategoryTicks(QCPAxis* axis, const QVector<double>& positions, const QStringList& labels);
 
+// `text` with each of its lines wrapped at spaces so that no line is wider than `pixels` where a
+// break can help (a single word wider than that stays whole).
+QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int pixels);
+
 }  // namespace nf::ui

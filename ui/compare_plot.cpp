@@ -44,7 +44,7 @@ ComparePlot::ComparePlot(QWidget* parent)
     m_picker->setPlaceholderText(tr("not measured in this run - pick a metric it stored"));
     layout->addWidget(m_picker);
     layout->addWidget(m_plot, 1);
-    m_plot->setMinimumSize(280, 220);
+    m_plot->setMinimumSize(280, 270);  // room for the verdict lines and a readable plot
     connect(m_picker, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_filling && m_picker->currentIndex() >= 0) {
             emit metricPicked(m_picker->currentData().toString());
@@ -89,9 +89,69 @@ void ComparePlot::relabel()
             changed || plan.step != c.plan.step || plan.upright != c.plan.upright || plan.elideTo != c.plan.elideTo;
         c.plan = plan;
     }
+    changed = fitDifferenceAxis() || changed;
     if (changed) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
     }
+}
+
+// The difference side is narrow at small window sizes: its caption is wrapped at word boundaries
+// to the axis's width, and the axis reaches far enough right for the figures beside the last
+// candidate to be read whole. True when either changed.
+bool ComparePlot::fitDifferenceAxis()
+{
+    QCPAxis* x = m_difference->axis(QCPAxis::atBottom);
+    const int width = m_difference->width();
+    if (width <= 0 || m_differenceCaption.isEmpty()) {
+        return false;
+    }
+    bool changed = false;
+    const QString caption = wrapToWidth(m_differenceCaption, QFontMetrics(x->labelFont()), width);
+    if (caption != x->label()) {
+        x->setLabel(caption);
+        changed = true;
+    }
+    int widest = 0;
+    int tallest = 0;
+    for (const auto* figure : m_figures) {
+        const QRect box = QFontMetrics(figure->font()).boundingRect(QRect(), 0, figure->text());
+        widest = std::max(widest, box.width());
+        tallest = std::max(tallest, box.height());
+    }
+    // The last figure starts kFigureOffset pixels right of the last candidate; the axis, from 0.5,
+    // must leave it its width and a few pixels.
+    const double lower = 0.5;
+    double upper = m_differencesEnd + 0.9;
+    const double need = widest + kFigureOffset + 6;
+    if (widest > 0 && width > need) {
+        upper = std::max(upper, (m_differencesEnd * width - need * lower) / (width - need));
+    }
+    upper = std::min(upper, m_differencesEnd + 6);
+    if (std::abs(x->range().upper - upper) > 1e-6) {
+        x->setRange(lower, upper);
+        changed = true;
+    }
+    // Each figure is centred on its estimate: the value axis reaches half its height (and a few
+    // pixels) beyond, so a figure near the edge is not cut.
+    QCPAxis* y = m_difference->axis(QCPAxis::atLeft);
+    const int height = m_difference->height();
+    const double share = (tallest / 2.0 + 3) / std::max(height, 1);
+    if (tallest > 0 && share < 0.45) {
+        QCPRange range(m_differenceLow, m_differenceHigh);
+        for (int pass = 0; pass < 8; ++pass) {
+            const double span = range.size();
+            for (const auto* figure : m_figures) {
+                const double v = figure->position->value();
+                range.lower = std::min(range.lower, v - share * span);
+                range.upper = std::max(range.upper, v + share * span);
+            }
+        }
+        if (std::abs(y->range().lower - range.lower) > 1e-9 || std::abs(y->range().upper - range.upper) > 1e-9) {
+            y->setRange(range);
+            changed = true;
+        }
+    }
+    return changed;
 }
 
 void ComparePlot::setMetrics(const std::vector<PanelView>& metrics, const QString& shown)
@@ -122,6 +182,8 @@ void ComparePlot::reset(const QString& title)
     m_plot->clearItems();
     m_estimates = nullptr;
     m_intervals = nullptr;
+    m_figures.clear();
+    m_differenceCaption.clear();
     m_marginPct = 0;
     m_title->setText(title);
     m_verdictElement->setText(QString());
@@ -266,7 +328,9 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     // A long baseline name is shortened in the middle: the label must fit the axis's height.
     y->setLabel(tr("vs %1, %").arg(QFontMetrics(y->labelFont()).elidedText(baseline, Qt::ElideMiddle, 90)));
     const double level = panel.differences.empty() ? 95.0 : panel.differences.front().levelPct;
-    x->setLabel(tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct));
+    m_differenceCaption =
+        tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct);
+    x->setLabel(m_differenceCaption);
 
     auto* band = new QCPItemRect(m_plot);
     band->setClipAxisRect(m_difference);
@@ -333,17 +397,22 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         auto* label = new QCPItemText(m_plot);
         label->setClipAxisRect(m_difference);
         label->position->setAxes(x, y);
-        label->position->setCoords(at + 0.08, d.estimatePct);
+        label->position->setCoords(at, d.estimatePct);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        label->setPadding(QMargins(kFigureOffset, 0, 0, 0));  // clear of the diamond at any width
         label->setText(
             tr("%1\n[%2, %3]\n%4").arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct), d.verdict));
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 0.8);
         label->setFont(f);
+        m_figures.push_back(label);
     }
+    m_differencesEnd = static_cast<double>(std::max<std::size_t>(panel.differences.size(), 1));
     categories.plan = applyCategoryTicks(x, categories.at, categories.names);
     x->setRange(0.5, static_cast<double>(std::max<std::size_t>(panel.differences.size(), 1)) + 0.9);
-    y->setRange(low - pad, high + pad);
+    m_differenceLow = low - pad;
+    m_differenceHigh = high + pad;
+    y->setRange(m_differenceLow, m_differenceHigh);
 }
 
 QString ComparePlot::differenceTitle() const

@@ -19,6 +19,7 @@ class QComboBox;
 class QCPAxisRect;
 class QCPErrorBars;
 class QCPGraph;
+class QCPItemText;
 class QCPTextElement;
 class QCustomPlot;
 
@@ -63,6 +64,8 @@ public:
 
     // Candidates up to this many get their verdict lines under the plot.
     static constexpr int kVerdictLinesUpTo = 3;
+    // Pixels between a difference's diamond and its figures.
+    static constexpr int kFigureOffset = 9;
 
 signals:
     void metricPicked(const QString& metric);
@@ -73,6 +76,7 @@ private:
     void drawDifferences(const PanelView& panel);
     void replotIfSized();
     void relabel();
+    bool fitDifferenceAxis();
 
     // A category axis: where its labels go and how they were last laid out.
     struct Categories {
@@ -90,6 +94,12 @@ private:
     QCPTextElement* m_verdictElement = nullptr;
     QCPGraph* m_estimates = nullptr;
     QCPErrorBars* m_intervals = nullptr;
+    QString m_differenceCaption;          // the difference axis's label before it is wrapped
+    std::vector<QCPItemText*> m_figures;  // the figures beside each difference, when shown
+    double m_differencesEnd = 1;          // the last candidate's position on its axis
+    // The difference axis's range before the figures are fitted.
+    double m_differenceLow = -1;
+    double m_differenceHigh = 1;
     double m_marginPct = 0;
     bool m_filling = false;
     QString m_message;
