@@ -307,8 +307,7 @@ WorkerDone Worker::run(std::future<bool>& go)
     m_t0 = probes::readTsc();
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         std::vector<int> counts(m_loops.size(), 0);
-        std::size_t sent = 0;  // samples already sent as a WorkerPartial
-        auto lastSent = std::chrono::steady_clock::now();
+        PartialSender partial(m_out);
         SlicePlan slices(unit, rounds, perVariant, m_spec.order, rng);
         while (auto slice = slices.next()) {
             if (m_stop.stop_requested()) {
@@ -322,13 +321,7 @@ WorkerDone Worker::run(std::future<bool>& go)
             s->pair = slice->pair;
             s->index = counts[static_cast<std::size_t>(slice->variant)]++;
             rep.samples.push_back(std::move(*s));
-            const auto now = std::chrono::steady_clock::now();
-            if (std::chrono::duration<double>(now - lastSent).count() >= kPartialEverySeconds) {
-                m_out.push(WorkerPartial{unit.repetition,
-                                         {rep.samples.begin() + static_cast<std::ptrdiff_t>(sent), rep.samples.end()}});
-                sent = rep.samples.size();
-                lastSent = now;
-            }
+            partial.offer(unit.repetition, rep);
         }
         if (auto w = multiplexWarning(m_layout, rep, m_multiplexWarned)) {
             m_out.push(WorkerWarning{*w});

@@ -1,6 +1,7 @@
 #pragma once
 // The measuring side of a call-loop experiment; runs on the pinned worker thread.
 
+#include <chrono>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <stop_token>
@@ -33,6 +34,30 @@ struct WorkerPartial {
 };
 inline constexpr double kPartialEverySeconds = 0.1;
 using WorkerMessage = std::variant<WorkerReady, RepetitionResult, WorkerWarning, WorkerDone, WorkerPartial>;
+
+// Sends the samples a running repetition gained since the last time as a WorkerPartial, once
+// kPartialEverySeconds have passed. One per repetition.
+class PartialSender {
+public:
+    explicit PartialSender(Channel<WorkerMessage>& out) : m_out(out) {}
+    void offer(int repetition, const RepetitionResult& rep)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (std::chrono::duration<double>(now - m_last).count() < kPartialEverySeconds ||
+            rep.samples.size() <= m_sent) {
+            return;
+        }
+        m_out.push(
+            WorkerPartial{repetition, {rep.samples.begin() + static_cast<std::ptrdiff_t>(m_sent), rep.samples.end()}});
+        m_sent = rep.samples.size();
+        m_last = now;
+    }
+
+private:
+    Channel<WorkerMessage>& m_out;
+    std::size_t m_sent = 0;
+    std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+};
 
 // Pins itself, calibrates the TSC, opens counters on itself, prepares every variant side by side,
 // measures the loop overhead, calibrates calls per slice and warms up; sends WorkerReady and waits

@@ -57,7 +57,7 @@ std::optional<double> LiveWorker::packetsNow()
 // guard interval passes (its packets, every variant's, are counted in guard_packets and in no
 // chunk); the chunk is counted from both sides' counters at its two boundaries.
 Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng,
-                                       RepetitionResult& rep)
+                                       RepetitionResult& rep, PartialSender& partial)
 {
     auto& group = *m_group;
     if (auto r = group.start(); !r) {
@@ -118,6 +118,7 @@ Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std
         s.pair = slice->pair;
         s.index = counts[v]++;
         rep.samples.push_back(std::move(s));
+        partial.offer(unit.repetition, rep);
     }
     return true;
 }

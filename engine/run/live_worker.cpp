@@ -209,7 +209,8 @@ Sample LiveWorker::sampleBetween(const Reading& a, const Reading& b) const
 }
 
 // Runs one variant for one repetition; false when stopped.
-Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep)
+Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep,
+                                 PartialSender& partial)
 {
     const auto v = static_cast<std::size_t>(variant);
     auto& session = *m_sessions[v];
@@ -245,6 +246,7 @@ Result<bool> LiveWorker::measure(const ScheduleUnit& unit, int variant, int perV
         s.repetition = unit.repetition;
         s.index = i;
         rep.samples.push_back(std::move(s));
+        partial.offer(unit.repetition, rep);
         previous = std::move(current);
     }
     return true;
@@ -304,15 +306,16 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
     m_t0 = probes::readTsc();
     const int rounds = m_group ? std::max(1, static_cast<int>(std::lround(m_spec.duration / *m_spec.chunk))) : 0;
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+        PartialSender partial(m_out);
         if (m_group) {
-            auto done = measureChunks(unit, rounds, rng, rep);
+            auto done = measureChunks(unit, rounds, rng, rep, partial);
             if (!done) {
                 return done.error();
             }
             return *done ? UnitEnd::Done : UnitEnd::Stopped;
         }
         for (int variant : unit.variants) {
-            auto done = measure(unit, variant, perVariant, rep);
+            auto done = measure(unit, variant, perVariant, rep, partial);
             if (!done && done.error().errnum == ECONNABORTED) {  // a remote generator's ssh dropped
                 m_lost = done.error().message;
                 return UnitEnd::Stopped;

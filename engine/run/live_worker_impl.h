@@ -65,8 +65,11 @@ private:
     Result<Reading> read(std::size_t variant, SessionCounters& counters);
     Sample sampleBetween(const Reading& a, const Reading& b) const;
     bool waitUntil(std::uint64_t tsc);  // false when stopped
-    Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep);
-    Result<bool> measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng, RepetitionResult& rep);
+    // Each measures into `rep` and offers what it adds to `partial`, for watching.
+    Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep,
+                         PartialSender& partial);
+    Result<bool> measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng, RepetitionResult& rep,
+                               PartialSender& partial);
     std::optional<double> packetsNow();
     std::string designReason() const;
     void reportWarnings(std::size_t variant);
