@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/app/cli_process.h"
 
@@ -212,6 +213,44 @@ TEST_F(CliLive, PerCpuSoftnetAndDeviceStatisticsAreStoredShownAndComparedBeside)
     ASSERT_NE(verdict, std::string::npos) << named.out;
     EXPECT_LT(verdict, breakdown) << "compared above the breakdown, and not listed in it again";
     EXPECT_EQ(named.out.find("cpu1_softnet_processed_per_sec", breakdown), std::string::npos) << named.out;
+}
+
+// A watcher sees a live run as it goes: every 0.1 s the samples measured since the last look, in
+// both designs; a repetition's stored samples begin with the partial ones, in order.
+TEST_F(CliLive, TheEventStreamCarriesPartialSamplesBetweenRepetitions)
+{
+    for (const std::string chunk : {"0.05", "0"}) {
+        SCOPED_TRACE("--chunk " + chunk);
+        const auto r = run({"run", "udp-rx", "--variant", "a", "--variant", "b:batch=32", "--reps", "1", "--duration",
+                            "1", "--warmup", "0.1", "--chunk", chunk, "--share-cpus", "--events", "jsonl"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::istringstream in(r.out);
+        std::string line;
+        std::vector<nlohmann::json> partial;
+        int partialEvents = 0;
+        nlohmann::json stored;
+        while (std::getline(in, line)) {
+            const auto e = nlohmann::json::parse(line);
+            if (e["event"] == "partial_samples") {
+                ++partialEvents;
+                EXPECT_EQ(e["repetition"], 0);
+                for (const auto& s : e["samples"]) {
+                    partial.push_back(s);
+                }
+            } else if (e["event"] == "samples") {
+                stored = e["samples"];
+            }
+        }
+        // Two variants x 1 s: at least 4 a second of measuring.
+        EXPECT_GE(partialEvents, 8);
+        ASSERT_TRUE(stored.is_array());
+        ASSERT_LE(partial.size(), stored.size());
+        ASSERT_GT(partial.size(), stored.size() / 2);
+        for (std::size_t i = 0; i < partial.size(); ++i) {
+            EXPECT_EQ(partial[i], stored[i]) << "sample " << i;
+        }
+    }
+    EXPECT_FALSE(anyLinkOf(::getpid()));
 }
 
 TEST_F(CliLive, BadLiveInputIsOneLineAndExit1Or2)
