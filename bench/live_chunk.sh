@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Live A/B at chunk resolution (docs/benchmarks.md): udp-rx variants side by side on one veth
-# testbed, alternated in chunks and analysed as chunk pairs, against today's interleaved
-# repetitions (--chunk 0) in the same sitting. Needs root (namespaces, veth, XDP).
+# testbed (WORKLOAD=xdp-rx: xdp-rx variants on a testbed each), alternated in chunks and analysed
+# as chunk pairs, against interleaved repetitions (--chunk 0) in the same sitting. Needs root
+# (namespaces, veth, XDP).
 #   aa      two identical variants (batch=64 twice): the detectable difference (mde_pct) and the
 #           verdict, chunks then repetitions, each for `reps` x `duration` s per variant
 #   known   a known difference, variants A:$KNOWN_A and B:$KNOWN_B, both designs
@@ -19,6 +20,7 @@ parts=${*:-aa known false chunk}
 KNOWN_A=${KNOWN_A:-batch=8}
 KNOWN_B=${KNOWN_B:-batch=64}
 nf=$build/app/noisefloor
+workload=${WORKLOAD:-udp-rx}
 db=$(mktemp -d)/chunk.db
 trap 'rm -rf "$(dirname "$db")"' EXIT
 common=(-p generator=xdp-live -p tx_cpu=0 -p rx_cpu=1 -p counter_cpus=none --share-cpus --warmup 0.5)
@@ -28,7 +30,7 @@ one() {  # label, run arguments...
   local label=$1 t0 t1
   shift
   t0=$(date +%s.%N)
-  "$nf" --db "$db" run udp-rx "${common[@]}" "$@" >/dev/null
+  "$nf" --db "$db" run "$workload" "${common[@]}" "$@" >/dev/null
   t1=$(date +%s.%N)
   "$nf" --db "$db" compare last --format json | python3 -c '
 import json, sys
@@ -39,6 +41,23 @@ for c in json.load(sys.stdin)["comparisons"]:
             label, wall, c["design"], c["n"], c["delta_pct"], c["ci_low_pct"], c["ci_high_pct"], c["mde_pct"],
             c["p"], c["verdict"]))' "$label" "$(echo "$t1 - $t0" | bc)"
   "$nf" --db "$db" show last | grep -o 'live design.*' || true
+  # Each variant's rates over its samples (packets, the generator's, drops) and the guards' packets.
+  "$nf" --db "$db" export last --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sums, guard = {}, 0.0
+for s in d["samples"]:
+    q = s["quantities"]
+    t = sums.setdefault(s["variant_name"], [0.0, 0.0, 0.0, 0.0])
+    for i, k in enumerate(("packets", "gen_packets", "drops")):
+        t[i] += q.get(k) or 0
+    t[3] += s["duration_s"]
+    guard += q.get("guard_packets") or 0
+received = sum(t[0] for t in sums.values())
+print("  " + "; ".join("%s: pps %.0f, gen_pps %.0f, drops/s %.0f" % (v, t[0] / t[3], t[1] / t[3], t[2] / t[3])
+                       for v, t in sums.items()) +
+      ("; guards %.0f packets (%.2f%% of received)" % (guard, 100 * guard / (guard + received)) if guard else ""))' \
+    2>/dev/null || true  # `head -1` (false, chunk) may have stopped reading
 }
 
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg); reps $reps x duration $duration s per variant"

@@ -43,6 +43,51 @@ Result<void> checkXdpRx(const ParamSet& p, const CheckContext& ctx)
     return {};
 }
 
+// Variants side by side each have their own veth testbed, XDP program, AF_XDP socket and
+// application thread, and share the generator, its CPU and rx_cpu: only the settings of the socket
+// and the application may differ.
+std::string xdpRxChunkBlocker(const std::vector<ParamSet>& variants)
+{
+    if (variants.size() < 2) {
+        return "one variant";
+    }
+    const auto& first = variants.front();
+    if (!first.text("tx_host").empty()) {
+        return "two hosts: the generator host sends to one variant per repetition";
+    }
+    if (!first.text("iface").empty()) {
+        return "iface: a real interface carries one variant's traffic at a time";
+    }
+    for (const auto& v : variants) {
+        if (v.integer("busy_poll") > 0) {
+            return "busy_poll polls the device from the application's system calls, and a waiting variant's "
+                   "poll() would busy-poll too: the variant offered would not have rx_cpu to itself";
+        }
+        if (v.text("generator") != "xdp-live") {
+            return "generator=" + v.text("generator") +
+                   " sends to one testbed; side by side needs xdp-live, which redirects between testbeds";
+        }
+    }
+    for (const auto& [name, value] : first.all()) {
+        if (name == "batch" || name == "need_wakeup" || name == "ring_size" || name == "frame_size" || name == "app" ||
+            name == "bind") {
+            continue;
+        }
+        for (const auto& v : variants) {
+            if (v.text(name) != value) {
+                return name == "xdp_mode"
+                           ? std::string(
+                                 "xdp_mode is how the receiving device runs XDP, not a setting of the "
+                                 "application: side by side each variant's device is set up alike")
+                           : name +
+                                 " differs (side by side only batch, need_wakeup, ring_size, frame_size, app "
+                                 "and bind may)";
+            }
+        }
+    }
+    return "";
+}
+
 }  // namespace
 
 WorkloadDescriptor xdpRx()
@@ -60,11 +105,18 @@ WorkloadDescriptor xdpRx()
         "(app=l2fwd). Traffic comes from the xdp-live generator (or sendmmsg) on tx_cpu. Samples every interval: "
         "packets, XDP_STATISTICS, the application's empty polls and fill-ring failures, the generator's count, "
         "counters on the application thread (rx_*) and on counter_cpus (cpu_*). iface=NAME attaches to a real "
-        "interface instead (only when given; it says what it attaches first). Needs CAP_NET_ADMIN and "
-        "CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own namespaces.";
+        "interface instead (only when given; it says what it attaches first). Variants that differ only in "
+        "AF_XDP socket and application settings (batch, need_wakeup, ring_size, frame_size, app, bind) run side "
+        "by side, a testbed each with its own program, socket and application on rx_cpu, and the xdp-live "
+        "generator's program redirects its frames to one testbed at a time, alternating in chunks (--chunk, "
+        "default 50 ms) while the others' applications sleep in poll(); others run in interleaved repetitions. "
+        "Needs CAP_NET_ADMIN and CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own "
+        "namespaces.";
     info.primaryMetric = "pps";
-    info.defaultChunk = 0;
+    // Chunks of 50 ms as for udp-rx: docs/benchmarks.md measures them for both.
+    info.defaultChunk = 0.05;
     info.kind = WorkloadKind::Live;
+    info.chunkBlocker = xdpRxChunkBlocker;
     info.params = {
         {.name = "xdp_mode",
          .type = ParamType::Choice,

@@ -2,6 +2,7 @@
 // Traffic generators for live receive tests: each sends UDP from the testbed's sending side to the
 // receiving side, from a thread pinned to one CPU, and counts what it handed to the kernel.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,6 +41,13 @@ public:
         (void)port;
         return false;
     }
+    // Sends out of testbed `bed` (its index among the testbeds it was made with) from now on,
+    // without stopping; frames already handed on still go to the previous one. False: it cannot.
+    virtual bool setTarget(std::size_t bed)
+    {
+        (void)bed;
+        return false;
+    }
 };
 
 // `sendmmsg`: a connected UDP socket in the sending namespace, `batch` datagrams per call.
@@ -58,5 +66,10 @@ std::vector<std::uint8_t> udpFrame(const Endpoint& from, const Endpoint& to, con
 // XDP_PASS program is attached there for the NAPI that XDP-sent frames need, and detached on
 // destruction. `bed` must outlive the generator.
 Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options);
+// `xdp-live` across testbeds side by side (every receiving end with GRO): frames are injected on the
+// first one's sending end and redirected through a DEVMAP of all their sending ends out of the one
+// setTarget names (the first until then), so each frame reaches that testbed's receiving end.
+Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const std::vector<const Testbed*>& beds,
+                                                        const GeneratorOptions& options);
 
 }  // namespace nf::engine::net

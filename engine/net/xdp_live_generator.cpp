@@ -1,6 +1,8 @@
 // The `xdp-live` generator: frames injected with BPF_PROG_RUN in live-frames mode
 // (BPF_F_TEST_XDP_LIVE_FRAMES) into an XDP_TX program on the sending veth end, which sends them to
 // the receiving end. No socket and no per-packet system call: the kernel loops over the frames.
+// Across testbeds side by side, the program redirects every frame through a DEVMAP of their
+// sending ends instead, to the one the engine names (setTarget).
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -111,9 +113,13 @@ struct SkeletonDestroy {
 
 class XdpLiveGenerator : public Generator {
 public:
-    XdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options,
+    XdpLiveGenerator(std::vector<const Testbed*> beds, const GeneratorOptions& options,
                      std::unique_ptr<nf_xdp_gen, SkeletonDestroy> skel)
-        : m_bed(bed), m_options(options), m_skel(std::move(skel)), m_frame(udpFrame(bed, options))
+        : m_beds(std::move(beds)),
+          m_bed(*m_beds.front()),
+          m_options(options),
+          m_skel(std::move(skel)),
+          m_frame(udpFrame(m_bed, options))
     {
     }
     ~XdpLiveGenerator() override
@@ -176,10 +182,41 @@ public:
 
     std::string warning() const override { return m_thread.warning(); }
 
+    // Every testbed's sending end in the DEVMAP, each written from its own namespace (an entry's
+    // ifindex is looked up in the writer's), and the program switched to redirecting through it.
+    Result<void> fillDevmap()
+    {
+        const int fd = bpf_map__fd(m_skel->maps.nf_gen_devs);
+        for (std::uint32_t i = 0; i < m_beds.size(); ++i) {
+            const auto& tx = m_beds[i]->tx();
+            auto guard = NetnsGuard::enter(tx.nsFd);
+            if (!guard) {
+                return guard.error();
+            }
+            const auto ifindex = static_cast<std::uint32_t>(tx.ifindex);
+            if (bpf_map_update_elem(fd, &i, &ifindex, BPF_ANY) != 0) {
+                return Error::fromErrno("generator=xdp-live: cannot put " + tx.ifname + " into its DEVMAP");
+            }
+        }
+        m_skel->bss->nf_redirect = 1;
+        return {};
+    }
+
     // The program reads its port from its .bss at every frame: the call in flight switches at once.
     bool setPort(std::uint16_t port) override
     {
         __atomic_store_n(&m_skel->bss->nf_dest_port, htons(port), __ATOMIC_RELEASE);
+        return true;
+    }
+
+    // Likewise the DEVMAP slot it redirects to: frames of the kernel batch in flight may still go
+    // out of the previous one (the batch is flushed at its end).
+    bool setTarget(std::size_t bed) override
+    {
+        if (m_beds.size() < 2 || bed >= m_beds.size()) {
+            return false;
+        }
+        __atomic_store_n(&m_skel->bss->nf_dest_dev, static_cast<std::uint32_t>(bed), __ATOMIC_RELEASE);
         return true;
     }
 
@@ -203,9 +240,12 @@ public:
 
     std::string describe() const override
     {
-        return "xdp-live (BPF_PROG_RUN live frames, XDP_TX on " + m_bed.tx().ifname + "), kernel batch " +
-               std::to_string(kernelBatch()) + ", " + std::to_string(m_frame.size()) + "-byte frames, CPU " +
-               std::to_string(m_options.cpu) +
+        const std::string how = m_beds.size() > 1
+                                    ? "XDP_REDIRECT through a DEVMAP of the sending ends of " +
+                                          std::to_string(m_beds.size()) + " testbeds, injected on " + m_bed.tx().ifname
+                                    : "XDP_TX on " + m_bed.tx().ifname;
+        return "xdp-live (BPF_PROG_RUN live frames, " + how + "), kernel batch " + std::to_string(kernelBatch()) +
+               ", " + std::to_string(m_frame.size()) + "-byte frames, CPU " + std::to_string(m_options.cpu) +
                (m_options.rate > 0 ? ", limited to " + std::to_string(m_options.rate) + " pps" : "") +
                (m_passAttached ? ", XDP_PASS on " + m_bed.rx().ifname + " for NAPI" : "");
     }
@@ -266,7 +306,8 @@ private:
         m_finished.store(true);
     }
 
-    const Testbed& m_bed;
+    std::vector<const Testbed*> m_beds;
+    const Testbed& m_bed;  // where frames are injected: the first testbed
     GeneratorOptions m_options;
     std::unique_ptr<nf_xdp_gen, SkeletonDestroy> m_skel;
     std::vector<std::uint8_t> m_frame;
@@ -282,14 +323,35 @@ private:
 
 Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const Testbed& bed, const GeneratorOptions& options)
 {
-    if (bed.options().path != TestbedPath::Veth) {
-        return Error{"generator=xdp-live needs path=veth (it sends with XDP_TX on the sending veth end)"};
+    return makeXdpLiveGenerator(std::vector<const Testbed*>{&bed}, options);
+}
+
+Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const std::vector<const Testbed*>& beds,
+                                                        const GeneratorOptions& options)
+{
+    if (beds.empty()) {
+        return Error{"generator=xdp-live: no testbed"};
     }
-    std::unique_ptr<nf_xdp_gen, SkeletonDestroy> skel(nf_xdp_gen__open_and_load());
-    if (!skel) {
+    for (const auto* bed : beds) {
+        if (bed->options().path != TestbedPath::Veth) {
+            return Error{"generator=xdp-live needs path=veth (it sends with XDP_TX on the sending veth end)"};
+        }
+        if (beds.size() > 1 && !bed->options().rxGro) {
+            return Error{"generator=xdp-live across testbeds needs GRO on every receiving end (its NAPI)"};
+        }
+    }
+    std::unique_ptr<nf_xdp_gen, SkeletonDestroy> skel(nf_xdp_gen__open());
+    if (!skel || bpf_map__set_max_entries(skel->maps.nf_gen_devs, static_cast<std::uint32_t>(beds.size())) != 0 ||
+        nf_xdp_gen__load(skel.get()) != 0) {
         return Error::fromErrno("generator=xdp-live: cannot load the embedded XDP programs");
     }
-    auto gen = std::make_unique<XdpLiveGenerator>(bed, options, std::move(skel));
+    auto gen = std::make_unique<XdpLiveGenerator>(beds, options, std::move(skel));
+    if (beds.size() > 1) {
+        if (auto r = gen->fillDevmap(); !r) {
+            return r.error();
+        }
+    }
+    const auto& bed = *beds.front();
     if (!bed.options().rxGro) {
         if (auto r = gen->attachPass(); !r) {
             return r.error();

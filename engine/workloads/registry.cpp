@@ -18,7 +18,7 @@ const WorkloadImplementations& implementations()
         {.name = "page-pool", .make = makePagePool},
         {.name = "page-frag", .make = makePageFrag},
         {.name = "udp-rx", .makeLive = makeUdpRx, .makeLiveGroup = makeUdpRxGroup},
-        {.name = "xdp-rx", .makeLive = makeXdpRx},
+        {.name = "xdp-rx", .makeLive = makeXdpRx, .makeLiveGroup = makeXdpRxGroup},
         {.name = "iface-rx", .makeLive = makeIfaceRx},
     };
     return list;

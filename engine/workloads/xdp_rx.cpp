@@ -4,85 +4,23 @@
 #include <net/if.h>
 #include <sys/socket.h>
 
-#include <algorithm>
-#include <bit>
 #include <cstdio>
-#include <cstring>
 
-#include "engine/catalog/traffic_params.h"
-#include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
-#include "engine/net/netns.h"
 #include "engine/net/remote_generator.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xsk.h"
-#include "engine/workloads/xdp_rx_app.h"
+#include "engine/workloads/xdp_rx_receiver.h"
 #include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
 namespace {
 
-constexpr std::uint16_t kPort = 5001;
-constexpr std::uint32_t kVethRing = 256;  // veth's receive ring (VETH_RING_SIZE)
-
-struct Config {
-    std::string iface;  // empty: the testbed's receiving veth end
-    net::XskOptions xsk;
-    XskAppKind app = XskAppKind::RxDrop;
-    std::string generator;
-    int txCpu = 0;
-    int rxCpu = 1;
-    std::vector<int> counterCpus;
-    int batch = 64;
-    int payload = 64;
-    int txBatch = 64;
-    double rate = 0;
-    // Two hosts: the generator on tx_host, over ssh, sending to `iface` here.
-    std::string txHost;
-    std::string txIface;
-    std::string sshConfig;
-};
-
-Result<Config> readConfig(const ParamSet& p)
-{
-    Config c;
-    c.iface = p.text("iface");
-    c.app = p.text("app") == "l2fwd" ? XskAppKind::L2Fwd : XskAppKind::RxDrop;
-    c.generator = p.text("generator");
-    c.txCpu = static_cast<int>(p.integer("tx_cpu"));
-    c.rxCpu = static_cast<int>(p.integer("rx_cpu"));
-    c.batch = static_cast<int>(p.integer("batch"));
-    c.payload = static_cast<int>(p.integer("size"));
-    c.txBatch = static_cast<int>(p.integer("tx_batch"));
-    c.rate = p.real("rate");
-    c.txHost = p.text("tx_host");
-    c.txIface = p.text("tx_iface");
-    c.sshConfig = p.text("ssh_config");
-    auto& x = c.xsk;
-    x.mode = p.text("xdp_mode") == "native" ? net::XdpMode::Native : net::XdpMode::Skb;
-    const auto& bind = p.text("bind");
-    x.bind = bind == "copy" ? net::XskBind::Copy : bind == "zerocopy" ? net::XskBind::ZeroCopy : net::XskBind::Auto;
-    x.queue = static_cast<int>(p.integer("queue"));
-    const auto frameSize = p.integer("frame_size");
-    const auto ringSize = p.integer("ring_size");
-    x.frameSize = static_cast<std::uint32_t>(frameSize);
-    x.ringSize = static_cast<std::uint32_t>(ringSize);
-    x.needWakeup = p.integer("need_wakeup") != 0;
-    x.busyPoll = p.integer("busy_poll") != 0;
-    x.busyPollBudget = c.batch;
-    x.txRing = c.app == XskAppKind::L2Fwd;
-    x.force = p.integer("force") != 0;
-    auto cpus = catalog::trafficCpus(p, c.iface.empty(), net::allowedCpus());
-    if (!cpus) {
-        return cpus.error();
-    }
-    c.counterCpus = std::move(cpus->counterCpus);
-    return c;
-}
+using namespace xdp_rx;  // NOLINT(google-build-using-namespace)
 
 // A real interface's receive ring (ETHTOOL_GRINGPARAM rx_pending), or 0 when it does not say.
 std::uint32_t deviceRing(const std::string& ifname)
@@ -90,32 +28,6 @@ std::uint32_t deviceRing(const std::string& ifname)
     ethtool_ringparam ring{};
     ring.cmd = ETHTOOL_GRINGPARAM;
     return net::ethtool(ifname, &ring) ? ring.rx_pending : 0;
-}
-
-// One receive and one transmit queue on a testbed veth end (ETHTOOL_SCHANNELS): veth gives each end
-// a queue per CPU and picks the receive queue by the sending CPU, so with more than one, traffic from
-// a generator on another CPU would land on a queue without the socket.
-Result<void> singleQueue(int nsFd, const std::string& ifname)
-{
-    auto guard = net::NetnsGuard::enter(nsFd);
-    if (!guard) {
-        return guard.error();
-    }
-    ethtool_channels ch{};
-    ch.cmd = ETHTOOL_GCHANNELS;
-    if (auto r = net::ethtool(ifname, &ch); !r) {
-        return Error::fromErrno("cannot read the channels of " + ifname, r.error().errnum);
-    }
-    if (ch.rx_count == 1 && ch.tx_count == 1) {
-        return {};
-    }
-    ch.cmd = ETHTOOL_SCHANNELS;
-    ch.rx_count = 1;
-    ch.tx_count = 1;
-    if (auto r = net::ethtool(ifname, &ch); !r) {
-        return Error::fromErrno("cannot set one receive and one transmit queue on " + ifname, r.error().errnum);
-    }
-    return {};
 }
 
 class XdpRxSession : public LiveSession {
@@ -143,26 +55,7 @@ public:
     XdpRxSession(const XdpRxSession&) = delete;
     XdpRxSession& operator=(const XdpRxSession&) = delete;
 
-    std::vector<std::string> quantities() const override
-    {
-        std::vector<std::string> q = {quantity::kPackets,
-                                      quantity::kBytes,
-                                      quantity::kDrops,
-                                      quantity::kGenPackets,
-                                      quantity::kXskRxDropped,
-                                      quantity::kXskRxInvalidDescs,
-                                      quantity::kXskRxRingFull,
-                                      quantity::kXskRxFillRingEmpty,
-                                      quantity::kXskTxInvalidDescs,
-                                      quantity::kAppEmptyPolls,
-                                      quantity::kAppFillFailures,
-                                      quantity::kAppTxPackets,
-                                      quantity::kReturnedPackets};
-        for (const auto& name : m_device.names()) {
-            q.push_back(quantity::kDevicePrefix + name);
-        }
-        return q;
-    }
+    std::vector<std::string> quantities() const override { return xdp_rx::quantities(m_device); }
 
     Result<void> start() override
     {
@@ -183,58 +76,20 @@ public:
 
     Result<std::vector<double>> sample() override
     {
-        const auto app = m_app.counts();
-        auto xsk = m_port->stats();
-        if (!xsk) {
-            return xsk.error();
-        }
         const double gen = m_gen ? static_cast<double>(m_gen->sent()) : 0;
         if (m_remote != nullptr) {
             if (auto lost = m_gen->failure(); !lost.empty()) {
                 return Error{lost, ECONNABORTED};
             }
         }
-        double deviceDrops = 0;
-        double returned = 0;
-        const int rxIndex = m_bed ? m_bed->rx().ifindex : m_c.xsk.ifindex;
-        if (m_rxStats) {
-            if (auto s = m_rxStats->linkCounters(rxIndex)) {
-                deviceDrops += static_cast<double>(s->rxDropped);
-            }
-        }
+        LinkSources links;
+        links.rxIndex = m_bed ? m_bed->rx().ifindex : m_c.xsk.ifindex;
+        links.rxStats = m_rxStats ? &*m_rxStats : nullptr;
         if (m_txStats) {
-            if (auto s = m_txStats->linkCounters(m_bed->tx().ifindex)) {
-                // veth counts a frame sent by XDP that found the receiving ring full on both ends (rx_dropped
-                // there, tx_dropped here); a datagram of sendmmsg only here.
-                if (m_c.generator == "sendmmsg") {
-                    deviceDrops += static_cast<double>(s->txDropped);
-                }
-                returned = static_cast<double>(s->rxPackets);
-            }
+            links.txStats = &*m_txStats;
+            links.txIndex = m_bed->tx().ifindex;
         }
-        const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
-        // In native mode a failed redirect into the socket is also a failed XDP_REDIRECT the driver
-        // counts in rx_dropped (veth does); in skb mode only the socket counts it.
-        const double socketDrops = m_c.xsk.mode == net::XdpMode::Skb ? d(xsk->rxDropped + xsk->rxRingFull) : 0;
-        std::vector<double> values{d(app.packets),
-                                   d(app.bytes),
-                                   socketDrops + deviceDrops,
-                                   gen,
-                                   d(xsk->rxDropped),
-                                   d(xsk->rxInvalidDescs),
-                                   d(xsk->rxRingFull),
-                                   d(xsk->rxFillRingEmptyDescs),
-                                   d(xsk->txInvalidDescs),
-                                   d(app.emptyPolls),
-                                   d(app.fillFailures),
-                                   d(app.txPackets),
-                                   returned};
-        auto device = m_device.read();
-        if (!device) {
-            return device.error();
-        }
-        values.insert(values.end(), device->begin(), device->end());
-        return values;
+        return sampleValues(m_c, m_app.counts(), *m_port, gen, links, m_device);
     }
 
     void stop() override
@@ -293,41 +148,20 @@ private:
 
 Result<std::unique_ptr<LiveSession>> makeOnTestbed(Config c)
 {
-    auto bed = net::Testbed::create({net::TestbedPath::Veth, true});  // GRO gives the veth NAPI
-    if (!bed) {
-        return bed.error();
-    }
-    for (const auto* end : {&(*bed)->tx(), &(*bed)->rx()}) {
-        if (auto r = singleQueue(end->nsFd, end->ifname); !r) {
-            return r.error();
-        }
+    auto side = openTestbedPort(c);
+    if (!side) {
+        return side.error();
     }
     net::GeneratorOptions g{c.txCpu, c.txBatch, c.payload, c.rate, kPort};
-    auto gen = c.generator == "sendmmsg" ? net::makeSendmmsgGenerator(**bed, g) : net::makeXdpLiveGenerator(**bed, g);
+    auto gen = c.generator == "sendmmsg" ? net::makeSendmmsgGenerator(*side->bed, g)
+                                         : net::makeXdpLiveGenerator(*side->bed, g);
     if (!gen) {
         return gen.error();
     }
-    auto rxStats = net::RtnlSocket::open((*bed)->rx().nsFd);
-    auto txStats = net::RtnlSocket::open((*bed)->tx().nsFd);
-    if (!rxStats || !txStats) {
-        return rxStats ? txStats.error() : rxStats.error();
-    }
-    auto queues = rxStats->linkCounters((*bed)->rx().ifindex);
-    if (queues && c.xsk.queue >= queues->rxQueues) {
-        return Error{"queue=" + std::to_string(c.xsk.queue) + ": " + (*bed)->rx().ifname + " has " +
-                     std::to_string(queues->rxQueues) + " receive queue(s) (0.." +
-                     std::to_string(queues->rxQueues - 1) + ")"};
-    }
-    c.xsk.nsFd = (*bed)->rx().nsFd;
-    c.xsk.ifname = (*bed)->rx().ifname;
-    c.xsk.ifindex = (*bed)->rx().ifindex;
-    c.xsk.deviceRing = kVethRing;
-    auto port = net::XskPort::open(c.xsk);
-    if (!port) {
-        return port.error();
-    }
-    return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(
-        std::move(c), std::move(*bed), std::move(*gen), std::move(*rxStats), std::move(*txStats), std::move(*port)));
+    c.xsk = side->port->options();
+    return std::unique_ptr<LiveSession>(
+        std::make_unique<XdpRxSession>(std::move(c), std::move(side->bed), std::move(*gen), std::move(side->rxStats),
+                                       std::move(side->txStats), std::move(side->port)));
 }
 
 Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)

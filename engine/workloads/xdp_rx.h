@@ -10,4 +10,9 @@ namespace nf::engine::workloads {
 // The implementation of catalogue entry engine/catalog/xdp_rx.cpp: one per variant.
 Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params);
 
+// Every variant side by side, a testbed each (engine/workloads/xdp_rx_group.cpp), for runs in
+// chunks: the catalogue's chunkBlocker has checked that they differ only in AF_XDP application
+// settings.
+Result<std::unique_ptr<LiveGroup>> makeXdpRxGroup(const std::vector<ParamSet>& params);
+
 }  // namespace nf::engine::workloads

@@ -1,6 +1,7 @@
 #include "engine/workloads/xdp_rx_app.h"
 
 #include <linux/if_ether.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -87,17 +88,38 @@ void XskApp::publish(const XskAppCounts& c)
     m_txPackets.store(c.txPackets, std::memory_order_relaxed);
 }
 
+std::uint32_t XskApp::queued() const
+{
+    const auto& rx = m_port.rx();
+    if (rx.producer == nullptr || rx.consumer == nullptr) {
+        return 0;
+    }
+    return __atomic_load_n(rx.producer, __ATOMIC_ACQUIRE) - __atomic_load_n(rx.consumer, __ATOMIC_ACQUIRE);
+}
+
+// The kernel wakes a poller of an AF_XDP socket whenever it adds frames to the RX ring.
+void XskApp::sleepUntilReadable()
+{
+    constexpr int kParkedPollMs = 10;  // bounds how long a stop waits for a parked application
+    pollfd p{m_port.fd(), POLLIN, 0};
+    ::poll(&p, 1, kParkedPollMs);
+}
+
 void XskApp::loop()
 {
     m_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
     XskAppCounts c = counts();
     while (!m_stopping.load(std::memory_order_relaxed)) {
+        const auto before = c.packets;
         if (m_kind == XskAppKind::RxDrop) {
             rxDrop(c);
         } else {
             l2Fwd(c);
         }
         publish(c);
+        if (c.packets == before && m_parked.load(std::memory_order_relaxed)) {
+            sleepUntilReadable();
+        }
     }
 }
 

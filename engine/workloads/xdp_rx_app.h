@@ -2,6 +2,9 @@
 // The AF_XDP application of xdp-rx on its own thread pinned to rx_cpu: `rxdrop` counts every frame
 // and returns it to the fill ring; `l2fwd` swaps its MAC addresses and sends it back on the TX ring,
 // returning frames to the fill ring as they complete. Counts are published with relaxed stores.
+// Side by side (xdp_rx_group.cpp) the application of a variant not offered is parked: when its RX
+// ring is empty it sleeps in poll() instead of spinning, so it leaves the shared CPU to the variant
+// offered, as a blocking receive would; the variant offered runs exactly as alone.
 
 #include <sys/types.h>
 
@@ -37,6 +40,10 @@ public:
     // "" when the thread was pinned to its CPU, else why not.
     const std::string& warning() const { return m_thread.warning(); }
     XskAppCounts counts() const;
+    // Parked: sleep in poll() whenever the RX ring is empty (woken by the next frame, or after 10 ms).
+    void park(bool parked) { m_parked.store(parked, std::memory_order_relaxed); }
+    // Frames on the RX ring not yet taken by the application (readable from any thread).
+    std::uint32_t queued() const;
 
 private:
     void loop();
@@ -46,6 +53,7 @@ private:
     void l2Fwd(XskAppCounts& c);
     void complete(XskAppCounts& c);
     void publish(const XskAppCounts& c);
+    void sleepUntilReadable();
 
     net::XskPort& m_port;
     XskAppKind m_kind;
@@ -53,6 +61,7 @@ private:
     std::uint32_t m_batch;
     std::uint32_t m_outstanding = 0;  // l2fwd: frames on the TX ring not yet completed
     std::atomic<bool> m_stopping{false};
+    std::atomic<bool> m_parked{false};
     std::atomic<pid_t> m_tid{0};
     std::atomic<std::uint64_t> m_packets{0};
     std::atomic<std::uint64_t> m_bytes{0};

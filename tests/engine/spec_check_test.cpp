@@ -116,11 +116,31 @@ TEST(SpecCheck, LiveVariantsAlternateInChunksOnlyWhenTheyCanRunSideBySide)
     EXPECT_TRUE(chunkOf({{"a", {{"gro", "1"}}}, {"b", {{"gro", "0"}}}}, 0.0).ok());
     ExperimentSpec xdp;
     xdp.workload = "xdp-rx";
-    xdp.variants = {{"a", {}}, {"b", {}}};
+    xdp.variants = {{"a", {{"batch", "1"}, {"ring_size", "512"}}}, {"b", {{"need_wakeup", "0"}, {"app", "l2fwd"}}}};
+    auto xdpSide = checkExperiment(xdp, std::nullopt, twoCpus());
+    ASSERT_TRUE(xdpSide.ok());
+    EXPECT_EQ(xdpSide.experiment.points[0].chunk, 0.05) << "AF_XDP application settings: side by side by default";
+    xdp.variants = {{"skb", {{"xdp_mode", "skb"}}}, {"native", {{"xdp_mode", "native"}}}};
+    auto mode = checkExperiment(xdp, std::nullopt, twoCpus());
+    ASSERT_TRUE(mode.ok());
+    EXPECT_EQ(mode.experiment.points[0].chunk, 0.0);
     xdp.chunk = 0.05;
     EXPECT_EQ(messages(checkExperiment(xdp, std::nullopt, twoCpus())),
-              std::vector<std::string>{
-                  "chunk 0.05: cannot alternate these variants in chunks: xdp-rx runs one variant at a time"});
+              std::vector<std::string>{"chunk 0.05: cannot alternate these variants in chunks: xdp_mode is how the "
+                                       "receiving device runs XDP, not a setting of the application: side by side "
+                                       "each variant's device is set up alike"});
+    const std::vector<std::pair<std::vector<VariantSpec>, std::string>> blocked = {
+        {{{"a", {{"busy_poll", "1"}}}, {"b", {{"busy_poll", "1"}}}}, "busy_poll polls the device"},
+        {{{"a", {{"generator", "sendmmsg"}}}, {"b", {{"generator", "sendmmsg"}}}}, "generator=sendmmsg sends to one"},
+        {{{"a", {{"rx_cpu", "0"}, {"share_cpu", "1"}}}, {"b", {{"share_cpu", "1"}}}}, "rx_cpu differs"},
+        {{{"a", {{"tx_batch", "8"}}}, {"b", {}}}, "tx_batch differs"},
+    };
+    for (const auto& [variants, reason] : blocked) {
+        xdp.variants = variants;
+        const auto m = messages(checkExperiment(xdp, std::nullopt, twoCpus()));
+        ASSERT_EQ(m.size(), 1u) << reason;
+        EXPECT_NE(m[0].find("cannot alternate these variants in chunks: " + reason), std::string::npos) << m[0];
+    }
 }
 
 TEST(SpecCheck, RunsTheWorkloadsOwnChecksOnEveryVariant)
