@@ -145,8 +145,9 @@ TEST_F(ManyVariantsTest, ExploreKeepsFiftyPointsApart)
     ExplorePanel* explore = window.explorePanel();
     QCustomPlot* plot = explore->customPlot();
     ASSERT_TRUE(explore->message().isEmpty()) << explore->message().toStdString();
-    ASSERT_EQ(plot->graphCount(), 6);
+    ASSERT_EQ(plot->graphCount(), 6 + 1);  // + the candidate's differences
     EXPECT_EQ(plot->graph(2)->dataCount(), 50);
+    EXPECT_EQ(plot->graph(6)->dataCount(), 50);
     // At their own values: round ticks of the axis, not fifty labels.
     EXPECT_FALSE(plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>());
     // Evenly spaced: every k-th value, apart.
@@ -154,6 +155,7 @@ TEST_F(ManyVariantsTest, ExploreKeepsFiftyPointsApart)
     plot->replot();
     QTest::qWait(50);
     expectApart(plot->xAxis, "sweep points");
+    expectApart(plot->axisRect(1)->axis(QCPAxis::atBottom), "sweep points, differences");
     EXPECT_TRUE(explore->tickPlan().upright || explore->tickPlan().step > 1);
 }
 

@@ -128,10 +128,15 @@ TEST_F(PaletteTest, ExploreColoursEachVariantLikeCompare)
     ASSERT_TRUE(window.showSweep(QString::fromStdString(id)));
     window.waitForLoads();
     QCustomPlot* plot = window.explorePanel()->customPlot();
-    ASSERT_EQ(plot->graphCount(), 3 * 3);
+    ASSERT_EQ(plot->graphCount(), 3 * 3 + 2);
     for (int v = 0; v < 3; ++v) {
         EXPECT_EQ(rgb(plot->graph(3 * v + 2)->pen().color()), rgb(variantColour(v))) << "variant " << v;
         EXPECT_EQ(rgb(plot->graph(3 * v + 1)->brush().color()), rgb(variantColour(v)));
+    }
+    // Each candidate's differences from the baseline, below, in the candidate's colour.
+    for (int v = 1; v < 3; ++v) {
+        EXPECT_EQ(rgb(plot->graph(3 * 3 + v - 1)->scatterStyle().brush().color()), rgb(variantColour(v)))
+            << "candidate " << v;
     }
 }
 
