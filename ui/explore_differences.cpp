@@ -83,7 +83,7 @@ void ExplorePanel::drawDifferences(const QVector<double>& xs)
         }
     }
     gap = std::isfinite(gap) ? gap : 1;
-    const double apart = gap * std::min(0.12, 0.6 / static_cast<double>(std::max<std::size_t>(candidates.size(), 1)));
+    const double apart = gap * std::min(0.06, 0.4 / static_cast<double>(std::max<std::size_t>(candidates.size(), 1)));
     const bool figures = v.points.size() * candidates.size() <= 6;  // room to write the numbers beside
     for (std::size_t k = 0; k < candidates.size(); ++k) {
         const int variant = candidates[k];
@@ -137,7 +137,7 @@ void ExplorePanel::drawDifferences(const QVector<double>& xs)
                 label->position->setCoords(at, d.estimatePct);
                 // Right of the point, or left of it in the right half, so it stays inside the plot.
                 const QCPRange range = m_plot->xAxis->range();
-                const bool left = at > range.center();
+                const bool left = xs[static_cast<qsizetype>(i)] > range.center();
                 label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
                 label->setPadding(left ? QMargins(0, 0, 10, 0) : QMargins(10, 0, 0, 0));
                 label->setText(tr("%1 %2").arg(percent(d.estimatePct), d.verdict));

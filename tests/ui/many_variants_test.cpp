@@ -157,6 +157,9 @@ TEST_F(ManyVariantsTest, ExploreKeepsFiftyPointsApart)
     expectApart(plot->xAxis, "sweep points");
     expectApart(plot->axisRect(1)->axis(QCPAxis::atBottom), "sweep points, differences");
     EXPECT_TRUE(explore->tickPlan().upright || explore->tickPlan().step > 1);
+    if (const QByteArray shots = qgetenv("NF_UI_SHOTS"); !shots.isEmpty()) {  // to look at it
+        window.saveScreenshot(QString::fromUtf8(shots) + "/explore-fifty-points.png");
+    }
 }
 
 TEST_F(ManyVariantsTest, ALongSweepDescriptionDoesNotWidenTheWindow)

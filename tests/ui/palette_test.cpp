@@ -138,6 +138,10 @@ TEST_F(PaletteTest, ExploreColoursEachVariantLikeCompare)
         EXPECT_EQ(rgb(plot->graph(3 * 3 + v - 1)->scatterStyle().brush().color()), rgb(variantColour(v)))
             << "candidate " << v;
     }
+    if (const QByteArray shots = qgetenv("NF_UI_SHOTS"); !shots.isEmpty()) {  // to look at it
+        window.resize(1024, 700);
+        window.saveScreenshot(QString::fromUtf8(shots) + "/explore-three-variants.png");
+    }
 }
 
 TEST(PaletteLive, SamplesAreHollowAndTranslucentInTheVariantsColour)
