@@ -37,18 +37,10 @@ bool fromCounters(const engine::MetricSpec& metric)
 DifferenceView difference(const engine::MetricComparison& c)
 {
     const auto& interval = c.result.interval;
-    const bool paired = c.result.design == engine::Design::Paired;
-    QString design =
-        paired ? QObject::tr("paired chunk log-ratios") : QObject::tr("independent %1s").arg(qs(c.result.unit));
-    if (!c.result.levels.empty()) {  // across runs: what the run-to-run variance came from
-        design = c.result.levels.find(engine::kNoRunCalibration) != std::string::npos
-                     ? QObject::tr("no run-to-run calibration")
-                     : QObject::tr("%1 means across runs").arg(qs(c.result.unit));
-    }
     return {
         .candidate = qs(c.candidate),
         .baseline = qs(c.baseline),
-        .design = design,
+        .design = designName(c.result),
         .method = qs(interval.method),
         .estimatePct = interval.estimatePct,
         .ciLowPct = interval.ci.low,

@@ -14,6 +14,7 @@
 #include <map>
 #include <vector>
 
+#include "engine/analysis/comparison.h"
 #include "engine/model/noise_floor.h"
 #include "engine/model/run_record.h"
 
@@ -87,6 +88,10 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
 // PPS; IPC; branch misses per op, per packet or per branch; cycles per op or packet, else TSC ticks
 // per op. A live test's receiver thread comes before its counted CPUs.
 const std::array<std::vector<std::string>, 4>& panelMetrics();
+
+// How a plot names the design a comparison's interval comes from: "paired chunk log-ratios",
+// "independent repetitions", "repetition means across runs", "no run-to-run calibration".
+QString designName(const engine::Comparison& comparison);
 
 // What a panel says it shows for `metric` ("IPC, receiver thread"); the metric's own name when it
 // has no title of its own.

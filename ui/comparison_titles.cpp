@@ -1,9 +1,10 @@
-// The names the Compare panels give metrics, and why a metric is missing.
+// The names the Compare panels give metrics and designs, and why a metric is missing.
 
 #include <QObject>
 
 #include <algorithm>
 
+#include "engine/analysis/across_runs.h"
 #include "engine/model/metric.h"
 #include "engine/report/evidence.h"
 #include "ui/comparison.h"
@@ -20,6 +21,18 @@ const std::array<std::vector<std::string>, 4>& panelMetrics()
         std::vector<std::string>{"cycles_per_op", "rx_cycles_per_packet", "cpu_cycles_per_packet", "tsc_per_op"},
     };
     return metrics;
+}
+
+QString designName(const engine::Comparison& c)
+{
+    const QString unit = QString::fromStdString(c.unit);
+    if (!c.levels.empty()) {  // across runs: what the run-to-run variance came from
+        return c.levels.find(engine::kNoRunCalibration) != std::string::npos
+                   ? QObject::tr("no run-to-run calibration")
+                   : QObject::tr("%1 means across runs").arg(unit);
+    }
+    return c.design == engine::Design::Paired ? QObject::tr("paired chunk log-ratios")
+                                              : QObject::tr("independent %1s").arg(unit);
 }
 
 QString metricTitle(const std::string& metric)

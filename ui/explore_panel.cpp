@@ -6,15 +6,14 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSaveFile>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
-#include "ui/file_dialog.h"
-#include "ui/plot_export.h"
 #include "ui/si_ticker.h"
 #include "ui/variant_palette.h"
 
@@ -29,24 +28,42 @@ ExplorePanel::ExplorePanel(QWidget* parent)
       m_title(new QLabel(this)),
       m_verdicts(new QPlainTextEdit(this))
 {
+    m_metric->setObjectName(QStringLiteral("exploreMetric"));
     m_metric->addItem(tr("primary metric"), QString());
-    for (const char* name :
-         {"tsc_per_op", "ns_per_op", "ops_per_sec", "pps", "cycles_per_op", "ipc", "branch_misses_per_op"}) {
-        m_metric->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
-    }
+    m_metric->setToolTip(tr("The metric compared at every point: every metric the sweep's runs stored"));
     m_even->setToolTip(tr("Place the sweep's values at equal distances (for values such as 0, 0.001, 1, 50, 100)"));
     // Long sweep descriptions and titles must not set the window's minimum width (1024 px).
     m_sweeps->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_sweeps->setMinimumContentsLength(30);
     m_title->setWordWrap(true);
     m_verdicts->setReadOnly(true);
-    m_verdicts->setMaximumHeight(130);
     m_verdicts->setPlaceholderText(tr("Each point's verdict appears here."));
     QFont bold = m_title->font();
     bold.setBold(true);
     m_title->setFont(bold);
     m_plot->legend->setVisible(true);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Values above, the differences below on the same points: one x axis, aligned.
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    m_values = m_plot->axisRect();
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_differenceTitle = new QCPTextElement(m_plot, QString(), small);
+    grid->addElement(1, 0, m_differenceTitle);
+    m_difference = new QCPAxisRect(m_plot);
+    grid->addElement(2, 0, m_difference);
+    grid->setRowStretchFactors({1, 0.01, 1});
+    grid->setRowSpacing(0);
+    auto* aligned = new QCPMarginGroup(m_plot);
+    m_values->setMarginGroup(QCP::msLeft | QCP::msRight, aligned);
+    m_difference->setMarginGroup(QCP::msLeft | QCP::msRight, aligned);
+    QCPAxis* valuesX = m_values->axis(QCPAxis::atBottom);
+    QCPAxis* differenceX = m_difference->axis(QCPAxis::atBottom);
+    connect(valuesX, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), differenceX,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(differenceX, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), valuesX,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    valuesX->setTickLabels(false);  // the points are named once, under the differences
     connect(m_plot, &QCustomPlot::afterLayout, this, &ExplorePanel::relabel);
 
     auto* top = new QHBoxLayout;
@@ -119,9 +136,28 @@ void ExplorePanel::request()
     }
 }
 
+void ExplorePanel::setMetrics(const QStringList& stored)
+{
+    const QString keep = currentMetric();
+    const QSignalBlocker block(m_metric);
+    m_metric->clear();
+    m_metric->addItem(tr("primary metric"), QString());
+    for (const auto& name : stored) {
+        m_metric->addItem(name, name);
+    }
+    // A metric picked that this sweep did not store stays shown, so its error can be read.
+    if (!keep.isEmpty() && m_metric->findData(keep) < 0) {
+        m_metric->addItem(tr("%1 (not stored)").arg(keep), keep);
+    }
+    m_metric->setCurrentIndex(std::max(0, m_metric->findData(keep)));
+}
+
 void ExplorePanel::showSweep(const SweepView& sweep)
 {
     m_view = sweep;
+    if (!sweep.metrics.isEmpty()) {
+        setMetrics(sweep.metrics);
+    }
     bool numeric = !sweep.points.empty();
     double low = INFINITY;
     double high = 0;
@@ -147,7 +183,8 @@ void ExplorePanel::relabel()
     if (m_tickNames.isEmpty() || !m_message.isEmpty()) {
         return;
     }
-    const CategoryTickPlan plan = applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);
+    const CategoryTickPlan plan = applyCategoryTicks(m_difference->axis(QCPAxis::atBottom), m_tickAt, m_tickNames);
+    applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);  // the same ticks, unlabelled
     if (plan.step != m_tickPlan.step || plan.upright != m_tickPlan.upright || plan.elideTo != m_tickPlan.elideTo) {
         m_tickPlan = plan;
         m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
@@ -157,13 +194,21 @@ void ExplorePanel::relabel()
 void ExplorePanel::showMessage(const QString& text)
 {
     m_message = text;
-    m_plot->clearGraphs();
+    m_plot->clearPlottables();
     m_plot->clearItems();
+    m_series.clear();
+    m_marginPct = 0;
+    m_differenceTitle->setText(QString());
+    for (QCPAxisRect* rect : {m_values, m_difference}) {
+        rect->axis(QCPAxis::atBottom)->setVisible(false);
+        rect->axis(QCPAxis::atLeft)->setVisible(false);
+    }
     auto* item = new QCPItemText(m_plot);
-    item->position->setType(QCPItemPosition::ptAxisRectRatio);
+    item->position->setType(QCPItemPosition::ptViewportRatio);
     item->position->setCoords(0.5, 0.5);
     item->setText(text);
     item->setColor(QColor(110, 110, 110));
+    item->setClipToAxisRect(false);
     m_plot->legend->setVisible(false);
     m_plot->replot();
 }
@@ -177,12 +222,17 @@ void ExplorePanel::draw()
         return;
     }
     m_message.clear();
-    m_plot->clearGraphs();
+    m_plot->clearPlottables();
     m_plot->clearItems();
+    for (QCPAxisRect* rect : {m_values, m_difference}) {
+        rect->axis(QCPAxis::atBottom)->setVisible(true);
+        rect->axis(QCPAxis::atLeft)->setVisible(true);
+    }
     m_plot->legend->setVisible(true);
-    m_title->setText(tr("%1: %2 against %3 (sweep %4; bands: 95% CI)%5")
+    m_title->setText(tr("%1: %2 against %3 (sweep %4)%5%6")
                          .arg(v.workload, v.metric, v.param, v.id,
-                              v.missing.isEmpty() ? QString() : tr("; missing: %1").arg(v.missing.join(", "))));
+                              v.missing.isEmpty() ? QString() : tr("; missing: %1").arg(v.missing.join(", ")),
+                              v.simulated.isEmpty() ? QString() : QStringLiteral("\n") + v.simulated));
     const bool even = m_even->isChecked();
     QVector<double> xs;
     m_tickNames.clear();
@@ -194,13 +244,38 @@ void ExplorePanel::draw()
     m_tickAt = xs;
     // Values at their own places get the axis's own round ticks; evenly spaced ones are labelled
     // with their values, as many as fit (ui/category_ticks.h).
+    QCPAxis* bottom = m_difference->axis(QCPAxis::atBottom);
     if (even) {
-        m_tickPlan = applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);
+        m_tickPlan = applyCategoryTicks(bottom, m_tickAt, m_tickNames);
+        applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);
     } else {
         m_tickNames.clear();
-        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
-        m_plot->xAxis->setTickLabelRotation(0);
+        for (QCPAxis* axis : {m_plot->xAxis, bottom}) {
+            axis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
+            axis->setTickLabelRotation(0);
+        }
     }
+    drawValues(xs);
+    drawDifferences(xs);
+    bottom->setLabel(v.param + (even ? tr(" (values evenly spaced)") : QString()));
+    m_plot->replot();
+    QStringList lines;
+    for (const auto& p : v.points) {
+        for (const auto& verdict : p.verdicts) {
+            lines << QStringLiteral("%1=%2 (run %3): %4").arg(v.param, p.value).arg(p.runId).arg(verdict);
+        }
+    }
+    m_verdicts->setPlainText(lines.join('\n'));
+    // As high as its lines (up to six; it scrolls beyond), the rest of the height to the plots.
+    const auto shown = static_cast<int>(std::clamp<qsizetype>(lines.size(), 2, 6));
+    m_verdicts->setFixedHeight(m_verdicts->fontMetrics().lineSpacing() * shown +
+                               2 * static_cast<int>(m_verdicts->document()->documentMargin()) +
+                               2 * m_verdicts->frameWidth() + 4);
+}
+
+void ExplorePanel::drawValues(const QVector<double>& xs)
+{
+    const SweepView& v = m_view;
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
     // Many variants: the legend in columns rather than one tall box over the data.
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
@@ -217,11 +292,11 @@ void ExplorePanel::draw()
             hi << (at < p.ciHigh.size() ? p.ciHigh[at] : NAN);
         }
         QCPGraph* lower = m_plot->addGraph();
-        lower->setData(xs, lo, true);
+        lower->setData(xs, lo);
         lower->setPen(Qt::NoPen);
         lower->removeFromLegend();
         QCPGraph* upper = m_plot->addGraph();
-        upper->setData(xs, hi, true);
+        upper->setData(xs, hi);
         upper->setPen(Qt::NoPen);
         QColor band = colour;
         band.setAlpha(50);
@@ -229,94 +304,19 @@ void ExplorePanel::draw()
         upper->setChannelFillGraph(lower);
         upper->removeFromLegend();
         QCPGraph* line = m_plot->addGraph();
-        line->setData(xs, mean, true);
+        line->setData(xs, mean);
         line->setPen(QPen(colour, 2));
         line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 7));
         line->setName(v.variants[variant]);
     }
-    m_plot->xAxis->setLabel(v.param + (even ? tr(" (values evenly spaced)") : QString()));
     m_plot->yAxis->setLabel(
-        QStringLiteral("%1 (%2), %3")
+        QStringLiteral("%1 (%2)\n%3")
             .arg(v.metric, v.unit, v.higherIsBetter ? tr("higher is better") : tr("lower is better")));
+    m_plot->yAxis->setTickLabels(true);
+    m_plot->xAxis->setLabel(tr("each variant's mean; band: its 95% CI over repetitions"));
     m_plot->rescaleAxes();
     m_plot->xAxis->scaleRange(1.1);
     m_plot->yAxis->scaleRange(1.15);
-    m_plot->replot();
-    QStringList lines;
-    for (const auto& p : v.points) {
-        for (const auto& verdict : p.verdicts) {
-            lines << QStringLiteral("%1=%2 (run %3): %4").arg(v.param, p.value).arg(p.runId).arg(verdict);
-        }
-    }
-    m_verdicts->setPlainText(lines.join('\n'));
-}
-
-void ExplorePanel::exportInteractively()
-{
-    const QString file = chooseFileToSave(this, tr("Export the sweep"), QStringLiteral("sweep-%1.png").arg(m_view.id),
-                                          tr("PNG image (*.png);;PDF document (*.pdf);;CSV table (*.csv)"));
-    if (!file.isEmpty()) {
-        emit status(exportTo(file) ? tr("Saved %1").arg(file) : tr("Cannot write %1").arg(file));
-    }
-}
-
-namespace {
-
-QString csvNumber(double value)
-{
-    return std::isfinite(value) ? QString::number(value, 'g', 10) : QString();
-}
-
-QString csvField(QString text)
-{
-    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n'))) {
-        text.replace(QStringLiteral("\""), QStringLiteral("\"\""));
-        return QStringLiteral("\"%1\"").arg(text);
-    }
-    return text;
-}
-
-}  // namespace
-
-bool ExplorePanel::exportTo(const QString& file) const
-{
-    if (file.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)) {
-        QSaveFile out(file);
-        if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
-            return false;
-        }
-        QStringList rows{QStringLiteral("sweep,param,value,run,variant,metric,mean,ci_low,ci_high,verdicts")};
-        for (const auto& point : m_view.points) {
-            for (int v = 0; v < m_view.variants.size(); ++v) {
-                const auto i = static_cast<std::size_t>(v);
-                rows << QStringList{csvField(m_view.id),
-                                    csvField(m_view.param),
-                                    csvField(point.value),
-                                    QString::number(point.runId),
-                                    csvField(m_view.variants[v]),
-                                    csvField(m_view.metric),
-                                    csvNumber(i < point.mean.size() ? point.mean[i] : NAN),
-                                    csvNumber(i < point.ciLow.size() ? point.ciLow[i] : NAN),
-                                    csvNumber(i < point.ciHigh.size() ? point.ciHigh[i] : NAN),
-                                    csvField(point.verdicts.join(QStringLiteral("; ")))}
-                            .join(QLatin1Char(','));
-            }
-        }
-        out.write((rows.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8());
-        return out.commit();
-    }
-    QStringList header{tr("noisefloor: %1").arg(m_title->text())};
-    header << tr("sweep %1; workload %2; metric %3").arg(m_view.id, m_view.workload, m_view.metric);
-    for (const auto& point : m_view.points) {
-        for (const auto& verdict : point.verdicts) {
-            header << tr("%1=%2 (run %3): %4").arg(m_view.param, point.value).arg(point.runId).arg(verdict);
-        }
-    }
-    for (const auto& missing : m_view.missing) {
-        header << tr("warning: no complete run at %1").arg(missing);
-    }
-    m_plot->replot();
-    return exportPlots(file, header, {m_plot}, 1);
 }
 
 }  // namespace nf::ui

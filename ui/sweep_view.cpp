@@ -7,9 +7,9 @@
 #include <map>
 
 #include "data/run_store.h"
-#include "engine/analysis/analysis.h"
-#include "engine/catalog/workload_catalog.h"
 #include "engine/report/evidence.h"
+#include "engine/report/sweep_report.h"
+#include "ui/comparison.h"
 
 namespace nf::ui {
 
@@ -31,61 +31,83 @@ SweepView loadSweep(data::Database& db, const std::string& sweepId, const std::s
         view.error = rows ? QObject::tr("no sweep %1").arg(view.id) : qs(rows.error().message);
         return view;
     }
-    std::string name = metric;
-    for (const auto& row : *rows) {
-        view.workload = qs(row.workload);
-        view.param = qs(row.sweepParam);
-        if (row.status != engine::RunStatus::Complete) {
-            view.missing << QObject::tr("%1 (run %2 %3)")
-                                .arg(qs(row.sweepValue))
-                                .arg(row.id)
-                                .arg(qs(std::string(engine::toString(row.status))));
-            continue;
+    view.workload = qs(rows->back().workload);
+    view.param = qs(rows->back().sweepParam);
+    std::vector<engine::MetricSpec> stored;  // of the first complete run
+    auto report = engine::compareSweep(
+        sweepId, *rows,
+        [&](std::int64_t id) {
+            auto run = data::loadRun(db, id);
+            if (run && stored.empty()) {
+                stored = run->data.layout.metrics;
+            }
+            return run;
+        },
+        metric.empty() ? std::vector<std::string>{} : std::vector<std::string>{metric}, engine::AnalysisOptions{});
+    for (const auto& m : stored) {
+        view.metrics << qs(m.name);
+    }
+    if (!report) {
+        view.metric = qs(metric);
+        view.error = qs(report.error().message);
+        return view;
+    }
+    view.metric = qs(report->metric);
+    for (const auto& m : stored) {
+        if (m.name == report->metric) {
+            view.unit = qs(m.unit);
+            view.higherIsBetter = m.higherIsBetter;
         }
-        auto run = data::loadRun(db, row.id);
-        if (!run) {
-            view.error = qs(run.error().message);
-            return view;
-        }
-        if (name.empty()) {
-            const auto* w = engine::findWorkload(row.workload);
-            name = w != nullptr ? w->primaryMetric : run->data.layout.metrics.front().name;
-        }
-        const bool interleaved = run->spec.interleaved();
-        auto input = engine::analysisInput(run->data, interleaved, {name});
-        if (!input) {
-            view.missing << QObject::tr("%1 (%2)").arg(qs(row.sweepValue), qs(input.error().message));
-            continue;
-        }
-        auto analysis = engine::analyze(*input, {});
-        if (!analysis) {
-            view.missing << QObject::tr("%1 (%2)").arg(qs(row.sweepValue), qs(analysis.error().message));
-            continue;
-        }
-        view.metric = qs(name);
-        view.unit = qs(input->metrics.front().unit);
-        view.higherIsBetter = input->metrics.front().higherIsBetter;
-        if (view.variants.isEmpty()) {
-            for (const auto& v : input->variants) {
-                view.variants << qs(v);
+    }
+    view.marginPct = report->compare.marginPct;
+    view.alpha = report->compare.alpha;
+    view.simulated = qs(report->simulated);
+    for (const auto& m : report->missing) {
+        view.missing << qs(m);
+    }
+    for (const auto& p : report->points) {
+        for (const auto& s : p.analysis.variants) {
+            if (s.metric == report->metric && !view.variants.contains(qs(s.variant))) {
+                view.variants << qs(s.variant);
             }
         }
-        SweepPointView point{qs(row.sweepValue), row.id, {}, {}, {}, {}};
+    }
+    for (const auto& p : report->points) {
+        SweepPointView point{qs(p.value), p.runId, {}, {}, {}, {}, {}};
         for (const auto& v : view.variants) {
-            auto it = std::find_if(analysis->variants.begin(), analysis->variants.end(),
-                                   [&](const engine::VariantStats& s) { return qs(s.variant) == v; });
-            point.mean.push_back(it != analysis->variants.end() ? it->summary.mean : NAN);
-            point.ciLow.push_back(it != analysis->variants.end() ? it->ciLow : NAN);
-            point.ciHigh.push_back(it != analysis->variants.end() ? it->ciHigh : NAN);
-        }
-        for (const auto& c : analysis->comparisons) {
-            if (c.primary) {
-                point.verdicts << qs(engine::verdictSentence(c, analysis->options.compare));
+            const auto s = std::find_if(p.analysis.variants.begin(), p.analysis.variants.end(), [&](const auto& vs) {
+                return qs(vs.variant) == v && vs.metric == report->metric;
+            });
+            const bool has = s != p.analysis.variants.end();
+            point.mean.push_back(has ? s->summary.mean : NAN);
+            point.ciLow.push_back(has ? s->ciLow : NAN);
+            point.ciHigh.push_back(has ? s->ciHigh : NAN);
+            SweepDifference d;
+            for (const auto& c : p.analysis.comparisons) {
+                if (!c.primary || c.metric != report->metric || qs(c.candidate) != v) {
+                    continue;
+                }
+                view.baseline = qs(c.baseline);
+                const auto& r = c.result;
+                d = {.estimatePct = r.interval.estimatePct,
+                     .ciLowPct = r.interval.ci.low,
+                     .ciHighPct = r.interval.ci.high,
+                     .levelPct = r.interval.level * 100,
+                     .tostLowPct = r.tost.ci.low,
+                     .tostHighPct = r.tost.ci.high,
+                     .tostLevelPct = r.tost.level * 100,
+                     .design = designName(r),
+                     .verdict = qs(std::string(engine::toString(r.verdict)))};
+                if (!view.designs.contains(d.design)) {
+                    view.designs << d.design;
+                }
+                point.verdicts << qs(engine::verdictSentence(c, p.analysis.options.compare));
             }
+            point.differences.push_back(d);
         }
         view.points.push_back(std::move(point));
     }
-    if (view.points.empty() && view.error.isEmpty()) {
+    if (view.points.empty()) {
         view.error = QObject::tr("sweep %1 has no complete point yet").arg(view.id);
     }
     return view;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "engine/catalog/workload_catalog.h"
 #include "engine/report/evidence.h"
 #include "engine/report/text_table.h"
 
@@ -51,7 +52,55 @@ nlohmann::json number(double v)
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
+std::string sweepMetric(const RunRecord& run, const std::vector<std::string>& metrics)
+{
+    if (!metrics.empty()) {
+        return metrics.front();
+    }
+    if (const auto* workload = findWorkload(run.row.workload)) {
+        return workload->primaryMetric;
+    }
+    return run.data.layout.metrics.empty() ? "" : run.data.layout.metrics.front().name;
+}
+
 }  // namespace
+
+Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow>& rows, const LoadRun& load,
+                                 const std::vector<std::string>& metrics, const AnalysisOptions& options)
+{
+    SweepReport report;
+    report.id = id;
+    report.compare = options.compare;
+    for (const auto& row : rows) {
+        report.workload = row.workload;
+        report.param = row.sweepParam;
+        if (row.status != RunStatus::Complete) {
+            report.missing.push_back(row.sweepValue + " (run " + std::to_string(row.id) + " " +
+                                     std::string(toString(row.status)) + ")");
+            continue;
+        }
+        auto run = load(row.id);
+        if (!run) {
+            return run.error();
+        }
+        if (report.metric.empty()) {
+            report.metric = sweepMetric(*run, metrics);
+        }
+        if (run->spec.pmu.simulated) {
+            report.simulated = simulatedCountersNote(run->spec.pmu);
+        }
+        auto input = analysisInput(run->data, run->spec.interleaved(), {report.metric});
+        if (!input) {
+            return input.error();
+        }
+        auto analysis = analyze(*input, options);
+        if (!analysis) {
+            return analysis.error();
+        }
+        report.points.push_back({row.sweepValue, row.id, std::move(*analysis)});
+    }
+    return report;
+}
 
 void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
 {
@@ -132,6 +181,10 @@ nlohmann::json sweepJson(const SweepReport& r)
                 v["delta_pct"] = number(c->result.interval.estimatePct);
                 v["ci_low_pct"] = number(c->result.interval.ci.low);
                 v["ci_high_pct"] = number(c->result.interval.ci.high);
+                v["ci_level"] = number(c->result.interval.level);
+                v["tost_low_pct"] = number(c->result.tost.ci.low);
+                v["tost_high_pct"] = number(c->result.tost.ci.high);
+                v["tost_level"] = number(c->result.tost.level);
                 v["p_adjusted"] = number(c->result.pAdjusted);
                 v["verdict"] = toString(c->result.verdict);
                 v["design"] = toString(c->result.design);
@@ -145,6 +198,8 @@ nlohmann::json sweepJson(const SweepReport& r)
             {"workload", r.workload},
             {"param", r.param},
             {"metric", r.metric},
+            {"alpha", r.compare.alpha},
+            {"margin_pct", r.compare.marginPct},
             {"points", std::move(points)},
             {"missing", r.missing}};
 }

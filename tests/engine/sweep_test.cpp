@@ -97,8 +97,16 @@ SweepPointResult point(const std::string& value, double factor)
 
 TEST(SweepReport, OneRowPerPointAndVariantWithTheVerdict)
 {
-    SweepReport r{
-        "s", "page-pool", "zero_size_pct", "tsc_per_op", {point("0", 1.0), point("100", 0.6)}, {"50 (run 9 aborted)"}};
+    CompareOptions margin2;
+    margin2.marginPct = 2.0;
+    SweepReport r{"s",
+                  "page-pool",
+                  "zero_size_pct",
+                  "tsc_per_op",
+                  {point("0", 1.0), point("100", 0.6)},
+                  {"50 (run 9 aborted)"},
+                  margin2,
+                  ""};
     std::ostringstream compact;
     writeSweepText(r, compact);
     EXPECT_NE(compact.str().find("different\n"), std::string::npos) << compact.str();
@@ -117,6 +125,13 @@ TEST(SweepReport, OneRowPerPointAndVariantWithTheVerdict)
     EXPECT_EQ(json["points"][1]["variants"][1]["verdict"], "different");
     EXPECT_NEAR(json["points"][1]["variants"][1]["delta_pct"].get<double>(), -40.0, 0.01);
     EXPECT_FALSE(json["points"][0]["variants"][0].contains("verdict"));  // the baseline
+    // The margin and both intervals a verdict is judged by: the 1 - 2 alpha one inside the other.
+    EXPECT_EQ(json["margin_pct"].get<double>(), 2.0);
+    EXPECT_EQ(json["alpha"].get<double>(), 0.05);
+    const auto& c = json["points"][1]["variants"][1];
+    EXPECT_GE(c["tost_low_pct"].get<double>(), c["ci_low_pct"].get<double>());
+    EXPECT_LE(c["tost_high_pct"].get<double>(), c["ci_high_pct"].get<double>());
+    EXPECT_LT(c["tost_level"].get<double>(), c["ci_level"].get<double>());
 
     std::ostringstream csv;
     writeSweepCsv(r, csv);

@@ -145,8 +145,9 @@ TEST_F(ManyVariantsTest, ExploreKeepsFiftyPointsApart)
     ExplorePanel* explore = window.explorePanel();
     QCustomPlot* plot = explore->customPlot();
     ASSERT_TRUE(explore->message().isEmpty()) << explore->message().toStdString();
-    ASSERT_EQ(plot->graphCount(), 6);
+    ASSERT_EQ(plot->graphCount(), 6 + 1);  // + the candidate's differences
     EXPECT_EQ(plot->graph(2)->dataCount(), 50);
+    EXPECT_EQ(plot->graph(6)->dataCount(), 50);
     // At their own values: round ticks of the axis, not fifty labels.
     EXPECT_FALSE(plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>());
     // Evenly spaced: every k-th value, apart.
@@ -154,7 +155,11 @@ TEST_F(ManyVariantsTest, ExploreKeepsFiftyPointsApart)
     plot->replot();
     QTest::qWait(50);
     expectApart(plot->xAxis, "sweep points");
+    expectApart(plot->axisRect(1)->axis(QCPAxis::atBottom), "sweep points, differences");
     EXPECT_TRUE(explore->tickPlan().upright || explore->tickPlan().step > 1);
+    if (const QByteArray shots = qgetenv("NF_UI_SHOTS"); !shots.isEmpty()) {  // to look at it
+        window.saveScreenshot(QString::fromUtf8(shots) + "/explore-fifty-points.png");
+    }
 }
 
 TEST_F(ManyVariantsTest, ALongSweepDescriptionDoesNotWidenTheWindow)

@@ -128,10 +128,19 @@ TEST_F(PaletteTest, ExploreColoursEachVariantLikeCompare)
     ASSERT_TRUE(window.showSweep(QString::fromStdString(id)));
     window.waitForLoads();
     QCustomPlot* plot = window.explorePanel()->customPlot();
-    ASSERT_EQ(plot->graphCount(), 3 * 3);
+    ASSERT_EQ(plot->graphCount(), 3 * 3 + 2);
     for (int v = 0; v < 3; ++v) {
         EXPECT_EQ(rgb(plot->graph(3 * v + 2)->pen().color()), rgb(variantColour(v))) << "variant " << v;
         EXPECT_EQ(rgb(plot->graph(3 * v + 1)->brush().color()), rgb(variantColour(v)));
+    }
+    // Each candidate's differences from the baseline, below, in the candidate's colour.
+    for (int v = 1; v < 3; ++v) {
+        EXPECT_EQ(rgb(plot->graph(3 * 3 + v - 1)->scatterStyle().brush().color()), rgb(variantColour(v)))
+            << "candidate " << v;
+    }
+    if (const QByteArray shots = qgetenv("NF_UI_SHOTS"); !shots.isEmpty()) {  // to look at it
+        window.resize(1024, 700);
+        window.saveScreenshot(QString::fromUtf8(shots) + "/explore-three-variants.png");
     }
 }
 

@@ -172,7 +172,9 @@ TEST_F(PanelsTest, ExplorePlotsASweepWithBands)
     window.waitForLoads();
     EXPECT_EQ(window.tabs()->currentWidget(), window.explorePanel());
     QCustomPlot* plot = window.explorePanel()->customPlot();
-    ASSERT_EQ(plot->graphCount(), 6);  // per variant: CI low, CI high (filled), mean
+    // Per variant: CI low, CI high (filled), mean; below, the candidate's differences.
+    ASSERT_EQ(plot->axisRect(0)->graphs().size(), 6);
+    ASSERT_EQ(plot->axisRect(1)->graphs().size(), 1);
     EXPECT_EQ(plot->graph(2)->dataCount(), 3);
     EXPECT_EQ(plot->graph(2)->name().left(1), "a");
     EXPECT_NEAR(plot->graph(2)->data()->at(0)->value, 31.4, 1.0);
@@ -281,7 +283,8 @@ TEST_F(PanelsTest, SweepFromTheEditorOpensInExplore)
     window.waitForLoads();
     EXPECT_EQ(window.runModel()->rowCount(), 4);  // two stored runs plus one per point
     EXPECT_EQ(window.tabs()->currentWidget(), window.explorePanel());
-    ASSERT_EQ(window.explorePanel()->customPlot()->graphCount(), 6) << window.explorePanel()->message().toStdString();
+    ASSERT_EQ(window.explorePanel()->customPlot()->graphCount(), 6 + 1)
+        << window.explorePanel()->message().toStdString();
     EXPECT_EQ(window.explorePanel()->customPlot()->graph(2)->dataCount(), 2);
 }
 
