@@ -198,26 +198,14 @@ QString ComparePanel::titleText() const
 
 QStringList ComparePanel::exportHeader() const
 {
-    QStringList header{tr("noisefloor: %1").arg(m_title->text())};
-    header << tr("runs %1; workload %2; kernel %3; baseline %4")
-                  .arg(m_view.runIds.join(QStringLiteral(", ")), m_view.workload,
-                       m_view.kernel.isEmpty() ? tr("unknown") : m_view.kernel, m_view.baseline);
-    for (const auto* p : m_panels) {
-        // One line per candidate: a wrapped verdict's continuation lines start with spaces.
-        QStringList sentences;
-        for (const QString& line : p->verdictText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-            if (line.startsWith(QLatin1Char(' ')) && !sentences.isEmpty()) {
-                sentences.back() += QLatin1Char(' ') + line.trimmed();
-            } else {
-                sentences << line.trimmed();
-            }
-        }
-        for (const auto& sentence : sentences) {
-            header << QStringLiteral("%1: %2").arg(p->shownMetric(), sentence);
-        }
+    // The report `noisefloor compare` prints for these runs, as "Copy evidence report" copies it:
+    // its header (command, machine, design, warnings), one line per metric and its notes.
+    QStringList header = m_reportText.split(QLatin1Char('\n'));
+    while (!header.isEmpty() && header.back().isEmpty()) {
+        header.removeLast();
     }
-    for (const auto& w : m_warningLines) {
-        header << tr("warning: %1").arg(w);
+    if (header.isEmpty()) {
+        header << tr("noisefloor: %1").arg(m_title->text());
     }
     return header;
 }

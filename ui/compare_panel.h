@@ -36,10 +36,11 @@ public:
     // Makes the next variant the baseline (with two, swaps them).
     void swapBaseline();
     QString titleText() const;
-    // Saves the grid as PNG or PDF (by extension) under a title with the run ids, workload, kernel,
-    // verdict lines and warnings; a PDF has vectors and real text. False on failure.
+    // Saves the grid as PNG or PDF (by extension) under the evidence report; a PDF has vectors and
+    // real text. False on failure.
     bool saveImage(const QString& file);
-    // The lines above the plots in an export: title, run ids, workload, kernel, verdicts, warnings.
+    // The lines above the plots in an export: the compact report `noisefloor compare` prints (the
+    // text "Copy evidence report" copies), warnings included.
     QStringList exportHeader() const;
     // The grid alone, for export.
     QWidget* grid() const { return m_grid; }

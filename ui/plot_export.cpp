@@ -1,5 +1,6 @@
 #include "ui/plot_export.h"
 
+#include <QFontDatabase>
 #include <QFontMetricsF>
 #include <QImage>
 #include <QPdfWriter>
@@ -28,11 +29,23 @@ QFont titleFont()
     return font;
 }
 
+// The report's lines are a table: a fixed-width font keeps its columns.
 QFont lineFont()
 {
-    QFont font;
+    QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     font.setPointSizeF(8);
     return font;
+}
+
+// An empty line keeps its height; a warning ("! ...", "warning: ...") is drawn in amber.
+QString drawn(const QString& line)
+{
+    return line.isEmpty() ? QStringLiteral(" ") : line;
+}
+
+bool isWarning(const QString& line)
+{
+    return line.startsWith(QStringLiteral("warning")) || line.startsWith(QStringLiteral("! "));
 }
 
 // The header's height at `width` and the size of the whole sheet.
@@ -49,7 +62,7 @@ Sheet measure(const QStringList& header, const std::vector<QCustomPlot*>& plots,
     double y = kPad;
     for (int i = 0; i < header.size(); ++i) {
         const QFontMetricsF metrics(i == 0 ? titleFont() : lineFont(), device);
-        y += metrics.boundingRect(QRectF(0, 0, textWidth, 1e6), Qt::TextWordWrap, header[i]).height() + 2;
+        y += metrics.boundingRect(QRectF(0, 0, textWidth, 1e6), Qt::TextWordWrap, drawn(header[i])).height() + 2;
     }
     sheet.headerHeight = y + kPad / 2;
     sheet.size = QSizeF(width, sheet.headerHeight + sheet.cell.height() * rows);
@@ -65,10 +78,9 @@ void draw(QCPPainter& painter, const Sheet& sheet, const QStringList& header, co
     double y = kPad;
     for (int i = 0; i < header.size(); ++i) {
         painter.setFont(i == 0 ? titleFont() : lineFont());
-        const QColor colour = header[i].startsWith(QStringLiteral("warning")) ? QColor(138, 90, 0) : Qt::black;
-        painter.setPen(colour);
+        painter.setPen(isWarning(header[i]) ? QColor(138, 90, 0) : QColor(Qt::black));
         QRectF used;
-        painter.drawText(QRectF(kPad, y, textWidth, 1e6), Qt::TextWordWrap, header[i], &used);
+        painter.drawText(QRectF(kPad, y, textWidth, 1e6), Qt::TextWordWrap, drawn(header[i]), &used);
         y += used.height() + 2;
     }
     for (std::size_t i = 0; i < plots.size(); ++i) {

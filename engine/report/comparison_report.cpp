@@ -103,6 +103,33 @@ std::vector<LabelChoice> oneRunPerSide(const std::vector<RunChoice>& choices)
     return sides;
 }
 
+// The unit conversions in `layout` of a metric `input` compares, not compared themselves.
+std::vector<DerivedMetric> conversionsLeftOut(const RunLayout& layout, const AnalysisInput& input)
+{
+    auto compared = [&](const std::string& name) {
+        return std::any_of(input.metrics.begin(), input.metrics.end(),
+                           [&](const MetricSpec& m) { return m.name == name; });
+    };
+    std::vector<DerivedMetric> out;
+    for (const auto& m : layout.metrics) {
+        if (!m.aliasOf.empty() && compared(m.aliasOf) && !compared(m.name)) {
+            out.push_back({m.name, m.aliasOf});
+        }
+    }
+    return out;
+}
+
+// What the compact text says about the metrics beyond the analysis's.
+void describeMetrics(EvidenceContext& ctx, const AnalysisInput& input, const RunLayout& layout,
+                     const std::vector<std::string>& asked)
+{
+    ctx.derived = derivedMetrics(input);
+    ctx.metricsAsked = !asked.empty();
+    if (asked.empty()) {
+        ctx.conversions = conversionsLeftOut(layout, input);
+    }
+}
+
 }  // namespace
 
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
@@ -129,7 +156,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         }
         report.analysis = std::move(*analysis);
         report.context = contextForRun(run, *input);
-        report.context.derived = derivedMetrics(*input);
+        describeMetrics(report.context, *input, run.data.layout, metrics);
         report.breakdownVariants = run.data.variantNames;
         report.decision = run.decision;
         for (auto& ms : summarizeRun(run.data)) {
@@ -161,7 +188,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     }
     report.analysis = std::move(*analysis);
     report.context = contextForRuns(runs);
-    report.context.derived = derivedMetrics(*input);
+    describeMetrics(report.context, *input, runs.front()->data.layout, metrics);
     report.acrossRuns = true;
     if (runs.size() > 1 && chosenVariants(choices).size() > runs.size()) {
         report.context.warnings.insert(
@@ -213,7 +240,7 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
     ComparisonReport report;
     report.analysis = std::move(*analysis);
     report.context = contextForRuns(runs);
-    report.context.derived = derivedMetrics(*input);
+    describeMetrics(report.context, *input, runs.front()->data.layout, metrics);
     report.context.designNote =
         "runs pooled per label: repetitions are nested in runs (and runs in boots), and the unit is the "
         "run, so the run-to-run drift is in the interval; with one run on a side the run-to-run variance "
@@ -256,8 +283,7 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
             }
         }
         if (!report.breakdown.empty()) {
-            context.notShown.push_back(std::to_string(report.breakdown.size()) +
-                                       " per-CPU, softnet and device metrics (not tested)");
+            context.notShown.push_back(std::to_string(report.breakdown.size()) + " per-CPU/device means (--verbose)");
         }
         writeCompactEvidence(report.analysis, context, out);
     }

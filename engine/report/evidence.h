@@ -32,7 +32,19 @@ struct EvidenceContext {
     nlohmann::json source;               // runs or files, for JSON
     std::string simulatedCounters;       // simulatedCountersNote of a run with the simulated PMU, else ""
     std::vector<DerivedMetric> derived;  // left out of the compact table, named once below it
-    std::vector<std::string> notShown;   // more the compact text names as left out ("24 per-CPU ... metrics")
+    std::vector<std::string> notShown;   // more the compact text names as left out ("24 per-CPU ... means")
+    // Unit conversions of a compared metric that were not compared themselves (ns_per_op of
+    // tsc_per_op): named once by the compact text.
+    std::vector<DerivedMetric> conversions;
+    // Metrics named with --metric: every one is in the compact table, none left out as derived or
+    // zero throughout.
+    bool metricsAsked = false;
+    // The compact header's lines in place of `header` when not empty: the facts several runs
+    // share said once.
+    std::vector<std::string> briefHeader;
+    // The runs' names as their warnings start ("run 3 'vanilla'"), for saying a warning every run
+    // has once.
+    std::vector<std::string> runNames;
     // Further facts about the design for the compact header, one line each (pooled runs,
     // sequential stopping): shown after the design line.
     std::vector<std::string> designLines;
@@ -62,7 +74,14 @@ std::pair<double, double> textInterval(const VariantStats& v, double alpha);
 // equivalent, ~).
 std::string compactValue(double v);
 std::string compactSd(const Summary& s);
-std::array<std::string, 3> compactChange(const Comparison& c);
+// `coarse`: a change of 10% or more in whole percents, for a table that would not fit otherwise.
+std::array<std::string, 3> compactChange(const Analysis& analysis, const MetricComparison& c, bool hold = true,
+                                         bool coarse = false);
+// The change's interval the text shows: the analysis's, held to the range of the ratio where no
+// value of either variant is below zero (a rate, a count; with `hold`). Their ratio cannot be
+// negative, so an interval reaching below -100% (Fieller's, of widely spread counts) is cut at
+// -100%, the candidate's mean at zero; only impossible ratios go, so the coverage stays.
+PercentInterval heldChangeInterval(const Analysis& analysis, const MetricComparison& c, bool hold = true);
 // No value below zero and at least two of them: textInterval() is the log-scale one.
 bool intervalOnLogScale(const VariantStats& v);
 nlohmann::json evidenceJson(const Analysis& analysis, const EvidenceContext& context);

@@ -1,5 +1,6 @@
 #include "engine/report/evidence_context.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -144,6 +145,34 @@ void markSimulated(EvidenceContext& ctx, const std::vector<const RunRecord*>& ru
         ctx.simulatedCounters += " (" + names + ")";
     }
     ctx.header.insert(ctx.header.begin(), ctx.simulatedCounters);
+    if (!ctx.briefHeader.empty()) {
+        ctx.briefHeader.insert(ctx.briefHeader.begin(), ctx.simulatedCounters);
+    }
+}
+
+// The compact header of several runs: the kernels when they differ, each run's command line, and
+// the machine once when every run has the same (else under each command line).
+std::vector<std::string> briefHeaderOf(const std::vector<const RunRecord*>& runs, const std::string& kernels)
+{
+    std::vector<std::string> lines;
+    const bool sameKernel = std::all_of(runs.begin(), runs.end(), [&](const RunRecord* r) {
+        return !r->row.kernel.empty() && r->row.kernel == runs.front()->row.kernel;
+    });
+    const bool sameMachine = std::all_of(
+        runs.begin(), runs.end(), [&](const RunRecord* r) { return machineLine(*r) == machineLine(*runs.front()); });
+    if (!sameKernel) {
+        lines.push_back(kernels);
+    }
+    for (const auto* run : runs) {
+        lines.push_back(runName(*run) + ": $ " + runCommandLine(*run));
+        if (!sameMachine) {
+            lines.push_back("  " + machineLine(*run));
+        }
+    }
+    if (sameMachine) {
+        lines.push_back((runs.size() == 2 ? "both runs: " : "all runs: ") + machineLine(*runs.front()));
+    }
+    return lines;
 }
 
 }  // namespace
@@ -231,6 +260,12 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
                          run->environment.json, toJson(run->spec)});
     }
     ctx.header.insert(ctx.header.begin(), kernelsLine(facts));
+    if (runs.size() > 1) {
+        ctx.briefHeader = briefHeaderOf(runs, ctx.header.front());
+    }
+    for (const auto* run : runs) {
+        ctx.runNames.push_back(runName(*run));
+    }
     for (auto& line : environmentDifferences(facts)) {
         ctx.warnings.push_back(std::move(line));
     }

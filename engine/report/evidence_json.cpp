@@ -1,6 +1,7 @@
 // The analysis as JSON and CSV: the field names are a contract (docs/statistics.md).
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 
 #include "engine/report/evidence.h"
@@ -101,8 +102,19 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
         variants.push_back(variantJson(v, a.options.compare.alpha));
     }
     nlohmann::json comparisons = nlohmann::json::array();
+    auto noneBelowZero = [&](const std::string& variant, const std::string& metric) {
+        return std::any_of(a.variants.begin(), a.variants.end(), [&](const VariantStats& v) {
+            return v.variant == variant && v.metric == metric && v.summary.n > 0 && v.summary.min >= 0;
+        });
+    };
     for (const auto& c : a.comparisons) {
-        comparisons.push_back(comparisonJson(c, a.options.compare));
+        auto j = comparisonJson(c, a.options.compare);
+        // The interval the text shows for a rate or count: held to the ratio's range; null else.
+        const bool positive = noneBelowZero(c.baseline, c.metric) && noneBelowZero(c.candidate, c.metric);
+        const auto held = heldChangeInterval(a, c);
+        j["ci_low_pct_positive"] = positive ? number(held.low) : nlohmann::json(nullptr);
+        j["ci_high_pct_positive"] = positive ? number(held.high) : nlohmann::json(nullptr);
+        comparisons.push_back(std::move(j));
     }
     std::vector<std::string> warnings = a.warnings;
     warnings.insert(warnings.end(), ctx.warnings.begin(), ctx.warnings.end());

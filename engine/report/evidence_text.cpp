@@ -52,16 +52,17 @@ void writeVariantTable(const Analysis& a, const std::string& metric, bool logSca
     }
 }
 
-void writeComparison(const MetricComparison& c, const CompareOptions& o, std::ostream& out)
+void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, std::ostream& out)
 {
+    const auto& o = a.options.compare;
     const auto& r = c.result;
     const std::string level = levelText(r.interval, o.alpha);
+    const auto held = heldChangeInterval(a, c, hold);
     if (c.primary) {
         emit(out,
              fmt::format("  {} vs {}: {} ({} CI {}), {} over {} {}s{}", c.candidate, c.baseline,
-                         signedPct(r.interval.estimatePct), level,
-                         percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted), r.n, r.unit,
-                         r.pAdjusted != r.p ? " (Holm)" : ""),
+                         signedPct(r.interval.estimatePct), level, percentInterval(held.low, held.high),
+                         formatP(r.pAdjusted), r.n, r.unit, r.pAdjusted != r.p ? " (Holm)" : ""),
              "    ");
         std::string tests = r.design == Design::Paired
                                 ? fmt::format("Wilcoxon {}, paired t {}", formatP(r.pWilcoxon.value_or(NAN)),
@@ -82,14 +83,19 @@ void writeComparison(const MetricComparison& c, const CompareOptions& o, std::os
         emit(out,
              fmt::format("    {} analysis ({}s): {} ({} CI {}), {}",
                          r.design == Design::Paired ? "paired" : "independent", r.unit,
-                         signedPct(r.interval.estimatePct), level,
-                         percentInterval(r.interval.ci.low, r.interval.ci.high),
+                         signedPct(r.interval.estimatePct), level, percentInterval(held.low, held.high),
                          r.design == Design::Paired
                              ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
                              : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
                                            r.pMwu ? formatP(*r.pMwu) : std::string("not run (needs the runs)"))),
              "      ");
         emit(out, fmt::format("      would say: {}", toString(r.verdict)), "      ");
+    }
+    if (held.low != r.interval.ci.low && std::isfinite(held.low)) {
+        emit(out,
+             "    note: the interval " + percentInterval(r.interval.ci.low, r.interval.ci.high) +
+                 " is cut at -100%: the ratio of two means with no value below zero cannot be negative",
+             "      ");
     }
     for (const auto& w : r.warnings) {
         emit(out, "    note: " + w, "      ");
@@ -247,7 +253,7 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
         writeVariantTable(a, v.metric, ctx.logScaleIntervals, out);
         for (const auto& c : a.comparisons) {
             if (c.metric == v.metric) {
-                writeComparison(c, o.compare, out);
+                writeComparison(a, c, ctx.logScaleIntervals, out);
             }
         }
     }

@@ -140,14 +140,17 @@ void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
             const std::string run = first ? std::to_string(p.runId) : "";
             first = false;
             if (verbose) {
-                table.addRow(
-                    {value, run, name, formatValue(s->summary.mean),
-                     c != nullptr ? signedPct(c->result.interval.estimatePct) : "",
-                     c != nullptr ? percentInterval(c->result.interval.ci.low, c->result.interval.ci.high) : "",
-                     c != nullptr ? formatP(c->result.pAdjusted) : "", c != nullptr ? verdictWord(*c) : "baseline"});
+                table.addRow({value, run, name, formatValue(s->summary.mean),
+                              c != nullptr ? signedPct(c->result.interval.estimatePct) : "",
+                              c != nullptr ? percentInterval(heldChangeInterval(p.analysis, *c).low,
+                                                             heldChangeInterval(p.analysis, *c).high)
+                                           : "",
+                              c != nullptr ? formatP(c->result.pAdjusted) : "",
+                              c != nullptr ? verdictWord(*c) : "baseline"});
                 continue;
             }
-            const auto cells = c != nullptr ? compactChange(c->result) : std::array<std::string, 3>{"", "", "baseline"};
+            const auto cells =
+                c != nullptr ? compactChange(p.analysis, *c) : std::array<std::string, 3>{"", "", "baseline"};
             table.addRow(
                 {value, run, name, compactValue(s->summary.mean), compactSd(s->summary), cells[0], cells[1], cells[2]});
         }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -53,6 +54,15 @@ TEST_F(CliReport, ImportedRunsBeforeAndAfter)
         EXPECT_LE(line.size(), 72u) << line;
     }
     EXPECT_NE(compact.out.find("$ noisefloor"), std::string::npos) << compact.out;
+    // Nine events of two runs, command lines included: at most 25 lines, each event on its own.
+    EXPECT_LE(std::count(compact.out.begin(), compact.out.end(), '\n'), 25) << compact.out;
+    for (const auto* event : {"task-clock", "cs", "migrations", "faults", "cycles", "instructions", "branches",
+                              "branch-misses", "time_elapsed"}) {
+        const auto at = compact.out.find(std::string(" ") + event + " ");
+        ASSERT_NE(at, std::string::npos) << event << ":\n" << compact.out;
+        const auto line = compact.out.substr(at, compact.out.find('\n', at) - at);
+        EXPECT_NE(line.find("different"), std::string::npos) << event << " has no values on its line:\n" << compact.out;
+    }
     // --verbose is the full report of before: the tests, and why Mann-Whitney did not run.
     const auto verbose = run({"compare", "--label", "before", "--label", "after", "--verbose"});
     ASSERT_EQ(verbose.status, 0) << verbose.err;

@@ -1,13 +1,17 @@
 // The compact report's layout, kept by golden files (tests/data/report/*.txt): an in-process run
-// (paired chunks), a live run (rates, a unit multiple, drops near zero) and a sweep, each from a
-// seeded simulation. The imported and cross-run layouts are kept by tests/app/cli_report_test.cpp
-// on real imported files. NF_UPDATE_GOLDEN=1 rewrites the files; review the diff.
+// (paired chunks), a live run (eight rates and costs per packet, a unit multiple, drops near zero),
+// across runs (vanilla against patched) and a sweep, each from a seeded simulation. The imported
+// layout is kept by tests/app/cli_report_test.cpp on real perf stat files. Every layout is checked
+// for 72 columns, the realistic ones for 25 lines. NF_UPDATE_GOLDEN=1 rewrites the files; review
+// the diff.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "engine/report/comparison_report.h"
@@ -49,6 +53,23 @@ void expectGolden(const std::string& name, const std::string& text)
     for (std::string line; std::getline(lines, line);) {
         EXPECT_LE(line.size(), 72u) << name << ": " << line;
     }
+}
+
+std::size_t lineCount(const std::string& text)
+{
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The line of the table that starts with `name` (after the "* " or "  " mark), "" if none.
+std::string rowOf(const std::string& text, const std::string& name)
+{
+    for (const char* mark : {"\n* ", "\n  "}) {
+        const auto at = text.find(mark + name + " ");
+        if (at != std::string::npos) {
+            return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+        }
+    }
+    return "";
 }
 
 RunRecord baseRecord(const std::string& workload, MeasurementKind kind)
@@ -95,18 +116,27 @@ RunRecord inProcessRun(unsigned seed = 22, double effect = 1.005)
     return r;
 }
 
-// udp-rx with batch=1 against batch=64: pps up 6%, 64-byte datagrams (bytes_per_sec = 64 x pps),
-// drops in few intervals, the generator's rate, receiver CPU time per packet.
+// udp-rx with batch=1 against batch=64, as a live session on a VM without a PMU stores it: pps up
+// 6%, 64-byte datagrams (bytes_per_sec = 64 x pps), drops in few intervals, the generator's rate,
+// the receiver thread's and the counter CPUs' time, context switches and page faults per packet.
 RunRecord liveRun()
 {
     auto r = baseRecord("udp-rx", MeasurementKind::Live);
-    r.environment.commandLine = "noisefloor run udp-rx --variant b1:batch=1 --variant b64:batch=64";
+    r.environment.commandLine =
+        "noisefloor run udp-rx --variant b1:batch=1 --variant b64:batch=64 --reps 5 --duration 1 --share-cpus";
     r.environment.hypervisor = true;
+    r.environment.notMeasured = {{"cycles, instructions, branches, branch-misses, cache-misses",
+                                  "perf_event_open: No such file or directory (no hardware PMU on this machine)"}};
+    r.environment.json["measurement"] = {{"design", "repetitions"}, {"design_reason", ""}};
+    r.warnings = {
+        "CPU 0 shared with another run (--share-cpus): pid 4242 (noisefloor run into /tmp/x.db "
+        "(udp-rx)) in pid namespace 4026531836"};
     r.spec.variants = {{"b1", {{"batch", "1"}}}, {"b64", {{"batch", "64"}}}};
     r.spec.chunk = 0.0;
     r.data.variantNames = {"b1", "b64"};
-    r.data.layout.quantities = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,
-                                quantity::kGenPackets, quantity::kElapsedNs, "rx_task-clock"};
+    r.data.layout.quantities = {quantity::kPackets,     quantity::kBytes, quantity::kDrops,      quantity::kGenPackets,
+                                quantity::kElapsedNs,   "rx_task-clock",  "rx_context-switches", "cpu_task-clock",
+                                "cpu_context-switches", "cpu_page-faults"};
     r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
     Noise noise(64);
     for (int rep = 0; rep < 5; ++rep) {
@@ -116,8 +146,18 @@ RunRecord liveRun()
                 const double drops = (rep * 10 + i) % 17 == 3 ? std::round(3000 * (1 + noise())) : 0;
                 const double gen = packets + drops + std::round(30000 * (1 + 0.1 * noise()));
                 const double taskClock = packets * 1300 * (v == 1 ? 0.85 : 1.0) * (1 + 0.03 * noise());
+                const double switches = std::round(packets * 0.05 * (1 + 0.4 * noise()));
+                const double cpuClock = taskClock * 16 * (1 + 0.1 * noise());
+                const double cpuSwitches = std::round(packets * 0.18 * (v == 1 ? 1.1 : 1.0) * (1 + 0.1 * noise()));
+                const double faults = std::round(packets * 0.14 * (1 + 0.4 * noise()));
                 r.data.samples.push_back(
-                    {v, rep, i, -1, 0.1 * i, 0.1, {packets, packets * 64, drops, gen, 1e8, taskClock}});
+                    {v,
+                     rep,
+                     i,
+                     -1,
+                     0.1 * i,
+                     0.1,
+                     {packets, packets * 64, drops, gen, 1e8, taskClock, switches, cpuClock, cpuSwitches, faults}});
             }
         }
     }
@@ -145,6 +185,13 @@ TEST(ReportGolden, LiveRunRatesStayPositiveAndMultiplesAreNamedOnce)
     expectGolden("live.txt", text);
     EXPECT_NE(text.find("bytes_per_sec (64 x pps)"), std::string::npos) << text;
     EXPECT_EQ(text.find("\n  bytes_per_sec"), std::string::npos) << text;
+    // Eight metrics and two variants: a header of one-line facts, each metric on one line.
+    EXPECT_LE(lineCount(text), 25u) << text;
+    for (const auto* name : {"pps", "drops/s", "gen_pps", "rx_task_clock/pkt", "rx_cs/pkt", "cpu_task_clock/pkt",
+                             "cpu_cs/pkt", "cpu_faults/pkt"}) {
+        EXPECT_NE(rowOf(text, name).find(" b"), 0u) << name << " has no line of its own:\n" << text;
+        EXPECT_GT(rowOf(text, name).size(), 40u) << name << ": its values are not on its line\n" << text;
+    }
     // The verbose table shows the drop rate's interval on the log scale; the JSON keeps Student's t
     // beside it.
     const auto verbose = comparisonText(*report, true);
@@ -187,6 +234,101 @@ TEST(ReportGolden, ThreeVariantsGiveOneBlockPerComparison)
     const auto text = comparisonText(*report);
     EXPECT_NE(text.find("b64 vs b1 (baseline):"), std::string::npos) << text;
     EXPECT_NE(text.find("b8 vs b1 (baseline):"), std::string::npos) << text;
+}
+
+// Variant names of 30 characters: elided in the middle in the columns and named in full once in
+// the header; every line within 72 columns, the metric's values on its own line.
+TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
+{
+    auto run = inProcessRun();
+    const std::vector<std::string> names = {"baseline_kernel_vanilla_build", "candidate_kernel_with_patch_v3"};
+    run.data.variantNames = names;
+    run.spec.variants = {{names[0], {{"work", "1000"}}}, {names[1], {{"work", "1005"}}}};
+    auto report = compareRuns({{&run, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    expectGolden("long_names.txt", text);
+    for (const auto& name : names) {
+        const auto at = text.find(" = " + name + "\n");
+        ASSERT_NE(at, std::string::npos) << name << " is not named in full:\n" << text;
+        EXPECT_EQ(text.find(" = " + name + "\n", at + 1), std::string::npos) << name << " named twice:\n" << text;
+    }
+    EXPECT_GT(rowOf(text, "tsc/op").size(), 40u) << text;
+    EXPECT_LE(lineCount(text), 25u) << text;
+}
+
+// A command workload's count that is zero in most repetitions of one variant: the Fieller
+// interval of the change reaches below -100%; the text holds it at -100% (no count below zero),
+// the JSON keeps Fieller's and adds the held one.
+TEST(ReportGolden, ACountsChangeIsNeverShownBelowMinusHundredPercent)
+{
+    auto r = baseRecord("command", MeasurementKind::Command);
+    r.environment.commandLine = "noisefloor run command --variant a:cmd=./a.sh --variant b:cmd=./b.sh";
+    r.spec.variants = {{"a", {}}, {"b", {}}};
+    r.data.variantNames = {"a", "b"};
+    r.data.layout.quantities = {"drops", "runs"};
+    r.data.layout.metrics = {{.name = "drops", .unit = "drops", .numerator = "drops", .denominator = "runs"}};
+    const std::vector<std::vector<double>> values = {{100, 101, 102, 100, 101}, {0, 0, 50, 0, 0}};
+    for (int rep = 0; rep < 5; ++rep) {
+        for (int v = 0; v < 2; ++v) {
+            r.data.samples.push_back(
+                {v, rep, 0, -1, 0, 1, {values[static_cast<std::size_t>(v)][static_cast<std::size_t>(rep)], 1}});
+        }
+    }
+    auto report = compareRuns({{&r, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto& cs = report->analysis.comparisons;
+    const auto& c = *std::find_if(cs.begin(), cs.end(), [](const MetricComparison& m) { return m.primary; });
+    ASSERT_LT(c.result.interval.ci.low, -100) << "the case needs a Fieller interval below -100%\n"
+                                              << comparisonText(*report, true);
+    const auto text = comparisonText(*report);
+    const auto row = rowOf(text, "drops");
+    EXPECT_NE(row.find(" -100.."), std::string::npos) << text;
+    EXPECT_FALSE(std::regex_search(row, std::regex("-(10[1-9]|1[1-9][0-9]|[2-9][0-9][0-9])"))) << text;
+    const auto verbose = comparisonText(*report, true);
+    EXPECT_NE(verbose.find("CI -100.00.."), std::string::npos) << verbose;
+    EXPECT_NE(verbose.find("is cut at -100%"), std::string::npos) << verbose;
+    std::ostringstream json;
+    writeComparison(*report, "json", json);
+    const auto all = nlohmann::json::parse(json.str());
+    nlohmann::json j;
+    for (const auto& x : all["comparisons"]) {
+        if (x["primary"].get<bool>()) {
+            j = x;
+        }
+    }
+    ASSERT_TRUE(j.is_object()) << json.str();
+    EXPECT_DOUBLE_EQ(j["ci_low_pct"].get<double>(), c.result.interval.ci.low);  // as before
+    EXPECT_DOUBLE_EQ(j["ci_low_pct_positive"].get<double>(), -100);
+    EXPECT_DOUBLE_EQ(j["ci_high_pct_positive"].get<double>(), c.result.interval.ci.high);
+}
+
+// A change that rounds to zero keeps its sign's digits: never "-0".
+TEST(ReportGolden, NoMinusZero)
+{
+    const auto run = inProcessRun(22, 0.9999);
+    auto report = compareRuns({{&run, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    for (const auto* zero : {" -0 ", " -0..", "..-0 ", " -0\n"}) {
+        EXPECT_EQ(text.find(zero), std::string::npos) << text;
+    }
+}
+
+// Unit conversions are named once in the default report; one asked for with --metric is shown.
+TEST(ReportGolden, ConversionsAreNamedOnceAndShownWhenAskedFor)
+{
+    const auto run = inProcessRun();
+    auto report = compareRuns({{&run, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    EXPECT_NE(text.find("ns_per_op, ops_per_sec (tsc_per_op in other units)"), std::string::npos) << text;
+    auto asked = compareRuns({{&run, ""}}, {"tsc_per_op", "ns_per_op"}, {});
+    ASSERT_TRUE(asked) << asked.error().message;
+    const auto both = comparisonText(*asked);
+    EXPECT_NE(rowOf(both, "tsc_per_op"), "") << both;
+    EXPECT_NE(rowOf(both, "ns_per_op"), "") << both;
+    EXPECT_EQ(both.find("not shown"), std::string::npos) << both;
 }
 
 // Variant a of two runs, one per kernel: the independent design across runs.

@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QImage>
 #include <QListWidget>
+#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -135,11 +136,25 @@ TEST_F(ExportTest, PlotsExportAsVectorsWithTextUnderAHeader)
     window.waitForLoads();
     ComparePanel& compare = *window.comparePanel();
     const QStringList header = compare.exportHeader();
+    // The header is the report `noisefloor compare` prints for the same runs, line by line: the
+    // warnings, the metric lines and the notes included.
+    QProcess cli;
+    cli.start(QStringLiteral(NF_CLI_PATH),
+              {"compare", QString::number(m_first), QString::number(m_second), "--db", QString::fromStdString(m_db)});
+    ASSERT_TRUE(cli.waitForFinished(120000));
+    ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
+    QString printed = QString::fromUtf8(cli.readAllStandardOutput());
+    while (printed.endsWith('\n')) {
+        printed.chop(1);
+    }
+    EXPECT_EQ(header.join('\n').toStdString(), printed.toStdString());
+    EXPECT_EQ(header.join('\n') + '\n', compare.reportText());  // what "Copy evidence report" copies
     ASSERT_GE(header.size(), 3);
-    EXPECT_TRUE(header[1].contains(QString::number(m_first)) && header[1].contains(QString::number(m_second)));
-    EXPECT_TRUE(header[1].contains("spin"));
-    EXPECT_TRUE(header[1].contains("kernel"));
-    EXPECT_TRUE(header.join('\n').contains("tsc_per_op: ")) << header.join('\n').toStdString();
+    EXPECT_TRUE(header[0].contains(QString::number(m_first)) && header[0].contains(QString::number(m_second)));
+    EXPECT_TRUE(header.join('\n').contains("spin"));
+    EXPECT_TRUE(header.join('\n').contains("kernel"));
+    EXPECT_TRUE(header.join('\n').contains("\n! run-to-run variance not counted")) << header.join('\n').toStdString();
+    EXPECT_TRUE(header.join('\n').contains("\n* tsc_per_op ")) << header.join('\n').toStdString();
 
     const QString pdf = QString::fromStdString(m_dir.file("plots.pdf"));
     ASSERT_TRUE(compare.saveImage(pdf));
