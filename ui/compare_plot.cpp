@@ -260,10 +260,12 @@ void ComparePlot::showPanel(const PanelView& panel)
             below << tr("  (figures of `%1`)").arg(panel.source);
         }
     }
-    m_verdictElement->setText(below.join('\n'));
-    // Its lines get their height however little the panel has (else the layout clips them).
-    m_verdictElement->setMinimumSize(
-        0, QFontMetrics(m_verdictElement->font()).lineSpacing() * static_cast<int>(below.size()) + 6);
+    const QString text = below.join('\n');
+    m_verdictElement->setText(text);
+    // Its lines get their height however little the panel has (else the layout clips them): every
+    // line, a verdict's wrapped ones too (the layout takes this height instead of the text's own).
+    const auto lines = static_cast<int>(text.count(QLatin1Char('\n'))) + 1;
+    m_verdictElement->setMinimumSize(0, QFontMetrics(m_verdictElement->font()).lineSpacing() * lines + 6);
     replotIfSized();
 }
 

@@ -4,6 +4,7 @@
 #include <QFontMetricsF>
 #include <QImage>
 #include <QPdfWriter>
+#include <QPicture>
 
 #include <qcustomplot.h>
 
@@ -88,7 +89,16 @@ void draw(QCPPainter& painter, const Sheet& sheet, const QStringList& header, co
         const int row = static_cast<int>(i) / columns;
         painter.save();
         painter.translate(column * sheet.cell.width(), sheet.headerHeight + row * sheet.cell.height());
-        plots[i]->toPainter(&painter, static_cast<int>(sheet.cell.width()), static_cast<int>(sheet.cell.height()));
+        const int width = static_cast<int>(sheet.cell.width());
+        const int height = static_cast<int>(sheet.cell.height());
+        {
+            // A first layout at the sheet's size, thrown away: tick labels and captions refit to it
+            // (ComparePlot::relabel), and the second layout gives them their margins.
+            QPicture settle;
+            QCPPainter first(&settle);
+            plots[i]->toPainter(&first, width, height);
+        }
+        plots[i]->toPainter(&painter, width, height);
         painter.restore();
     }
 }

@@ -7,6 +7,7 @@
 
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QImage>
 #include <QListWidget>
 #include <QProcess>
@@ -167,8 +168,11 @@ TEST_F(ExportTest, PlotsExportAsVectorsWithTextUnderAHeader)
     const QString png = QString::fromStdString(m_dir.file("plots.png"));
     ASSERT_TRUE(compare.saveImage(png));
     if (const QString keep = qEnvironmentVariable("NF_UI_EXPORT_DIR"); !keep.isEmpty()) {  // to look at them
-        QFile::copy(pdf, keep + "/plots.pdf");
-        QFile::copy(png, keep + "/plots.png");
+        for (const QString& file : {pdf, png}) {
+            const QString to = keep + "/" + QFileInfo(file).fileName();
+            QFile::remove(to);  // QFile::copy keeps what is there
+            QFile::copy(file, to);
+        }
     }
     const QImage image(png);
     ASSERT_FALSE(image.isNull());
