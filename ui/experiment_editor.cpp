@@ -161,9 +161,16 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     right->addWidget(m_variants, 1);
     right->addLayout(variantButtons);
     right->addLayout(schedule);
-    auto* columns = new QHBoxLayout;
+    // The form scrolls; the messages, Run and Stop below it stay in view at any window size.
+    auto* form = new QWidget;
+    auto* columns = new QHBoxLayout(form);
+    columns->setContentsMargins(0, 0, 0, 0);
     columns->addLayout(left, 1);
     columns->addLayout(right, 1);
+    auto* formArea = new QScrollArea(this);
+    formArea->setWidget(form);
+    formArea->setWidgetResizable(true);
+    formArea->setFrameShape(QFrame::NoFrame);
     // The problems, or the command when there are none, in a box of fixed height that scrolls: a
     // new error line never moves Run, Stop or a field under the pointer.
     auto* messages = new QWidget;
@@ -184,7 +191,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     buttons->addWidget(m_run);
     buttons->addWidget(m_stop);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(columns, 1);
+    layout->addWidget(formArea, 1);
     layout->addWidget(m_messages);
     layout->addLayout(buttons);
 

@@ -69,6 +69,7 @@ public:
     QLineEdit* paramField(const QString& name) const;
     QTableWidget* variantsTable() const { return m_variants; }
     QPushButton* runButton() const { return m_run; }
+    QPushButton* stopButton() const { return m_stop; }
     // Where the problems (or the command) are shown: a fixed height, scrolling when they are many.
     QScrollArea* messageArea() const { return m_messages; }
 

@@ -5,7 +5,6 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
-#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -50,11 +49,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_status(new QLabel(this))
 {
     // The form scrolls rather than force the window wider (a workload with many fields).
-    m_editorPage = new QScrollArea(this);
-    m_editorPage->setWidget(m_editor);
-    m_editorPage->setWidgetResizable(true);
-    m_editorPage->setFrameShape(QFrame::NoFrame);
-    m_tabs->addTab(m_editorPage, tr("Experiment"));
+    m_tabs->addTab(m_editor, tr("Experiment"));  // its form scrolls inside it, Run stays in view
     m_tabs->addTab(m_live, tr("Live"));
     m_tabs->addTab(m_compare, tr("Compare"));
     m_tabs->addTab(m_explore, tr("Explore"));
@@ -259,7 +254,7 @@ QStringList MainWindow::tabNames()
 
 bool MainWindow::showTab(const QString& name)
 {
-    QWidget* const tabs[] = {m_editorPage, m_live, m_compare, m_explore, m_history, m_environment};
+    QWidget* const tabs[] = {m_editor, m_live, m_compare, m_explore, m_history, m_environment};
     const int index = static_cast<int>(tabNames().indexOf(name.toLower()));
     if (index < 0) {
         return false;
@@ -272,7 +267,7 @@ void MainWindow::showStartPage(const QString& path)
 {
     delete m_start;
     m_start = new StartPage(path, this);
-    connect(m_start, &StartPage::designRequested, this, [this] { m_tabs->setCurrentWidget(m_editorPage); });
+    connect(m_start, &StartPage::designRequested, this, [this] { m_tabs->setCurrentWidget(m_editor); });
     connect(m_start, &StartPage::openRequested, this, [this] { chooseDatabase(); });
     m_tabs->insertTab(0, m_start, tr("Start"));
     m_tabs->setCurrentWidget(m_start);

@@ -18,7 +18,6 @@
 #include "ui/store.h"
 
 class QLabel;
-class QScrollArea;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -112,7 +111,6 @@ private:
     RunListModel* m_model = nullptr;
     QTabWidget* m_tabs = nullptr;
     ExperimentEditor* m_editor = nullptr;
-    QScrollArea* m_editorPage = nullptr;  // the editor's tab
     LivePanel* m_live = nullptr;
     ComparePanel* m_compare = nullptr;
     HistoryPanel* m_history = nullptr;

@@ -39,6 +39,10 @@ TEST(EditorLayout, ErrorLinesDoNotMoveTheButtons)
     QLineEdit* work = editor->paramField("work");
     ASSERT_NE(work, nullptr);
     const QRect run = placeOf(editor->runButton(), &window);
+    // Run and Stop are in view without scrolling: inside the window, above its status bar.
+    EXPECT_TRUE(window.rect().contains(run)) << run.y() << " + " << run.height() << " in " << window.height();
+    EXPECT_TRUE(editor->runButton()->isVisible());
+    EXPECT_TRUE(window.rect().contains(placeOf(editor->stopButton(), &window)));
     const QRect field = placeOf(work, &window);
     const QRect messages = placeOf(editor->messageArea(), &window);
 
