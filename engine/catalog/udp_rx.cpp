@@ -59,9 +59,10 @@ WorkloadDescriptor udpRx()
         "(started over ssh in batch mode) sends to NAME's MAC and address only, out of tx_iface only; "
         "gen_offered is what it tried to send (docs/workflows.md); such runs use repetitions.";
     info.primaryMetric = "pps";
-    // Chunks of 50 ms, each after a guard that lets the previous variant's socket drain:
-    // docs/benchmarks.md (bench/live_chunk.sh) measures the choice.
-    info.defaultChunk = 0.05;
+    // Chunks of 25 ms, each after a guard that lets the previous variant's socket drain: on a quiet
+    // machine they detect 0.5-0.7% in 60 s where 50 ms detect 1.3% (docs/benchmarks.md,
+    // bench/live_chunk.sh); at 10 ms the guards hold 10% of the packets.
+    info.defaultChunk = 0.025;
     info.kind = WorkloadKind::Live;
     info.chunkBlocker = udpRxChunkBlocker;
     info.params = {

@@ -106,7 +106,7 @@ TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("live design: side by side in chunks; "), std::string::npos) << r.out;
     const auto exported = nlohmann::json::parse(run({"export", "last", "--format", "json"}).out);
-    EXPECT_NEAR(exported["spec"]["chunk"].get<double>(), 0.05, 1e-12);
+    EXPECT_NEAR(exported["spec"]["chunk"].get<double>(), 0.025, 1e-12);
     double packets[2] = {0, 0};
     double guard = 0;
     int pairs = 0;
@@ -118,7 +118,7 @@ TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
         guard += s["quantities"]["guard_packets"].get<double>();
         EXPECT_GE(s["quantities"]["guard_ns"].get<double>(), 1e6) << "a guard of at least 1 ms";
     }
-    EXPECT_EQ(pairs, 20);  // 1 s of 50 ms chunks per variant
+    EXPECT_EQ(pairs, 40);  // 1 s of 25 ms chunks per variant
     EXPECT_GT(packets[0], 1000);
     EXPECT_GT(packets[1], 1000) << "the generator's traffic reached b's port";
     EXPECT_LT(packets[1], 2 * packets[0]);
@@ -233,7 +233,10 @@ TEST_F(CliLiveChunk, XdpRxIdenticalVariantsRunOnTwoTestbedsInChunkPairs)
     EXPECT_GT(packets[1], 1000) << "the generator's frames reached b's testbed";
     EXPECT_LT(packets[1], 2 * packets[0]);
     EXPECT_GT(packets[1], packets[0] / 2);
-    EXPECT_GE(gen, packets[0] + packets[1]) << "chunks count what the generator offered while they ran";
+    // A chunk also receives the frames offered to its variant during the guard before it (still in
+    // the generator's kernel batch or the veth ring when the chunk starts), so on a quiet machine,
+    // where few are dropped, the chunks may receive a little more than was offered while they ran.
+    EXPECT_GE(1.01 * gen, packets[0] + packets[1]) << "chunks count what the generator offered to their variant";
     EXPECT_GT(guard, 0);
     const auto facts = exported["environment"]["measurement"]["variant_facts"];
     EXPECT_NE(facts["a"]["receiver"], facts["b"]["receiver"]) << "a testbed each";

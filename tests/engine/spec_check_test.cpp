@@ -101,7 +101,7 @@ TEST(SpecCheck, LiveVariantsAlternateInChunksOnlyWhenTheyCanRunSideBySide)
     };
     auto side = chunkOf({{"a", {{"batch", "8"}}}, {"b", {{"rcvbuf", "65536"}}}});
     ASSERT_TRUE(side.ok());
-    EXPECT_EQ(side.experiment.points[0].chunk, 0.05);
+    EXPECT_EQ(side.experiment.points[0].chunk, 0.025);
     auto gro = chunkOf({{"a", {{"gro", "1"}}}, {"b", {{"gro", "0"}}}});
     ASSERT_TRUE(gro.ok());
     EXPECT_EQ(gro.experiment.points[0].chunk, 0.0);
