@@ -5,7 +5,8 @@
 # xdp-rx attached to an interface outside the tool's namespaces), kills each at a random moment
 # with a random signal among SIGINT, SIGTERM and SIGKILL, and after every kill checks what the
 # reliability promise says:
-#   - the exit status is 130/143 (SIGINT/SIGTERM) with one summary line, or 137 (SIGKILL), or 0 when
+#   - the exit status is 130/143 (SIGINT/SIGTERM) with one summary line (after any warnings and
+#     xdp-rx's notice of what it attaches), or 137 (SIGKILL), or 0 when
 #     the run had finished before the signal;
 #   - PRAGMA integrity_check says ok;
 #   - `noisefloor list` shows no run as running (a SIGKILLed writer's run reads as aborted);
@@ -145,7 +146,8 @@ for ((i = 1; i <= iterations; i++)); do
       # nothing was touched.
       count[loading]=$((${count[loading]:-0} + 1))
     elif [ "$sig" != KILL ]; then
-      summary=$(grep -v ': warning: ' "$work/err")
+      # Warnings and xdp-rx's notice of what it attaches to a real interface come before the summary.
+      summary=$(grep -v -e ': warning: ' -e '^xdp-rx: attaching XDP program ' "$work/err")
       if [ "$(printf '%s\n' "$summary" | grep -c .)" != 1 ] || ! grep -q "SIG$sig" <<<"$summary"; then
         fail "expected one summary line naming SIG$sig, stderr: $(cat "$work/err")"
       fi
