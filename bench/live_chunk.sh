@@ -64,11 +64,11 @@ echo "load average $(cut -d' ' -f1-3 /proc/loadavg); reps $reps x duration $dura
 for part in $parts; do
   case $part in
     aa)
-      one "A/A chunks 50 ms" --variant a:batch=64 --variant b:batch=64 --reps "$reps" --duration "$duration"
+      one "A/A chunks" --variant a:batch=64 --variant b:batch=64 --reps "$reps" --duration "$duration"
       one "A/A repetitions" --chunk 0 --interval 1 --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
         --duration "$duration" ;;
     known)
-      one "known chunks 50 ms" --variant "a:$KNOWN_A" --variant "b:$KNOWN_B" --reps "$reps" --duration "$duration"
+      one "known chunks" --variant "a:$KNOWN_A" --variant "b:$KNOWN_B" --reps "$reps" --duration "$duration"
       one "known repetitions" --chunk 0 --interval 1 --variant "a:$KNOWN_A" --variant "b:$KNOWN_B" --reps "$reps" \
         --duration "$duration" ;;
     false)
