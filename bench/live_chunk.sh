@@ -37,9 +37,10 @@ import json, sys
 label, wall = sys.argv[1], float(sys.argv[2])
 for c in json.load(sys.stdin)["comparisons"]:
     if c["metric"] == "pps" and c["mde_pct"] is not None:
-        print("%-22s wall %5.1f s  %-11s n=%-4d delta %+6.2f%% [%+6.2f, %+6.2f]  mde %5.2f%%  p %.3g  %s" % (
+        holm = c.get("p_adjusted")
+        print("%-22s wall %5.1f s  %-11s n=%-4d delta %+6.2f%% [%+6.2f, %+6.2f]  mde %5.2f%%  p %.3g%s  %s" % (
             label, wall, c["design"], c["n"], c["delta_pct"], c["ci_low_pct"], c["ci_high_pct"], c["mde_pct"],
-            c["p"], c["verdict"]))' "$label" "$(echo "$t1 - $t0" | bc)"
+            c["p"], " (Holm %.3g)" % holm if holm is not None else "", c["verdict"]))' "$label" "$(echo "$t1 - $t0" | bc)"
   "$nf" --db "$db" show last | grep -o 'live design.*' || true
   # Each variant's rates over its samples (packets, the generator's, drops) and the guards' packets.
   "$nf" --db "$db" export last --format json | python3 -c '
@@ -57,7 +58,7 @@ received = sum(t[0] for t in sums.values())
 print("  " + "; ".join("%s: pps %.0f, gen_pps %.0f, drops/s %.0f" % (v, t[0] / t[3], t[1] / t[3], t[2] / t[3])
                        for v, t in sums.items()) +
       ("; guards %.0f packets (%.2f%% of received)" % (guard, 100 * guard / (guard + received)) if guard else ""))' \
-    2>/dev/null || true  # `head -1` (false, chunk) may have stopped reading
+    2>/dev/null || true
 }
 
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg); reps $reps x duration $duration s per variant"
@@ -75,15 +76,17 @@ for part in $parts; do
       different=0
       for seed in $(seq 1 "$runs"); do
         line=$(one "A/A seed $seed" --seed "$seed" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
-          --duration "$duration" | head -1)
+          --duration "$duration")
+        line=${line%%$'\n'*}  # the compare line
         echo "$line"
         case $line in *" different") different=$((different + 1)) ;; esac
       done
       echo "A/A in chunks: $different of $runs runs called different" ;;
     chunk)
       for chunk in 0.01 0.025 0.05 0.1 0.2; do
-        one "A/A chunk $chunk s" --chunk "$chunk" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
-          --duration "$duration" | head -1
+        line=$(one "A/A chunk $chunk s" --chunk "$chunk" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
+          --duration "$duration")
+        echo "${line%%$'\n'*}"
       done ;;
   esac
 done
