@@ -155,7 +155,8 @@ TEST_F(ExportTest, PlotsExportAsVectorsWithTextUnderAHeader)
     EXPECT_TRUE(header.join('\n').contains("spin"));
     EXPECT_TRUE(header.join('\n').contains("kernel"));
     EXPECT_TRUE(header.join('\n').contains("\n! run-to-run variance not counted")) << header.join('\n').toStdString();
-    EXPECT_TRUE(header.join('\n').contains("\n* tsc_per_op ")) << header.join('\n').toStdString();
+    // The primary metric: tsc_per_op, or tsc/op when its figures leave too few columns.
+    EXPECT_TRUE(header.join('\n').contains("\n* tsc")) << header.join('\n').toStdString();
 
     const QString pdf = QString::fromStdString(m_dir.file("plots.pdf"));
     ASSERT_TRUE(compare.saveImage(pdf));
