@@ -124,6 +124,28 @@ void checkDrift(const std::string& variant, const MetricSpec& metric, const std:
     }
 }
 
+// A receiver that takes nearly everything offered is not what limits the rate: pps is then the
+// generator's, and a difference in it is one in what was offered (on a veth testbed each variant's
+// offered rate has its own noise), not in the variants.
+constexpr double kKeptUpShare = 0.99;
+
+void keptUpWarning(const AnalysisInput& in, std::vector<std::string>& warnings)
+{
+    const auto& share = in.receivedShare;
+    if (in.variants.size() < 2 || share.size() != in.variants.size() ||
+        !std::all_of(share.begin(), share.end(), [](double s) { return s >= kKeptUpShare; })) {
+        return;
+    }
+    std::vector<std::string> each;
+    for (std::size_t v = 0; v < share.size(); ++v) {
+        each.push_back(fmt::format("{} {:.2f}%", in.variants[v], 100 * share[v]));
+    }
+    warnings.push_back(fmt::format(
+        "pps is the generator's rate, not the variants': the receiver kept up, every variant took at least "
+        "{:.0f}% of the packets offered ({}); offer more than the receiver takes, or compare per-packet cost",
+        100 * kKeptUpShare, fmt::join(each, ", ")));
+}
+
 // The statistics work in units of the baseline (scale-free), but the per-variant summaries are in
 // the values' own units. Within 1e-150..1e150 every value and its square are normal doubles, so
 // nothing under- or overflows; beyond it a value is refused rather than analysed wrong.
@@ -227,6 +249,7 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                               "switched out (context-switches > 0) or stalled (over 1.5x the median chunk)",
                               in.preemptedChunks, in.chunks, pct));
     }
+    keptUpWarning(in, a.warnings);
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
         for (std::size_t v = 0; v < in.variants.size(); ++v) {
             if (const auto* s = summaryAt(in, m, v)) {

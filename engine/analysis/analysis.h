@@ -33,6 +33,9 @@ struct AnalysisInput {
     std::size_t chunks = 0;
     std::size_t preemptedChunks = 0;
     bool keptPreempted = false;  // a variant lost more than 90% of its chunks: none were left out
+    // Live runs: per variant, the share of the packets the generator offered that the receiver took
+    // (packets / gen_packets over the run). Empty when the run has no generator count.
+    std::vector<double> receivedShare;
     // Runs stored as summaries (perf stat -r N): summaries[m][v] is variant v's, unset for a variant
     // whose values were kept. Empty when no variant comes from summaries.
     std::vector<std::vector<std::optional<SummaryStats>>> summaries;

@@ -99,6 +99,32 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
     return out;
 }
 
+// Per variant, packets received over packets the generator offered, from its repetitions' totals;
+// left empty unless every variant has a generator count.
+void receivedShares(const RunLayout& layout, const std::vector<std::map<int, std::vector<double>>>& repTotals,
+                    AnalysisInput& in)
+{
+    const int received = layout.quantityIndex(quantity::kPackets);
+    const int offered = layout.quantityIndex(quantity::kGenPackets);
+    if (received < 0 || offered < 0) {
+        return;
+    }
+    std::vector<double> shares;
+    for (const auto& reps : repTotals) {
+        double got = 0;
+        double out = 0;
+        for (const auto& [rep, totals] : reps) {
+            got += totals[static_cast<std::size_t>(received)];
+            out += totals[static_cast<std::size_t>(offered)];
+        }
+        if (!(out > 0)) {
+            return;
+        }
+        shares.push_back(got / out);
+    }
+    in.receivedShare = std::move(shares);
+}
+
 // ---- Runs stored as summaries (perf stat -r N): n, mean and standard error instead of values ----
 
 // summaries[m][v] for every variant whose run is summarised; `variantOf` maps v to the variant
@@ -150,6 +176,7 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
             totals[q] += s.values[q];
         }
     }
+    receivedShares(data.layout, repTotals, in);
     // Alternation rounds (repetition, pair), numbered in order; each sample's round found once.
     std::vector<std::pair<int, int>> rounds;
     for (const auto& s : data.samples) {

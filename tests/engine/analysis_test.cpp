@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -131,6 +132,59 @@ TEST(Analyze, ChunksThatStalledWithoutASwitchAreLeftOutToo)
     auto a = analyze(*in, {});
     ASSERT_TRUE(a.ok());
     EXPECT_EQ(primaryOf(*a).result.verdict, Verdict::Equivalent);
+}
+
+// A live run in chunks: the generator offers `offered` packets per 25 ms chunk, each variant takes
+// its `taken` share of them (the rest dropped at its socket).
+RunData liveRun(double offered, double takenA, double takenB)
+{
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> noise(0, 0.01);
+    RunData d;
+    d.variantNames = {"a", "b"};
+    d.layout.quantities = {"packets", "gen_packets", "drops", "elapsed_ns"};
+    d.layout.metrics = liveMetrics(d.layout.quantities);
+    double t = 0;
+    for (int p = 0; p < 200; ++p) {
+        for (int v = 0; v < 2; ++v) {
+            const double gen = offered * (1 + noise(rng));
+            const double got = gen * (v == 0 ? takenA : takenB);
+            d.samples.push_back({v, 0, p, p, t, 0.025, {got, gen, gen - got, 25e6}});
+            t += 0.025;
+        }
+    }
+    return d;
+}
+
+bool warns(const Analysis& a, const std::string& start)
+{
+    return std::any_of(a.warnings.begin(), a.warnings.end(),
+                       [&](const std::string& w) { return w.rfind(start, 0) == 0; });
+}
+
+TEST(Analyze, SaysWhenTheReceiverKeptUpWithTheGenerator)
+{
+    // Both variants take 99.5% or more of what was offered: pps is the generator's rate.
+    auto in = analysisInput(liveRun(25000, 0.999, 0.995), true, {});
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    ASSERT_EQ(in->receivedShare.size(), 2u);
+    EXPECT_NEAR(in->receivedShare[0], 0.999, 1e-9);
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok());
+    EXPECT_TRUE(warns(*a,
+                      "pps is the generator's rate, not the variants': the receiver kept up, every variant "
+                      "took at least 99% of the packets offered (a 99.90%, b 99.50%)"))
+        << (a->warnings.empty() ? "" : a->warnings.front());
+
+    // One variant drops 10% at its socket: it, not the generator, limits the rate. No warning.
+    auto saturated = analyze(*analysisInput(liveRun(25000, 0.999, 0.9), true, {}), {});
+    ASSERT_TRUE(saturated.ok());
+    EXPECT_FALSE(warns(*saturated, "pps is the generator's rate"));
+
+    // No generator count (an in-process run): nothing to say.
+    auto inProcess = analysisInput(alternatingRun(0.0), true, {});
+    ASSERT_TRUE(inProcess.ok());
+    EXPECT_TRUE(inProcess->receivedShare.empty());
 }
 
 TEST(Analyze, FindsAOnePercentShiftInChunkPairs)
