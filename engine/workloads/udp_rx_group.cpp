@@ -12,6 +12,7 @@
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
+#include "engine/workloads/group_view.h"
 #include "engine/workloads/udp_rx.h"
 #include "engine/workloads/udp_rx_receiver.h"
 #include "probes/system_facts.h"
@@ -21,26 +22,6 @@ namespace nf::engine::workloads {
 namespace {
 
 using namespace udp_rx;  // NOLINT(google-build-using-namespace)
-
-class UdpRxGroup;
-
-// Variant v's view of the group.
-class UdpRxView : public LiveSession {
-public:
-    UdpRxView(UdpRxGroup& group, std::size_t v) : m_group(group), m_v(v) {}
-    std::vector<std::string> quantities() const override;
-    Result<void> start() override;
-    Result<std::vector<double>> sample() override;
-    void stop() override;
-    pid_t counterThread() const override;
-    std::vector<int> counterCpus() const override;
-    std::vector<std::pair<std::string, std::string>> facts() const override;
-    std::vector<std::string> warnings() const override;
-
-private:
-    UdpRxGroup& m_group;
-    std::size_t m_v;
-};
 
 class UdpRxGroup : public LiveGroup {
 public:
@@ -53,7 +34,7 @@ public:
     {
         for (std::size_t v = 0; v < socks.size(); ++v) {
             m_rx.push_back(std::make_unique<Receiver>(std::move(socks[v]), m_c[v].rxCpu, m_c[v].batch));
-            m_views.push_back(std::make_unique<UdpRxView>(*this, v));
+            m_views.push_back(std::make_unique<GroupView<UdpRxGroup>>(*this, v));
         }
         m_tids.assign(m_rx.size(), 0);
     }
@@ -141,44 +122,11 @@ private:
     std::unique_ptr<net::Testbed> m_bed;
     std::unique_ptr<net::Generator> m_gen;
     std::vector<std::unique_ptr<Receiver>> m_rx;
-    std::vector<std::unique_ptr<UdpRxView>> m_views;
+    std::vector<std::unique_ptr<GroupView<UdpRxGroup>>> m_views;
     std::vector<pid_t> m_tids;
     net::DeviceStats m_device;  // the receiving veth end's own statistics, shared by every variant
     bool m_running = false;
 };
-
-std::vector<std::string> UdpRxView::quantities() const
-{
-    return m_group.quantities();
-}
-Result<void> UdpRxView::start()
-{
-    return m_group.startFor();
-}
-Result<std::vector<double>> UdpRxView::sample()
-{
-    return m_group.sample(m_v);
-}
-void UdpRxView::stop()
-{
-    m_group.stop();
-}
-pid_t UdpRxView::counterThread() const
-{
-    return m_group.tid(m_v);
-}
-std::vector<int> UdpRxView::counterCpus() const
-{
-    return m_group.config(m_v).counterCpus;
-}
-std::vector<std::pair<std::string, std::string>> UdpRxView::facts() const
-{
-    return m_group.facts(m_v);
-}
-std::vector<std::string> UdpRxView::warnings() const
-{
-    return m_group.warnings(m_v);
-}
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
+#include "engine/workloads/group_view.h"
 #include "engine/workloads/xdp_rx.h"
 #include "engine/workloads/xdp_rx_receiver.h"
 #include "probes/system_facts.h"
@@ -20,26 +21,6 @@ namespace {
 
 using namespace xdp_rx;  // NOLINT(google-build-using-namespace)
 
-class XdpRxGroup;
-
-// Variant v's view of the group.
-class XdpRxView : public LiveSession {
-public:
-    XdpRxView(XdpRxGroup& group, std::size_t v) : m_group(group), m_v(v) {}
-    std::vector<std::string> quantities() const override;
-    Result<void> start() override;
-    Result<std::vector<double>> sample() override;
-    void stop() override;
-    pid_t counterThread() const override;
-    std::vector<int> counterCpus() const override;
-    std::vector<std::pair<std::string, std::string>> facts() const override;
-    std::vector<std::string> warnings() const override;
-
-private:
-    XdpRxGroup& m_group;
-    std::size_t m_v;
-};
-
 class XdpRxGroup : public LiveGroup {
 public:
     XdpRxGroup(std::vector<Config> configs, std::vector<TestbedPort> sides, std::unique_ptr<net::Generator> gen)
@@ -49,7 +30,7 @@ public:
             const auto& rx = m_sides[v].bed->rx();
             m_apps.push_back(std::make_unique<XskApp>(*m_sides[v].port, m_c[v].app, m_c[v].rxCpu, m_c[v].batch));
             m_devices.push_back(net::deviceStats(rx.nsFd, rx.ifname));
-            m_views.push_back(std::make_unique<XdpRxView>(*this, v));
+            m_views.push_back(std::make_unique<GroupView<XdpRxGroup>>(*this, v));
         }
         m_tids.assign(m_apps.size(), 0);
         m_seen.assign(m_apps.size(), 0);
@@ -160,44 +141,11 @@ private:
     std::unique_ptr<net::Generator> m_gen;
     std::vector<std::unique_ptr<XskApp>> m_apps;
     std::vector<net::DeviceStats> m_devices;  // each receiving end's own statistics
-    std::vector<std::unique_ptr<XdpRxView>> m_views;
+    std::vector<std::unique_ptr<GroupView<XdpRxGroup>>> m_views;
     std::vector<pid_t> m_tids;
     mutable std::vector<std::uint64_t> m_seen;  // pending(): each application's count at the last look
     bool m_running = false;
 };
-
-std::vector<std::string> XdpRxView::quantities() const
-{
-    return m_group.quantities();
-}
-Result<void> XdpRxView::start()
-{
-    return m_group.startFor();
-}
-Result<std::vector<double>> XdpRxView::sample()
-{
-    return m_group.sample(m_v);
-}
-void XdpRxView::stop()
-{
-    m_group.stop();
-}
-pid_t XdpRxView::counterThread() const
-{
-    return m_group.tid(m_v);
-}
-std::vector<int> XdpRxView::counterCpus() const
-{
-    return m_group.config(m_v).counterCpus;
-}
-std::vector<std::pair<std::string, std::string>> XdpRxView::facts() const
-{
-    return m_group.facts(m_v);
-}
-std::vector<std::string> XdpRxView::warnings() const
-{
-    return m_group.warnings(m_v);
-}
 
 }  // namespace
 
