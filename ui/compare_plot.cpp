@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 
+#include "ui/difference_marks.h"
 #include "ui/si_ticker.h"
 #include "ui/variant_palette.h"
 
@@ -334,21 +335,7 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct);
     x->setLabel(m_differenceCaption);
 
-    auto* band = new QCPItemRect(m_plot);
-    band->setClipAxisRect(m_difference);
-    band->topLeft->setAxes(x, y);
-    band->bottomRight->setAxes(x, y);
-    band->topLeft->setCoords(-1e9, panel.marginPct);
-    band->bottomRight->setCoords(1e9, -panel.marginPct);
-    band->setPen(Qt::NoPen);
-    band->setBrush(QColor(60, 160, 60, 40));
-    auto* zero = new QCPItemStraightLine(m_plot);
-    zero->setClipAxisRect(m_difference);
-    zero->point1->setAxes(x, y);
-    zero->point2->setAxes(x, y);
-    zero->point1->setCoords(0, 0);
-    zero->point2->setCoords(1, 0);
-    zero->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    drawMarginAndZero(m_plot, m_difference, panel.marginPct);
 
     Categories& categories = m_categories[1];
     double low = -panel.marginPct;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/difference_marks.h"
 #include "ui/explore_panel.h"
 #include "ui/variant_palette.h"
 
@@ -35,22 +36,7 @@ void ExplorePanel::drawDifferences(const QVector<double>& xs)
             .arg(100 * (1 - 2 * v.alpha), 0, 'g', 3)
             .arg(v.marginPct));
 
-    auto* band = new QCPItemRect(m_plot);
-    band->setClipAxisRect(m_difference);
-    band->topLeft->setAxes(x, y);
-    band->bottomRight->setAxes(x, y);
-    band->topLeft->setCoords(-1e12, v.marginPct);
-    band->bottomRight->setCoords(1e12, -v.marginPct);
-    band->setPen(Qt::NoPen);
-    band->setBrush(QColor(60, 160, 60, 40));
-    m_marginPct = band->topLeft->coords().y();  // what is drawn, read back
-    auto* zero = new QCPItemStraightLine(m_plot);
-    zero->setClipAxisRect(m_difference);
-    zero->point1->setAxes(x, y);
-    zero->point2->setAxes(x, y);
-    zero->point1->setCoords(0, 0);
-    zero->point2->setCoords(1, 0);
-    zero->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    m_marginPct = drawMarginAndZero(m_plot, m_difference, v.marginPct)->topLeft->coords().y();  // as drawn
 
     // The candidates, and the extent of everything drawn (the margin always in view).
     std::vector<int> candidates;
