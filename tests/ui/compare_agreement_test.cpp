@@ -27,15 +27,7 @@ namespace nf::ui {
 namespace {
 
 using nf::test::TempDir;
-
-QByteArray cli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(NF_CLI_PATH), args);
-    p.waitForFinished(120000);
-    EXPECT_EQ(p.exitCode(), 0) << args.join(' ').toStdString() << ": " << p.readAllStandardError().toStdString();
-    return p.readAllStandardOutput();
-}
+using nf::ui::test::cli;
 
 std::int64_t runSpin(const std::string& db, const QStringList& extra)
 {

@@ -23,15 +23,7 @@ namespace nf::ui {
 namespace {
 
 using nf::test::TempDir;
-
-QByteArray cli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(NF_CLI_PATH), args);
-    p.waitForFinished(180000);
-    EXPECT_EQ(p.exitCode(), 0) << args.join(' ').toStdString() << ": " << p.readAllStandardError().toStdString();
-    return p.readAllStandardOutput();
-}
+using nf::ui::test::cli;
 
 // A direct against an indirect call over three amounts of work in the callee; the newest run's id.
 std::int64_t runSweep(const QString& db, const QStringList& design)

@@ -1,8 +1,12 @@
 #pragma once
 // Shared by the GUI suites: the one QApplication (offscreen) and a small stored run.
 
+#include <gtest/gtest.h>
+
 #include <QApplication>
 #include <QImage>
+#include <QProcess>
+#include <QStringList>
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -124,6 +128,17 @@ inline int drawnPixels(const QImage& image)
         total += n;
     }
     return total - most;
+}
+
+// Runs this build's `noisefloor` with `args`, waiting up to 3 minutes; the test fails unless it
+// exits 0. Returns what it printed on standard output.
+inline QByteArray cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(NF_CLI_PATH), args);
+    p.waitForFinished(180000);
+    EXPECT_EQ(p.exitCode(), 0) << args.join(' ').toStdString() << ": " << p.readAllStandardError().toStdString();
+    return p.readAllStandardOutput();
 }
 
 }  // namespace nf::ui::test
