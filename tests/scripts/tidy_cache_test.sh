@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/clang-tidy-cached stores a clean result and reuses it for an identical file, also when the
-# compile command is CI's (-Werror with a GCC-only warning option that clang does not know).
+# compile command is CI's (-Werror with a GCC-only warning option that clang does not know), and
+# keeps the keys of clean files in a ledger that a fresh clone reads.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -59,3 +60,22 @@ case $changed in *", 0 unchanged since"*", 0 failed") ;; *) echo "a changed file
 printf 'int twice(int x) { int unused; return x; }\n' > "$work/src/unit.cpp"
 runLedger >/dev/null || true
 [ "$(grep -vc '^#' "$ledger")" = 0 ] || { echo "a file with a finding went into the ledger" >&2; exit 1; }
+
+# A build folder inside the checkout gives the same keys named relative (scripts/lint by hand) or
+# absolute (ctest's lint), so a ledger written one way is read the other.
+inside=$here/build-tidy-cache-test.$$
+trap 'rm -rf "$work" "$inside"' EXIT
+mkdir -p "$inside"
+printf 'int twice(int x) { return x * 2; }\n' > "$work/src/unit.cpp"
+sed "s#$work/build#$inside#g" > "$inside/compile_commands.json" <<JSON
+[{"directory": "$work/build",
+  "command": "/usr/bin/c++ -Wall -Werror -std=c++20 -o unit.o -c $work/src/unit.cpp",
+  "file": "$work/src/unit.cpp"}]
+JSON
+rm -f "$ledger"
+export NF_TIDY_CACHE=$work/cache-inside-1
+(cd "$here" && scripts/clang-tidy-cached -p "build-tidy-cache-test.$$" -j 1 --ledger "$ledger" "$work/src/unit.cpp" >/dev/null 2>&1)
+export NF_TIDY_CACHE=$work/cache-inside-2
+absolute=$("$here/scripts/clang-tidy-cached" -p "$inside" -j 1 --ledger "$ledger" "$work/src/unit.cpp" 2>&1 >/dev/null)
+echo "inside: $absolute"
+case $absolute in *", 1 unchanged since"*", 0 failed") ;; *) echo "a relative and an absolute build folder gave other keys" >&2; exit 1 ;; esac
