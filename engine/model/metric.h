@@ -24,6 +24,9 @@ inline constexpr const char* kGenPackets = "gen_packets";
 // any chunk), and the guard's length.
 inline constexpr const char* kGuardPackets = "guard_packets";
 inline constexpr const char* kGuardNs = "guard_ns";
+// Live chunks side by side: where the variant was (udp-rx: its port, xdp-rx: its testbed, from 0);
+// the variants trade places between the phases of each repetition.
+inline constexpr const char* kPlace = "place";
 // What a remote generator tried to send (sent plus what its kernel refused), two-host runs.
 inline constexpr const char* kGenOffered = "gen_offered";
 // xdp-rx: the AF_XDP socket's XDP_STATISTICS, the application's own statistics, and frames l2fwd

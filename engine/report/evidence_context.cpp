@@ -36,6 +36,61 @@ std::string machineLine(const RunRecord& run)
                        run.environment.hypervisor ? " (VM)" : "", run.row.host, where);
 }
 
+// Variants side by side trade places (ports, testbeds) between phases: how each place received
+// against the first (the geometric mean over the variants of a variant's pps there against its
+// pps on the first place), and whether every variant spent as long on each.
+std::string placesText(const RunRecord& run)
+{
+    const int place = run.data.layout.quantityIndex(quantity::kPlace);
+    const int packets = run.data.layout.quantityIndex(quantity::kPackets);
+    if (place < 0 || packets < 0) {
+        return "";
+    }
+    const auto variants = run.spec.variants.size();
+    std::size_t places = 0;
+    for (const auto& s : run.data.samples) {
+        const auto p = s.values[static_cast<std::size_t>(place)];
+        if (std::isfinite(p) && p >= 0) {
+            places = std::max(places, static_cast<std::size_t>(p) + 1);
+        }
+    }
+    if (places < 2) {
+        return "; every variant kept its place";
+    }
+    std::vector<std::vector<double>> got(variants, std::vector<double>(places, 0.0));
+    std::vector<std::vector<double>> time(variants, std::vector<double>(places, 0.0));
+    for (const auto& s : run.data.samples) {
+        const auto p = s.values[static_cast<std::size_t>(place)];
+        const auto n = s.values[static_cast<std::size_t>(packets)];
+        const auto v = static_cast<std::size_t>(s.variant);
+        if (v < variants && std::isfinite(p) && p >= 0 && std::isfinite(n)) {
+            got[v][static_cast<std::size_t>(p)] += n;
+            time[v][static_cast<std::size_t>(p)] += s.duration;
+        }
+    }
+    bool balanced = true;
+    std::vector<std::string> against;
+    for (std::size_t p = 1; p < places; ++p) {
+        double logSum = 0;
+        std::size_t n = 0;
+        for (std::size_t v = 0; v < variants; ++v) {
+            const double t0 = time[v][0];
+            const double tp = time[v][p];
+            balanced = balanced && t0 > 0 && std::abs(tp - t0) <= 0.1 * t0;
+            if (t0 > 0 && tp > 0 && got[v][0] > 0 && got[v][p] > 0) {
+                logSum += std::log((got[v][p] / tp) / (got[v][0] / t0));
+                ++n;
+            }
+        }
+        if (n > 0) {
+            against.push_back(
+                fmt::format("place {} {:+.2f}%", p + 1, 100 * std::expm1(logSum / static_cast<double>(n))));
+        }
+    }
+    return fmt::format("; the variants traded {} places between phases{} (pps against place 1: {})", places,
+                       balanced ? "" : ", not for equal times", fmt::join(against, ", "));
+}
+
 }  // namespace
 
 std::string liveDesignLine(const RunRecord& run)
@@ -63,7 +118,7 @@ std::string liveDesignLine(const RunRecord& run)
         line += fmt::format("; {:.2f}% of packets at switches in no chunk ({:.0f})",
                             dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0, dropped);
     }
-    return line;
+    return line + placesText(run);
 }
 
 namespace {

@@ -52,28 +52,29 @@ std::optional<double> LiveWorker::packetsNow()
     return total;
 }
 
-// One repetition with every variant side by side: warm up offering to each in turn, then the
-// chunks of the plan (A B B A ...). Before each chunk the traffic switches to its variant and a
-// guard interval passes (its packets, every variant's, are counted in guard_packets and in no
-// chunk); the chunk is counted from both sides' counters at its two boundaries.
-Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng,
-                                       RepetitionResult& rep, PartialSender& partial)
+// Puts the variants on their places for a phase, starts the group with counters on every variant
+// and warms up offering to each in turn. False when stopped.
+Result<bool> LiveWorker::startPhase(std::size_t rotation, std::deque<SessionCounters>& counters,
+                                    std::optional<Running>& running, std::size_t& offered)
 {
     auto& group = *m_group;
+    counters.clear();
+    running.reset();
+    if (auto r = group.place(rotation); !r) {
+        return r.error();
+    }
     if (auto r = group.start(); !r) {
         return r.error();
     }
-    Running running(*m_sessions.front());  // a view's stop() stops the group
+    running.emplace(*m_sessions.front());  // a view's stop() stops the group
     for (std::size_t v = 0; v < m_sessions.size(); ++v) {
         reportWarnings(v);
     }
-    std::deque<SessionCounters> counters;
     for (auto* session : m_sessions) {
         counters.emplace_back(m_p.counters, *session, m_simulated ? &*m_simulated : nullptr);
     }
     const auto chunkTicks = static_cast<std::uint64_t>(*m_spec.chunk * m_tsc->hz());
     const auto warmEnd = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz());
-    std::size_t offered = 0;
     for (std::size_t i = 0; probes::readTsc() < warmEnd; ++i) {
         offered = i % group.size();
         group.offer(offered);
@@ -81,11 +82,41 @@ Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std
             return false;
         }
     }
+    return true;
+}
+
+// One repetition with every variant side by side, in as many phases as there are variants (when it
+// has that many rounds): in each the variants have other places (ports, testbeds), so a difference
+// between the places is every variant's in equal parts. Each phase starts the group and warms up,
+// then runs its rounds of the plan (A B B A ...). Before each chunk the traffic switches to its
+// variant and a guard interval passes (its packets, every variant's, are counted in guard_packets
+// and in no chunk); the chunk is counted from both sides' counters at its two boundaries.
+Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng,
+                                       RepetitionResult& rep, PartialSender& partial)
+{
+    auto& group = *m_group;
+    const auto places = group.size();
+    const int phases = rounds >= static_cast<int>(places) ? static_cast<int>(places) : 1;
+    std::optional<Running> running;
+    std::deque<SessionCounters> counters;
+    const auto chunkTicks = static_cast<std::uint64_t>(*m_spec.chunk * m_tsc->hz());
     const int guardPackets = m_layout.quantityIndex(quantity::kGuardPackets);
     const int guardNs = m_layout.quantityIndex(quantity::kGuardNs);
+    const int place = m_layout.quantityIndex(quantity::kPlace);
     std::vector<int> counts(m_sessions.size(), 0);
+    std::size_t offered = 0;
+    int phase = -1;
+    std::size_t rotation = 0;
     SlicePlan slices(unit, rounds, 0, m_spec.order, rng);
     while (auto slice = slices.next()) {
+        if (const int p = slice->pair * phases / rounds; p != phase) {
+            phase = p;
+            rotation = (static_cast<std::size_t>(unit.repetition) + static_cast<std::size_t>(p)) % places;
+            auto started = startPhase(rotation, counters, running, offered);
+            if (!started || !*started) {
+                return started;
+            }
+        }
         const auto v = static_cast<std::size_t>(slice->variant);
         const auto before = packetsNow();
         const auto guardStart = probes::readTsc();
@@ -112,6 +143,9 @@ Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std
         if (guardPackets >= 0 && guardNs >= 0) {
             s.values[static_cast<std::size_t>(guardPackets)] = before && after ? *after - *before : std::nan("");
             s.values[static_cast<std::size_t>(guardNs)] = m_tsc->toNanoseconds(start->tsc - guardStart);
+        }
+        if (place >= 0) {
+            s.values[static_cast<std::size_t>(place)] = static_cast<double>(group.placeOf(v, rotation));
         }
         s.variant = slice->variant;
         s.repetition = unit.repetition;

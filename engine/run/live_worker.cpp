@@ -132,6 +132,7 @@ Result<void> LiveWorker::setUp()
     if (m_group) {
         m_layout.quantities.emplace_back(quantity::kGuardPackets);
         m_layout.quantities.emplace_back(quantity::kGuardNs);
+        m_layout.quantities.emplace_back(quantity::kPlace);
     }
     m_layout.metrics = liveMetrics(m_layout.quantities);
     std::stable_partition(m_layout.metrics.begin(), m_layout.metrics.end(),

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,8 @@ private:
     // Each measures into `rep` and offers what it adds to `partial`, for watching.
     Result<bool> measure(const ScheduleUnit& unit, int variant, int perVariant, RepetitionResult& rep,
                          PartialSender& partial);
+    Result<bool> startPhase(std::size_t rotation, std::deque<SessionCounters>& counters,
+                            std::optional<Running>& running, std::size_t& offered);
     Result<bool> measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng, RepetitionResult& rep,
                                PartialSender& partial);
     std::optional<double> packetsNow();

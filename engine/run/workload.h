@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -72,6 +73,11 @@ public:
     virtual std::size_t size() const = 0;
     virtual Result<void> start() = 0;  // every receiver, then the generator offering to variant 0
     virtual void stop() = 0;
+    // While stopped: puts variant v on place (v + rotation) % size() (udp-rx: a port, xdp-rx: a
+    // testbed), so that the variants can trade places between phases of a run and a difference
+    // between the places themselves cancels out. Rotation 0 is where they are made.
+    virtual Result<void> place(std::size_t rotation) = 0;
+    std::size_t placeOf(std::size_t v, std::size_t rotation) const { return (v + rotation) % size(); }
     // Offers the generator's traffic to variant v from now on; frames in flight still reach the
     // variant offered before.
     virtual void offer(std::size_t v) = 0;

@@ -2,7 +2,8 @@
 // receiver thread per variant, every receiver pinned to the same rx_cpu. The generator's traffic
 // goes to one variant's port at a time (Generator::setPort), so the variant offered has the
 // receiving CPU to itself while the others sleep in recvmmsg: each is measured on the same CPU, the
-// same device and the same generator, with its own receive call.
+// same device and the same generator, with its own receive call. The variants trade ports between
+// phases of a run (place()), so that what differs between the ports is no variant's.
 
 #include <chrono>
 #include <thread>
@@ -36,6 +37,10 @@ public:
             m_rx.push_back(std::make_unique<Receiver>(std::move(socks[v]), m_c[v].rxCpu, m_c[v].batch));
             m_views.push_back(std::make_unique<GroupView<UdpRxGroup>>(*this, v));
         }
+        m_ports.resize(m_rx.size());
+        for (std::size_t v = 0; v < m_ports.size(); ++v) {
+            m_ports[v] = portOf(v);
+        }
         m_tids.assign(m_rx.size(), 0);
     }
     ~UdpRxGroup() override { UdpRxGroup::stop(); }
@@ -64,13 +69,33 @@ public:
     {
         m_gen->stop();
         for (auto& rx : m_rx) {
-            rx->stop();
+            if (rx) {
+                rx->stop();
+            }
         }
         m_tids.assign(m_rx.size(), 0);
         m_running = false;
     }
 
-    void offer(std::size_t v) override { m_gen->setPort(static_cast<std::uint16_t>(kPort + v)); }
+    // Every socket closes before any opens, since a variant takes over another's port.
+    Result<void> place(std::size_t rotation) override
+    {
+        stop();
+        for (auto& rx : m_rx) {
+            rx.reset();
+        }
+        for (std::size_t v = 0; v < m_rx.size(); ++v) {
+            m_ports[v] = portOf(placeOf(v, rotation));
+            auto sock = openReceiver(m_bed->rx(), m_c[v], m_ports[v]);
+            if (!sock) {
+                return sock.error();
+            }
+            m_rx[v] = std::make_unique<Receiver>(std::move(*sock), m_c[v].rxCpu, m_c[v].batch);
+        }
+        return {};
+    }
+
+    void offer(std::size_t v) override { m_gen->setPort(m_ports[v]); }
 
     bool pending(std::size_t v) const override { return m_rx[v]->queued() > 0; }
 
@@ -111,17 +136,22 @@ public:
                 {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
                 {"generator", m_gen->describe()},
                 {"receiver_call", c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(c.batch) + " buffers"},
-                {"side_by_side", "UDP port " + std::to_string(kPort + v) + " of " + std::to_string(m_rx.size()) +
-                                     " receivers on one testbed, each on CPU " + std::to_string(c.rxCpu) +
-                                     "; the generator offers to one port at a time"},
+                {"side_by_side", std::to_string(m_rx.size()) + " receivers on one testbed, UDP ports " +
+                                     std::to_string(portOf(0)) + "-" + std::to_string(portOf(m_rx.size() - 1)) +
+                                     ", each on CPU " + std::to_string(c.rxCpu) +
+                                     "; the generator offers to one port at a time, and the variants trade "
+                                     "ports between the phases of each repetition (a sample's `place`)"},
                 {"counter_cpus", probes::formatCpuList(c.counterCpus)}};
     }
 
 private:
+    static std::uint16_t portOf(std::size_t place) { return static_cast<std::uint16_t>(kPort + place); }
+
     std::vector<Config> m_c;
     std::unique_ptr<net::Testbed> m_bed;
     std::unique_ptr<net::Generator> m_gen;
     std::vector<std::unique_ptr<Receiver>> m_rx;
+    std::vector<std::uint16_t> m_ports;  // each variant's port now
     std::vector<std::unique_ptr<GroupView<UdpRxGroup>>> m_views;
     std::vector<pid_t> m_tids;
     net::DeviceStats m_device;  // the receiving veth end's own statistics, shared by every variant

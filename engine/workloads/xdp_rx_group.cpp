@@ -6,6 +6,8 @@
 // traffic by queue. veth runs the receiving NAPI on the sending CPU, so every variant's kernel
 // receive work runs on tx_cpu as it does alone. The applications of the variants not offered are
 // parked (they sleep in poll() once their RX ring is empty), so the one offered has rx_cpu to itself.
+// The variants trade testbeds between phases of a run (place()), so that what differs between the
+// testbeds' paths is no variant's.
 
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
@@ -31,6 +33,7 @@ public:
             m_apps.push_back(std::make_unique<XskApp>(*m_sides[v].port, m_c[v].app, m_c[v].rxCpu, m_c[v].batch));
             m_devices.push_back(net::deviceStats(rx.nsFd, rx.ifname));
             m_views.push_back(std::make_unique<GroupView<XdpRxGroup>>(*this, v));
+            m_place.push_back(v);
         }
         m_tids.assign(m_apps.size(), 0);
         m_seen.assign(m_apps.size(), 0);
@@ -62,10 +65,37 @@ public:
     {
         m_gen->stop();
         for (auto& app : m_apps) {
-            app->stop();
+            if (app) {
+                app->stop();
+            }
         }
         m_tids.assign(m_apps.size(), 0);
         m_running = false;
+    }
+
+    // The applications go before their ports, and every port before any opens again: a testbed's
+    // receiving end takes one XDP program.
+    Result<void> place(std::size_t rotation) override
+    {
+        stop();
+        for (auto& app : m_apps) {
+            app.reset();
+        }
+        for (auto& side : m_sides) {
+            side.port.reset();
+        }
+        for (std::size_t v = 0; v < m_apps.size(); ++v) {
+            const auto p = placeOf(v, rotation);
+            auto port = openPort(*m_sides[p].bed, m_c[v]);
+            if (!port) {
+                return port.error();
+            }
+            m_sides[p].port = std::move(*port);
+            m_apps[v] = std::make_unique<XskApp>(*m_sides[p].port, m_c[v].app, m_c[v].rxCpu, m_c[v].batch);
+            m_place[v] = p;
+            m_seen[v] = 0;
+        }
+        return {};
     }
 
     // The application offered to stops sleeping before its frames come; the others park once they
@@ -73,7 +103,7 @@ public:
     void offer(std::size_t v) override
     {
         m_apps[v]->park(false);
-        m_gen->setTarget(v);
+        m_gen->setTarget(m_place[v]);
         for (std::size_t u = 0; u < m_apps.size(); ++u) {
             if (u != v) {
                 m_apps[u]->park(true);
@@ -95,10 +125,10 @@ public:
 
     Result<std::vector<double>> sample(std::size_t v)
     {
-        auto& side = m_sides[v];
+        auto& side = m_sides[m_place[v]];
         LinkSources links{&*side.rxStats, side.bed->rx().ifindex, &*side.txStats, side.bed->tx().ifindex};
         return sampleValues(m_c[v], m_apps[v]->counts(), *side.port, static_cast<double>(m_gen->sent()), links,
-                            m_devices[v]);
+                            m_devices[m_place[v]]);
     }
 
     Result<void> startFor() { return m_running ? Result<void>{} : start(); }
@@ -112,8 +142,9 @@ public:
     std::vector<std::pair<std::string, std::string>> facts(std::size_t v) const
     {
         const auto& c = m_c[v];
-        const auto& rx = m_sides[v].bed->rx();
-        const auto& tx = m_sides[v].bed->tx();
+        const auto& side = m_sides[m_place[v]];
+        const auto& rx = side.bed->rx();
+        const auto& tx = side.bed->tx();
         std::vector<std::pair<std::string, std::string>> out = {
             {"path", "veth"},
             {"sender", tx.ifname + " (ifindex " + std::to_string(tx.ifindex) + ")"},
@@ -121,14 +152,15 @@ public:
             {"generator", m_gen->describe()},
             {"app", std::string(c.app == XskAppKind::L2Fwd ? "l2fwd" : "rxdrop") + ", batch " +
                         std::to_string(c.batch) + ", CPU " + std::to_string(c.rxCpu)}};
-        for (auto& f : m_sides[v].port->facts()) {
+        for (auto& f : side.port->facts()) {
             out.push_back(std::move(f));
         }
-        out.emplace_back("side_by_side", "testbed " + std::to_string(v + 1) + " of " + std::to_string(m_sides.size()) +
-                                             ", each with its own AF_XDP socket and application on CPU " +
+        out.emplace_back("side_by_side", std::to_string(m_sides.size()) +
+                                             " testbeds, each with its own AF_XDP socket and application on CPU " +
                                              std::to_string(c.rxCpu) +
                                              "; the generator redirects its frames to one testbed at a time, the "
-                                             "applications of the others sleep in poll()");
+                                             "applications of the others sleep in poll(), and the variants trade "
+                                             "testbeds between the phases of each repetition (a sample's `place`)");
         out.emplace_back("counter_cpus", probes::formatCpuList(c.counterCpus));
         return out;
     }
@@ -137,11 +169,12 @@ private:
     // Member order is teardown order in reverse: the applications stop first, then the generator
     // goes, then the ports and testbeds.
     std::vector<Config> m_c;
-    std::vector<TestbedPort> m_sides;
+    std::vector<TestbedPort> m_sides;  // per place; its port is that of the variant placed there
     std::unique_ptr<net::Generator> m_gen;
     std::vector<std::unique_ptr<XskApp>> m_apps;
     std::vector<net::DeviceStats> m_devices;  // each receiving end's own statistics
     std::vector<std::unique_ptr<GroupView<XdpRxGroup>>> m_views;
+    std::vector<std::size_t> m_place;  // each variant's testbed (an index of m_sides) now
     std::vector<pid_t> m_tids;
     mutable std::vector<std::uint64_t> m_seen;  // pending(): each application's count at the last look
     bool m_running = false;

@@ -101,16 +101,22 @@ Result<TestbedPort> openTestbedPort(Config c)
     }
     out.rxStats.emplace(std::move(*rxStats));
     out.txStats.emplace(std::move(*txStats));
-    c.xsk.nsFd = rx.nsFd;
-    c.xsk.ifname = rx.ifname;
-    c.xsk.ifindex = rx.ifindex;
-    c.xsk.deviceRing = kVethRing;
-    auto port = net::XskPort::open(c.xsk);
+    auto port = openPort(*out.bed, c);
     if (!port) {
         return port.error();
     }
     out.port = std::move(*port);
     return out;
+}
+
+Result<std::unique_ptr<net::XskPort>> openPort(const net::Testbed& bed, Config c)
+{
+    const auto& rx = bed.rx();
+    c.xsk.nsFd = rx.nsFd;
+    c.xsk.ifname = rx.ifname;
+    c.xsk.ifindex = rx.ifindex;
+    c.xsk.deviceRing = kVethRing;
+    return net::XskPort::open(c.xsk);
 }
 
 std::vector<std::string> quantities(const net::DeviceStats& device)

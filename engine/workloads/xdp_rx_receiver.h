@@ -51,6 +51,8 @@ struct TestbedPort {
     std::unique_ptr<net::XskPort> port;
 };
 Result<TestbedPort> openTestbedPort(Config c);
+// The AF_XDP port of `c` on the receiving end of `bed`.
+Result<std::unique_ptr<net::XskPort>> openPort(const net::Testbed& bed, Config c);
 
 // The session quantities, the receiving device's own statistics last.
 std::vector<std::string> quantities(const net::DeviceStats& device);

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/app/cli_process.h"
@@ -81,6 +82,34 @@ protected:
 
     std::string m_xdpBefore;
 
+    // The two variants traded places (ports, testbeds) halfway through each repetition: in every
+    // pair they are on different places, and each variant ran as many chunks on each place in each
+    // repetition. The run's report says so.
+    static void expectTradedPlaces(const nlohmann::json& exported, const std::string& out)
+    {
+        std::map<std::pair<int, int>, std::vector<int>> placesOfPair;  // (repetition, pair) -> places
+        std::map<std::tuple<int, std::string, int>, int> chunks;       // (repetition, variant, place)
+        for (const auto& s : exported["samples"]) {
+            const int place = static_cast<int>(s["quantities"]["place"].get<double>());
+            const int rep = s["repetition"].get<int>();
+            placesOfPair[{rep, s["pair"].get<int>()}].push_back(place);
+            ++chunks[{rep, s["variant_name"].get<std::string>(), place}];
+        }
+        for (const auto& [key, places] : placesOfPair) {
+            ASSERT_EQ(places.size(), 2u);
+            EXPECT_NE(places.front(), places.back()) << "repetition " << key.first << ", pair " << key.second;
+        }
+        ASSERT_EQ(chunks.size(), 8u) << "2 repetitions x 2 variants x 2 places";
+        const int each = chunks.begin()->second;
+        for (const auto& [key, n] : chunks) {
+            EXPECT_EQ(n, each) << "repetition " << std::get<0>(key) << ", variant " << std::get<1>(key) << ", place "
+                               << std::get<2>(key);
+        }
+        EXPECT_NE(out.find("the variants traded 2 places between phases (pps against place 1: place 2 "),
+                  std::string::npos)
+            << out;
+    }
+
     nlohmann::json comparison(const std::string& metric = "pps")
     {
         const auto r = run({"compare", "last", "--format", "json"});
@@ -119,6 +148,7 @@ TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
         EXPECT_GE(s["quantities"]["guard_ns"].get<double>(), 1e6) << "a guard of at least 1 ms";
     }
     EXPECT_EQ(pairs, 40);  // 1 s of 25 ms chunks per variant
+    expectTradedPlaces(exported, r.out);
     EXPECT_GT(packets[0], 1000);
     EXPECT_GT(packets[1], 1000) << "the generator's traffic reached b's port";
     EXPECT_LT(packets[1], 2 * packets[0]);
@@ -219,6 +249,7 @@ TEST_F(CliLiveChunk, XdpRxIdenticalVariantsRunOnTwoTestbedsInChunkPairs)
         EXPECT_GE(s["quantities"]["guard_ns"].get<double>(), 1e6) << "a guard of at least 1 ms";
     }
     EXPECT_EQ(pairs.size(), 40u);  // 2 repetitions of 1 s of 50 ms chunks per variant
+    expectTradedPlaces(exported, r.out);
     for (const auto& [key, variants] : pairs) {
         EXPECT_EQ(variants.size(), 2u);
         EXPECT_NE(variants.front(), variants.back()) << "a pair holds one chunk of each variant";

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "engine/model/metric.h"
+#include "engine/report/evidence_context.h"
 #include "engine/report/text_table.h"
 
 namespace nf::engine {
@@ -66,6 +68,51 @@ TEST(TextTable, FormatValue)
     EXPECT_EQ(formatValue(123456), "123456");
     EXPECT_EQ(formatValue(0), "0");
     EXPECT_EQ(formatPercent(0.1234), "12.34%");
+}
+
+// A live run side by side whose variants traded places: a on place 2 received 4% more than on
+// place 1, b the same on both, so place 2 received the geometric mean of 1.04 and 1.00 more
+// (+1.98%; the arithmetic mean would say +2.00%).
+RunRecord tradedPlaces()
+{
+    RunRecord r;
+    r.environment.kind = MeasurementKind::Live;
+    r.environment.json["measurement"] = {{"design", "paired chunks, variants side by side"}, {"design_reason", ""}};
+    r.spec.variants = {{"a", {{"batch", "64"}}}, {"b", {{"batch", "8"}}}};
+    r.spec.chunk = 0.025;
+    r.data.variantNames = {"a", "b"};
+    r.data.layout.quantities = {quantity::kPackets, quantity::kElapsedNs, quantity::kGuardPackets, quantity::kGuardNs,
+                                quantity::kPlace};
+    r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
+    for (int pair = 0; pair < 8; ++pair) {
+        const double place = pair < 4 ? 0 : 1;  // a on place 1 then 2, b the other way round
+        r.data.samples.push_back({0, 0, pair, pair, 0, 0.025, {place == 0 ? 1000.0 : 1040.0, 2.5e7, 10, 1e6, place}});
+        r.data.samples.push_back({1, 0, pair, pair, 0, 0.025, {2000.0, 2.5e7, 10, 1e6, 1 - place}});
+    }
+    return r;
+}
+
+TEST(LiveDesign, SaysWhatEachPlaceReceivedAgainstTheFirst)
+{
+    auto r = tradedPlaces();
+    const auto line = liveDesignLine(r);
+    EXPECT_NE(line.find("0.66% of packets at switches in no chunk (160)"), std::string::npos) << line;
+    EXPECT_NE(line.find("; the variants traded 2 places between phases (pps against place 1: place 2 +1.98%)"),
+              std::string::npos)
+        << line;
+    r.data.samples.pop_back();  // b's last chunk on place 1: no longer equal times
+    r.data.samples.pop_back();  // and a's on place 2
+    EXPECT_NE(liveDesignLine(r).find("traded 2 places between phases, not for equal times"), std::string::npos)
+        << liveDesignLine(r);
+    for (auto& s : r.data.samples) {
+        s.values.back() = 0;
+    }
+    EXPECT_NE(liveDesignLine(r).find("; every variant kept its place"), std::string::npos) << liveDesignLine(r);
+    r.data.layout.quantities.pop_back();  // a run stored before variants traded places
+    for (auto& s : r.data.samples) {
+        s.values.pop_back();
+    }
+    EXPECT_EQ(liveDesignLine(r).find("place"), std::string::npos) << liveDesignLine(r);
 }
 
 }  // namespace
