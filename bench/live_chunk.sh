@@ -6,7 +6,8 @@
 #   aa      two identical variants (batch=64 twice): the detectable difference (mde_pct) and the
 #           verdict, chunks then repetitions, each for `reps` x `duration` s per variant
 #   known   a known difference, variants A:$KNOWN_A and B:$KNOWN_B, both designs
-#   false   `runs` seeded A/A runs in chunks (reps x duration each): how often "different"
+#   false   `runs` seeded A/A runs in chunks (reps x duration each): how often "different", what
+#           the places the variants traded received, and the mean change of b against a
 #   chunk   A/A at chunk lengths 10, 25, 50, 100, 200 ms: mde_pct per run time
 # Usage: bench/live_chunk.sh [build-dir] [reps] [duration] [runs] [parts...]
 #        (defaults: build 3 10 20, all parts)
@@ -74,14 +75,22 @@ for part in $parts; do
         --duration "$duration" ;;
     false)
       different=0
+      deltas=()
       for seed in $(seq 1 "$runs"); do
-        line=$(one "A/A seed $seed" --seed "$seed" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
+        out=$(one "A/A seed $seed" --seed "$seed" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \
           --duration "$duration")
-        line=${line%%$'\n'*}  # the compare line
-        echo "$line"
+        line=${out%%$'\n'*}  # the compare line
+        # and what the places (ports, testbeds) the variants traded received, from the design line
+        echo "$line  [$(grep -o 'pps against place 1: [^)]*' <<<"$out" || echo 'no places')]"
         case $line in *" different") different=$((different + 1)) ;; esac
+        deltas+=("$(sed -E 's/.*delta +([-+0-9.]+)%.*/\1/' <<<"$line")")
       done
-      echo "A/A in chunks: $different of $runs runs called different" ;;
+      echo "A/A in chunks: $different of $runs runs called different"
+      printf '%s\n' "${deltas[@]}" | python3 -c '
+import statistics, sys
+d = [float(x) for x in sys.stdin]
+print("changes b against a: mean %+.2f%%, sd %.2f%%, one-sample t %.2f" % (
+    statistics.mean(d), statistics.stdev(d), statistics.mean(d) / (statistics.stdev(d) / len(d) ** 0.5)))' ;;
     chunk)
       for chunk in 0.01 0.025 0.05 0.1 0.2; do
         line=$(one "A/A chunk $chunk s" --chunk "$chunk" --variant a:batch=64 --variant b:batch=64 --reps "$reps" \

@@ -109,11 +109,12 @@ WorkloadDescriptor xdpRx()
         "AF_XDP socket and application settings (batch, need_wakeup, ring_size, frame_size, app, bind) run side "
         "by side, a testbed each with its own program, socket and application on rx_cpu, and the xdp-live "
         "generator's program redirects its frames to one testbed at a time, alternating in chunks (--chunk, "
-        "default 50 ms) while the others' applications sleep in poll(); others run in interleaved repetitions. "
+        "default 50 ms) while the others' applications sleep in poll(), and trading testbeds halfway through each "
+        "repetition, so what differs between the testbeds is no variant's; others run in interleaved repetitions. "
         "Needs CAP_NET_ADMIN and CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own "
         "namespaces.";
     info.primaryMetric = "pps";
-    // Chunks of 50 ms as for udp-rx: docs/benchmarks.md measures them for both.
+    // Chunks of 50 ms (udp-rx has 25 ms): docs/benchmarks.md measures them for both.
     info.defaultChunk = 0.05;
     info.kind = WorkloadKind::Live;
     info.chunkBlocker = xdpRxChunkBlocker;

@@ -75,9 +75,15 @@ public:
     virtual void stop() = 0;
     // While stopped: puts variant v on place (v + rotation) % size() (udp-rx: a port, xdp-rx: a
     // testbed), so that the variants can trade places between phases of a run and a difference
-    // between the places themselves cancels out. Rotation 0 is where they are made.
+    // between the places themselves cancels out. Rotation 0 is where they are made. Whatever a
+    // group does in turn for its variants (opening sockets, starting threads) it does in the order
+    // of their places, so that an effect of that order is the place's too.
     virtual Result<void> place(std::size_t rotation) = 0;
     std::size_t placeOf(std::size_t v, std::size_t rotation) const { return (v + rotation) % size(); }
+    std::size_t variantAt(std::size_t place, std::size_t rotation) const
+    {
+        return (place + size() - rotation % size()) % size();
+    }
     // Offers the generator's traffic to variant v from now on; frames in flight still reach the
     // variant offered before.
     virtual void offer(std::size_t v) = 0;

@@ -53,7 +53,8 @@ public:
     Result<void> start() override
     {
         stop();
-        for (std::size_t v = 0; v < m_rx.size(); ++v) {
+        for (std::size_t p = 0; p < m_rx.size(); ++p) {
+            const auto v = variantAt(p, m_rotation);
             m_tids[v] = m_rx[v]->start();
         }
         offer(0);
@@ -84,8 +85,10 @@ public:
         for (auto& rx : m_rx) {
             rx.reset();
         }
-        for (std::size_t v = 0; v < m_rx.size(); ++v) {
-            m_ports[v] = portOf(placeOf(v, rotation));
+        m_rotation = rotation;
+        for (std::size_t p = 0; p < m_rx.size(); ++p) {
+            const auto v = variantAt(p, rotation);
+            m_ports[v] = portOf(p);
             auto sock = openReceiver(m_bed->rx(), m_c[v], m_ports[v]);
             if (!sock) {
                 return sock.error();
@@ -152,6 +155,7 @@ private:
     std::unique_ptr<net::Generator> m_gen;
     std::vector<std::unique_ptr<Receiver>> m_rx;
     std::vector<std::uint16_t> m_ports;  // each variant's port now
+    std::size_t m_rotation = 0;          // of the places now
     std::vector<std::unique_ptr<GroupView<UdpRxGroup>>> m_views;
     std::vector<pid_t> m_tids;
     net::DeviceStats m_device;  // the receiving veth end's own statistics, shared by every variant

@@ -48,11 +48,12 @@ public:
     Result<void> start() override
     {
         stop();
-        for (std::size_t v = 0; v < m_apps.size(); ++v) {
+        for (std::size_t p = 0; p < m_apps.size(); ++p) {
+            const auto v = variantAt(p, m_rotation);
             m_apps[v]->park(v != 0);
             m_tids[v] = m_apps[v]->start();
         }
-        m_gen->setTarget(0);
+        m_gen->setTarget(m_place[0]);
         if (auto r = m_gen->start(); !r) {
             stop();
             return r;
@@ -84,8 +85,9 @@ public:
         for (auto& side : m_sides) {
             side.port.reset();
         }
-        for (std::size_t v = 0; v < m_apps.size(); ++v) {
-            const auto p = placeOf(v, rotation);
+        m_rotation = rotation;
+        for (std::size_t p = 0; p < m_apps.size(); ++p) {
+            const auto v = variantAt(p, rotation);
             auto port = openPort(*m_sides[p].bed, m_c[v]);
             if (!port) {
                 return port.error();
@@ -175,6 +177,7 @@ private:
     std::vector<net::DeviceStats> m_devices;  // each receiving end's own statistics
     std::vector<std::unique_ptr<GroupView<XdpRxGroup>>> m_views;
     std::vector<std::size_t> m_place;  // each variant's testbed (an index of m_sides) now
+    std::size_t m_rotation = 0;
     std::vector<pid_t> m_tids;
     mutable std::vector<std::uint64_t> m_seen;  // pending(): each application's count at the last look
     bool m_running = false;
