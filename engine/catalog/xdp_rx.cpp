@@ -109,9 +109,10 @@ WorkloadDescriptor xdpRx()
         "AF_XDP socket and application settings (batch, need_wakeup, ring_size, frame_size, app, bind) run side "
         "by side, a testbed each with its own program, socket and application on rx_cpu, and the xdp-live "
         "generator's program redirects its frames to one testbed at a time, alternating in chunks (--chunk, "
-        "default 50 ms) while the others' applications sleep in poll(), and trading testbeds halfway through each "
-        "repetition, so what differs between the testbeds is no variant's; others run in interleaved repetitions. "
-        "Needs CAP_NET_ADMIN and CAP_SYS_ADMIN; never leaves a program attached; sends nothing outside its own "
+        "default 50 ms) while the others' applications sleep in poll(), and trading testbeds between the phases "
+        "of each repetition (n variants, n phases), so what differs between the testbeds is no variant's; "
+        "others run in interleaved repetitions. Needs CAP_NET_ADMIN and CAP_SYS_ADMIN; never leaves a program "
+        "attached; sends nothing outside its own "
         "namespaces.";
     info.primaryMetric = "pps";
     // Chunks of 50 ms (udp-rx has 25 ms): docs/benchmarks.md measures them for both.

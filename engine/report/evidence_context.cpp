@@ -54,9 +54,6 @@ std::string placesText(const RunRecord& run)
             places = std::max(places, static_cast<std::size_t>(p) + 1);
         }
     }
-    if (places < 2) {
-        return "; every variant kept its place";
-    }
     std::vector<std::vector<double>> got(variants, std::vector<double>(places, 0.0));
     std::vector<std::vector<double>> time(variants, std::vector<double>(places, 0.0));
     for (const auto& s : run.data.samples) {
@@ -67,6 +64,12 @@ std::string placesText(const RunRecord& run)
             got[v][static_cast<std::size_t>(p)] += n;
             time[v][static_cast<std::size_t>(p)] += s.duration;
         }
+    }
+    const bool traded = std::any_of(time.begin(), time.end(), [](const std::vector<double>& t) {
+        return std::count_if(t.begin(), t.end(), [](double x) { return x > 0; }) > 1;
+    });
+    if (!traded) {
+        return "; every variant kept its place";
     }
     bool balanced = true;
     std::vector<std::string> against;
@@ -87,8 +90,9 @@ std::string placesText(const RunRecord& run)
                 fmt::format("place {} {:+.2f}%", p + 1, 100 * std::expm1(logSum / static_cast<double>(n))));
         }
     }
-    return fmt::format("; the variants traded {} places between phases{} (pps against place 1: {})", places,
-                       balanced ? "" : ", not for equal times", fmt::join(against, ", "));
+    return fmt::format(
+        "; the variants traded {} places{}{}", places, balanced ? "" : ", not for equal times",
+        against.empty() ? std::string() : fmt::format(" (pps against place 1: {})", fmt::join(against, ", ")));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace nf::engine {
 std::string runCommandLine(const RunRecord& run);
 
 // A live run's design: "live design: side by side in chunks; 0.52% of packets at switches in no
-// chunk (N); the variants traded 2 places between phases (pps against place 1: place 2 +0.58%)" or
+// chunk (N); the variants traded 2 places (pps against place 1: place 2 +0.58%)" or
 // "live design: repetitions: <why>"; "" for other runs.
 std::string liveDesignLine(const RunRecord& run);
 

@@ -67,6 +67,7 @@ Result<bool> LiveWorker::startPhase(std::size_t rotation, std::deque<SessionCoun
         return r.error();
     }
     running.emplace(*m_sessions.front());  // a view's stop() stops the group
+    offered = 0;                           // start() offers to variant 0
     for (std::size_t v = 0; v < m_sessions.size(); ++v) {
         reportWarnings(v);
     }

@@ -5,6 +5,7 @@
 // same device and the same generator, with its own receive call. The variants trade ports between
 // phases of a run (place()), so that what differs between the ports is no variant's.
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -53,6 +54,9 @@ public:
     Result<void> start() override
     {
         stop();
+        if (std::any_of(m_rx.begin(), m_rx.end(), [](const auto& r) { return r == nullptr; })) {
+            return Error{"udp-rx side by side: a variant has no place (placing it failed)"};
+        }
         for (std::size_t p = 0; p < m_rx.size(); ++p) {
             const auto v = variantAt(p, m_rotation);
             m_tids[v] = m_rx[v]->start();

@@ -9,6 +9,8 @@
 // The variants trade testbeds between phases of a run (place()), so that what differs between the
 // testbeds' paths is no variant's.
 
+#include <algorithm>
+
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
@@ -48,6 +50,9 @@ public:
     Result<void> start() override
     {
         stop();
+        if (std::any_of(m_apps.begin(), m_apps.end(), [](const auto& r) { return r == nullptr; })) {
+            return Error{"xdp-rx side by side: a variant has no place (placing it failed)"};
+        }
         for (std::size_t p = 0; p < m_apps.size(); ++p) {
             const auto v = variantAt(p, m_rotation);
             m_apps[v]->park(v != 0);

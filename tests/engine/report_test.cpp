@@ -97,15 +97,16 @@ TEST(LiveDesign, SaysWhatEachPlaceReceivedAgainstTheFirst)
     auto r = tradedPlaces();
     const auto line = liveDesignLine(r);
     EXPECT_NE(line.find("0.66% of packets at switches in no chunk (160)"), std::string::npos) << line;
-    EXPECT_NE(line.find("; the variants traded 2 places between phases (pps against place 1: place 2 +1.98%)"),
-              std::string::npos)
+    EXPECT_NE(line.find("; the variants traded 2 places (pps against place 1: place 2 +1.98%)"), std::string::npos)
         << line;
     r.data.samples.pop_back();  // b's last chunk on place 1: no longer equal times
     r.data.samples.pop_back();  // and a's on place 2
-    EXPECT_NE(liveDesignLine(r).find("traded 2 places between phases, not for equal times"), std::string::npos)
+    EXPECT_NE(liveDesignLine(r).find("traded 2 places, not for equal times (pps against place 1: place 2 "),
+              std::string::npos)
         << liveDesignLine(r);
+    // A run too short to trade (one phase): a on place 1 and b on place 2 throughout.
     for (auto& s : r.data.samples) {
-        s.values.back() = 0;
+        s.values.back() = s.variant;
     }
     EXPECT_NE(liveDesignLine(r).find("; every variant kept its place"), std::string::npos) << liveDesignLine(r);
     r.data.layout.quantities.pop_back();  // a run stored before variants traded places
