@@ -74,7 +74,7 @@ Result<Config> readConfig(const ParamSet& p)
     return c;
 }
 
-Result<TestbedPort> openTestbedPort(Config c)
+Result<TestbedPort> openTestbedPort(const Config& c)
 {
     TestbedPort out;
     auto bed = net::Testbed::create({net::TestbedPath::Veth, true});  // GRO gives the veth NAPI

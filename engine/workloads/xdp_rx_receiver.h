@@ -50,7 +50,7 @@ struct TestbedPort {
     std::optional<net::RtnlSocket> txStats;
     std::unique_ptr<net::XskPort> port;
 };
-Result<TestbedPort> openTestbedPort(Config c);
+Result<TestbedPort> openTestbedPort(const Config& c);
 // The AF_XDP port of `c` on the receiving end of `bed`.
 Result<std::unique_ptr<net::XskPort>> openPort(const net::Testbed& bed, Config c);
 
