@@ -38,10 +38,6 @@ public:
             m_rx.push_back(std::make_unique<Receiver>(std::move(socks[v]), m_c[v].rxCpu, m_c[v].batch));
             m_views.push_back(std::make_unique<GroupView<UdpRxGroup>>(*this, v));
         }
-        m_ports.resize(m_rx.size());
-        for (std::size_t v = 0; v < m_ports.size(); ++v) {
-            m_ports[v] = portOf(v);
-        }
         m_tids.assign(m_rx.size(), 0);
     }
     ~UdpRxGroup() override { UdpRxGroup::stop(); }
@@ -92,8 +88,7 @@ public:
         m_rotation = rotation;
         for (std::size_t p = 0; p < m_rx.size(); ++p) {
             const auto v = variantAt(p, rotation);
-            m_ports[v] = portOf(p);
-            auto sock = openReceiver(m_bed->rx(), m_c[v], m_ports[v]);
+            auto sock = openReceiver(m_bed->rx(), m_c[v], portOf(p));
             if (!sock) {
                 return sock.error();
             }
@@ -102,7 +97,7 @@ public:
         return {};
     }
 
-    void offer(std::size_t v) override { m_gen->setPort(m_ports[v]); }
+    void offer(std::size_t v) override { m_gen->setPort(portOf(placeOf(v, m_rotation))); }
 
     bool pending(std::size_t v) const override { return m_rx[v]->queued() > 0; }
 
@@ -158,8 +153,7 @@ private:
     std::unique_ptr<net::Testbed> m_bed;
     std::unique_ptr<net::Generator> m_gen;
     std::vector<std::unique_ptr<Receiver>> m_rx;
-    std::vector<std::uint16_t> m_ports;  // each variant's port now
-    std::size_t m_rotation = 0;          // of the places now
+    std::size_t m_rotation = 0;  // variant v is on port portOf(placeOf(v, m_rotation))
     std::vector<std::unique_ptr<GroupView<UdpRxGroup>>> m_views;
     std::vector<pid_t> m_tids;
     net::DeviceStats m_device;  // the receiving veth end's own statistics, shared by every variant

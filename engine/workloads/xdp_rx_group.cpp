@@ -35,7 +35,6 @@ public:
             m_apps.push_back(std::make_unique<XskApp>(*m_sides[v].port, m_c[v].app, m_c[v].rxCpu, m_c[v].batch));
             m_devices.push_back(net::deviceStats(rx.nsFd, rx.ifname));
             m_views.push_back(std::make_unique<GroupView<XdpRxGroup>>(*this, v));
-            m_place.push_back(v);
         }
         m_tids.assign(m_apps.size(), 0);
         m_seen.assign(m_apps.size(), 0);
@@ -58,7 +57,7 @@ public:
             m_apps[v]->park(v != 0);
             m_tids[v] = m_apps[v]->start();
         }
-        m_gen->setTarget(m_place[0]);
+        m_gen->setTarget(placeOf(0, m_rotation));
         if (auto r = m_gen->start(); !r) {
             stop();
             return r;
@@ -99,7 +98,6 @@ public:
             }
             m_sides[p].port = std::move(*port);
             m_apps[v] = std::make_unique<XskApp>(*m_sides[p].port, m_c[v].app, m_c[v].rxCpu, m_c[v].batch);
-            m_place[v] = p;
             m_seen[v] = 0;
         }
         return {};
@@ -110,7 +108,7 @@ public:
     void offer(std::size_t v) override
     {
         m_apps[v]->park(false);
-        m_gen->setTarget(m_place[v]);
+        m_gen->setTarget(placeOf(v, m_rotation));
         for (std::size_t u = 0; u < m_apps.size(); ++u) {
             if (u != v) {
                 m_apps[u]->park(true);
@@ -132,10 +130,11 @@ public:
 
     Result<std::vector<double>> sample(std::size_t v)
     {
-        auto& side = m_sides[m_place[v]];
+        const auto p = placeOf(v, m_rotation);
+        auto& side = m_sides[p];
         LinkSources links{&*side.rxStats, side.bed->rx().ifindex, &*side.txStats, side.bed->tx().ifindex};
         return sampleValues(m_c[v], m_apps[v]->counts(), *side.port, static_cast<double>(m_gen->sent()), links,
-                            m_devices[m_place[v]]);
+                            m_devices[p]);
     }
 
     Result<void> startFor() { return m_running ? Result<void>{} : start(); }
@@ -149,7 +148,7 @@ public:
     std::vector<std::pair<std::string, std::string>> facts(std::size_t v) const
     {
         const auto& c = m_c[v];
-        const auto& side = m_sides[m_place[v]];
+        const auto& side = m_sides[placeOf(v, m_rotation)];
         const auto& rx = side.bed->rx();
         const auto& tx = side.bed->tx();
         std::vector<std::pair<std::string, std::string>> out = {
@@ -181,8 +180,7 @@ private:
     std::vector<std::unique_ptr<XskApp>> m_apps;
     std::vector<net::DeviceStats> m_devices;  // each receiving end's own statistics
     std::vector<std::unique_ptr<GroupView<XdpRxGroup>>> m_views;
-    std::vector<std::size_t> m_place;  // each variant's testbed (an index of m_sides) now
-    std::size_t m_rotation = 0;
+    std::size_t m_rotation = 0;  // variant v is on testbed (an index of m_sides) placeOf(v, m_rotation)
     std::vector<pid_t> m_tids;
     mutable std::vector<std::uint64_t> m_seen;  // pending(): each application's count at the last look
     bool m_running = false;
