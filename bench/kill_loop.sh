@@ -17,6 +17,8 @@
 #     after SIGKILL;
 #   - no temporary file (*.new-*, *.tmp-*) is left next to the database;
 #   - an export's target is absent or the whole export, never a part of it.
+#   - the process ends within 20 s of its signal; one that does not is a hang, reported with its
+#     threads' stacks and then SIGKILLed.
 # Prints one line per iteration and a summary; exits 1 if any check failed.
 # Usage: bench/kill_loop.sh [-n ITERATIONS] [-b BUILD_DIR] [-s SEED] [--no-live]
 set -uo pipefail
@@ -25,6 +27,7 @@ iterations=50
 build=build
 seed=$$
 live=1
+hang_deadline=20  # seconds a process may take to end after its signal (ASan builds included)
 while [ $# -gt 0 ]; do
   case $1 in
     -n) iterations=$2; shift 2 ;;
@@ -90,6 +93,14 @@ runs_count() {
   if [ -f "$db" ]; then sqlite3 "$db" 'SELECT count(*) FROM runs'; else echo 0; fi
 }
 
+stacks() {  # every thread of a process: gdb's backtraces, else its kernel wait channels
+  if command -v gdb >/dev/null; then
+    timeout 60 gdb -p "$1" -batch -nx -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(Thread|#)'
+  else
+    for t in /proc/"$1"/task/*; do echo "thread ${t##*/} $(cat "$t/comm") waits in $(cat "$t/wchan")"; done
+  fi
+}
+
 declare -A count
 failures=0
 fail() {
@@ -121,8 +132,10 @@ for ((i = 1; i <= iterations; i++)); do
   sig=${signals[RANDOM % 3]}
   delay=$((RANDOM % max))
   runs_before=$(runs_count)
+  # As from a terminal: a background job of this script would start with SIGINT ignored, and
+  # noisefloor keeps a signal ignored from the start.
   # shellcheck disable=SC2086  # the arguments are words
-  "$nf" --db "$db" $args >"$work/out" 2>"$work/err" &
+  env --default-signal=INT "$nf" --db "$db" $args >"$work/out" 2>"$work/err" &
   pid=$!
   sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
   if kill -0 "$pid" 2>/dev/null; then
@@ -131,13 +144,33 @@ for ((i = 1; i <= iterations; i++)); do
   else
     when=finished
   fi
+  # A process that does not end within the deadline after its signal is a hang: its threads'
+  # stacks are printed (gdb, else each thread's kernel wait channel) before SIGKILL ends it.
+  for ((tick = 0; tick < hang_deadline * 10; tick++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    hung=$(stacks "$pid")
+    kill -s KILL "$pid"
+  else
+    hung=
+  fi
   wait "$pid" 2>/dev/null
   status=$?
+  if [ -n "$hung" ]; then
+    fail "$name still running ${hang_deadline} s after SIG$sig; its threads:"
+    printf '%s\n' "$hung" | sed 's/^/    /'
+    count[hung]=$((${count[hung]:-0} + 1))
+    status=hung
+  fi
   count[$sig]=$((${count[$sig]:-0} + 1))
   expected=$([ "$sig" = INT ] && echo 130 || { [ "$sig" = TERM ] && echo 143 || echo 137; })
   line="[$i] $name SIG$sig after ${delay} ms: exit $status"
   echo "$line"
-  if [ "$status" = 0 ]; then
+  if [ "$status" = hung ]; then
+    echo "  its stderr: $(cat "$work/err")"
+  elif [ "$status" = 0 ]; then
     count[finished]=$((${count[finished]:-0} + 1))
   elif [ "$status" = "$expected" ]; then
     count[interrupted]=$((${count[interrupted]:-0} + 1))
@@ -193,7 +226,8 @@ shown=$("$nf" --db "$db" list --format json | jq -r 'group_by(.status) | map(.[0
 echo "iterations $iterations in $(($(date +%s) - start)) s (seed $seed, live $live):" \
   "SIGINT ${count[INT]:-0}, SIGTERM ${count[TERM]:-0}, SIGKILL ${count[KILL]:-0};" \
   "interrupted ${count[interrupted]:-0}, finished before the signal ${count[finished]:-0};" \
-  "iterations that left network state ${count[leftover_runs]:-0}"
+  "iterations that left network state ${count[leftover_runs]:-0};" \
+  "processes still running ${hang_deadline} s after their signal ${count[hung]:-0}"
 echo "SIGINT/SIGTERM: while the program was loading ${count[loading]:-0}, before the run was stored" \
   "${count[before]:-0}, during it ${count[during]:-0}, after its last repetition ${count[after]:-0}"
 echo "runs stored: $runs; as list shows them: $shown"

@@ -32,7 +32,8 @@ Result<data::Database> openDatabase(const Context& ctx, data::Database::Mode mod
 
 namespace {
 
-// SIGINT, SIGTERM and SIGHUP, blocked (pending) until the command decides what they do; see Command.
+// SIGINT, SIGTERM and SIGHUP (those not ignored from the start), blocked (pending) until the
+// command decides what they do; see Command.
 sigset_t stopSignals()
 {
     return nf::cli::stopSignalSet();

@@ -22,9 +22,16 @@ sigset_t stopSignalSet()
 {
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        // The tool never changes these dispositions, so SIG_IGN here is what it was started with.
+        // A blocked signal is queued even when ignored, and sigtimedwait would take it: leaving
+        // such a signal out keeps it ignored, as nohup and a script's background job expect.
+        struct sigaction current {};
+        if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
+            continue;
+        }
+        sigaddset(&set, sig);
+    }
     return set;
 }
 

@@ -11,7 +11,9 @@
 
 namespace nf::cli {
 
-// SIGINT, SIGTERM and SIGHUP: the signals that stop a command cleanly.
+// SIGINT, SIGTERM and SIGHUP, the signals that stop a command cleanly, less any the process was
+// started with ignored: under nohup a hangup does not stop a run, and a script's background job
+// (which the shell starts with SIGINT and SIGQUIT ignored) keeps ignoring SIGINT.
 sigset_t stopSignalSet();
 
 class SignalStop {

@@ -1,6 +1,7 @@
 // Crash safety through the `noisefloor` binary: SIGINT and SIGTERM at different moments of a run,
 // a sweep and the command workload; SIGKILL; two runs writing one database at once; a signal after
-// the last repetition and during a blocked import; the command workload's grandchildren and output.
+// the last repetition and during a blocked import; the command workload's grandchildren and output;
+// a signal ignored from the start (nohup).
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -104,6 +105,36 @@ TEST_F(CliCrash, SighupStopsTheRunCleanly)
     const auto j = list();
     ASSERT_EQ(j.size(), 1u);
     EXPECT_EQ(j[0]["status"], "aborted");
+}
+
+// Under nohup (SIGHUP ignored from the start) a hangup leaves the run going to its end.
+TEST_F(CliCrash, UnderNohupAHangupDoesNotStopTheRun)
+{
+    CliProcess p(withDb({"run", "spin", "--reps", "4", "--duration", "0.1", "--share-cpus"}), m_dir, SIGHUP);
+    ASSERT_TRUE(waitForRepetitions(1));
+    kill(p.pid(), SIGHUP);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 0) << r.err;
+    const auto j = list();
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["status"], "complete");
+    EXPECT_EQ(j[0]["repetitions"].get<int>(), 4);
+}
+
+// A script's background job starts with SIGINT ignored: it stays ignored, and SIGTERM still stops
+// the run cleanly.
+TEST_F(CliCrash, SigintIgnoredFromTheStartStaysIgnoredWhileSigtermStops)
+{
+    CliProcess p(withDb({"run", "spin", "--reps", "1000", "--duration", "0.1", "--share-cpus"}), m_dir, SIGINT);
+    ASSERT_TRUE(waitForRepetitions(1));
+    kill(p.pid(), SIGINT);
+    const int stored = list()[0]["repetitions"].get<int>();
+    ASSERT_TRUE(waitForRepetitions(stored + 2)) << "the run stopped at SIGINT";
+    kill(p.pid(), SIGTERM);
+    const auto r = p.wait();
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("aborted: SIGTERM"), std::string::npos) << r.err;
 }
 
 TEST_F(CliCrash, SignalDuringWarmupAbortsWithNoRepetitions)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +16,7 @@
 
 namespace nf::test {
 
-CliProcess::CliProcess(const std::vector<std::string>& args, const TempDir& dir)
+CliProcess::CliProcess(const std::vector<std::string>& args, const TempDir& dir, int ignored)
 {
     static std::atomic<int> counter{0};
     const int n = counter++;
@@ -39,6 +40,9 @@ CliProcess::CliProcess(const std::vector<std::string>& args, const TempDir& dir)
         dup2(in, 0);
         dup2(out, 1);
         dup2(err, 2);
+        for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+            (void)signal(sig, sig == ignored ? SIG_IGN : SIG_DFL);
+        }
         execv(cargv[0], cargv.data());
         _exit(127);
     }

@@ -20,8 +20,10 @@ struct CliResult {
 
 class CliProcess {
 public:
-    // Starts `noisefloor args...` with stdout and stderr going to files in `dir`.
-    CliProcess(const std::vector<std::string>& args, const TempDir& dir);
+    // Starts `noisefloor args...` with stdout and stderr going to files in `dir`, and SIGINT,
+    // SIGTERM and SIGHUP as a terminal gives them (default), whatever the test runner was started
+    // with; `ignored`, if not 0, is started ignored instead, as nohup does SIGHUP.
+    CliProcess(const std::vector<std::string>& args, const TempDir& dir, int ignored = 0);
     pid_t pid() const { return m_pid; }
     CliResult wait();
 
