@@ -131,10 +131,13 @@ private:
         }
     }
 
+    // A testbed's namespaces are anonymous: one is reachable after its owner died only if someone
+    // pinned it under /run/netns. The recorded inode alone does not name it, since the kernel
+    // reuses a namespace's inode once it is gone: only a namespace with a recorded inode that
+    // still holds one of the testbed's links is taken for the testbed's.
     void testbeds()
     {
-        std::vector<Netns> namespaces;
-        bool scanned = false;
+        const auto namespaces = reachableNamespaces();
         for (auto& p : probeOwners("testbed", m_dir)) {
             if (p.state == OwnerState::NotOurs) {
                 unproven(p);
@@ -143,22 +146,13 @@ private:
             const std::set<std::uint64_t> inodes = {fieldNumber(p.record, "tx_netns"),
                                                     fieldNumber(p.record, "rx_netns")};
             const std::vector<std::string> links = {field(p.record, "tx_link"), field(p.record, "rx_link")};
-            for (const auto& l : links) {
-                m_covered.insert(l);
-            }
-            m_coveredNs.insert(inodes.begin(), inodes.end());
-            if (p.state == OwnerState::Held) {
+            if (p.state == OwnerState::Held) {  // alive, so are its namespaces: the inodes are theirs
+                m_covered.insert(links.begin(), links.end());
+                m_coveredNs.insert(inodes.begin(), inodes.end());
                 add("testbed", p.record.name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
                 continue;
             }
             add("testbed", p.record.name, LeftoverState::Remove, gone(p.record));
-            if (!m_act) {
-                continue;
-            }
-            if (!scanned) {
-                namespaces = reachableNamespaces();
-                scanned = true;
-            }
             bool failed = false;
             int deleted = 0;
             for (const auto& ns : namespaces) {
@@ -175,6 +169,11 @@ private:
                     if (l.empty() || !sock->ifindex(l)) {
                         continue;
                     }
+                    m_covered.insert(l);
+                    m_coveredNs.insert(ns.inode);
+                    if (!m_act) {
+                        continue;
+                    }
                     if (auto r = sock->deleteLink(l); !r) {
                         m_report.failures.push_back("link " + l + " in " + ns.where + ": " + r.error().message);
                         failed = true;
@@ -183,7 +182,7 @@ private:
                     }
                 }
             }
-            if (failed) {
+            if (!m_act || failed) {
                 continue;
             }
             p.claim->release();

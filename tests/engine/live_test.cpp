@@ -2,6 +2,7 @@
 // so they need CAP_NET_ADMIN and CAP_SYS_ADMIN (root in CI) and skip without them.
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <sys/socket.h>
@@ -9,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -18,15 +21,18 @@
 #include "engine/net/cpu_pin.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
+#include "engine/run/owner_lock.h"
 #include "engine/run/run_collector.h"
 #include "engine/run/scheduler.h"
 #include "engine/workloads/registry.h"
 #include "tests/engine/held_netns.h"
+#include "tests/support/temp_dir.h"
 
 namespace nf::engine {
 namespace {
 
 using test::heldNetns;
+using test::TempDir;
 
 #define NF_REQUIRE_NET_ADMIN()                                                                       \
     if (!net::hasCapability(CAP_NET_ADMIN) || !net::hasCapability(CAP_SYS_ADMIN)) {                  \
@@ -183,6 +189,106 @@ TEST(Cleanup, ForgetsTheStaleLockOfAKilledTestbed)
     EXPECT_FALSE(std::filesystem::exists(lock));
     ::close(ready[0]);
     ::close(ready[1]);
+}
+
+// A named namespace with the inode a dead testbed's record gives, as when the kernel has handed a
+// gone testbed namespace's inode to one someone else made; with `testbedLinks`, the record's two
+// links are in it too, as when someone pinned the testbed's namespace. Removed at the end.
+class ReusedInode {
+public:
+    ReusedInode(const std::string& dir, bool testbedLinks)
+        : m_netns("nf" + std::to_string(::getpid()) + "rx7"),
+          m_link("nf" + std::to_string(::getpid()) + "t7"),
+          m_peer("nf" + std::to_string(::getpid()) + "r7")
+    {
+        EXPECT_EQ(std::system(("ip netns add " + m_netns).c_str()), 0);
+        if (testbedLinks) {
+            EXPECT_EQ(std::system(("ip link add " + m_link + " netns " + m_netns + " type veth peer name " + m_peer +
+                                   " netns " + m_netns)
+                                      .c_str()),
+                      0);
+        }
+        net::Fd ns(::open(netnsPath().c_str(), O_RDONLY | O_CLOEXEC));
+        const auto inode = std::to_string(net::netnsInode(ns.get()));
+        int ready[2];
+        EXPECT_EQ(::pipe(ready), 0);
+        const pid_t child = ::fork();
+        if (child == 0) {
+            auto lock = OwnerLock::acquire(
+                "testbed", m_link, "noisefloor live testbed",
+                {{"tx_netns", inode}, {"rx_netns", inode}, {"tx_link", m_link}, {"rx_link", m_peer}}, dir);
+            const char c = lock && lock->lock ? 'y' : 'n';
+            (void)!::write(ready[1], &c, 1);
+            ::pause();
+            ::_exit(0);
+        }
+        char c = 0;
+        EXPECT_EQ(::read(ready[0], &c, 1), 1);
+        EXPECT_EQ(c, 'y');
+        ::kill(child, SIGKILL);
+        ::waitpid(child, nullptr, 0);
+        ::close(ready[0]);
+        ::close(ready[1]);
+    }
+    ~ReusedInode() { (void)std::system(("ip netns del " + m_netns + " 2>/dev/null").c_str()); }
+    ReusedInode(const ReusedInode&) = delete;
+    ReusedInode& operator=(const ReusedInode&) = delete;
+
+    std::string netnsPath() const { return "/run/netns/" + m_netns; }
+    const std::string& link() const { return m_link; }
+    bool hasLink() const
+    {
+        net::Fd ns(::open(netnsPath().c_str(), O_RDONLY | O_CLOEXEC));
+        auto sock = net::RtnlSocket::open(ns.get());
+        return sock && sock->ifindex(m_link).ok();
+    }
+
+private:
+    std::string m_netns;
+    std::string m_link;
+    std::string m_peer;
+};
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text)
+{
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
+// A namespace that only has the inode a dead testbed recorded is someone else's: listed as not
+// the tool's, never searched or covered for the testbed, whose record is forgotten.
+TEST(Cleanup, ANamespaceWithADeadTestbedsInodeButNotItsLinksIsNotTheTestbeds)
+{
+    NF_REQUIRE_NET_ADMIN();
+    TempDir dir;
+    ReusedInode other(dir.path(), false);
+    const auto report = net::removeLeftovers(dir.path());
+    EXPECT_TRUE(report.failures.empty());
+    bool listed = false;
+    for (const auto& l : report.found) {
+        listed = listed || (l.name == other.netnsPath() && l.state == net::LeftoverState::NotOurs);
+    }
+    EXPECT_TRUE(listed) << "the namespace was taken for the dead testbed's";
+    EXPECT_TRUE(mentions(report.notes, "testbed " + other.link() + ": went with its namespaces"));
+    EXPECT_TRUE(report.removed.empty());
+    EXPECT_TRUE(std::filesystem::exists(other.netnsPath()));
+}
+
+// A dead testbed's namespace that someone pinned (its inode, and its links in it): the links are
+// removed and the namespace is not listed as someone else's.
+TEST(Cleanup, RemovesTheLinksOfADeadTestbedsPinnedNamespace)
+{
+    NF_REQUIRE_NET_ADMIN();
+    TempDir dir;
+    ReusedInode pinned(dir.path(), true);
+    ASSERT_TRUE(pinned.hasLink());
+    const auto report = net::removeLeftovers(dir.path());
+    EXPECT_TRUE(report.failures.empty());
+    EXPECT_TRUE(mentions(report.removed, "removed testbed " + pinned.link()));
+    for (const auto& l : report.found) {
+        EXPECT_NE(l.name, pinned.netnsPath());
+    }
+    EXPECT_FALSE(pinned.hasLink());
 }
 
 ExperimentSpec udpSpec()
