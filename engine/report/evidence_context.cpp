@@ -95,6 +95,29 @@ std::string placesText(const RunRecord& run)
         against.empty() ? std::string() : fmt::format(" (pps against place 1: {})", fmt::join(against, ", ")));
 }
 
+// Chunks in which the generator offered nothing (a stall of its thread or of the VM): the variant
+// received nothing either, so the comparison skips their pairs; this says why.
+std::string stallText(const RunRecord& run)
+{
+    const int offered = run.data.layout.quantityIndex(quantity::kGenPackets);
+    if (offered < 0) {
+        return "";
+    }
+    std::size_t chunks = 0;
+    std::size_t stalled = 0;
+    for (const auto& s : run.data.samples) {
+        if (s.pair >= 0) {
+            ++chunks;
+            stalled += s.values[static_cast<std::size_t>(offered)] == 0 ? 1 : 0;
+        }
+    }
+    if (stalled == 0) {
+        return "";
+    }
+    return fmt::format("; the generator offered nothing in {} of {} chunks (it stalled), whose pairs are left out",
+                       stalled, chunks);
+}
+
 }  // namespace
 
 std::string liveDesignLine(const RunRecord& run)
@@ -122,7 +145,7 @@ std::string liveDesignLine(const RunRecord& run)
         line += fmt::format("; {:.2f}% of packets at switches in no chunk ({:.0f})",
                             dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0, dropped);
     }
-    return line + placesText(run);
+    return line + stallText(run) + placesText(run);
 }
 
 namespace {

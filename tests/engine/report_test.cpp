@@ -116,5 +116,23 @@ TEST(LiveDesign, SaysWhatEachPlaceReceivedAgainstTheFirst)
     EXPECT_EQ(liveDesignLine(r).find("place"), std::string::npos) << liveDesignLine(r);
 }
 
+// A chunk in which the generator offered nothing (it stalled) is named with the line, since the
+// comparison skips its pair.
+TEST(LiveDesign, NamesTheChunksInWhichTheGeneratorOfferedNothing)
+{
+    auto r = tradedPlaces();
+    r.data.layout.quantities.push_back(quantity::kGenPackets);
+    for (auto& s : r.data.samples) {
+        s.values.push_back(3000);
+    }
+    EXPECT_EQ(liveDesignLine(r).find("offered nothing"), std::string::npos) << liveDesignLine(r);
+    r.data.samples[5].values.back() = 0;
+    r.data.samples[5].values.front() = 0;
+    EXPECT_NE(liveDesignLine(r).find("; the generator offered nothing in 1 of 16 chunks (it stalled), whose pairs "
+                                     "are left out"),
+              std::string::npos)
+        << liveDesignLine(r);
+}
+
 }  // namespace
 }  // namespace nf::engine
