@@ -95,27 +95,33 @@ std::string placesText(const RunRecord& run)
         against.empty() ? std::string() : fmt::format(" (pps against place 1: {})", fmt::join(against, ", ")));
 }
 
-// Chunks in which the generator offered nothing (a stall of its thread or of the VM): the variant
-// received nothing either, so the comparison skips their pairs; this says why.
+// Chunks in which the generator offered nothing (a stall of its thread or of the VM). When the
+// variant received nothing in them either, the comparison skips their pairs: this says why.
 std::string stallText(const RunRecord& run)
 {
     const int offered = run.data.layout.quantityIndex(quantity::kGenPackets);
-    if (offered < 0) {
+    const int received = run.data.layout.quantityIndex(quantity::kPackets);
+    if (offered < 0 || received < 0) {
         return "";
     }
     std::size_t chunks = 0;
     std::size_t stalled = 0;
+    std::size_t empty = 0;
     for (const auto& s : run.data.samples) {
-        if (s.pair >= 0) {
-            ++chunks;
-            stalled += s.values[static_cast<std::size_t>(offered)] == 0 ? 1 : 0;
+        if (s.pair < 0) {
+            continue;
+        }
+        ++chunks;
+        if (s.values[static_cast<std::size_t>(offered)] == 0) {
+            ++stalled;
+            empty += s.values[static_cast<std::size_t>(received)] == 0 ? 1 : 0;
         }
     }
     if (stalled == 0) {
         return "";
     }
-    return fmt::format("; the generator offered nothing in {} of {} chunks (it stalled), whose pairs are left out",
-                       stalled, chunks);
+    return fmt::format("; the generator offered nothing in {} of {} chunks (it stalled){}", stalled, chunks,
+                       empty == stalled ? ", whose pairs are left out" : "");
 }
 
 }  // namespace

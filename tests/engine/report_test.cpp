@@ -126,8 +126,11 @@ TEST(LiveDesign, NamesTheChunksInWhichTheGeneratorOfferedNothing)
         s.values.push_back(3000);
     }
     EXPECT_EQ(liveDesignLine(r).find("offered nothing"), std::string::npos) << liveDesignLine(r);
-    r.data.samples[5].values.back() = 0;
-    r.data.samples[5].values.front() = 0;
+    r.data.samples[5].values.back() = 0;  // offered nothing, but received what was still queued
+    EXPECT_NE(liveDesignLine(r).find("; the generator offered nothing in 1 of 16 chunks (it stalled); the "),
+              std::string::npos)
+        << liveDesignLine(r);
+    r.data.samples[5].values.front() = 0;  // and received nothing: its pair is skipped
     EXPECT_NE(liveDesignLine(r).find("; the generator offered nothing in 1 of 16 chunks (it stalled), whose pairs "
                                      "are left out"),
               std::string::npos)
