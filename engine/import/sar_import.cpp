@@ -480,6 +480,9 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
         sample.values.push_back(seconds);
         samples.push_back(std::move(sample));
     }
+    if (samples.empty()) {  // its rows are all in a later Average block: the first has none of them
+        return importError(src, 0, "no Average row of interface " + iface + " in the first Average block");
+    }
     if (averageOnly) {
         table.notes.emplace_back(
             "only sar's Average lines: the rates are stored as one sample; the period they average is not in the file");

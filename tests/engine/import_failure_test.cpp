@@ -147,6 +147,18 @@ TEST(ImportFailures, SarHistoryIntervalsRunFromThePreviousTimestamp)
     EXPECT_DOUBLE_EQ(value(*t, "rx_packets", 0, 3), 7397.68 * 10);
 }
 
+// Found by the fuzzer: an Average header with no rows, then a second Average block with the
+// interface's row. Only the first block is read, and it has none: an error, not an empty run.
+TEST(ImportFailures, SarWithNoRowOfTheInterfaceInTheFirstAverageBlockIsAnError)
+{
+    const std::string sar =
+        "sar -n DEV 2 100\n"
+        "Average:        IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s   %ifutil\n"
+        "Average:        IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s   %ifutil\n"
+        "Average:           lo      1.00      0.00      0.00      0.00      0.00\n";
+    expectError(parse("sar", sar), "no Average row of interface lo in the first Average block");
+}
+
 // A line sar does not print, inside its block, is an error; after the block it is text around it.
 TEST(ImportFailures, AnUnknownLineInsideABlockIsAnError)
 {
