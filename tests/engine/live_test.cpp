@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -153,42 +155,68 @@ TEST(Cleanup, LeavesWhatOnlyLooksLikeTheToolsAlone)
     EXPECT_TRUE(sock->deleteLink(dead + "t0").ok());
 }
 
-// A testbed whose process was SIGKILLed: its lock is stale, its namespaces went with the process,
-// and cleanup forgets the record without touching anything else.
-TEST(Cleanup, ForgetsTheStaleLockOfAKilledTestbed)
+// True when one of `lines` holds `text`.
+bool mentions(const std::vector<std::string>& lines, const std::string& text)
 {
-    NF_REQUIRE_NET_ADMIN();
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
+// A child process that does `take` (true when it succeeded), then waits to be killed with what it
+// took: its pid, or -1 if `take` failed.
+pid_t childHolding(const std::function<bool()>& take)
+{
     int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
+    if (::pipe(ready) != 0) {
+        return -1;
+    }
     const pid_t child = ::fork();
     if (child == 0) {
-        auto bed = net::Testbed::create({net::TestbedPath::Veth, true});
-        const char c = bed ? 'y' : 'n';
+        const char c = take() ? 'y' : 'n';
         (void)!::write(ready[1], &c, 1);
         ::pause();
         ::_exit(0);
     }
     char c = 0;
-    ASSERT_EQ(::read(ready[0], &c, 1), 1);
-    ASSERT_EQ(c, 'y');
+    const bool took = child > 0 && ::read(ready[0], &c, 1) == 1 && c == 'y';
+    ::close(ready[0]);
+    ::close(ready[1]);
+    if (child > 0 && !took) {
+        ::kill(child, SIGKILL);
+        ::waitpid(child, nullptr, 0);
+    }
+    return took ? child : -1;
+}
+
+void killAndReap(pid_t child)
+{
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+}
+
+// A testbed whose process was SIGKILLed: its lock is stale, its namespaces went with the process,
+// and cleanup forgets the record without touching anything else.
+TEST(Cleanup, ForgetsTheStaleLockOfAKilledTestbed)
+{
+    NF_REQUIRE_NET_ADMIN();
+    std::unique_ptr<net::Testbed> bed;
+    const pid_t child = childHolding([&] {
+        auto made = net::Testbed::create({net::TestbedPath::Veth, true});
+        bed = made ? std::move(*made) : nullptr;
+        return bed != nullptr;
+    });
+    ASSERT_GT(child, 0);
     const std::string name = "nf" + std::to_string(child) + "t0";
     const std::string lock = ownerLockPath("testbed", name);
     auto held = probeOwner(lock);
     EXPECT_EQ(held.state, OwnerState::Held);
     EXPECT_EQ(held.record.owns.at("rx_link"), "nf" + std::to_string(child) + "r0");
     held = {};
-    ::kill(child, SIGKILL);
-    ::waitpid(child, nullptr, 0);
+    killAndReap(child);
     const auto report = net::removeLeftovers();
     EXPECT_TRUE(report.failures.empty());
-    bool forgot = false;
-    for (const auto& n : report.notes) {
-        forgot = forgot || n.find("testbed " + name + ": went with its namespaces") != std::string::npos;
-    }
-    EXPECT_TRUE(forgot);
+    EXPECT_TRUE(mentions(report.notes, "testbed " + name + ": went with its namespaces"));
     EXPECT_FALSE(std::filesystem::exists(lock));
-    ::close(ready[0]);
-    ::close(ready[1]);
 }
 
 // A named namespace with the inode a dead testbed's record gives, as when the kernel has handed a
@@ -210,25 +238,18 @@ public:
         }
         net::Fd ns(::open(netnsPath().c_str(), O_RDONLY | O_CLOEXEC));
         const auto inode = std::to_string(net::netnsInode(ns.get()));
-        int ready[2];
-        EXPECT_EQ(::pipe(ready), 0);
-        const pid_t child = ::fork();
-        if (child == 0) {
-            auto lock = OwnerLock::acquire(
+        std::optional<OwnerLock> lock;
+        const pid_t child = childHolding([&] {
+            auto taken = OwnerLock::acquire(
                 "testbed", m_link, "noisefloor live testbed",
                 {{"tx_netns", inode}, {"rx_netns", inode}, {"tx_link", m_link}, {"rx_link", m_peer}}, dir);
-            const char c = lock && lock->lock ? 'y' : 'n';
-            (void)!::write(ready[1], &c, 1);
-            ::pause();
-            ::_exit(0);
+            lock = taken ? std::move(taken->lock) : std::nullopt;
+            return lock.has_value();
+        });
+        EXPECT_GT(child, 0);
+        if (child > 0) {
+            killAndReap(child);  // the record stays, its owner gone
         }
-        char c = 0;
-        EXPECT_EQ(::read(ready[0], &c, 1), 1);
-        EXPECT_EQ(c, 'y');
-        ::kill(child, SIGKILL);
-        ::waitpid(child, nullptr, 0);
-        ::close(ready[0]);
-        ::close(ready[1]);
     }
     ~ReusedInode() { (void)std::system(("ip netns del " + m_netns + " 2>/dev/null").c_str()); }
     ReusedInode(const ReusedInode&) = delete;
@@ -248,12 +269,6 @@ private:
     std::string m_link;
     std::string m_peer;
 };
-
-bool mentions(const std::vector<std::string>& lines, const std::string& text)
-{
-    return std::any_of(lines.begin(), lines.end(),
-                       [&](const std::string& l) { return l.find(text) != std::string::npos; });
-}
 
 // A namespace that only has the inode a dead testbed recorded is someone else's: listed as not
 // the tool's, never searched or covered for the testbed, whose record is forgotten.
