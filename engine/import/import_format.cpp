@@ -423,7 +423,7 @@ std::string quoteLine(std::string_view line)
 Result<ImportTable> checkedTable(const ImportSource& src, ImportTable table)
 {
     for (std::size_t r = 0; r < table.repetitions.size(); ++r) {
-        if (table.repetitions[r].empty() && table.summaries.empty()) {
+        if (table.repetitions[r].empty()) {
             return importError(src, 0, "repetition " + std::to_string(r + 1) + " has no sample");
         }
         for (const auto& sample : table.repetitions[r]) {
