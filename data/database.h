@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::data {
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <utility>
 
-#include "probes/system_facts.h"
+#include "base/system_facts.h"
 
 namespace nf::probes {
 
@@ -100,10 +100,10 @@ Result<void> checkTarget(const CounterTarget& target)
     std::string text;
     std::getline(in, text);
     bool ok = false;
-    const std::vector<int> online = parseCpuList(text, &ok);
+    const std::vector<int> online = base::parseCpuList(text, &ok);
     if (ok && std::find(online.begin(), online.end(), target.cpu) == online.end()) {
         return Error{"invalid counter target: cpu " + std::to_string(target.cpu) +
-                         " is not online (online: " + formatCpuList(online) + ")",
+                         " is not online (online: " + base::formatCpuList(online) + ")",
                      ENODEV};
     }
     if (!ok && target.cpu >= sysconf(_SC_NPROCESSORS_CONF)) {

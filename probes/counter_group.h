@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "probes/event_spec.h"
-#include "probes/result.h"
 #include "probes/simulated_pmu.h"
 
 namespace nf::probes {

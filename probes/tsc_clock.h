@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::probes {
 

@@ -231,11 +231,11 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
             m_workload->addItem(qs(w.name) + QStringLiteral(" - ") + qs(w.summary), qs(w.name));
         }
     }
-    setMachine(probes::readCpuFacts());
+    setMachine(base::readCpuFacts());
     buildParamForm();
 }
 
-void ExperimentEditor::setMachine(const probes::SystemFacts& facts)
+void ExperimentEditor::setMachine(const base::SystemFacts& facts)
 {
     m_facts = facts;
     const QSignalBlocker block(m_cpus);
@@ -247,7 +247,7 @@ void ExperimentEditor::setMachine(const probes::SystemFacts& facts)
                                              .arg(c.id)
                                              .arg(c.core)
                                              .arg(c.package)
-                                             .arg(c.siblings.empty() ? tr("?") : qs(probes::formatCpuList(c.siblings)))
+                                             .arg(c.siblings.empty() ? tr("?") : qs(base::formatCpuList(c.siblings)))
                                              .arg(allowed ? QString() : tr(" (not allowed to this process)")),
                                          m_cpus);
         item->setData(Qt::UserRole, c.id);

@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
+#include "base/system_facts.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
-#include "probes/system_facts.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -36,7 +36,7 @@ public:
     explicit ExperimentEditor(QWidget* parent = nullptr);
 
     // The CPUs the form offers and checks against (by default this machine's).
-    void setMachine(const probes::SystemFacts& facts);
+    void setMachine(const base::SystemFacts& facts);
 
     bool selectWorkload(const QString& name);
     // Sets a parameter's field ("" = default); false when the workload has no such parameter.
@@ -98,7 +98,7 @@ private:
     const engine::WorkloadDescriptor* current() const;
 
     std::vector<const engine::WorkloadDescriptor*> m_workloads;
-    probes::SystemFacts m_facts;
+    base::SystemFacts m_facts;
     QComboBox* m_workload = nullptr;
     QLabel* m_description = nullptr;
     QFormLayout* m_paramForm = nullptr;

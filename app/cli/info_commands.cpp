@@ -76,7 +76,7 @@ int listWorkloads(const std::string& format)
 
 int runChecks(const std::string& format, const std::string& iface)
 {
-    auto checks = engine::checkMachine(probes::readSystemFacts());
+    auto checks = engine::checkMachine(base::readSystemFacts());
     if (!iface.empty()) {
         auto net = engine::net::checkInterface(iface);
         if (!net) {

@@ -9,12 +9,12 @@
 #include "app/cli/run_options.h"
 #include "app/cli/run_plan.h"
 #include "app/cli/run_session.h"
+#include "base/system_facts.h"
 #include "data/run_store.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/model/sweep.h"
 #include "engine/report/run_text.h"
-#include "probes/system_facts.h"
 
 namespace nf::cli {
 
@@ -68,7 +68,7 @@ Result<std::vector<engine::ExperimentSpec>> checkedPoints(const engine::Experime
                                                           const std::optional<engine::SweepSpec>& sweep,
                                                           const std::string& sweepId)
 {
-    auto checked = engine::checkExperiment(spec, sweep, probes::readSystemFacts(), sweepId);
+    auto checked = engine::checkExperiment(spec, sweep, base::readSystemFacts(), sweepId);
     if (!checked.ok()) {
         const auto& problem = checked.problems.front();
         return Error{engine::describe(problem, optionName(problem.field))};

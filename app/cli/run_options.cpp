@@ -1,7 +1,7 @@
 #include "app/cli/run_options.h"
 
+#include "base/system_facts.h"
 #include "engine/model/parameter.h"
-#include "probes/system_facts.h"
 
 namespace nf::cli {
 
@@ -25,7 +25,7 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
     }
     if (!o.cpus.empty()) {
         bool ok = false;
-        spec.cpus = probes::parseCpuList(o.cpus, &ok);
+        spec.cpus = base::parseCpuList(o.cpus, &ok);
         if (!ok) {
             return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 0-3,8"};
         }

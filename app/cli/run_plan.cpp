@@ -4,9 +4,9 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/run_options.h"
+#include "base/system_facts.h"
 #include "engine/run/scheduler.h"
 #include "engine/workloads/registry.h"
-#include "probes/system_facts.h"
 
 namespace nf::cli {
 
@@ -53,7 +53,7 @@ void printOne(const engine::PreparedExperiment& p, std::ostream& out)
 int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
 {
     const bool seedGiven = !specs.empty() && specs.front().seed.has_value();
-    const auto facts = probes::readSystemFacts();
+    const auto facts = base::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
     for (const auto& spec : specs) {
         auto p = engine::prepareExperiment(spec, facts, engine::workloads::implementations(), optionName);
@@ -73,7 +73,7 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
                        s.repetitions, s.repetitions == 1 ? "" : "s", s.duration);
     out << "  " << schedule(s) << '\n';
     if (first.workload->kind != engine::WorkloadKind::Live) {  // live workloads name their CPUs themselves
-        out << "  measuring on CPU " << probes::formatCpuList(s.cpus) << '\n';
+        out << "  measuring on CPU " << base::formatCpuList(s.cpus) << '\n';
     }
     out << "  counters " << join(s.counters, ", ") << (s.pmu.simulated ? " (hardware ones SIMULATED)" : "") << '\n';
     out << "  label '" << s.label << "'; "

@@ -13,8 +13,8 @@
 #include "app/cli/event_stream.h"
 #include "app/cli/signal_stop.h"
 #include "app/cli/terminal_text.h"
+#include "base/system_facts.h"
 #include "engine/run/scheduler.h"
-#include "probes/system_facts.h"
 
 namespace nf::cli {
 
@@ -163,7 +163,7 @@ int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Cont
     if (ctx.stopWhenStdinCloses) {
         stdinStop.emplace(signals);
     }
-    const auto facts = probes::readSystemFacts();
+    const auto facts = base::readSystemFacts();
     std::vector<engine::PreparedExperiment> prepared;
     for (const auto& spec : specs) {
         const std::string point = spec.sweep ? spec.sweep->param + "=" + spec.sweep->value : "";

@@ -9,13 +9,13 @@
 #include "app/cli/cli.h"
 #include "app/cli/run_options.h"
 #include "app/cli/signal_stop.h"
+#include "base/system_facts.h"
 #include "engine/run/counter_columns.h"
 #include "engine/run/run_collector.h"
 #include "engine/run/scheduler.h"
 #include "engine/stats/descriptive.h"
 #include "engine/workloads/registry.h"
 #include "probes/counter_group.h"
-#include "probes/system_facts.h"
 #include "probes/tsc_clock.h"
 
 namespace nf::cli {
@@ -41,7 +41,7 @@ engine::ExperimentSpec spinSpec(const SelftestOptions& o, std::vector<engine::Va
     spec.chunk = chunk;
     spec.pmu = o.choice;
     if (!o.cpus.empty()) {
-        spec.cpus = probes::parseCpuList(o.cpus);
+        spec.cpus = base::parseCpuList(o.cpus);
     }
     return spec;
 }
@@ -55,10 +55,10 @@ Result<void> checkOptions(SelftestOptions& o)
     }
     o.choice = *pmu;
     bool ok = true;
-    if (!o.cpus.empty() && (probes::parseCpuList(o.cpus, &ok).empty() || !ok)) {
+    if (!o.cpus.empty() && (base::parseCpuList(o.cpus, &ok).empty() || !ok)) {
         return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 2-3"};
     }
-    auto prepared = engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), probes::readSystemFacts(),
+    auto prepared = engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), base::readSystemFacts(),
                                               engine::workloads::implementations(), optionName);
     if (!prepared) {
         return prepared.error();
@@ -70,7 +70,7 @@ Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engin
                                      double duration, double chunk, const SignalStop& signals)
 {
     auto prepared =
-        engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk), probes::readSystemFacts(),
+        engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk), base::readSystemFacts(),
                                   engine::workloads::implementations(), optionName);
     if (!prepared) {
         return prepared.error();

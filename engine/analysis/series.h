@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/analysis/comparison.h"
 #include "engine/stats/descriptive.h"
-#include "probes/result.h"
 
 namespace nf::engine {
 

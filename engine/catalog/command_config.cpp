@@ -1,6 +1,6 @@
 #include "engine/catalog/command_config.h"
 
-#include "probes/system_facts.h"
+#include "base/system_facts.h"
 
 namespace nf::engine::catalog {
 
@@ -43,7 +43,7 @@ Result<CommandConfig> commandConfig(const ParamSet& p)
     c.higherIsBetter = p.text("higher_is_better") == "yes";
     if (!p.text("counter_cpus").empty()) {
         bool ok = false;
-        c.counterCpus = probes::parseCpuList(p.text("counter_cpus"), &ok);
+        c.counterCpus = base::parseCpuList(p.text("counter_cpus"), &ok);
         if (!ok) {
             return Error{"counter_cpus '" + p.text("counter_cpus") + "' is not a CPU list"};
         }

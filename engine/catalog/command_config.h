@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/parameter.h"
-#include "probes/result.h"
 
 namespace nf::engine::catalog {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "probes/system_facts.h"
+#include "base/system_facts.h"
 
 namespace nf::engine::catalog {
 
@@ -10,7 +10,7 @@ Result<void> checkCpu(const std::string& param, int cpu, const std::vector<int>&
 {
     if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
         return Error{param + "=" + std::to_string(cpu) + ": CPU " + std::to_string(cpu) +
-                     " is offline or not allowed to this process (allowed: " + probes::formatCpuList(allowed) + ")"};
+                     " is offline or not allowed to this process (allowed: " + base::formatCpuList(allowed) + ")"};
     }
     return {};
 }
@@ -25,7 +25,7 @@ Result<std::vector<int>> counterCpus(const std::string& text, const std::vector<
         return std::vector<int>{};
     }
     bool ok = false;
-    auto cpus = probes::parseCpuList(text, &ok);
+    auto cpus = base::parseCpuList(text, &ok);
     if (!ok || cpus.empty()) {
         return Error{"counter_cpus=" + text + ": expected auto, none or a CPU list such as 0-3,8"};
     }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::engine::catalog {
 

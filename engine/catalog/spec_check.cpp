@@ -168,7 +168,7 @@ void checkPmu(const ExperimentSpec& spec, const WorkloadDescriptor* w, Checker& 
     }
 }
 
-void checkCpus(const ExperimentSpec& spec, const probes::SystemFacts& facts, Checker& check)
+void checkCpus(const ExperimentSpec& spec, const base::SystemFacts& facts, Checker& check)
 {
     if (spec.cpus.empty() && facts.allowedCpus.empty()) {
         check.add(SpecField::Cpus, "", "no CPU is available to this process");
@@ -176,8 +176,8 @@ void checkCpus(const ExperimentSpec& spec, const probes::SystemFacts& facts, Che
     for (int cpu : spec.cpus) {
         if (!contains(facts.onlineCpus, cpu) || !contains(facts.allowedCpus, cpu)) {
             check.add(SpecField::Cpus, std::to_string(cpu),
-                      "no such CPU available (online: " + probes::formatCpuList(facts.onlineCpus) +
-                          ", allowed: " + probes::formatCpuList(facts.allowedCpus) + ")");
+                      "no such CPU available (online: " + base::formatCpuList(facts.onlineCpus) +
+                          ", allowed: " + base::formatCpuList(facts.allowedCpus) + ")");
         }
     }
 }
@@ -309,7 +309,7 @@ std::string describe(const SpecProblem& p, std::string_view fieldName)
 }
 
 SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<SweepSpec>& sweep,
-                          const probes::SystemFacts& facts, const std::string& sweepId)
+                          const base::SystemFacts& facts, const std::string& sweepId)
 {
     SpecCheck result;
     Checker check(result.problems);

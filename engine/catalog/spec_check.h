@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/system_facts.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/model/experiment_spec.h"
 #include "engine/model/sweep.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine {
 
@@ -74,6 +74,6 @@ struct SpecCheck {
 // Checks `spec` (and every point of `sweep`) on a machine with `facts`, collecting every problem.
 // Sweep points carry `sweepId`.
 SpecCheck checkExperiment(const ExperimentSpec& spec, const std::optional<SweepSpec>& sweep,
-                          const probes::SystemFacts& facts, const std::string& sweepId = "");
+                          const base::SystemFacts& facts, const std::string& sweepId = "");
 
 }  // namespace nf::engine

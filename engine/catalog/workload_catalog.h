@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/metric.h"
 #include "engine/model/parameter.h"
-#include "probes/result.h"
 
 namespace nf::engine {
 

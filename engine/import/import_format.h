@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/run_data.h"
-#include "probes/result.h"
 
 namespace nf::engine {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::engine {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/experiment_spec.h"
 #include "engine/model/metric.h"
-#include "probes/result.h"
 
 namespace nf::engine {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/experiment_spec.h"
-#include "probes/result.h"
 
 namespace nf::engine {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/net/generator.h"
 #include "engine/net/netns.h"
 #include "engine/run/pinned_thread.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

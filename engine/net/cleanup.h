@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/run/owner_lock.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

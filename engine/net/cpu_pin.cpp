@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "probes/system_facts.h"
+#include "base/system_facts.h"
 
 namespace nf::engine::net {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/net/netns.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/net/testbed.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

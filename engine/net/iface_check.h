@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/run/environment.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

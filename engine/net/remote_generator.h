@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 struct nl_sock;
 

@@ -15,9 +15,9 @@
 #include <optional>
 #include <string>
 
+#include "base/result.h"
 #include "engine/net/netns.h"
 #include "engine/run/owner_lock.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

@@ -15,10 +15,10 @@
 #include <memory>
 #include <mutex>
 
+#include "base/system_facts.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/libbpf_opts.h"
 #include "engine/net/testbed.h"
-#include "probes/system_facts.h"
 #include "xdp_gen.skel.h"
 
 namespace nf::engine::net {
@@ -194,7 +194,7 @@ MachineCheck bpffsCheck()
 
 MachineCheck dispatcherCheck()
 {
-    const std::string lockdown = probes::readKernelLockdown();
+    const std::string lockdown = base::readKernelLockdown();
     const std::string lockdownText = lockdown.empty() ? "lockdown unknown" : "lockdown=" + lockdown;
     if (!hasCapability(CAP_NET_ADMIN) || !hasCapability(CAP_SYS_ADMIN)) {
         return {"libxdp dispatcher", Level::Info, lockdownText + "; not probed (needs CAP_NET_ADMIN and CAP_SYS_ADMIN)",

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "base/result.h"
 #include "engine/run/owner_lock.h"
-#include "probes/result.h"
 
 namespace nf::engine::net {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::engine::net {
 

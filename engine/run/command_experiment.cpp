@@ -154,7 +154,7 @@ public:
         start.environment["counters"]["target"] = "the command's process (opened while it is stopped before exec)";
         start.environment["measurement"] = {{"worker_cpu", m_p.workerCpu},
                                             {"commands", commands},
-                                            {"counter_cpus", probes::formatCpuList(first.counterCpus)}};
+                                            {"counter_cpus", base::formatCpuList(first.counterCpus)}};
         start.environment["tool"] = {
             {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", m_control.commandLine}};
         m_clock = std::chrono::steady_clock::now();

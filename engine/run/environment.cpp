@@ -6,7 +6,7 @@ namespace nf::engine {
 
 using Level = MachineCheck::Level;
 
-nlohmann::json systemFactsJson(const probes::SystemFacts& f)
+nlohmann::json systemFactsJson(const base::SystemFacts& f)
 {
     nlohmann::json governors = nlohmann::json::object();
     nlohmann::json siblings = nlohmann::json::object();
@@ -14,7 +14,7 @@ nlohmann::json systemFactsJson(const probes::SystemFacts& f)
         if (!c.governor.empty()) {
             governors[std::to_string(c.id)] = c.governor;
         }
-        siblings[std::to_string(c.id)] = probes::formatCpuList(c.siblings);
+        siblings[std::to_string(c.id)] = base::formatCpuList(c.siblings);
     }
     return {
         {"hostname", f.hostname},
@@ -23,14 +23,14 @@ nlohmann::json systemFactsJson(const probes::SystemFacts& f)
         {"cpu_model", f.cpuModel},
         {"cpu_flags", f.cpuFlags},
         {"hypervisor", f.hypervisor},
-        {"online_cpus", probes::formatCpuList(f.onlineCpus)},
-        {"allowed_cpus", probes::formatCpuList(f.allowedCpus)},
+        {"online_cpus", base::formatCpuList(f.onlineCpus)},
+        {"allowed_cpus", base::formatCpuList(f.allowedCpus)},
         {"smt_active", f.smtActive},
         {"smt_siblings", siblings},
         {"governors", governors},
         {"boost", f.boost},
-        {"isolated_cpus", probes::formatCpuList(f.isolatedCpus)},
-        {"nohz_full_cpus", probes::formatCpuList(f.nohzFullCpus)},
+        {"isolated_cpus", base::formatCpuList(f.isolatedCpus)},
+        {"nohz_full_cpus", base::formatCpuList(f.nohzFullCpus)},
         {"kernel_cmdline", f.kernelCmdline},
         {"perf_event_paranoid", f.perfEventParanoid},
         {"lockdown", f.lockdown},

@@ -7,13 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/system_facts.h"
 #include "probes/counter_group.h"
-#include "probes/system_facts.h"
 #include "probes/tsc_clock.h"
 
 namespace nf::engine {
 
-nlohmann::json systemFactsJson(const probes::SystemFacts& facts);
+nlohmann::json systemFactsJson(const base::SystemFacts& facts);
 nlohmann::json tscJson(const probes::TscCalibration& cal);
 // What opened, what did not and why, where they count, which counted user mode only, and with the
 // simulated PMU its settings and rates.
@@ -30,7 +30,7 @@ struct MachineCheck {
 std::string_view toString(MachineCheck::Level level);
 
 // Runs the checks: opens test counters (thread and per-CPU), calibrates the TSC, reads the facts.
-std::vector<MachineCheck> checkMachine(const probes::SystemFacts& facts);
+std::vector<MachineCheck> checkMachine(const base::SystemFacts& facts);
 nlohmann::json toJson(const std::vector<MachineCheck>& checks);
 
 }  // namespace nf::engine

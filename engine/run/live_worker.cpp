@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "base/system_facts.h"
 #include "engine/model/metric.h"
 #include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
@@ -25,7 +26,6 @@
 #include "engine/run/session_counters.h"
 #include "probes/counter_group.h"
 #include "probes/softnet.h"
-#include "probes/system_facts.h"
 #include "probes/tsc_clock.h"
 
 namespace nf::engine {

@@ -11,7 +11,7 @@ namespace {
 
 using Level = MachineCheck::Level;
 
-bool hasCap(const probes::SystemFacts& f, const std::string& cap)
+bool hasCap(const base::SystemFacts& f, const std::string& cap)
 {
     return std::find(f.capabilities.begin(), f.capabilities.end(), cap) != f.capabilities.end();
 }
@@ -62,7 +62,7 @@ MachineCheck tscCheck()
     return {"TSC", Level::Ok, tsc->describe(), ""};
 }
 
-void addFrequencyChecks(const probes::SystemFacts& f, std::vector<MachineCheck>& out)
+void addFrequencyChecks(const base::SystemFacts& f, std::vector<MachineCheck>& out)
 {
     std::vector<int> notPerformance;
     bool anyGovernor = false;
@@ -77,7 +77,7 @@ void addFrequencyChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
                        "no cpufreq driver: frequency is set by the hypervisor or firmware", ""});
     } else if (!notPerformance.empty()) {
         out.push_back({"frequency governor", Level::Warn,
-                       "CPUs " + probes::formatCpuList(notPerformance) + " are not on the performance governor",
+                       "CPUs " + base::formatCpuList(notPerformance) + " are not on the performance governor",
                        "cpupower frequency-set -g performance"});
     } else {
         out.push_back({"frequency governor", Level::Ok, "performance on every CPU", ""});
@@ -93,15 +93,15 @@ void addFrequencyChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
     }
 }
 
-void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>& out)
+void addPlacementChecks(const base::SystemFacts& f, std::vector<MachineCheck>& out)
 {
     if (f.onlineCpus.size() < 2) {
         out.push_back({"CPUs", Level::Warn, "one CPU online: the worker shares it with everything else",
                        "use a machine with at least 2 CPUs"});
     } else {
         out.push_back({"CPUs", Level::Info,
-                       std::to_string(f.onlineCpus.size()) + " online (" + probes::formatCpuList(f.onlineCpus) +
-                           "), this process may use " + probes::formatCpuList(f.allowedCpus),
+                       std::to_string(f.onlineCpus.size()) + " online (" + base::formatCpuList(f.onlineCpus) +
+                           "), this process may use " + base::formatCpuList(f.allowedCpus),
                        ""});
     }
     if (f.smtActive) {
@@ -117,10 +117,10 @@ void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
                        "and the tick on the measuring CPU",
                        "boot with isolcpus=N nohz_full=N rcu_nocbs=N and measure on CPU N"});
     } else {
-        out.push_back({"CPU isolation", Level::Ok,
-                       "isolated: " + probes::formatCpuList(f.isolatedCpus) +
-                           ", nohz_full: " + probes::formatCpuList(f.nohzFullCpus),
-                       ""});
+        out.push_back(
+            {"CPU isolation", Level::Ok,
+             "isolated: " + base::formatCpuList(f.isolatedCpus) + ", nohz_full: " + base::formatCpuList(f.nohzFullCpus),
+             ""});
     }
     const double perCpu =
         f.onlineCpus.empty() ? f.loadAverage1 : f.loadAverage1 / static_cast<double>(f.onlineCpus.size());
@@ -136,7 +136,7 @@ void addPlacementChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
     }
 }
 
-void addPrivilegeChecks(const probes::SystemFacts& f, std::vector<MachineCheck>& out)
+void addPrivilegeChecks(const base::SystemFacts& f, std::vector<MachineCheck>& out)
 {
     std::vector<std::string> missing;
     for (const char* cap : {"CAP_PERFMON", "CAP_NET_ADMIN", "CAP_BPF"}) {
@@ -159,7 +159,7 @@ void addPrivilegeChecks(const probes::SystemFacts& f, std::vector<MachineCheck>&
 
 }  // namespace
 
-std::vector<MachineCheck> checkMachine(const probes::SystemFacts& f)
+std::vector<MachineCheck> checkMachine(const base::SystemFacts& f)
 {
     std::vector<MachineCheck> out;
     out.push_back(counterCheck("hardware counters", {"cycles", "instructions", "branch-misses"},

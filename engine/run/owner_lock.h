@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::engine {
 

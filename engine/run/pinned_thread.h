@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "probes/result.h"
+#include "base/result.h"
 
 namespace nf::engine {
 

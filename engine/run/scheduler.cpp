@@ -59,7 +59,7 @@ private:
 
 }  // namespace
 
-Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, probes::SystemFacts facts,
+Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, base::SystemFacts facts,
                                              const WorkloadImplementations& implementations, FieldNamer fieldName)
 {
     auto checked = checkExperiment(spec, std::nullopt, facts);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/system_facts.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/model/experiment_spec.h"
@@ -15,7 +16,6 @@
 #include "engine/run/owner_lock.h"
 #include "engine/run/workload.h"
 #include "probes/counter_group.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine {
 
@@ -28,14 +28,14 @@ struct PreparedExperiment {
     std::vector<probes::EventSpec> counters;
     std::optional<probes::SimulatedPmu> simulated;  // --pmu simulated: its settings
     int workerCpu = 0;
-    probes::SystemFacts facts;
+    base::SystemFacts facts;
 };
 
 // checkExperiment (engine/catalog/spec_check.h), then the counters and the seed, and the workload's
 // implementation among `implementations`. Every error here is bad input, found before anything
 // runs or is stored: the first problem, described with `fieldName` naming its field ("--reps").
 using FieldNamer = std::string (*)(SpecField);
-Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, probes::SystemFacts facts,
+Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, base::SystemFacts facts,
                                              const WorkloadImplementations& implementations,
                                              FieldNamer fieldName = nullptr);
 

@@ -45,8 +45,8 @@ nlohmann::json SessionCounters::describe() const
         for (const auto& g : m_cpus) {
             cpus.push_back(g.group().target().cpu);
         }
-        target += (target.empty() ? "" : " and ") + std::string("CPUs ") + probes::formatCpuList(cpus) +
-                  " system-wide (cpu_*)";
+        target +=
+            (target.empty() ? "" : " and ") + std::string("CPUs ") + base::formatCpuList(cpus) + " system-wide (cpu_*)";
     }
     json["target"] = target;
     return json;

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/parameter.h"
-#include "probes/result.h"
 
 namespace nf::engine {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/run/workload.h"
-#include "probes/result.h"
 
 namespace nf::engine::workloads {
 

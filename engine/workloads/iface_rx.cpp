@@ -4,10 +4,10 @@
 
 #include <fstream>
 
+#include "base/system_facts.h"
 #include "engine/catalog/cpu_params.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -50,7 +50,7 @@ public:
     {
         return {{"iface", m_iface},
                 {"source", "/sys/class/net/" + m_iface + "/statistics (rx_packets, rx_bytes, rx_dropped)"},
-                {"counter_cpus", probes::formatCpuList(m_cpus)}};
+                {"counter_cpus", base::formatCpuList(m_cpus)}};
     }
 
 private:

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 
+#include "base/system_facts.h"
 #include "engine/catalog/traffic_params.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
@@ -14,7 +15,6 @@
 #include "engine/net/testbed.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/workloads/udp_rx_receiver.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -183,7 +183,7 @@ public:
                 facts.end(),
                 {{"generator", m_gen->describe()},
                  {"receiver_call", m_c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(m_c.batch) + " buffers"},
-                 {"counter_cpus", probes::formatCpuList(m_c.counterCpus)}});
+                 {"counter_cpus", base::formatCpuList(m_c.counterCpus)}});
             return facts;
         }
         const auto& rx = m_bed->rx();
@@ -193,7 +193,7 @@ public:
                 {"receiver", rx.ifname + " (ifindex " + std::to_string(rx.ifindex) + ")"},
                 {"generator", m_gen->describe()},
                 {"receiver_call", m_c.batch == 1 ? "recvmsg" : "recvmmsg, " + std::to_string(m_c.batch) + " buffers"},
-                {"counter_cpus", probes::formatCpuList(m_c.counterCpus)}};
+                {"counter_cpus", base::formatCpuList(m_c.counterCpus)}};
     }
 
 private:

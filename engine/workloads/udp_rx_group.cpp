@@ -9,6 +9,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/system_facts.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/ethtool.h"
@@ -17,7 +18,6 @@
 #include "engine/workloads/group_view.h"
 #include "engine/workloads/udp_rx.h"
 #include "engine/workloads/udp_rx_receiver.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -143,7 +143,7 @@ public:
                                      ", each on CPU " + std::to_string(c.rxCpu) +
                                      "; the generator offers to one port at a time, and the variants trade "
                                      "ports between the phases of each repetition (a sample's `place`)"},
-                {"counter_cpus", probes::formatCpuList(c.counterCpus)}};
+                {"counter_cpus", base::formatCpuList(c.counterCpus)}};
     }
 
 private:

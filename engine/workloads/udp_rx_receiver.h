@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/parameter.h"
 #include "engine/net/netns.h"
 #include "engine/net/testbed.h"
 #include "engine/run/pinned_thread.h"
-#include "probes/result.h"
 
 namespace nf::engine::workloads::udp_rx {
 

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "base/system_facts.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
@@ -14,7 +15,6 @@
 #include "engine/net/testbed.h"
 #include "engine/net/xsk.h"
 #include "engine/workloads/xdp_rx_receiver.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -126,7 +126,7 @@ public:
         for (auto& f : m_port->facts()) {
             out.push_back(std::move(f));
         }
-        out.emplace_back("counter_cpus", probes::formatCpuList(m_c.counterCpus));
+        out.emplace_back("counter_cpus", base::formatCpuList(m_c.counterCpus));
         return out;
     }
 

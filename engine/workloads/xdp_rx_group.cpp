@@ -11,13 +11,13 @@
 
 #include <algorithm>
 
+#include "base/system_facts.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
 #include "engine/workloads/group_view.h"
 #include "engine/workloads/xdp_rx.h"
 #include "engine/workloads/xdp_rx_receiver.h"
-#include "probes/system_facts.h"
 
 namespace nf::engine::workloads {
 
@@ -167,7 +167,7 @@ public:
                                              "; the generator redirects its frames to one testbed at a time, the "
                                              "applications of the others sleep in poll(), and the variants trade "
                                              "testbeds between the phases of each repetition (a sample's `place`)");
-        out.emplace_back("counter_cpus", probes::formatCpuList(c.counterCpus));
+        out.emplace_back("counter_cpus", base::formatCpuList(c.counterCpus));
         return out;
     }
 

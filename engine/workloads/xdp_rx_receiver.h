@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "engine/model/parameter.h"
 #include "engine/net/ethtool.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xsk.h"
 #include "engine/workloads/xdp_rx_app.h"
-#include "probes/result.h"
 
 namespace nf::engine::workloads::xdp_rx {
 

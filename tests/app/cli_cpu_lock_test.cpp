@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/system_facts.h"
 #include "engine/run/cpu_claim.h"
-#include "probes/system_facts.h"
 #include "tests/app/cli_process.h"
 
 namespace nf::test {
@@ -21,7 +21,7 @@ protected:
         if (::geteuid() != 0) {
             GTEST_SKIP() << "the CPU locks live in /run/noisefloor: needs root";
         }
-        const auto facts = probes::readSystemFacts();
+        const auto facts = base::readSystemFacts();
         ASSERT_FALSE(facts.allowedCpus.empty());
         m_cpu = std::to_string(facts.allowedCpus.back());
     }

@@ -93,7 +93,7 @@ TEST_F(CpuClaimTest, ReleasedWithTheClaimsAndTakenOverFromADeadRun)
 
 TEST(MeasuredCpus, WorkerCpuInProcessAndEveryVariantsCpusLive)
 {
-    probes::SystemFacts facts = probes::readSystemFacts();
+    base::SystemFacts facts = base::readSystemFacts();
     if (facts.allowedCpus.size() < 2) {
         GTEST_SKIP() << "needs two allowed CPUs";
     }

@@ -327,7 +327,7 @@ ExperimentSpec udpSpec()
 TEST(LiveRun, TwoVariantsStorePpsPerInterval)
 {
     NF_REQUIRE_NET_ADMIN();
-    auto prepared = prepareExperiment(udpSpec(), probes::readSystemFacts(), workloads::implementations());
+    auto prepared = prepareExperiment(udpSpec(), base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(prepared.ok()) << prepared.error().message;
     RunCollector collector;
     const auto outcome = runExperiment(*prepared, collector, {});
@@ -362,7 +362,7 @@ TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
     spec.variants = {{"gro", {{"gro", "1"}}}, {"xdp_pass", {{"gro", "0"}}}};
     spec.repetitions = 1;
     spec.duration = 0.2;
-    auto prepared = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto prepared = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(prepared.ok()) << prepared.error().message;
     RunCollector collector;
     const auto outcome = runExperiment(*prepared, collector, {});
@@ -385,7 +385,7 @@ TEST(LiveRun, StopTearsDownAtOnceAndAborts)
     NF_REQUIRE_NET_ADMIN();
     auto spec = udpSpec();
     spec.repetitions = 100;
-    auto prepared = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto prepared = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(prepared.ok()) << prepared.error().message;
     const auto before = heldNetns();
     std::stop_source stop;

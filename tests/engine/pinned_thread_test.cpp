@@ -243,7 +243,7 @@ TEST(RunWarnings, AnUnpinnedThreadIsAWarningOfTheRunOncePerVariant)
         if (std::string(workload) == "udp-rx") {
             spec.chunk = 0;  // its variants side by side would be chunked; this test is about pinning
         }
-        auto p = prepareExperiment(spec, probes::readSystemFacts(), fakes);
+        auto p = prepareExperiment(spec, base::readSystemFacts(), fakes);
         ASSERT_TRUE(p.ok()) << p.error().message;
         RunCollector collector;
         const auto outcome = runExperiment(*p, collector, {});

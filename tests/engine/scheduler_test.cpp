@@ -26,7 +26,7 @@ ExperimentSpec spinSpec()
 
 std::string prepareError(ExperimentSpec spec)
 {
-    auto p = prepareExperiment(std::move(spec), probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(std::move(spec), base::readSystemFacts(), workloads::implementations());
     return p.ok() ? std::string("(prepared)") : p.error().message;
 }
 
@@ -56,7 +56,7 @@ TEST(PrepareExperiment, FillsInDefaults)
     spec.variants.clear();
     spec.chunk.reset();
     spec.counters.clear();
-    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok()) << p.error().message;
     ASSERT_EQ(p->spec.variants.size(), 1u);
     EXPECT_EQ(p->spec.variants[0].name, "default");
@@ -68,7 +68,7 @@ TEST(PrepareExperiment, FillsInDefaults)
 
 TEST(RunExperiment, AlternatesChunksAndMeasuresBothVariants)
 {
-    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spinSpec(), base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok()) << p.error().message;
     RunCollector collector;
     const auto outcome = runExperiment(*p, collector, {});
@@ -103,7 +103,7 @@ TEST(RunExperiment, NotAlternatingSamplesEveryInterval)
     spec.chunk = 0;
     spec.interval = 0.01;
     spec.order = Order::Blocked;
-    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok());
     RunCollector collector;
     ASSERT_EQ(runExperiment(*p, collector, {}).status, RunStatus::Complete);
@@ -132,7 +132,7 @@ TEST(RunExperiment, StopKeepsFinishedRepetitionsAndAborts)
 {
     auto spec = spinSpec();
     spec.repetitions = 50;
-    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok());
     std::stop_source stop;
     StopAfterFirst observer(stop);
@@ -151,7 +151,7 @@ public:
 
 TEST(RunExperiment, StoreErrorFailsTheRun)
 {
-    auto p = prepareExperiment(spinSpec(), probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spinSpec(), base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok());
     FailingStore observer;
     const auto outcome = runExperiment(*p, observer, {});
@@ -191,7 +191,7 @@ TEST(UntilDecided, StopsCompleteOnceDecidedAndKeepsOnlyWhatItLookedAt)
     spec.duration = 0.2;
     spec.shareCpus = true;
     spec.until = UntilDecided{.maxTime = 30, .marginPct = 1, .alpha = 0.05};
-    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->spec.repetitions, 76);  // as many as 30 s holds: 30 / (2 x 0.2) + 1
     DecisionCollector collector;
@@ -213,7 +213,7 @@ TEST(UntilDecided, MaxTimeEndsItInconclusiveAndComplete)
     spec.duration = 0.1;
     spec.shareCpus = true;
     spec.until = UntilDecided{.maxTime = 0.5, .marginPct = 0.0001, .alpha = 0.05};
-    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     ASSERT_TRUE(p.ok()) << p.error().message;
     DecisionCollector collector;
     const auto outcome = runExperiment(*p, collector, {});

@@ -10,9 +10,9 @@
 namespace nf::engine {
 namespace {
 
-probes::SystemFacts twoCpus()
+base::SystemFacts twoCpus()
 {
-    probes::SystemFacts facts;
+    base::SystemFacts facts;
     facts.onlineCpus = {0, 1};
     facts.allowedCpus = {0, 1};
     return facts;

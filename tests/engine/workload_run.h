@@ -28,7 +28,7 @@ inline std::unique_ptr<RunCollector> runBriefly(const std::string& workload, std
     spec.warmup = 0.01;
     spec.chunk = 0.002;
     spec.counters = {"task-clock"};
-    auto p = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     EXPECT_TRUE(p.ok()) << p.error().message;
     if (!p.ok()) {
         return nullptr;

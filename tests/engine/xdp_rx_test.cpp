@@ -99,7 +99,7 @@ ExperimentSpec xdpSpec(const std::vector<VariantSpec>& variants)
 RunCollector runXdp(const ExperimentSpec& spec, RunOutcome& outcome)
 {
     RunCollector collector;
-    auto prepared = prepareExperiment(spec, probes::readSystemFacts(), workloads::implementations());
+    auto prepared = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
     EXPECT_TRUE(prepared.ok()) << prepared.error().message;
     if (prepared) {
         outcome = runExperiment(*prepared, collector, {});

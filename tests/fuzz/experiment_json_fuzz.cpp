@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         NF_FUZZ_CHECK(!spec.error().message.empty(), j.dump());
         return 0;
     }
-    nf::probes::SystemFacts facts;
+    nf::base::SystemFacts facts;
     facts.onlineCpus = facts.allowedCpus = {0};
     (void)nf::engine::checkExperiment(*spec, std::nullopt, facts);
     const json written = nf::engine::toJson(*spec);

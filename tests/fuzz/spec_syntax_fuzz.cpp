@@ -8,13 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "base/system_facts.h"
 #include "engine/analysis/text_input.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/model/experiment_spec.h"
 #include "engine/model/parameter.h"
 #include "engine/model/sweep.h"
-#include "probes/system_facts.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -45,7 +45,7 @@ void checkVariant(const std::string& text)
     ExperimentSpec spec;
     spec.workload = "spin";
     spec.variants = {*v};
-    nf::probes::SystemFacts facts;
+    nf::base::SystemFacts facts;
     facts.onlineCpus = facts.allowedCpus = {0};
     // Whatever parses is a good variant name; its overrides may still be wrong for spin.
     for (const auto& problem : checkExperiment(spec, std::nullopt, facts).problems) {
@@ -110,7 +110,7 @@ void checkSweep(const std::string& text)
 void checkCpuList(const std::string& text)
 {
     bool ok = false;
-    const auto cpus = nf::probes::parseCpuList(text, &ok);
+    const auto cpus = nf::base::parseCpuList(text, &ok);
     if (!ok) {
         NF_FUZZ_CHECK(cpus.empty(), text);
         return;
@@ -120,7 +120,7 @@ void checkCpuList(const std::string& text)
     }
     if (!cpus.empty()) {
         bool okAgain = false;
-        NF_FUZZ_CHECK(nf::probes::parseCpuList(nf::probes::formatCpuList(cpus), &okAgain) == cpus && okAgain, text);
+        NF_FUZZ_CHECK(nf::base::parseCpuList(nf::base::formatCpuList(cpus), &okAgain) == cpus && okAgain, text);
     }
 }
 

@@ -1,10 +1,10 @@
-#include "probes/system_facts.h"
+#include "base/system_facts.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-namespace nf::probes {
+namespace nf::base {
 namespace {
 
 TEST(CpuList, ParsesRangesAndSingles)
@@ -100,4 +100,4 @@ TEST(SystemFacts, CapabilitiesAreKnownNames)
 }
 
 }  // namespace
-}  // namespace nf::probes
+}  // namespace nf::base

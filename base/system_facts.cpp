@@ -1,4 +1,4 @@
-#include "probes/system_facts.h"
+#include "base/system_facts.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string_view>
 
-namespace nf::probes {
+namespace nf::base {
 
 namespace {
 
@@ -365,4 +365,4 @@ std::string formatCpuList(const std::vector<int>& cpus)
     return out;
 }
 
-}  // namespace nf::probes
+}  // namespace nf::base

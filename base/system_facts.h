@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace nf::probes {
+namespace nf::base {
 
 struct CpuInfo {
     int id = 0;
@@ -55,4 +55,4 @@ SystemFacts readCpuFacts();
 std::vector<int> parseCpuList(const std::string& text, bool* ok = nullptr);
 std::string formatCpuList(const std::vector<int>& cpus);  // the inverse: "0-3,8"
 
-}  // namespace nf::probes
+}  // namespace nf::base
