@@ -218,20 +218,17 @@ Result<std::vector<EventSpec>> resolveEvents(std::string_view commaList)
         if (name.empty()) {
             continue;
         }
-        Result<EventSpec> spec = resolveEvent(name);
-        if (!spec) {
-            return spec.error();
-        }
+        auto spec = NF_TRY(resolveEvent(name));
         for (const EventSpec& earlier : specs) {
             if (earlier.name == name) {
                 return Error{"counter '" + std::string(name) + "' is listed twice", 0};
             }
-            if (earlier.type == spec->type && earlier.config == spec->config && earlier.config1 == spec->config1 &&
-                earlier.config2 == spec->config2) {
+            if (earlier.type == spec.type && earlier.config == spec.config && earlier.config1 == spec.config1 &&
+                earlier.config2 == spec.config2) {
                 return Error{"counter '" + std::string(name) + "' is the same event as '" + earlier.name + "'", 0};
             }
         }
-        specs.push_back(std::move(spec).value());
+        specs.push_back(std::move(spec));
     }
     return specs;
 }

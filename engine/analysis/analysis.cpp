@@ -219,9 +219,7 @@ VariantStats summaryStats(const std::string& variant, const MetricSpec& metric, 
 
 Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
 {
-    if (auto r = checkMagnitudes(in); !r) {
-        return r.error();
-    }
+    NF_TRY(checkMagnitudes(in));
     Analysis a;
     a.options = o;
     std::size_t base = 0;
