@@ -51,9 +51,9 @@ public:
     T valueOr(T fallback) const& { return ok() ? value() : std::move(fallback); }
 
     // std::expected's monadic calls: `f` sees the value, an error passes through untouched.
-    // and_then: f returns a Result<U>; transform: f returns a U.
+    // andThen: f returns a Result<U>; transform: f returns a U.
     template <class F>
-    auto and_then(F&& f) const& -> std::invoke_result_t<F, const T&>
+    auto andThen(F&& f) const& -> std::invoke_result_t<F, const T&>
     {
         if (!ok()) {
             return error();
@@ -61,7 +61,7 @@ public:
         return std::forward<F>(f)(value());
     }
     template <class F>
-    auto and_then(F&& f) && -> std::invoke_result_t<F, T&&>
+    auto andThen(F&& f) && -> std::invoke_result_t<F, T&&>
     {
         if (!ok()) {
             return error();
@@ -108,7 +108,7 @@ public:
     const Error& error() const { return m_error; }
 
     template <class F>
-    auto and_then(F&& f) const -> std::invoke_result_t<F>
+    auto andThen(F&& f) const -> std::invoke_result_t<F>
     {
         if (!ok()) {
             return error();

@@ -195,7 +195,7 @@ public:
     template <typename T>
     Result<T> get(std::string_view name) const
     {
-        return m_stmt->columnIndex(name).and_then([&](int column) { return get<T>(column); });
+        return m_stmt->columnIndex(name).andThen([&](int column) { return get<T>(column); });
     }
     // The columns from the first on, as RowOf<Ts...>.
     template <typename... Ts>
@@ -357,7 +357,7 @@ template <typename... Ts>
 Result<std::vector<RowOf<Ts...>>> Statement::readAll()
 {
     std::vector<RowOf<Ts...>> rows;
-    auto read = checkColumnCount(sizeof...(Ts)).and_then([&] {
+    auto read = checkColumnCount(sizeof...(Ts)).andThen([&] {
         return forEachRow([&](const Row& row) -> Result<void> {
             rows.push_back(NF_TRY(row.as<Ts...>()));
             return {};

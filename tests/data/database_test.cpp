@@ -420,7 +420,7 @@ TEST(Database, ColumnsByName)
     EXPECT_EQ(seen, (std::vector<std::string>{"2b-", "3c3"}));
 
     auto unknown = db->forEachRow("SELECT id, label FROM t", [&](const Row& row) -> Result<void> {
-        return row.get<std::string>("lable").and_then([](const std::string&) { return Result<void>{}; });
+        return row.get<std::string>("lable").andThen([](const std::string&) { return Result<void>{}; });
     });
     ASSERT_FALSE(unknown.ok());
     EXPECT_NE(unknown.error().message.find("no column lable in `SELECT id, label FROM t`"), std::string::npos)
