@@ -15,6 +15,7 @@
 #include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
+#include "engine/run/run_context.h"
 #include "engine/run/run_watch.h"
 #include "engine/run/until_decided.h"
 #include "nf_version.h"
@@ -23,23 +24,19 @@ namespace nf::engine {
 
 namespace {
 
-// Keeps the recording thread off the worker's CPU, where there is another one to run on, for as
-// long as it lives; then the thread has its own CPUs back (a second run prepared on it sees them).
+// Keeps the recording thread on the housekeeping CPUs, where there are any, for as long as it lives;
+// then the thread has its own CPUs back (a second run prepared on it sees them).
 class OffCpu {
 public:
-    OffCpu(int cpu, const std::vector<int>& allowed)
+    explicit OffCpu(const std::vector<int>& housekeeping)
     {
         m_saved = pthread_getaffinity_np(pthread_self(), sizeof m_previous, &m_previous) == 0;
         cpu_set_t set;
         CPU_ZERO(&set);
-        int count = 0;
-        for (int c : allowed) {
-            if (c != cpu) {
-                CPU_SET(c, &set);
-                ++count;
-            }
+        for (int c : housekeeping) {
+            CPU_SET(c, &set);
         }
-        if (count > 0) {
+        if (!housekeeping.empty()) {
             pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
     }
@@ -118,8 +115,17 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     if (!claims) {
         return {RunStatus::Failed, claims.error().message, 0};
     }
+    auto made = RunContext::create(p);
+    if (!made) {
+        for (const auto& text : claims->warnings) {
+            observer.warning(text);
+        }
+        return {RunStatus::Failed, made.error().message, 0};
+    }
+    RunContext& context = **made;
     if (p.workload->kind == WorkloadKind::External) {
-        return runCommandExperiment(p, observer, control, claims->warnings);
+        const FailureSink::Scope failures(&context.failures());
+        return runCommandExperiment(p, context, observer, control, claims->warnings);
     }
     Channel<WorkerMessage> channel;
     std::promise<bool> go;
@@ -128,15 +134,16 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     const bool live = p.workload->kind == WorkloadKind::Live;
     std::optional<OffCpu> offCpu;
     if (!live) {
-        offCpu.emplace(p.workerCpu, p.facts.allowedCpus);
+        offCpu.emplace(context.cpus().housekeeping);
     }
     std::jthread worker(
         [&](std::future<bool> started) {
+            const FailureSink::Scope failures(&context.failures());
             try {
                 if (live) {
-                    runLiveWorker(p, stopWorker.get_token(), channel, std::move(started));
+                    runLiveWorker(p, context, stopWorker.get_token(), channel, std::move(started));
                 } else {
-                    runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started));
+                    runCallLoopWorker(p, context, stopWorker.get_token(), channel, std::move(started));
                 }
             } catch (const std::exception& e) {  // never std::terminate: one line and a failed run
                 channel.push(

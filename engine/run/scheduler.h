@@ -54,9 +54,11 @@ struct RunOutcome {
 };
 
 // Takes the locks of the CPUs the run measures on first (engine/run/cpu_claim.h): a CPU another run
-// holds fails the run before anything is stored, unless spec.shareCpus.
-// Runs on a worker thread pinned to prepared.workerCpu; calls the observer on this thread:
-// runStarted once the worker is ready (TSC calibrated, counters open, warmed up), then
+// holds fails the run before anything is stored, unless spec.shareCpus. Then sets up the run's
+// context once (engine/run/run_context.h: the TSC, the counters, the CPU policy, the failure sink)
+// and hands it to the runner: the call loop on a worker thread pinned to prepared.workerCpu, the
+// live worker, or the command runner. Calls the observer on this thread: runStarted once the
+// worker is ready (counters open, warmed up), then
 // repetitionFinished per repetition, and runFinished last. A stop between or inside repetitions
 // discards the repetition in flight and ends the run as aborted. An observer error (e.g. the
 // database) ends it as failed.
