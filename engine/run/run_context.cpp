@@ -21,7 +21,7 @@ CpuPolicy cpuPolicy(const PreparedExperiment& prepared)
 
 RunCounters::RunCounters(std::vector<probes::EventSpec> events, std::optional<probes::SimulatedPmu> simulated,
                          double tscHz)
-    : m_events(std::move(events)), m_simulated(std::move(simulated))
+    : m_events(std::move(events)), m_simulated(simulated)
 {
     if (m_simulated) {
         m_simulated->tscHz = tscHz;
