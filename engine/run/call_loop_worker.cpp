@@ -83,23 +83,19 @@ private:
 
 Result<void> Worker::setUp()
 {
-    if (auto r = pinCurrentThread(m_context.cpus().worker); !r) {
-        return Error{"the measuring thread: " + r.error().message};
-    }
+    NF_TRY(pinCurrentThread(m_context.cpus().worker).withContext("the measuring thread: "));
     auto counters = NF_TRY(m_context.counters().open(probes::CounterTarget::callingThread()));
     if (auto w = userOnlyWarning(counters, m_p.facts.perfEventParanoid, "the worker thread")) {
         m_out.push(WorkerWarning{*w});
     }
     m_counters.emplace(std::move(counters));
     for (std::size_t v = 0; v < m_p.params.size(); ++v) {
-        auto loop = m_p.implementation->make(m_p.params[v]);
-        if (!loop) {
-            return Error{"variant " + m_spec.variants[v].name + ": " + loop.error().message};
-        }
-        for (const auto& w : (*loop)->warnings()) {
+        auto loop =
+            NF_TRY(m_p.implementation->make(m_p.params[v]).withContext("variant " + m_spec.variants[v].name + ": "));
+        for (const auto& w : loop->warnings()) {
             m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": " + w});
         }
-        m_loops.push_back(std::move(*loop));
+        m_loops.push_back(std::move(loop));
     }
     m_layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
     for (const auto& name : counterQuantities(m_counters->group(), "")) {
@@ -112,7 +108,8 @@ Result<void> Worker::setUp()
     return {};
 }
 
-// Both counter reads go into buffers made at setup: nothing is allocated between them.
+// Both counter reads go into buffers made at setup: nothing is allocated between them (so no
+// error context is made unless a read fails).
 Result<Sample> Worker::measure(int variant, std::uint64_t calls)
 {
     if (auto r = m_counters->read(); !r) {
@@ -163,11 +160,8 @@ Result<void> Worker::warmUp(double sliceSeconds)
     const auto until = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc.hz());
     while (probes::readTsc() < until && !m_stop.stop_requested()) {
         for (int v = 0; v < variants; ++v) {
-            const auto s = measure(v, m_calls[static_cast<std::size_t>(v)]);
-            if (!s) {
-                return s.error();
-            }
-            ticksPerCall[static_cast<std::size_t>(v)].push_back(s->values[1] / s->values[0]);
+            const auto s = NF_TRY(measure(v, m_calls[static_cast<std::size_t>(v)]));
+            ticksPerCall[static_cast<std::size_t>(v)].push_back(s.values[1] / s.values[0]);
         }
     }
     m_ticksPerCall.assign(m_loops.size(), 0);
@@ -299,14 +293,11 @@ WorkerDone Worker::run(std::future<bool>& go)
             if (m_stop.stop_requested()) {
                 return UnitEnd::Stopped;
             }
-            auto s = measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]);
-            if (!s) {
-                return s.error();
-            }
-            s->repetition = unit.repetition;
-            s->pair = slice->pair;
-            s->index = counts[static_cast<std::size_t>(slice->variant)]++;
-            rep.samples.push_back(std::move(*s));
+            auto s = NF_TRY(measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]));
+            s.repetition = unit.repetition;
+            s.pair = slice->pair;
+            s.index = counts[static_cast<std::size_t>(slice->variant)]++;
+            rep.samples.push_back(std::move(s));
             partial.offer(unit.repetition, rep);
         }
         if (auto w = multiplexWarning(m_layout, rep, m_multiplexWarned)) {

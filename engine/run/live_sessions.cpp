@@ -23,12 +23,8 @@ Result<void> LiveSessions::make()
         return {};
     }
     for (std::size_t v = 0; v < m_p.params.size(); ++v) {
-        auto session = m_p.implementation->makeLive(m_p.params[v]);
-        if (!session) {
-            return Error{(m_p.params.size() > 1 ? "variant " + m_p.spec.variants[v].name + ": " : "") +
-                         session.error().message};
-        }
-        m_owned.push_back(std::move(*session));
+        const std::string variant = m_p.params.size() > 1 ? "variant " + m_p.spec.variants[v].name + ": " : "";
+        m_owned.push_back(NF_TRY(m_p.implementation->makeLive(m_p.params[v]).withContext(variant)));
         m_sessions.push_back(m_owned.back().get());
     }
     return {};

@@ -86,9 +86,8 @@ Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& thr
                                     std::vector<std::string>& cpuNames)
 {
     auto& session = m_sessions[v];
-    if (auto r = session.start(); !r) {
-        return Error{"variant " + m_spec.variants[v].name + ": " + r.error().message};
-    }
+    const std::string variant = "variant " + m_spec.variants[v].name + ": ";
+    NF_TRY(session.start().withContext(variant));
     Running running(session);
     m_sessions.reportWarnings(v);
     SessionCounters counters = m_sampler.openCounters(session);
@@ -105,9 +104,7 @@ Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& thr
         }
     }
     m_sampler.waitUntil(probes::readTsc() + m_sampler.ticks(std::max(m_spec.warmup, 0.1)));
-    if (auto s = session.sample(); !s) {
-        return Error{"variant " + m_spec.variants[v].name + ": " + s.error().message};
-    }
+    NF_TRY(session.sample().withContext(variant));
     return {};
 }
 
