@@ -160,6 +160,7 @@ Result<std::unique_ptr<LiveGroup>> makeUdpRxGroup(const std::vector<ParamSet>& p
 {
     NF_TRY(net::requireNetworkCapabilities("udp-rx"));
     std::vector<Config> configs;
+    configs.reserve(params.size());
     for (const auto& p : params) {
         configs.push_back(NF_TRY(readConfig(p)));
     }
