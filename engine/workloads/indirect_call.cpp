@@ -105,11 +105,8 @@ Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params)
     const CallKind kind = call == "direct"     ? CallKind::Direct
                           : call == "indirect" ? CallKind::Indirect
                                                : CallKind::Retpoline;
-    auto loop = indirect_call::makeIndirectCallLoop(kind, static_cast<std::uint64_t>(params.integer("work")));
-    if (!loop) {
-        return loop.error();
-    }
-    return std::unique_ptr<CallLoop>(std::move(*loop));
+    auto loop = NF_TRY(indirect_call::makeIndirectCallLoop(kind, static_cast<std::uint64_t>(params.integer("work"))));
+    return std::unique_ptr<CallLoop>(std::move(loop));
 }
 
 }  // namespace nf::engine::workloads
