@@ -69,6 +69,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_until(new QCheckBox(tr("decided"), this)),
       m_maxTime(new QDoubleSpinBox(this)),
       m_margin(new QDoubleSpinBox(this)),
+      m_refusalLabel(new QLabel(this)),
       m_problemsLabel(new QLabel(this)),
       m_command(new QLabel(this)),
       m_run(new QPushButton(tr("Run"), this)),
@@ -119,6 +120,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_label->setPlaceholderText(tr("e.g. patched-v2 (to find the run again)"));
     m_cpus->setToolTip(tr("Worker CPUs; none ticked: the engine picks the last allowed CPU"));
     m_cpus->setMaximumHeight(110);
+    m_refusalLabel->setWordWrap(true);
+    m_refusalLabel->setObjectName(QStringLiteral("refusal"));
+    m_refusalLabel->setVisible(false);
     m_problemsLabel->setWordWrap(true);
     m_problemsLabel->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_command->setWordWrap(true);
@@ -194,11 +198,13 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     formArea->setWidget(form);
     formArea->setWidgetResizable(true);
     formArea->setFrameShape(QFrame::NoFrame);
-    // The problems, or the command when there are none, in a box of fixed height that scrolls: a
-    // new error line never moves Run, Stop or a field under the pointer.
+    // Why this machine runs nothing (when it does not), then the problems, or the command when
+    // there are none, in a box of fixed height that scrolls: a new error line never moves Run,
+    // Stop or a field under the pointer.
     auto* messages = new QWidget;
     auto* messageLines = new QVBoxLayout(messages);
     messageLines->setContentsMargins(2, 2, 2, 2);
+    messageLines->addWidget(m_refusalLabel);
     messageLines->addWidget(m_problemsLabel);
     messageLines->addWidget(m_command);
     messageLines->addStretch(1);
@@ -477,7 +483,15 @@ void ExperimentEditor::markProblems(const ExperimentRequest& r, const std::vecto
 
 bool ExperimentEditor::runEnabled() const
 {
-    return m_problems.isEmpty() && !m_running;
+    return m_problems.isEmpty() && !m_running && m_refusal.isEmpty();
+}
+
+void ExperimentEditor::refuseRuns(const QString& why)
+{
+    m_refusal = why;
+    m_refusalLabel->setText(why);
+    m_refusalLabel->setVisible(!why.isEmpty());
+    m_run->setEnabled(runEnabled());
 }
 
 void ExperimentEditor::setRunning(bool running)

@@ -63,6 +63,10 @@ public:
     // The CLI command a user could type for the same run.
     QString commandLine(const QString& dbPath) const;
     bool runEnabled() const;
+    // Keeps Run disabled, whatever the form says, and shows `why` above the problems (a build that
+    // cannot measure on this machine); "" allows runs again.
+    void refuseRuns(const QString& why);
+    QString runRefusal() const { return m_refusal; }
     // A sweep is filled in: the run is one run per value.
     bool isSweep() const;
     void setSweep(const QString& text);
@@ -107,12 +111,14 @@ private:
     QCheckBox* m_until = nullptr;
     QDoubleSpinBox* m_maxTime = nullptr;
     QDoubleSpinBox* m_margin = nullptr;
+    QLabel* m_refusalLabel = nullptr;
     QLabel* m_problemsLabel = nullptr;
     QLabel* m_command = nullptr;
     QScrollArea* m_messages = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;
     QStringList m_problems;
+    QString m_refusal;  // why Run stays disabled on this machine; "" = it may run
     bool m_running = false;
 };
 

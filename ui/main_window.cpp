@@ -32,7 +32,7 @@ constexpr int kPollMs = 400;  // how soon a commit by another process shows
 
 }  // namespace
 
-MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
+MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* parent)
     : QMainWindow(parent),
       m_model(new RunListModel(this)),
       m_tabs(new QTabWidget(this)),
@@ -42,7 +42,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_history(new HistoryPanel(m_model, this)),
       m_environment(new EnvironmentPanel(this)),
       m_explore(new ExplorePanel(this)),
-      m_runs(new RunController(m_editor, m_live, this)),
+      m_runs(new RunController(m_editor, m_live, local, this)),
       m_exports(new CompareExports(m_compare, this)),
       m_loader(new RunLoader(this)),
       m_poll(new QTimer(this)),
@@ -56,6 +56,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_tabs->addTab(m_history, tr("History"));
     m_tabs->addTab(m_environment, tr("Environment"));
     setCentralWidget(m_tabs);
+
+    if (local == LocalEngine::NotBuilt) {
+        m_environment->refuseChecks(notBuiltToMeasure());
+    }
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_tabs->currentWidget() == m_environment && !m_environment->loaded()) {

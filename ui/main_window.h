@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ui/engine_program.h"
 #include "ui/history_panel.h"
 #include "ui/remote_engine.h"
 #include "ui/run_loader.h"
@@ -44,8 +45,10 @@ public:
     // Opens `databasePath` read-only (one connection for the whole window, ui/store.h) and selects
     // the newest run; commits by other processes are noticed within half a second. A missing or unreadable database
     // is reported in the status bar, never in a dialog. The machine check comes from the engine
-    // (`noisefloor check`).
-    explicit MainWindow(const QString& databasePath, QWidget* parent = nullptr);
+    // (`noisefloor check`). With LocalEngine::NotBuilt (a build with -DNF_MEASURE=OFF, the default
+    // there) nothing runs or is checked on this machine, and the Experiment and Environment tabs say
+    // so; runs go to a host given to setRemoteHost().
+    explicit MainWindow(const QString& databasePath, LocalEngine local = kLocalEngine, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // Switches to another database file; false (and a status message) when it cannot be read.
@@ -69,8 +72,8 @@ public:
     // Blocks until the loads in flight have been delivered.
     void waitForLoads();
 
-    // Starts the experiment the editor describes (RunController); false when its input is invalid
-    // or a run is going.
+    // Starts the experiment the editor describes (RunController); false when its input is invalid, a
+    // run is going or this machine cannot run it.
     bool startRun();
     void stopRun();
     // From here on runs go to `host` over ssh (noisefloor-gui --host) and each finished run is

@@ -2,7 +2,6 @@
 
 #include <QTimer>
 
-#include "ui/engine_program.h"
 #include "ui/event_client.h"
 #include "ui/experiment_editor.h"
 #include "ui/live_panel.h"
@@ -15,8 +14,8 @@ constexpr int kRemoteStopGraceMs = 15000;  // Stop on a remote run: how long bef
 
 }  // namespace
 
-RunController::RunController(ExperimentEditor* editor, LivePanel* live, QObject* parent)
-    : QObject(parent), m_editor(editor), m_live(live), m_client(new EventClient(this))
+RunController::RunController(ExperimentEditor* editor, LivePanel* live, LocalEngine local, QObject* parent)
+    : QObject(parent), m_editor(editor), m_live(live), m_local(local), m_client(new EventClient(this))
 {
     m_live->attach(m_client);
     connect(m_client, &EventClient::processEnded, this, [this] {
@@ -25,11 +24,14 @@ RunController::RunController(ExperimentEditor* editor, LivePanel* live, QObject*
         onEngineEnded();
     });
     connect(m_live, &LivePanel::runEnded, this, &RunController::onRunEnded);
+    if (m_local == LocalEngine::NotBuilt) {
+        m_editor->refuseRuns(notBuiltToMeasure());
+    }
 }
 
 bool RunController::startRun()
 {
-    if (m_client->running() || !m_editor->runEnabled()) {
+    if (m_client->running() || !m_editor->runEnabled() || (m_remote == nullptr && m_local == LocalEngine::NotBuilt)) {
         return false;
     }
     if (m_remoteStopGrace != nullptr) {
@@ -85,6 +87,9 @@ void RunController::setRemoteHost(const RemoteHost& host)
             onEngineEnded();
         }
     });
+    if (m_local == LocalEngine::NotBuilt) {
+        m_editor->refuseRuns(QString());  // the host measures
+    }
 }
 
 bool RunController::running() const

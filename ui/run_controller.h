@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include "ui/engine_program.h"
 #include "ui/remote_engine.h"
 
 class QTimer;
@@ -22,13 +23,15 @@ class RunController : public QObject {
     Q_OBJECT
 
 public:
-    // Runs what `editor` describes, followed in `live`.
-    RunController(ExperimentEditor* editor, LivePanel* live, QObject* parent = nullptr);
+    // Runs what `editor` describes, followed in `live`. With LocalEngine::NotBuilt no run starts on
+    // this machine: the editor says why and keeps Run disabled until setRemoteHost().
+    RunController(ExperimentEditor* editor, LivePanel* live, LocalEngine local, QObject* parent = nullptr);
 
     // The database a local run writes and a remote run is copied into.
     void setDatabase(const QString& path) { m_database = path; }
 
-    // Starts the experiment; false when its input is invalid or a run is going.
+    // Starts the experiment; false when its input is invalid, a run is going, or this machine
+    // cannot run it.
     bool startRun();
     void stopRun();
     // From here on runs go to `host` over ssh and each finished run is copied into the database.
@@ -56,6 +59,7 @@ private:
 
     ExperimentEditor* m_editor;
     LivePanel* m_live;
+    LocalEngine m_local;
     EventClient* m_client;
     QString m_database;
     bool m_ownRun = false;                // the Live tab follows a run this window started
