@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "base/default_counters.h"
+
 namespace nf::engine {
 
 std::string_view toString(WorkloadKind kind)
@@ -47,7 +49,7 @@ const WorkloadDescriptor* findWorkload(std::string_view name)
 
 std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w)
 {
-    const std::vector<std::string> counters = {"cycles", "instructions", "branches", "branch-misses", "cache-misses"};
+    const std::vector<std::string> counters = base::defaultCounterNames(true);
     std::vector<MetricSpec> metrics;
     if (w.kind == WorkloadKind::Live) {
         std::vector<std::string> live = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,
