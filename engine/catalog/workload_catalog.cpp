@@ -28,12 +28,23 @@ const ParamSpec* WorkloadDescriptor::param(std::string_view paramName) const
     return nullptr;
 }
 
+namespace {
+
+// A description with the name and kind workload_list.h gives it.
+WorkloadDescriptor listed(WorkloadDescriptor descriptor, std::string name, WorkloadKind kind)
+{
+    descriptor.name = std::move(name);
+    descriptor.kind = kind;
+    return descriptor;
+}
+
+}  // namespace
+
 const std::vector<WorkloadDescriptor>& workloadCatalog()
 {
-    static const std::vector<WorkloadDescriptor> catalog = {
-        catalog::spin(),  catalog::indirectCall(), catalog::pagePool(), catalog::pageFrag(),
-        catalog::udpRx(), catalog::xdpRx(),        catalog::ifaceRx(),  catalog::command(),
-    };
+#define NF_CATALOG_ENTRY(function, name, kind) listed(catalog::function(), name, WorkloadKind::kind),
+    static const std::vector<WorkloadDescriptor> catalog = {NF_WORKLOADS(NF_CATALOG_ENTRY)};
+#undef NF_CATALOG_ENTRY
     return catalog;
 }
 

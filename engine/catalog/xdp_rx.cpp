@@ -93,7 +93,6 @@ std::string xdpRxChunkBlocker(const std::vector<ParamSet>& variants)
 WorkloadDescriptor xdpRx()
 {
     WorkloadDescriptor info;
-    info.name = "xdp-rx";
     info.summary =
         "AF_XDP receive (rxdrop, l2fwd) on the tool's own veth testbed: pps, XDP socket statistics, "
         "counters per packet";
@@ -117,7 +116,6 @@ WorkloadDescriptor xdpRx()
     info.primaryMetric = "pps";
     // Chunks of 50 ms (udp-rx has 25 ms): docs/benchmarks.md measures them for both.
     info.defaultChunk = 0.05;
-    info.kind = WorkloadKind::Live;
     info.chunkBlocker = xdpRxChunkBlocker;
     info.params = {
         {.name = "xdp_mode",

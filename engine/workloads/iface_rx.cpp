@@ -1,4 +1,5 @@
 #include "engine/workloads/iface_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <net/if.h>
 
@@ -76,6 +77,11 @@ Result<std::unique_ptr<LiveSession>> makeIfaceRx(const ParamSet& params)
         return first.error();
     }
     return std::unique_ptr<LiveSession>(std::move(session));
+}
+
+WorkloadImplementation implementation::ifaceRx()
+{
+    return {.makeLive = makeIfaceRx};
 }
 
 }  // namespace nf::engine::workloads

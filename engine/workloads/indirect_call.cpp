@@ -1,4 +1,5 @@
 #include "engine/workloads/indirect_call.h"
+#include "engine/workloads/registry.h"
 
 #include <string>
 #include <utility>
@@ -110,6 +111,11 @@ Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params)
         return loop.error();
     }
     return std::unique_ptr<CallLoop>(std::move(*loop));
+}
+
+WorkloadImplementation implementation::indirectCall()
+{
+    return {.make = makeIndirectCall};
 }
 
 }  // namespace nf::engine::workloads
