@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "engine/import/import_format.h"
@@ -328,6 +329,53 @@ TEST(ImportFiles, FilesWithOtherMetricsAreRefusedByName)
                               {sample("perf_stat_appended.csv"), sample("perf_stat_single_text.txt")}, {});
     ASSERT_FALSE(e.ok());
     EXPECT_EQ(e.error().message.rfind("perf_stat_single_text.txt: its metrics", 0), 0u) << e.error().message;
+}
+
+// Every importer is one descriptor, listed once (importer_list.h): a name, the tool as people call
+// it, one line of help, its detection, its parser and its fuzz dictionary.
+TEST(ImportFormats, EveryImporterIsOneCompleteDescriptor)
+{
+    std::set<std::string> names;
+    const std::string tools = importToolNames();
+    for (const auto& f : importFormats()) {
+        SCOPED_TRACE(f.name);
+        EXPECT_TRUE(names.insert(f.name).second) << "listed twice";
+        EXPECT_EQ(findImportFormat(f.name), &f);
+        EXPECT_FALSE(f.tools.empty());
+        for (const auto& tool : f.tools) {
+            EXPECT_NE(tools.find(tool), std::string::npos) << tool;
+        }
+        EXPECT_FALSE(f.summary.empty());
+        EXPECT_TRUE(f.detect && f.parse);
+        EXPECT_FALSE(f.dictionary.empty());
+        EXPECT_EQ(f.detect(""), detection::kNotIt);
+    }
+#define NF_IMPORTER_COUNT(function, file) +1
+    EXPECT_EQ(importFormats().size(), std::size_t{0 NF_IMPORTERS(NF_IMPORTER_COUNT)});
+#undef NF_IMPORTER_COUNT
+    EXPECT_EQ(tools.rfind("perf stat, sar, sadf, ", 0), 0U) << tools;
+}
+
+// Detection ranks: a tool's own marks beat a layout that merely fits, and two tools marked alike
+// are named, not guessed between.
+TEST(ImportFormats, DetectionRanksMarksAboveLayoutAndNamesATie)
+{
+    const std::string csv = "1234,,cycles,100.00,,\n5678,,instructions,100.00,,\n";
+    auto perf = detectImportFormat({"a.csv", csv});
+    ASSERT_TRUE(perf.ok()) << perf.error().message;
+    EXPECT_EQ((*perf)->name, "perf-stat");
+    auto pktgen = detectImportFormat({"b.txt", csv + "Result: OK: 1(c1+d0) usec, 1 (60byte,0frags)\n"});
+    ASSERT_TRUE(pktgen.ok()) << pktgen.error().message;
+    EXPECT_EQ((*pktgen)->name, "pktgen");
+    auto both = detectImportFormat({"c.txt", "  1.0 seconds time elapsed\nResult: OK: 1(c1+d0) usec\n"});
+    ASSERT_FALSE(both.ok());
+    EXPECT_EQ(both.error().message,
+              "c.txt: it looks like output of both perf-stat and pktgen: name the tool (noisefloor import perf-stat "
+              "FILE)");
+    auto none = detectImportFormat({"d.txt", "hello\n"});
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().message, "d.txt: not output of " + importToolNames() +
+                                        " that noisefloor recognises (name the tool: noisefloor import TOOL FILE)");
 }
 
 TEST(ImportedRunTest, RecordsOriginAndIsAnOrdinaryRun)
