@@ -69,9 +69,7 @@ WorkloadDescriptor command()
     info.primaryMetric = "wall_ms";
     info.defaultChunk = 0;
     info.check = [](const ParamSet& p, const CheckContext&) -> Result<void> {
-        if (auto c = commandConfig(p); !c) {
-            return c.error();
-        }
+        NF_TRY(commandConfig(p));
         return {};
     };
     return info;

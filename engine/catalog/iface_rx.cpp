@@ -25,9 +25,7 @@ WorkloadDescriptor ifaceRx()
         if (p.text("iface").empty()) {
             return Error{"iface-rx needs iface=NAME, the interface an external sender feeds"};
         }
-        if (auto cpus = counterCpus(p.text("counter_cpus"), ctx.allowedCpus, ctx.allowedCpus); !cpus) {
-            return cpus.error();
-        }
+        NF_TRY(counterCpus(p.text("counter_cpus"), ctx.allowedCpus, ctx.allowedCpus));
         return {};
     };
     return info;

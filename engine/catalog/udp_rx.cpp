@@ -102,9 +102,7 @@ WorkloadDescriptor udpRx()
         if (auto r = checkTwoHost(p); !r) {
             return r;
         }
-        if (auto cpus = trafficCpus(p, p.text("tx_host").empty(), ctx.allowedCpus); !cpus) {
-            return cpus.error();
-        }
+        NF_TRY(trafficCpus(p, p.text("tx_host").empty(), ctx.allowedCpus));
         return {};
     };
     return info;

@@ -37,9 +37,7 @@ Result<void> checkXdpRx(const ParamSet& p, const CheckContext& ctx)
     if (auto r = checkTwoHost(p, false); !r) {
         return r;
     }
-    if (auto cpus = trafficCpus(p, iface.empty(), ctx.allowedCpus); !cpus) {
-        return cpus.error();
-    }
+    NF_TRY(trafficCpus(p, iface.empty(), ctx.allowedCpus));
     return {};
 }
 
