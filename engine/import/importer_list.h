@@ -16,5 +16,6 @@
     X(xdpBench,     xdp_bench_import)     \
     X(timeBench,    kernel_log_import)    \
     X(pageFragTest, kernel_log_import)    \
-    X(pktgen,       pktgen_import)
+    X(pktgen,       pktgen_import)        \
+    X(netperf,      netperf_import)
 // clang-format on
