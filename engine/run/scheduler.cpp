@@ -234,15 +234,7 @@ Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, base::S
     p.workload = checked.experiment.workload;
     p.spec = std::move(checked.experiment.points.front());
     p.params = std::move(checked.experiment.params.front());
-    if (p.workload->kind != WorkloadKind::External) {
-        p.implementation = findImplementation(implementations, p.workload->name);
-        const bool usable = p.implementation != nullptr &&
-                            (p.workload->kind == WorkloadKind::Live ? static_cast<bool>(p.implementation->makeLive)
-                                                                    : static_cast<bool>(p.implementation->make));
-        if (!usable) {
-            return Error{"workload " + p.workload->name + " has no measuring implementation in this build"};
-        }
-    }
+    p.implementation = NF_TRY(findImplementation(implementations, *p.workload));
     p.workerCpu = p.spec.cpus.front();
     if (p.spec.counters.empty()) {
         p.spec.counters = probes::defaultEventNames();

@@ -1,4 +1,5 @@
 #include "engine/workloads/iface_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <net/if.h>
 
@@ -68,6 +69,11 @@ Result<std::unique_ptr<LiveSession>> makeIfaceRx(const ParamSet& params)
     auto session = std::make_unique<IfaceRxSession>(iface, std::move(cpus));
     NF_TRY(session->sample());
     return std::unique_ptr<LiveSession>(std::move(session));
+}
+
+WorkloadImplementation implementation::ifaceRx()
+{
+    return {.makeLive = makeIfaceRx};
 }
 
 }  // namespace nf::engine::workloads

@@ -1,4 +1,5 @@
 #include "engine/workloads/page_frag.h"
+#include "engine/workloads/registry.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -329,6 +330,11 @@ Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params)
 {
     auto setup = NF_TRY(modelSetup(params));
     return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup.first, setup.second));
+}
+
+WorkloadImplementation implementation::pageFrag()
+{
+    return {.make = makePageFrag};
 }
 
 }  // namespace nf::engine::workloads

@@ -1,4 +1,5 @@
 #include "engine/workloads/udp_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <netinet/in.h>
 
@@ -250,6 +251,11 @@ Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
     const net::Endpoint rx = bed->rx();
     return std::unique_ptr<LiveSession>(
         std::make_unique<UdpRxSession>(std::move(c), std::move(bed), rx, std::move(gen), std::move(sock)));
+}
+
+WorkloadImplementation implementation::udpRx()
+{
+    return {.makeLive = makeUdpRx, .makeLiveGroup = makeUdpRxGroup};
 }
 
 }  // namespace nf::engine::workloads

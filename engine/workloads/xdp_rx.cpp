@@ -1,4 +1,5 @@
 #include "engine/workloads/xdp_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <linux/ethtool.h>
 #include <net/if.h>
@@ -203,6 +204,11 @@ Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params)
     NF_TRY(net::requireNetworkCapabilities("xdp-rx"));
     auto c = NF_TRY(readConfig(params));
     return c.iface.empty() ? makeOnTestbed(std::move(c)) : makeOnInterface(std::move(c));
+}
+
+WorkloadImplementation implementation::xdpRx()
+{
+    return {.makeLive = makeXdpRx, .makeLiveGroup = makeXdpRxGroup};
 }
 
 }  // namespace nf::engine::workloads
