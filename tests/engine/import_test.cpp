@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -483,6 +484,48 @@ TEST(ImportedRunTest, RecordsOriginAndIsAnOrdinaryRun)
     EXPECT_EQ(run->repetitions.size(), 5u);
     request.label.clear();
     EXPECT_FALSE(importedRun(*t, request).ok());
+}
+
+// The value the importer read under `key`, NaN when it read none.
+double reading(const ImportTable& t, const std::string& key)
+{
+    for (const auto& r : t.readings) {
+        if (r.key == key) {
+            return r.value;
+        }
+    }
+    ADD_FAILURE() << "no reading " << key;
+    return std::nan("");
+}
+
+TEST(TimeBenchImport, ResultLinesWithoutStepOrTimestampAreNotJoined)
+{
+    // Pasted from a script's output: no dmesg time stamps, no "(step:N)" suffix.
+    const std::string text =
+        "Type:for_loop Per elem: 1 cycles(tsc) 0.420 ns\n"
+        "Type:atomic_inc Per elem: 18 cycles(tsc) 5.010 ns\n";
+    auto t = parse("time-bench", {"two.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions.size(), 1u);
+    EXPECT_EQ(reading(*t, "for_loop cycles per elem"), 1);
+    EXPECT_EQ(reading(*t, "atomic_inc ns per elem"), 5.010);
+    EXPECT_EQ(reading(*t, "Type lines"), 2);
+    // A record a mail client wrapped is still joined.
+    auto wrapped = parse("time-bench", {"w.txt", "Type:lock Per elem: 39 cycles(tsc)\n11.041 ns (step:0)\n"});
+    ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+    EXPECT_EQ(reading(*wrapped, "lock ns per elem"), 11.041);
+}
+
+TEST(TimeBenchImport, KselftestSummaryAloneIsRead)
+{
+    const std::string text =
+        "Fast path results:\nno-softirq-page_pool01 Per elem: 11 cycles(tsc) 4.368 ns\n\n"
+        "slow path results:\nno-softirq-page_pool03 Per elem: 549 cycles(tsc) 203.466 ns\n";
+    auto t = parse("time-bench", {"summary.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "no-softirq-page_pool03 ns per elem"), 203.466);
+    ASSERT_FALSE(t->notes.empty());
+    EXPECT_NE(t->notes.back().find("kselftest summary"), std::string::npos);
 }
 
 }  // namespace
