@@ -528,5 +528,51 @@ TEST(TimeBenchImport, KselftestSummaryAloneIsRead)
     EXPECT_NE(t->notes.back().find("kselftest summary"), std::string::npos);
 }
 
+TEST(SarImport, LocalizedTimeStampsAndAverageLabelsAreRead)
+{
+    // zh_CN: %X is "%H时%M分%S秒", "Average:" is "平均时间:"; ko_KR: "%H시 %M분 %S초", "평균:".
+    const std::string zh =
+        "Linux 5.15.0 (host) \t2026年11月30日 \t_x86_64_\t(2 CPU)\n\n"
+        "23时07分42秒     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "23时07分43秒        lo     10.00     10.00      1.00      1.00\n\n"
+        "23时07分43秒     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "23时07分45秒        lo     20.00     20.00      2.00      2.00\n\n"
+        "平均时间:     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "平均时间:        lo     16.67     16.67      1.67      1.67\n";
+    auto t = parse("sar", {"zh.txt", zh});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions[0].size(), 2u);
+    EXPECT_EQ(t->repetitions[0][1].duration, 2.0);
+    EXPECT_EQ(reading(*t, "lo rxpck/s 23时07分45秒"), 20);
+    EXPECT_EQ(reading(*t, "lo rxpck/s Average"), 16.67);
+
+    const std::string ko =
+        "23시 07분 42초     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "23시 07분 43초        lo     10.00     10.00      1.00      1.00\n\n"
+        "평균:     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "평균:        lo     10.00     10.00      1.00      1.00\n";
+    auto k = parse("sar", {"ko.txt", ko});
+    ASSERT_TRUE(k.ok()) << k.error().message;
+    EXPECT_EQ(reading(*k, "lo rxpck/s Average"), 10);
+
+    // A stamp in a form no locale here prints: refused naming the line, not "no sar lines".
+    auto other = parse("sar", {"x.txt",
+                               "23h07m42s     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+                               "23h07m43s        lo     10.00     10.00      1.00      1.00\n"});
+    ASSERT_FALSE(other.ok());
+    EXPECT_NE(other.error().message.find("x.txt:1: a sar header whose time stamp"), std::string::npos)
+        << other.error().message;
+}
+
+TEST(SarImport, ByteOrderMarkKeepsTheHeader)
+{
+    auto src = sample("sar_dev.txt");
+    src.text = "\xEF\xBB\xBF" + src.text;
+    auto t = parse("sar", src, {"lo", std::nullopt});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->kernel, "6.18.44-fc-v857");
+    EXPECT_EQ(t->host, "vm");
+}
+
 }  // namespace
 }  // namespace nf::engine
