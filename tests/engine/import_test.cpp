@@ -498,6 +498,14 @@ double reading(const ImportTable& t, const std::string& key)
     return std::nan("");
 }
 
+std::size_t quantityAt(const ImportTable& t, const std::string& name)
+{
+    const auto& q = t.layout.quantities;
+    const auto it = std::find(q.begin(), q.end(), name);
+    EXPECT_NE(it, q.end()) << "no quantity " << name;
+    return static_cast<std::size_t>(it - q.begin());
+}
+
 TEST(TimeBenchImport, ResultLinesWithoutStepOrTimestampAreNotJoined)
 {
     // Pasted from a script's output: no dmesg time stamps, no "(step:N)" suffix.
@@ -572,6 +580,127 @@ TEST(SarImport, ByteOrderMarkKeepsTheHeader)
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->kernel, "6.18.44-fc-v857");
     EXPECT_EQ(t->host, "vm");
+}
+
+TEST(PerfStatImport, IndianAndSpaceDigitGroupingAreRead)
+{
+    const std::string lakh =
+        " Performance counter stats for 'true':\n\n"
+        "      1,88,28,546      cycles\n"
+        "      12,34,56,789      instructions     #    6.56  insn per cycle\n\n"
+        "       0.004 seconds time elapsed\n";
+    auto t = parse("perf-stat", {"en_IN.txt", lakh});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "event cycles count"), 18828546);
+    EXPECT_EQ(reading(*t, "event instructions count"), 123456789);
+
+    // fr_FR groups by U+202F, ru_RU by U+00A0, some by an ASCII space; ',' is the decimal mark.
+    const std::string fr =
+        " Performance counter stats for 'true':\n\n"
+        "       1\u202F234,56 msec task-clock        #    0,999 CPUs utilized\n"
+        "   173 719 355 962      cycles      #    3,005 GHz\n"
+        "   2\u00A0345\u00A0678      instructions\n"
+        "           5      context-switches\n\n"
+        "       1,236 seconds time elapsed\n";
+    auto f = parse("perf-stat", {"fr_FR.txt", fr});
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_EQ(reading(*f, "event task-clock count"), 1234.56);
+    EXPECT_EQ(reading(*f, "event cycles count"), 173719355962);
+    EXPECT_EQ(reading(*f, "event instructions count"), 2345678);
+    EXPECT_EQ(reading(*f, "event context-switches count"), 5);
+    EXPECT_EQ(reading(*f, "elapsed"), 1.236);
+
+    // Groups that are not thousands or lakhs stay refused.
+    auto bad = parse("perf-stat", {"bad.txt", editLine(lakh, 3, "      1,8,828,546      cycles")});
+    ASSERT_FALSE(bad.ok());
+}
+
+TEST(PerfStatImport, PerSocketCsvMetricLinesBelongToTheirCounter)
+{
+    const std::string csv =
+        "S0,1,4000000,,cycles,1000000,100.00,,\n"
+        "S0,1,5360000,,instructions,1000000,100.00,1.34,insn per cycle\n"
+        "S0,1,,,,,,,0.25,stalled cycles per insn\n"
+        "S1,1,2000000,,cycles,1000000,100.00,,\n"
+        "S1,1,1000000,,instructions,1000000,100.00,0.50,insn per cycle\n"
+        "S1,1,,,,,,,1.50,stalled cycles per insn\n";
+    auto t = parse("perf-stat", {"socket.csv", csv});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "event S0 instructions continuation metric stalled cycles per insn"), 0.25);
+    EXPECT_EQ(reading(*t, "event S1 instructions continuation metric stalled cycles per insn"), 1.50);
+    EXPECT_EQ(reading(*t, "event S1 cycles count"), 2000000);
+}
+
+TEST(PerfStatImport, EventNotSupportedOnEveryCpuIsNotStoredAsZero)
+{
+    const std::string text =
+        " Performance counter stats for 'system wide':\n\n"
+        "CPU0           1,000      cycles\n"
+        "CPU1           2,000      cycles\n"
+        "CPU0      <not supported>      stalled-cycles-frontend\n"
+        "CPU1      <not supported>      stalled-cycles-frontend\n\n"
+        "       1.001 seconds time elapsed\n";
+    auto t = parse("perf-stat", {"a.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const auto& q = t->layout.quantities;
+    EXPECT_EQ(std::count(q.begin(), q.end(), "stalled-cycles-frontend"), 0);
+    EXPECT_EQ(std::count(q.begin(), q.end(), "CPU0 stalled-cycles-frontend"), 0);
+    bool total = false;
+    for (const auto& u : t->unsupported) {
+        total = total || (u["name"] == "stalled-cycles-frontend" && u["reason"] == "<not supported> on CPU0");
+    }
+    EXPECT_TRUE(total) << t->unsupported.dump();
+    EXPECT_EQ(t->repetitions[0][0].values[quantityAt(*t, "cycles")], 3000);
+}
+
+TEST(PerfStatImport, OldTaskClockMsecsIsInMilliseconds)
+{
+    const std::string text =
+        " Performance counter stats for 'ls':\n\n"
+        "     934.512846  task-clock-msecs         #      0.114 CPUs \n"
+        "           1695  context-switches         #      0.002 M/sec\n\n"
+        "    8.199187316  seconds time elapsed\n";
+    auto t = parse("perf-stat", {"old.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    for (const auto& m : t->layout.metrics) {
+        if (m.name == "task-clock-msecs") {
+            EXPECT_EQ(m.unit, "msec");
+        }
+    }
+}
+
+TEST(PerfStatImport, FragmentWithoutHeaderOrElapsedSaysWhatIsMissing)
+{
+    const std::string fragment =
+        "     1,234,567,890      cycles          #    3.001 GHz\n"
+        "     2,345,678,901      instructions    #    1.90  insn per cycle\n";
+    auto t = parse("perf-stat", {"frag.txt", fragment});
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.error().message,
+              "frag.txt:1: perf stat counter lines without their 'Performance counter stats for' header and "
+              "without their 'seconds time elapsed' line (pasted without them?): the block cannot be told from "
+              "other text");
+}
+
+TEST(PerfStatImport, AnotherToolsOutputAfterTheBlockIsNamed)
+{
+    const std::string block =
+        " Performance counter stats for 'true':\n\n    0.43 msec task-clock\n"
+        "           5      context-switches\n\n       0.00319 seconds time elapsed\n\n";
+    auto t = parse("perf-stat", {"both.txt", block + "Average:        lo     10.00     10.00\nend\n"});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_FALSE(t->notes.empty());
+    EXPECT_EQ(t->notes.back(),
+              "2 lines after the perf stat output (lines 8-9, from 'Average:        lo     10.00     10.00') not read: "
+              "another tool's output?");
+
+    const std::string csv =
+        "0.43,msec,task-clock,430000,100.00,0.9,CPUs utilized\n"
+        "5,,context-switches,430000,100.00,11.6,K/sec\n";
+    auto c = parse("perf-stat", {"both.csv", csv + "netperf: done\n"});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_FALSE(c->notes.empty());
+    EXPECT_NE(c->notes.back().find("1 line after the perf stat output (line 3"), std::string::npos) << c->notes.back();
 }
 
 }  // namespace
