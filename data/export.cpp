@@ -1,10 +1,12 @@
 #include "data/export.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nf::data {
 namespace {
@@ -59,11 +61,38 @@ std::string variantName(const engine::RunData& data, int variant)
     return data.variantNames[static_cast<std::size_t>(variant)];
 }
 
-void writeCsvHeader(const engine::RunData& data, std::ostream& out)
+// A metric that is its own quantity per run, where every sample is one run (an imported perf stat
+// run: metric "cycles" = quantity "cycles" / "runs"): the quantity's column already holds it, and a
+// second column of the same name would repeat it.
+bool repeatsQuantity(const engine::RunData& data, const engine::MetricSpec& metric)
+{
+    const auto& q = data.layout.quantities;
+    const auto runs = std::find(q.begin(), q.end(), metric.denominator);
+    if (metric.name != metric.numerator || metric.scale != 1.0 || metric.denominator != "runs" || runs == q.end()) {
+        return false;
+    }
+    const auto at = static_cast<std::size_t>(runs - q.begin());
+    return std::all_of(data.samples.begin(), data.samples.end(),
+                       [&](const engine::Sample& s) { return at < s.values.size() && s.values[at] == 1.0; });
+}
+
+// The metric columns the CSV writes (false: the metric repeats its quantity's column).
+std::vector<bool> metricColumns(const engine::RunData& data)
+{
+    std::vector<bool> write;
+    for (const engine::MetricSpec& metric : data.layout.metrics) {
+        write.push_back(!repeatsQuantity(data, metric));
+    }
+    return write;
+}
+
+void writeCsvHeader(const engine::RunData& data, const std::vector<bool>& write, std::ostream& out)
 {
     out << "run,variant,repetition,sample,pair,start_s,duration_s";
-    for (const engine::MetricSpec& metric : data.layout.metrics) {
-        out << ',' << csvField(metric.name);
+    for (std::size_t m = 0; m < data.layout.metrics.size(); ++m) {
+        if (write[m]) {
+            out << ',' << csvField(data.layout.metrics[m].name);
+        }
     }
     for (const std::string& quantity : data.layout.quantities) {
         out << ',' << csvField(quantity);
@@ -71,14 +100,17 @@ void writeCsvHeader(const engine::RunData& data, std::ostream& out)
     out << '\n';
 }
 
-void writeCsvRow(const engine::RunRecord& run, const engine::Sample& sample, std::ostream& out)
+void writeCsvRow(const engine::RunRecord& run, const engine::Sample& sample, const std::vector<bool>& write,
+                 std::ostream& out)
 {
     const engine::RunData& data = run.data;
     out << run.row.id << ',' << csvField(variantName(data, sample.variant)) << ',' << sample.repetition << ','
         << sample.index << ',' << (sample.pair >= 0 ? std::to_string(sample.pair) : std::string()) << ','
         << formatNumber(sample.start) << ',' << formatNumber(sample.duration);
-    for (const engine::MetricSpec& metric : data.layout.metrics) {
-        out << ',' << formatNumber(sampleMetric(data, metric, sample));
+    for (std::size_t m = 0; m < data.layout.metrics.size(); ++m) {
+        if (write[m]) {
+            out << ',' << formatNumber(sampleMetric(data, data.layout.metrics[m], sample));
+        }
     }
     for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
         out << ',' << (q < sample.values.size() ? formatNumber(sample.values[q]) : std::string());
@@ -200,9 +232,10 @@ void writeCsv(const engine::RunRecord& run, std::ostream& out)
             writeSummaryCsv(run, out);
             return;
         }
-        writeCsvHeader(run.data, out);
+        const auto write = metricColumns(run.data);
+        writeCsvHeader(run.data, write, out);
         for (const engine::Sample& sample : run.data.samples) {
-            writeCsvRow(run, sample, out);
+            writeCsvRow(run, sample, write, out);
         }
     } catch (const std::exception&) {
         out.setstate(std::ios::failbit);  // the caller sees a failed stream, never an exception

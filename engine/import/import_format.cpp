@@ -174,35 +174,49 @@ std::string NumberStyle::name() const
     return group == ',' ? "C/en_US style (1,234.5)" : "C style (1234.5)";
 }
 
+namespace {
+
+// Digits per group before the decimal mark, grouped in thousands (1,234,567) or, as Indian English
+// locales print them, by lakh and crore (1,88,28,546: the last group of three, those before it of two).
+bool validGroups(const std::vector<std::size_t>& groups)
+{
+    if (groups.size() < 2) {
+        return true;
+    }
+    const auto middle = [&](std::size_t width) {
+        return std::all_of(groups.begin() + 1, groups.end() - 1, [&](std::size_t g) { return g == width; });
+    };
+    if (groups.back() != 3 || groups.front() == 0) {
+        return false;
+    }
+    return (groups.front() <= 3 && middle(3)) || (groups.size() > 2 && groups.front() <= 2 && middle(2));
+}
+
+}  // namespace
+
 std::optional<double> parseStyled(std::string_view text, NumberStyle style)
 {
     std::string plain;
     plain.reserve(text.size());
-    std::size_t digitsSinceGroup = 0;
-    bool grouped = false;
+    std::vector<std::size_t> groups{0};
     bool decimal = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == style.decimal && !decimal) {
-            if (grouped && digitsSinceGroup != 3) {
-                return std::nullopt;
-            }
             decimal = true;
             plain += '.';
         } else if (style.group != 0 && c == style.group && !decimal) {
-            if ((grouped && digitsSinceGroup != 3) || (!grouped && (digitsSinceGroup == 0 || digitsSinceGroup > 3))) {
-                return std::nullopt;
-            }
-            grouped = true;
-            digitsSinceGroup = 0;
+            groups.push_back(0);
         } else if ((c >= '0' && c <= '9') || ((c == '-' || c == '+') && i == 0) || ((c == 'e' || c == 'E') && i > 0)) {
             plain += c;
-            ++digitsSinceGroup;
+            if (!decimal && c >= '0' && c <= '9') {
+                ++groups.back();
+            }
         } else {
             return std::nullopt;
         }
     }
-    if (grouped && !decimal && digitsSinceGroup != 3) {
+    if (!validGroups(groups)) {
         return std::nullopt;
     }
     return parseNumber(plain);

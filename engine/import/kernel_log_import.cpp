@@ -76,6 +76,12 @@ std::string squeeze(const std::string& text)
     return out;
 }
 
+bool startsRecord(std::string_view line, const std::regex& summary)
+{
+    Match m;
+    return line.find("Type:") != std::string_view::npos || std::regex_search(line.begin(), line.end(), m, summary);
+}
+
 bool hasTimestamp(std::string_view line)
 {
     return !trim(line).empty() && trim(line).front() == '[';
@@ -128,8 +134,10 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
             continue;  // "Type:x PMU inst/clock" and other Type lines without a per-element result
         }
         std::size_t j = i;
+        // The tail of a wrapped record never holds a record of its own: a next line with "Type:" (or a
+        // whole summary line) is the next result, pasted without time stamps or step, never a tail.
         while (!std::regex_search(record, end) && j + 1 < lines.size() && j < i + 5 && !hasTimestamp(lines[j + 1]) &&
-               !trim(lines[j + 1]).empty()) {
+               !trim(lines[j + 1]).empty() && !startsRecord(trim(lines[j + 1]), summary)) {
             record += " " + std::string(trim(lines[++j]));
         }
         record = squeeze(record);
@@ -164,6 +172,17 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         records.push_back(std::move(r));
         i = j;
     }
+    // The kselftest script (test_bench_page_pool.sh) ends with its summary lines ("NAME Per elem: N
+    // cycles(tsc) X ns", no "Type:"); pasted alone, they are the results.
+    const bool summaryOnly = records.empty() && !summaries.empty();
+    for (std::size_t s = 0; summaryOnly && s < summaries.size(); ++s) {
+        BenchRecord r;
+        r.name = summaries[s].first;
+        r.cycles = summaries[s].second.first;
+        r.ns = summaries[s].second.second;
+        r.line = summaryLines[s];
+        records.push_back(std::move(r));
+    }
     if (records.empty()) {
         return importError(src, 0, "no time_bench 'Type:NAME Per elem:' lines in it");
     }
@@ -190,7 +209,7 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
                                    std::to_string(runs) + " module loads (a run cut short, or mixed logs?)");
         }
     }
-    for (std::size_t s = 0; s < summaries.size(); ++s) {
+    for (std::size_t s = 0; !summaryOnly && s < summaries.size(); ++s) {
         const auto& [name, value] = summaries[s];
         const auto it = byKey.find(name);
         if (it != byKey.end() && (it->second.back()->cycles != value.first || it->second.back()->ns != value.second)) {
@@ -204,6 +223,11 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
                                : records.front().module.empty() ? std::string("time_bench")
                                                                 : records.front().module;
     table.tool = module == "time_bench" ? module : "time_bench (" + module + ")";
+    if (summaryOnly) {
+        table.notes.emplace_back(
+            "only the kselftest summary lines (NAME Per elem: ...): the Type: lines with their periods were not in "
+            "the file");
+    }
     for (const auto& r : records) {
         const std::string load = "load " + std::to_string(r.load + 1) + " ";
         for (const std::string& prefix : {std::string(), load}) {

@@ -3,6 +3,7 @@
 // -x, and --json readers fill the same blocks; perf_stat_import.cpp turns them into a table.
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,7 +62,8 @@ struct Block {
     std::size_t jsonLines = 0;
     std::size_t line = 0;  // where it starts
     std::size_t endLine = 0;
-    bool complete = false;  // reached the end perf prints (elapsed line, or the end of -x,/-I lines)
+    std::size_t lastLine = 0;  // the last line that is part of it
+    bool complete = false;     // reached the end perf prints (elapsed line, or the end of -x,/-I lines)
 };
 
 // Numbers in the style the file shows: a first pass only votes, the second converts.
@@ -79,7 +81,12 @@ private:
     NumberStyleVote m_vote;
 };
 
-bool looksNumeric(std::string_view token);             // digits with separators, a sign or an exponent
+bool looksNumeric(std::string_view token);  // digits with separators, a sign or an exponent
+// A count grouped by spaces, as fr_FR (U+202F), ru_RU (U+00A0) and others print it, or by ASCII
+// spaces: "173 719 355 962" from words[w] on. The number without its group separators and the words it
+// took; nothing when words[w] does not start such a number.
+std::optional<std::pair<std::string, std::size_t>> spaceGrouped(const std::vector<std::string_view>& words,
+                                                                std::size_t w);
 bool isMissing(std::string_view token);                // "<not supported>", "<not counted>"
 bool isScope(std::string_view word, bool& aggregate);  // CPU0 (per-CPU), S0 / S0-D0-C1 / N0 (aggregate)
 bool isUnit(std::string_view word);                    // "msec", "Joules", "MiB" ...

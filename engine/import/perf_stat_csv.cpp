@@ -3,6 +3,7 @@
 // and metric-group rows with an empty value (",runtime,pct,,,,TopdownL1 (cpu_core)", ",,,,,41.3,%  tma_x").
 // A block is a run of such lines; "# started on" (perf stat -o FILE --append) or other text ends it.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "engine/import/perf_stat_blocks.h"
@@ -38,6 +39,9 @@ public:
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
             NF_TRY(line(trim(lines[i]), i + 1));
+            if (m_open) {
+                m_block.lastLine = i + 1;
+            }
         }
         closeBlock(lines.size());
         return std::move(m_blocks);
@@ -124,7 +128,7 @@ private:
             return importError(m_src, number, "not a perf stat -x, line: " + quoteLine(join(f)));
         }
         if (f[i].empty()) {
-            return metricRow(f, i, number);
+            return metricRow(f, i, number, c.scope);
         }
         if (isMissing(f[i])) {
             c.missing = std::string(f[i]);
@@ -181,11 +185,23 @@ private:
         return {};
     }
 
-    // ",runtime,pct,,,,TopdownL1 (cpu_core)" (a group) or ",,,,,41.3,%  tma_frontend_bound".
-    Result<void> metricRow(const std::vector<std::string_view>& f, std::size_t i, std::size_t number)
+    // ",runtime,pct,,,,TopdownL1 (cpu_core)" (a group) or ",,,,,41.3,%  tma_frontend_bound"; with
+    // --per-socket/--per-core/-A, the second metric of the counter above: "S0,1,,,,,,,1.34,stalled cycles
+    // per insn" (one field more: the empty fields of a metric-only line after the scope).
+    Result<void> metricRow(const std::vector<std::string_view>& f, std::size_t i, std::size_t number,
+                           const std::string& scope)
     {
-        if (f.size() - i != 7) {
+        const bool metricOnly =
+            f.size() - i == 8 && std::all_of(f.begin() + static_cast<std::ptrdiff_t>(i), f.end() - 2,
+                                             [](std::string_view x) { return x.empty(); });
+        if (f.size() - i != 7 && !metricOnly) {
             return importError(m_src, number, "not a perf stat -x, metric line: " + quoteLine(join(f)));
+        }
+        if (!scope.empty()) {
+            return scopedMetric(f, scope, number);
+        }
+        if (metricOnly) {
+            i += 1;
         }
         const auto value = f[i + 5];
         const auto unit = trim(f[i + 6]);
@@ -197,7 +213,7 @@ private:
         GroupMetric g;
         g.group = m_group;
         g.line = number;
-        g.name = std::string(unit.front() == '%' ? trim(unit.substr(1)) : unit);
+        g.name = std::string(!unit.empty() && unit.front() == '%' ? trim(unit.substr(1)) : unit);
         if (!value.empty()) {
             auto v = parseNumber(value);
             if (!v && value != "nan") {
@@ -209,6 +225,26 @@ private:
             g.runningPct = parseNumber(f[i + 2]).value_or(kNaN);
         }
         m_block.groupMetrics.push_back(std::move(g));
+        return {};
+    }
+
+    // A metric line of a scope (socket, die, core, CPU): a further metric of that scope's last counter.
+    Result<void> scopedMetric(const std::vector<std::string_view>& f, const std::string& scope, std::size_t number)
+    {
+        const auto name = trim(f.back());
+        const auto value = f[f.size() - 2];
+        const auto it = std::find_if(m_block.counts.rbegin(), m_block.counts.rend(),
+                                     [&](const Count& c) { return c.scope == scope; });
+        if (it == m_block.counts.rend() || name.empty()) {
+            return importError(
+                m_src, number,
+                "a metric line of " + scope + " without the counter it belongs to: " + quoteLine(join(f)));
+        }
+        auto v = parseNumber(value);
+        if (!v && !value.empty() && value != "nan") {
+            return importError(m_src, number, "metric value '" + std::string(value) + "' is not a number");
+        }
+        it->continuation.emplace_back(std::string(name), v.value_or(kNaN));
         return {};
     }
 
@@ -309,6 +345,7 @@ Result<std::vector<Block>> parseJsonBlocks(const ImportSource& src)
             open = true;
         }
         ++block.jsonLines;
+        block.lastLine = number;
         if (j.contains("counter-value")) {
             Count c;
             c.line = number;

@@ -1,6 +1,7 @@
 // The fields of perf stat's text lines: numbers, event scopes, units, the "( +- 0.51% )" noise and
 // "(54.18%)" counted share at the end of a line, and the metric after a "#".
 
+#include <algorithm>
 #include <regex>
 
 #include "engine/import/perf_stat_blocks.h"
@@ -22,6 +23,67 @@ bool looksNumeric(std::string_view token)
         }
     }
     return digit;
+}
+
+namespace {
+
+bool digits(std::string_view text, std::size_t n)
+{
+    return text.size() == n && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::size_t>> spaceGrouped(const std::vector<std::string_view>& words,
+                                                                std::size_t w)
+{
+    // The groups of words[w] split at U+202F and U+00A0, then the words after it that are groups.
+    std::vector<std::string> groups;
+    std::string token(words[w]);
+    for (const std::string_view sep : {"\u202F", "\u00A0"}) {
+        for (auto at = token.find(sep); at != std::string::npos; at = token.find(sep, at + 1)) {
+            token.replace(at, sep.size(), " ");
+        }
+    }
+    for (const auto g : splitWords(token)) {
+        groups.emplace_back(g);
+    }
+    std::size_t took = 1;
+    const auto open = [&] {  // the number so far ends with a whole group: another may follow
+        return groups.size() == 1 ? !groups.front().empty() && groups.front().size() <= 3 &&
+                                        digits(groups.front(), groups.front().size())
+                                  : digits(groups.back(), 3);
+    };
+    while (w + took < words.size() && !groups.empty() && open() &&
+           words[w + took].find_first_not_of("0123456789.,") == std::string_view::npos && words[w + took].size() >= 3 &&
+           digits(words[w + took].substr(0, 3), 3) &&
+           (words[w + took].size() == 3 || words[w + took][3] == '.' || words[w + took][3] == ',')) {
+        groups.emplace_back(words[w + took]);
+        ++took;
+        if (groups.back().size() > 3) {
+            break;  // the decimals end the number
+        }
+    }
+    if (groups.size() < 2 || groups.front().empty() || groups.front().size() > 3 ||
+        !digits(groups.front(), groups.front().size())) {
+        return std::nullopt;
+    }
+    std::string joined;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const auto& g = groups[i];
+        const bool last = i + 1 == groups.size();
+        if (i > 0 && !digits(std::string_view(g).substr(0, 3), 3)) {
+            return std::nullopt;
+        }
+        if (i > 0 && !last && g.size() != 3) {
+            return std::nullopt;
+        }
+        if (last && g.size() > 3 && (g.size() < 5 || g.find_first_not_of("0123456789", 4) != std::string::npos)) {
+            return std::nullopt;
+        }
+        joined += g;
+    }
+    return std::pair{joined, took};
 }
 
 bool isMissing(std::string_view token)

@@ -4,6 +4,7 @@
 // block is one repetition whose intervals are its samples.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -301,13 +302,25 @@ Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>&
             kept.push_back(c);
             continue;
         }
-        const auto it = std::find_if(first.counts.begin(), first.counts.end(),
-                                     [&](const Count& x) { return x.key() == c.quantity; });
-        if (it != first.counts.end() && !it->missing.empty()) {
-            table.unsupported.push_back({{"name", c.quantity}, {"reason", it->missing}});
-        } else if (it == first.counts.end()) {
-            kept.push_back(c);  // a metric perf printed as nan: kept, NaN
+        // The counter lines behind the column: its own, or those of every scope (CPU, socket) of an event
+        // whose total it is. A total is never stored as a sum over nothing.
+        std::vector<const Count*> behind;
+        for (const auto& x : first.counts) {
+            if (x.key() == c.quantity || (!x.scope.empty() && x.event == c.quantity)) {
+                behind.push_back(&x);
+            }
         }
+        if (behind.empty()) {
+            kept.push_back(c);  // a metric perf printed as nan: kept, NaN
+            continue;
+        }
+        const auto missing =
+            std::find_if(behind.begin(), behind.end(), [](const Count* x) { return !x->missing.empty(); });
+        const bool total = behind.front()->key() != c.quantity;
+        table.unsupported.push_back({{"name", c.quantity},
+                                     {"reason", missing == behind.end() ? std::string("<not counted>")
+                                                : total ? (*missing)->missing + " on " + (*missing)->scope
+                                                        : (*missing)->missing}});
     }
     const bool elapsed = !std::isnan(first.elapsed);
     const bool user = !std::isnan(first.user) && !first.summary;
@@ -377,6 +390,52 @@ Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>&
     return table;
 }
 
+// perf stat's text counter lines ("1,234,567      cycles   # 3.0 GHz"), with or without a header:
+// more of them than -x, lines.
+bool looksLikeTextCounters(std::string_view text)
+{
+    std::size_t counters = 0;
+    std::size_t csv = 0;
+    for (auto line : splitLines(text.substr(0, 1 << 20))) {
+        const auto words = splitWords(line);
+        if (words.empty()) {
+            continue;
+        }
+        const auto next = words.size() >= 2 ? words[1] : std::string_view();
+        if (perf::looksNumeric(words[0]) && !next.empty() &&
+            (perf::isUnit(next) || std::isalpha(static_cast<unsigned char>(next.front())) != 0)) {
+            ++counters;
+        } else if (std::count(line.begin(), line.end(), ',') >= 4) {
+            ++csv;
+        }
+    }
+    return counters > csv;
+}
+
+// Lines after the last block that no reader took (another tool's output, a prompt): what was skipped.
+void noteSkipped(ImportTable& table, std::string_view text, const std::vector<Block>& blocks)
+{
+    const auto lines = splitLines(text);
+    std::size_t first = 0;
+    std::size_t last = 0;
+    std::size_t n = 0;
+    for (std::size_t i = blocks.back().lastLine; i < lines.size(); ++i) {
+        const auto t = trim(lines[i]);
+        if (!t.empty() && !perf::isPerfNote(t)) {
+            first = first == 0 ? i + 1 : first;
+            last = i + 1;
+            ++n;
+        }
+    }
+    if (n == 0) {
+        return;
+    }
+    table.notes.push_back(std::to_string(n) + " line" + (n == 1 ? "" : "s") + " after the perf stat output (" +
+                          (first == last ? "line " + std::to_string(first)
+                                         : "lines " + std::to_string(first) + "-" + std::to_string(last)) +
+                          ", from " + quoteLine(lines[first - 1]) + ") not read: another tool's output?");
+}
+
 // perf stat -x, without a header: most lines are comma-separated fields with an event name.
 bool looksLikeCsv(std::string_view text)
 {
@@ -419,7 +478,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     std::optional<perf::Numbers> numbers;
     if (isJson(src.text)) {
         blocks = NF_TRY(perf::parseJsonBlocks(src));
-    } else if (isText(src.text)) {
+    } else if (isText(src.text) || looksLikeTextCounters(src.text)) {
         perf::Numbers vote(src, nullptr);
         NF_TRY(perf::parseTextBlocks(src, vote));
         style = NF_TRY(vote.vote().decide(src));
@@ -437,6 +496,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     auto table =
         NF_TRY(first.interval ? Result<ImportTable>(intervalTable(first, cols)) : runsTable(src, blocks, cols));
     table.detected = detectedOf(blocks, numbers ? &*numbers : nullptr, style);
+    noteSkipped(table, src.text, blocks);
     table.tool = "perf stat";
     for (std::size_t b = 0; b < blocks.size(); ++b) {
         addReadings(table, blocks[b], b == 0 ? "" : "run " + std::to_string(b + 1) + " ");

@@ -20,6 +20,9 @@ public:
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
             NF_TRY(line(lines[i], i + 1));
+            if (m_open && !trim(lines[i]).empty()) {
+                m_block.lastLine = i + 1;
+            }
         }
         if (m_open) {
             NF_TRY(close(lines.size()));
@@ -306,17 +309,28 @@ private:
             words = splitWords(rest.substr(close + 1));
             w = 0;
         } else {
-            if (w >= words.size() || !looksNumeric(words[w])) {
+            std::string grouped;  // "173 719 355 962": the value without its space separators
+            std::size_t took = 1;
+            if (w < words.size()) {
+                if (auto g = spaceGrouped(words, w)) {
+                    grouped = g->first;
+                    took = g->second;
+                }
+            }
+            const std::string_view value = !grouped.empty()   ? std::string_view(grouped)
+                                           : w < words.size() ? words[w]
+                                                              : std::string_view();
+            if (!looksNumeric(value)) {
                 return importError(m_src, number, "not a perf stat counter line: " + quoteLine(text));
             }
             const bool unit =
-                std::any_of(words.begin() + static_cast<std::ptrdiff_t>(w) + 1, words.end(), [](std::string_view x) {
+                std::any_of(words.begin() + static_cast<std::ptrdiff_t>(w + took), words.end(), [](std::string_view x) {
                     return isUnit(x) || (x.size() > 2 && x.front() == '(' && isUnit(x.substr(1, x.size() - 2)));
                 });
             auto v =
-                NF_TRY(m_num.read(words[w], number, unit ? NumberKind::Either : NumberKind::Integer, "counter value"));
+                NF_TRY(m_num.read(value, number, unit ? NumberKind::Either : NumberKind::Integer, "counter value"));
             c.value = v;
-            ++w;
+            w += took;
         }
         if (w < words.size() && isUnit(words[w]) && w + 1 < words.size()) {
             c.unit = std::string(words[w]);
@@ -326,6 +340,9 @@ private:
             return importError(m_src, number, "a counter line without its event: " + quoteLine(text));
         }
         c.event = std::string(words[w++]);
+        if (c.unit.empty() && c.event.ends_with("-msecs")) {
+            c.unit = "msec";  // perf of 2009-2010 named the unit in the event: "task-clock-msecs"
+        }
         for (; w < words.size(); ++w) {
             const auto word = words[w];
             if (word.size() > 2 && word.front() == '(' && word.back() == ')' &&
@@ -393,8 +410,12 @@ Result<std::vector<Block>> parseTextBlocks(const ImportSource& src, Numbers& num
     auto blocks = parser.parse();
     if (blocks && blocks->empty() && parser.headerless() != 0) {
         return importError(src, parser.headerless(),
-                           "perf stat counter lines without their 'Performance counter stats for' header "
-                           "(pasted without it?): the block cannot be told from other text");
+                           contains(src.text, "seconds time elapsed")
+                               ? "perf stat counter lines without their 'Performance counter stats for' header "
+                                 "(pasted without it?): the block cannot be told from other text"
+                               : "perf stat counter lines without their 'Performance counter stats for' header and "
+                                 "without their 'seconds time elapsed' line (pasted without them?): the block "
+                                 "cannot be told from other text");
     }
     return blocks;
 }

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "engine/import/import_format.h"
@@ -18,21 +19,48 @@ namespace {
 using sar::SarFile;
 using sar::SarRow;
 
-std::optional<double> timeOfDay(std::string_view word, std::string_view ampm)
+// sar prints its time stamps with strftime's %X in the locale it runs under: "23:07:43", "11:07:43
+// PM" (en_US), "23时07分43秒" (zh_CN), "23時07分43秒" (ja_JP, zh_TW), "23시 07분 43초" (ko_KR). The
+// seconds of the day and the text after the stamp, or nothing when `text` does not start with one.
+std::optional<std::pair<double, std::string_view>> timeOfDay(std::string_view text)
 {
-    int h = 0;
-    int m = 0;
-    int s = 0;
-    if (word.size() != 8 || word[2] != ':' || word[5] != ':' ||
-        std::sscanf(std::string(word).c_str(), "%2d:%2d:%2d", &h, &m, &s) != 3) {
+    static const std::regex re(
+        R"(^(\d{1,2})(?::|时|時|시 ?)(\d{2})(?::|分|분 ?)(\d{2})(?:秒|초)?(?: (AM|PM))?(?=\s|$))");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_search(text.begin(), text.end(), m, re)) {
         return std::nullopt;
     }
-    if (ampm == "PM" && h < 12) {
+    int h = std::stoi(m[1].str());
+    const int min = std::stoi(m[2].str());
+    const int s = std::stoi(m[3].str());
+    if (h > 23 || min > 59 || s > 60) {
+        return std::nullopt;
+    }
+    if (m[4] == "PM" && h < 12) {
         h += 12;
-    } else if (ampm == "AM" && h == 12) {
+    } else if (m[4] == "AM" && h == 12) {
         h = 0;
     }
-    return h * 3600.0 + m * 60.0 + s;
+    return std::pair{h * 3600.0 + min * 60.0 + s, text.substr(static_cast<std::size_t>(m.length(0)))};
+}
+
+// sar's "Average:" (and "Summary:") as its translations print it (sysstat's nls/*.po).
+std::optional<std::string_view> afterAverageLabel(std::string_view text)
+{
+    static constexpr std::string_view labels[] = {
+        "Average:",    "Summary:",   "Gemideld:",   "Сярэдняе:",      "Průměr:",    "Middel:",
+        "Durchschn.:", "Meznombro:", "Media:",      "Batezbestekoa:", "Keskiarvo:", "Moyenne :",
+        "Medie:",      "Prosjek:",   "Átlag:",      "Rata-rata:",     "平均値:",    "საშუალო:",
+        "평균:",       "Орточо:",    "Vidēji:",     "Medja:",         "Gj.snitt:",  "Gemiddeld:",
+        "Średnia:",    "Média:",     "Среднее:",    "Priemer:",       "Просек:",    "Genomsnitt:",
+        "Ortalama:",   "Середнє:",   "Trung bình:", "平均时间:",      "平均時間：", "平均時間:"};
+    for (const auto label : labels) {
+        if (text.substr(0, label.size()) == label &&
+            (text.size() == label.size() || text[label.size()] == ' ' || text[label.size()] == '\t')) {
+            return text.substr(label.size());
+        }
+    }
+    return std::nullopt;
 }
 
 bool isDev(const std::vector<std::string>& cols)
@@ -87,31 +115,47 @@ private:
             m_open = false;  // a blank line ends sar's block
             return {};
         }
-        auto words = splitWords(text);
-        if (words[0] == "Linux" && words.size() >= 3) {
-            m_file.kernel = std::string(words[1]);
-            const auto h = words[2];
+        const auto all = splitWords(text);
+        if (all.empty()) {
+            return {};
+        }
+        if (all[0] == "Linux" && all.size() >= 3) {
+            m_file.kernel = std::string(all[1]);
+            const auto h = all[2];
             m_file.host =
                 std::string(h.size() > 2 && h.front() == '(' && h.back() == ')' ? h.substr(1, h.size() - 2) : h);
             return {};
         }
-        std::size_t first = 1;
         std::optional<double> when;
-        const bool average = words[0] == "Average:" || words[0] == "Summary:";
-        if (!average) {
-            std::string_view ampm;
-            if (words.size() > 1 && (words[1] == "AM" || words[1] == "PM")) {
-                ampm = words[1];
-                first = 2;
+        const auto label = afterAverageLabel(text);
+        const bool average = label.has_value();
+        std::string_view after;
+        if (average) {
+            after = *label;
+        } else if (auto stamp = timeOfDay(text)) {
+            when = stamp->first;
+            after = stamp->second;
+            m_stamp = std::string(text.substr(0, text.size() - after.size()));
+            if (m_stamp.size() > 3 && (m_stamp.ends_with(" AM") || m_stamp.ends_with(" PM"))) {
+                m_stamp.resize(m_stamp.size() - 3);  // read as printed: "11:07:43"
             }
-            when = timeOfDay(words[0], ampm);
-            if (!when) {
-                if (m_open) {
-                    m_open = false;  // text after the block (a prompt)
-                }
-                return {};
+        } else {
+            if (text.find("rxpck/s") != std::string_view::npos || text.find("rxerr/s") != std::string_view::npos) {
+                return importError(m_src, number,
+                                   "a sar header whose time stamp or Average label cannot be read (a locale sar "
+                                   "printed it in that is not known here: rerun with LC_ALL=C): " +
+                                       quoteLine(text));
             }
+            if (m_open) {
+                m_open = false;  // text after the block (a prompt)
+            }
+            return {};
         }
+        std::vector<std::string_view> words{std::string_view()};
+        for (const auto w : splitWords(after)) {
+            words.push_back(w);
+        }
+        const std::size_t first = 1;
         if (words.size() <= first) {
             return importError(m_src, number, "a sar line without values: " + quoteLine(text));
         }
@@ -215,7 +259,7 @@ private:
             if (r.seconds < 0) {
                 r.seconds += 86400;  // past midnight
             }
-            r.when = std::string(splitWords(text)[0]);
+            r.when = m_stamp;
         }
         if (m_style == nullptr) {
             for (std::size_t i = 0; i < rest.size(); ++i) {
@@ -257,6 +301,7 @@ private:
     bool m_inAverage = false;
     bool m_restarted = false;
     bool m_sawInterval = false;
+    std::string m_stamp;  // the time stamp of the line being read, as printed
     std::map<int, int> m_averageBlocks;
 };
 
@@ -377,6 +422,9 @@ Result<std::string> chooseIface(const ImportSource& src, const std::set<std::str
 
 Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& options)
 {
+    if (src.text.starts_with("\xEF\xBB\xBF")) {  // a UTF-8 byte-order mark (an editor's, not sar's)
+        return parseSar(ImportSource{src.path, src.text.substr(3)}, options);
+    }
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not sar output");
     }
@@ -484,7 +532,7 @@ ImportFormat importers::sar()
             },
         .parse = parseSar,
         .dictionary = {"Linux", "IFACE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "Average:", "AM", "PM", "12:00:00",
-                       "23:59:59", "LINUX RESTART", "lo"},
+                       "23:59:59", "LINUX RESTART", "lo", "23时07分43秒", "平均时间:", "23시 07분 43초", "Moyenne :"},
     };
 }
 

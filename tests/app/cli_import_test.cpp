@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
 
 #include "tests/app/cli_process.h"
 
@@ -72,6 +74,21 @@ TEST_F(CliImport, UnknownFormatAndMissingLabelAreUsageErrors)
     auto n = run({"import", "sar", sample("sar_dev.txt")});
     EXPECT_EQ(n.status, 2);
     EXPECT_NE(n.err.find("--label"), std::string::npos) << n.err;
+}
+
+TEST_F(CliImport, CsvExportOfPerfStatRunsHasEachColumnOnce)
+{
+    ASSERT_EQ(run({"import", "perf-stat", sample("perf_stat_appended.csv"), "--label", "x"}).status, 0);
+    const auto csv = run({"export", "1", "--format", "csv"});
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    const auto header = csv.out.substr(0, csv.out.find('\n'));
+    std::vector<std::string> names;
+    std::istringstream in(header);
+    for (std::string name; std::getline(in, name, ',');) {
+        EXPECT_EQ(std::count(names.begin(), names.end(), name), 0) << name << " twice in " << header;
+        names.push_back(name);
+    }
+    EXPECT_NE(std::find(names.begin(), names.end(), "task-clock"), names.end()) << header;
 }
 
 TEST_F(CliImport, CrossBootComparisonNamesBothKernelsAndWarnsOfOtherDifferences)

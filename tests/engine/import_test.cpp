@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -483,6 +484,223 @@ TEST(ImportedRunTest, RecordsOriginAndIsAnOrdinaryRun)
     EXPECT_EQ(run->repetitions.size(), 5u);
     request.label.clear();
     EXPECT_FALSE(importedRun(*t, request).ok());
+}
+
+// The value the importer read under `key`, NaN when it read none.
+double reading(const ImportTable& t, const std::string& key)
+{
+    for (const auto& r : t.readings) {
+        if (r.key == key) {
+            return r.value;
+        }
+    }
+    ADD_FAILURE() << "no reading " << key;
+    return std::nan("");
+}
+
+std::size_t quantityAt(const ImportTable& t, const std::string& name)
+{
+    const auto& q = t.layout.quantities;
+    const auto it = std::find(q.begin(), q.end(), name);
+    EXPECT_NE(it, q.end()) << "no quantity " << name;
+    return static_cast<std::size_t>(it - q.begin());
+}
+
+TEST(TimeBenchImport, ResultLinesWithoutStepOrTimestampAreNotJoined)
+{
+    // Pasted from a script's output: no dmesg time stamps, no "(step:N)" suffix.
+    const std::string text =
+        "Type:for_loop Per elem: 1 cycles(tsc) 0.420 ns\n"
+        "Type:atomic_inc Per elem: 18 cycles(tsc) 5.010 ns\n";
+    auto t = parse("time-bench", {"two.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions.size(), 1u);
+    EXPECT_EQ(reading(*t, "for_loop cycles per elem"), 1);
+    EXPECT_EQ(reading(*t, "atomic_inc ns per elem"), 5.010);
+    EXPECT_EQ(reading(*t, "Type lines"), 2);
+    // A record a mail client wrapped is still joined.
+    auto wrapped = parse("time-bench", {"w.txt", "Type:lock Per elem: 39 cycles(tsc)\n11.041 ns (step:0)\n"});
+    ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+    EXPECT_EQ(reading(*wrapped, "lock ns per elem"), 11.041);
+}
+
+TEST(TimeBenchImport, KselftestSummaryAloneIsRead)
+{
+    const std::string text =
+        "Fast path results:\nno-softirq-page_pool01 Per elem: 11 cycles(tsc) 4.368 ns\n\n"
+        "slow path results:\nno-softirq-page_pool03 Per elem: 549 cycles(tsc) 203.466 ns\n";
+    auto t = parse("time-bench", {"summary.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "no-softirq-page_pool03 ns per elem"), 203.466);
+    ASSERT_FALSE(t->notes.empty());
+    EXPECT_NE(t->notes.back().find("kselftest summary"), std::string::npos);
+}
+
+TEST(SarImport, LocalizedTimeStampsAndAverageLabelsAreRead)
+{
+    // zh_CN: %X is "%H时%M分%S秒", "Average:" is "平均时间:"; ko_KR: "%H시 %M분 %S초", "평균:".
+    const std::string zh =
+        "Linux 5.15.0 (host) \t2026年11月30日 \t_x86_64_\t(2 CPU)\n\n"
+        "23时07分42秒     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "23时07分43秒        lo     10.00     10.00      1.00      1.00\n\n"
+        "23时07分43秒     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "23时07分45秒        lo     20.00     20.00      2.00      2.00\n\n"
+        "平均时间:     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "平均时间:        lo     16.67     16.67      1.67      1.67\n";
+    auto t = parse("sar", {"zh.txt", zh});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions[0].size(), 2u);
+    EXPECT_EQ(t->repetitions[0][1].duration, 2.0);
+    EXPECT_EQ(reading(*t, "lo rxpck/s 23时07分45秒"), 20);
+    EXPECT_EQ(reading(*t, "lo rxpck/s Average"), 16.67);
+
+    const std::string ko =
+        "23시 07분 42초     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "23시 07분 43초        lo     10.00     10.00      1.00      1.00\n\n"
+        "평균:     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+        "평균:        lo     10.00     10.00      1.00      1.00\n";
+    auto k = parse("sar", {"ko.txt", ko});
+    ASSERT_TRUE(k.ok()) << k.error().message;
+    EXPECT_EQ(reading(*k, "lo rxpck/s Average"), 10);
+
+    // A stamp in a form no locale here prints: refused naming the line, not "no sar lines".
+    auto other = parse("sar", {"x.txt",
+                               "23h07m42s     IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s\n"
+                               "23h07m43s        lo     10.00     10.00      1.00      1.00\n"});
+    ASSERT_FALSE(other.ok());
+    EXPECT_NE(other.error().message.find("x.txt:1: a sar header whose time stamp"), std::string::npos)
+        << other.error().message;
+}
+
+TEST(SarImport, ByteOrderMarkKeepsTheHeader)
+{
+    auto src = sample("sar_dev.txt");
+    src.text = "\xEF\xBB\xBF" + src.text;
+    auto t = parse("sar", src, {"lo", std::nullopt});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->kernel, "6.18.44-fc-v857");
+    EXPECT_EQ(t->host, "vm");
+}
+
+TEST(PerfStatImport, IndianAndSpaceDigitGroupingAreRead)
+{
+    const std::string lakh =
+        " Performance counter stats for 'true':\n\n"
+        "      1,88,28,546      cycles\n"
+        "      12,34,56,789      instructions     #    6.56  insn per cycle\n\n"
+        "       0.004 seconds time elapsed\n";
+    auto t = parse("perf-stat", {"en_IN.txt", lakh});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "event cycles count"), 18828546);
+    EXPECT_EQ(reading(*t, "event instructions count"), 123456789);
+
+    // fr_FR groups by U+202F, ru_RU by U+00A0, some by an ASCII space; ',' is the decimal mark.
+    const std::string fr =
+        " Performance counter stats for 'true':\n\n"
+        "       1\u202F234,56 msec task-clock        #    0,999 CPUs utilized\n"
+        "   173 719 355 962      cycles      #    3,005 GHz\n"
+        "   2\u00A0345\u00A0678      instructions\n"
+        "           5      context-switches\n\n"
+        "       1,236 seconds time elapsed\n";
+    auto f = parse("perf-stat", {"fr_FR.txt", fr});
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_EQ(reading(*f, "event task-clock count"), 1234.56);
+    EXPECT_EQ(reading(*f, "event cycles count"), 173719355962);
+    EXPECT_EQ(reading(*f, "event instructions count"), 2345678);
+    EXPECT_EQ(reading(*f, "event context-switches count"), 5);
+    EXPECT_EQ(reading(*f, "elapsed"), 1.236);
+
+    // Groups that are not thousands or lakhs stay refused.
+    auto bad = parse("perf-stat", {"bad.txt", editLine(lakh, 3, "      1,8,828,546      cycles")});
+    ASSERT_FALSE(bad.ok());
+}
+
+TEST(PerfStatImport, PerSocketCsvMetricLinesBelongToTheirCounter)
+{
+    const std::string csv =
+        "S0,1,4000000,,cycles,1000000,100.00,,\n"
+        "S0,1,5360000,,instructions,1000000,100.00,1.34,insn per cycle\n"
+        "S0,1,,,,,,,0.25,stalled cycles per insn\n"
+        "S1,1,2000000,,cycles,1000000,100.00,,\n"
+        "S1,1,1000000,,instructions,1000000,100.00,0.50,insn per cycle\n"
+        "S1,1,,,,,,,1.50,stalled cycles per insn\n";
+    auto t = parse("perf-stat", {"socket.csv", csv});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "event S0 instructions continuation metric stalled cycles per insn"), 0.25);
+    EXPECT_EQ(reading(*t, "event S1 instructions continuation metric stalled cycles per insn"), 1.50);
+    EXPECT_EQ(reading(*t, "event S1 cycles count"), 2000000);
+}
+
+TEST(PerfStatImport, EventNotSupportedOnEveryCpuIsNotStoredAsZero)
+{
+    const std::string text =
+        " Performance counter stats for 'system wide':\n\n"
+        "CPU0           1,000      cycles\n"
+        "CPU1           2,000      cycles\n"
+        "CPU0      <not supported>      stalled-cycles-frontend\n"
+        "CPU1      <not supported>      stalled-cycles-frontend\n\n"
+        "       1.001 seconds time elapsed\n";
+    auto t = parse("perf-stat", {"a.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const auto& q = t->layout.quantities;
+    EXPECT_EQ(std::count(q.begin(), q.end(), "stalled-cycles-frontend"), 0);
+    EXPECT_EQ(std::count(q.begin(), q.end(), "CPU0 stalled-cycles-frontend"), 0);
+    bool total = false;
+    for (const auto& u : t->unsupported) {
+        total = total || (u["name"] == "stalled-cycles-frontend" && u["reason"] == "<not supported> on CPU0");
+    }
+    EXPECT_TRUE(total) << t->unsupported.dump();
+    EXPECT_EQ(t->repetitions[0][0].values[quantityAt(*t, "cycles")], 3000);
+}
+
+TEST(PerfStatImport, OldTaskClockMsecsIsInMilliseconds)
+{
+    const std::string text =
+        " Performance counter stats for 'ls':\n\n"
+        "     934.512846  task-clock-msecs         #      0.114 CPUs \n"
+        "           1695  context-switches         #      0.002 M/sec\n\n"
+        "    8.199187316  seconds time elapsed\n";
+    auto t = parse("perf-stat", {"old.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    for (const auto& m : t->layout.metrics) {
+        if (m.name == "task-clock-msecs") {
+            EXPECT_EQ(m.unit, "msec");
+        }
+    }
+}
+
+TEST(PerfStatImport, FragmentWithoutHeaderOrElapsedSaysWhatIsMissing)
+{
+    const std::string fragment =
+        "     1,234,567,890      cycles          #    3.001 GHz\n"
+        "     2,345,678,901      instructions    #    1.90  insn per cycle\n";
+    auto t = parse("perf-stat", {"frag.txt", fragment});
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.error().message,
+              "frag.txt:1: perf stat counter lines without their 'Performance counter stats for' header and "
+              "without their 'seconds time elapsed' line (pasted without them?): the block cannot be told from "
+              "other text");
+}
+
+TEST(PerfStatImport, AnotherToolsOutputAfterTheBlockIsNamed)
+{
+    const std::string block =
+        " Performance counter stats for 'true':\n\n    0.43 msec task-clock\n"
+        "           5      context-switches\n\n       0.00319 seconds time elapsed\n\n";
+    auto t = parse("perf-stat", {"both.txt", block + "Average:        lo     10.00     10.00\nend\n"});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_FALSE(t->notes.empty());
+    EXPECT_EQ(t->notes.back(),
+              "2 lines after the perf stat output (lines 8-9, from 'Average:        lo     10.00     10.00') not read: "
+              "another tool's output?");
+
+    const std::string csv =
+        "0.43,msec,task-clock,430000,100.00,0.9,CPUs utilized\n"
+        "5,,context-switches,430000,100.00,11.6,K/sec\n";
+    auto c = parse("perf-stat", {"both.csv", csv + "netperf: done\n"});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_FALSE(c->notes.empty());
+    EXPECT_NE(c->notes.back().find("1 line after the perf stat output (line 3"), std::string::npos) << c->notes.back();
 }
 
 }  // namespace
