@@ -1,10 +1,12 @@
 #include "data/export.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nf::data {
 namespace {
@@ -45,10 +47,35 @@ std::string csvField(const std::string& text)
     return quoted + '"';
 }
 
-std::optional<double> sampleMetric(const engine::RunData& data, const engine::MetricSpec& metric,
-                                   const engine::Sample& sample)
+// The run's metrics with their quantities' columns, found once for every row.
+struct RowMetric {
+    const engine::MetricSpec* spec;
+    std::optional<engine::MetricColumns> columns;  // nullopt: a quantity is not stored
+};
+
+std::vector<RowMetric> rowMetrics(const engine::RunData& data)
 {
-    return engine::metricValue(metric, data.layout.quantities, {&sample.values});
+    std::vector<RowMetric> metrics;
+    for (const engine::MetricSpec& metric : data.layout.metrics) {
+        auto columns = engine::metricColumns(metric, data.layout.quantities);
+        if (columns && std::max(columns->numerator, columns->denominator) >= data.samples.quantities()) {
+            columns.reset();
+        }
+        metrics.push_back({&metric, columns});
+    }
+    return metrics;
+}
+
+// The metric's value in one row, as metricValue gives it for a row (a sum from zero, so -0 is 0);
+// nullopt where it is undefined.
+std::optional<double> rowMetric(const engine::RunTable& table, const RowMetric& metric, std::size_t row)
+{
+    if (!metric.columns) {
+        return std::nullopt;
+    }
+    const double value = engine::metricRatio(*metric.spec, 0.0 + table.value(row, metric.columns->numerator),
+                                             table.value(row, metric.columns->denominator));
+    return std::isnan(value) ? std::nullopt : std::optional<double>(value);
 }
 
 std::string variantName(const engine::RunData& data, int variant)
@@ -71,17 +98,20 @@ void writeCsvHeader(const engine::RunData& data, std::ostream& out)
     out << '\n';
 }
 
-void writeCsvRow(const engine::RunRecord& run, const engine::Sample& sample, std::ostream& out)
+void writeCsvRow(const engine::RunRecord& run, const std::vector<RowMetric>& metrics, std::size_t row,
+                 std::ostream& out)
 {
     const engine::RunData& data = run.data;
-    out << run.row.id << ',' << csvField(variantName(data, sample.variant)) << ',' << sample.repetition << ','
-        << sample.index << ',' << (sample.pair >= 0 ? std::to_string(sample.pair) : std::string()) << ','
-        << formatNumber(sample.start) << ',' << formatNumber(sample.duration);
-    for (const engine::MetricSpec& metric : data.layout.metrics) {
-        out << ',' << formatNumber(sampleMetric(data, metric, sample));
+    const engine::RunTable& table = data.samples;
+    const int pair = table.pair(row);
+    out << run.row.id << ',' << csvField(variantName(data, table.variant(row))) << ',' << table.repetition(row) << ','
+        << table.index(row) << ',' << (pair >= 0 ? std::to_string(pair) : std::string()) << ','
+        << formatNumber(table.start(row)) << ',' << formatNumber(table.duration(row));
+    for (const RowMetric& metric : metrics) {
+        out << ',' << formatNumber(rowMetric(table, metric, row));
     }
     for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
-        out << ',' << (q < sample.values.size() ? formatNumber(sample.values[q]) : std::string());
+        out << ',' << (q < table.quantities() ? formatNumber(table.value(row, q)) : std::string());
     }
     out << '\n';
 }
@@ -137,24 +167,26 @@ nlohmann::json variantsJson(const engine::RunRecord& run)
     return variants;
 }
 
-nlohmann::json sampleJson(const engine::RunData& data, const engine::Sample& sample)
+nlohmann::json sampleJson(const engine::RunData& data, const std::vector<RowMetric>& rowMetrics, std::size_t row)
 {
+    const engine::RunTable& table = data.samples;
     nlohmann::json quantities = nlohmann::json::object();
     for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
-        quantities[data.layout.quantities[q]] = q < sample.values.size() ? jsonNumber(sample.values[q]) : nullptr;
+        quantities[data.layout.quantities[q]] = q < table.quantities() ? jsonNumber(table.value(row, q)) : nullptr;
     }
     nlohmann::json metrics = nlohmann::json::object();
-    for (const engine::MetricSpec& metric : data.layout.metrics) {
-        std::optional<double> value = sampleMetric(data, metric, sample);
-        metrics[metric.name] = value ? jsonNumber(*value) : nlohmann::json();
+    for (const RowMetric& metric : rowMetrics) {
+        std::optional<double> value = rowMetric(table, metric, row);
+        metrics[metric.spec->name] = value ? jsonNumber(*value) : nlohmann::json();
     }
-    return {{"variant", sample.variant},
-            {"variant_name", variantName(data, sample.variant)},
-            {"repetition", sample.repetition},
-            {"index", sample.index},
-            {"pair", sample.pair >= 0 ? nlohmann::json(sample.pair) : nlohmann::json()},
-            {"start_s", jsonNumber(sample.start)},
-            {"duration_s", jsonNumber(sample.duration)},
+    const int pair = table.pair(row);
+    return {{"variant", table.variant(row)},
+            {"variant_name", variantName(data, table.variant(row))},
+            {"repetition", table.repetition(row)},
+            {"index", table.index(row)},
+            {"pair", pair >= 0 ? nlohmann::json(pair) : nlohmann::json()},
+            {"start_s", jsonNumber(table.start(row))},
+            {"duration_s", jsonNumber(table.duration(row))},
             {"quantities", quantities},
             {"metrics", metrics}};
 }
@@ -201,8 +233,9 @@ void writeCsv(const engine::RunRecord& run, std::ostream& out)
             return;
         }
         writeCsvHeader(run.data, out);
-        for (const engine::Sample& sample : run.data.samples) {
-            writeCsvRow(run, sample, out);
+        const auto metrics = rowMetrics(run.data);
+        for (std::size_t row = 0; row < run.data.samples.size(); ++row) {
+            writeCsvRow(run, metrics, row, out);
         }
     } catch (const std::exception&) {
         out.setstate(std::ios::failbit);  // the caller sees a failed stream, never an exception
@@ -213,8 +246,9 @@ void writeJson(const engine::RunRecord& run, std::ostream& out)
 {
     try {
         nlohmann::json samples = nlohmann::json::array();
-        for (const engine::Sample& sample : run.data.samples) {
-            samples.push_back(sampleJson(run.data, sample));
+        const auto metrics = rowMetrics(run.data);
+        for (std::size_t row = 0; row < run.data.samples.size(); ++row) {
+            samples.push_back(sampleJson(run.data, metrics, row));
         }
         nlohmann::json doc = {
             {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},

@@ -99,8 +99,10 @@ TEST_F(ExportTest, CsvMetricMatchesHandComputation)
 TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
 {
     m_run.data.variantNames[0] = "with, comma \"quoted\"";
-    m_run.data.samples[0].pair = -1;
-    m_run.data.samples[0].values[0] = 0;  // ops = 0: per-op metrics undefined
+    auto samples = m_run.data.samples.toSamples();
+    samples[0].pair = -1;
+    samples[0].values[0] = 0;  // ops = 0: per-op metrics undefined
+    m_run.data.samples = engine::RunTable(m_run.data.layout.quantities.size(), samples);
     std::ostringstream out;
     writeCsv(m_run, out);
     auto lines = splitLines(out.str());
@@ -137,8 +139,10 @@ TEST_F(ExportTest, JsonParsesBack)
 
 TEST_F(ExportTest, JsonUndefinedValuesAreNull)
 {
-    m_run.data.samples[0].values[0] = 0;
-    m_run.data.samples[0].values[1] = std::nan("");
+    auto samples = m_run.data.samples.toSamples();
+    samples[0].values[0] = 0;
+    samples[0].values[1] = std::nan("");
+    m_run.data.samples = engine::RunTable(m_run.data.layout.quantities.size(), samples);
     std::ostringstream out;
     writeJson(m_run, out);
     auto doc = nlohmann::json::parse(out.str(), nullptr, false);
