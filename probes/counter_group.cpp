@@ -385,9 +385,7 @@ CounterGroup::~CounterGroup() = default;
 Result<CounterGroup> CounterGroup::open(const std::vector<EventSpec>& events, CounterTarget target,
                                         const SimulatedPmu* simulated)
 {
-    if (Result<void> valid = checkTarget(target); !valid) {
-        return valid.error();
-    }
+    NF_TRY(checkTarget(target));
     auto impl = std::make_unique<Impl>();
     impl->target = target;
     impl->openAll(events, simulated);
@@ -456,9 +454,7 @@ Result<void> CounterGroup::read(CounterReading& into) const
         if (m_impl->groupSizes[group] == 0) {
             continue;
         }
-        if (Result<void> ok = m_impl->readGroup(group, into); !ok) {
-            return ok.error();
-        }
+        NF_TRY(m_impl->readGroup(group, into));
     }
     if (m_impl->simulated && !m_impl->simulated->read(into.value, into.enabled, into.running)) {
         return Error{"read simulated counters on " + m_impl->target.describe() +

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "base/default_counters.h"
+
 #if defined(NF_HAVE_LIBPFM)
 #include <perfmon/pfmlib_perf_event.h>
 #endif
@@ -179,8 +181,7 @@ Result<EventSpec> resolveWithLibpfm(std::string_view name)
 
 std::vector<std::string> defaultEventNames()
 {
-    return {"cycles",     "instructions",     "branches",       "branch-misses", "cache-misses",
-            "task-clock", "context-switches", "cpu-migrations", "page-faults"};
+    return base::defaultCounterNames();
 }
 
 Result<EventSpec> resolveEvent(std::string_view name)
@@ -218,20 +219,17 @@ Result<std::vector<EventSpec>> resolveEvents(std::string_view commaList)
         if (name.empty()) {
             continue;
         }
-        Result<EventSpec> spec = resolveEvent(name);
-        if (!spec) {
-            return spec.error();
-        }
+        auto spec = NF_TRY(resolveEvent(name));
         for (const EventSpec& earlier : specs) {
             if (earlier.name == name) {
                 return Error{"counter '" + std::string(name) + "' is listed twice", 0};
             }
-            if (earlier.type == spec->type && earlier.config == spec->config && earlier.config1 == spec->config1 &&
-                earlier.config2 == spec->config2) {
+            if (earlier.type == spec.type && earlier.config == spec.config && earlier.config1 == spec.config1 &&
+                earlier.config2 == spec.config2) {
                 return Error{"counter '" + std::string(name) + "' is the same event as '" + earlier.name + "'", 0};
             }
         }
-        specs.push_back(std::move(spec).value());
+        specs.push_back(std::move(spec));
     }
     return specs;
 }

@@ -26,12 +26,9 @@ struct Floor {
 // The floors of every metric from the runs under `label` of this workload and host.
 Result<std::vector<Floor>> floorsOf(data::Database& db, const engine::RunRecord& last)
 {
-    auto runs = loadRunsWithLabel(db, last.row.label);
-    if (!runs) {
-        return runs.error();
-    }
+    auto runs = NF_TRY(loadRunsWithLabel(db, last.row.label));
     std::vector<const engine::RunRecord*> same;
-    for (const auto& r : *runs) {
+    for (const auto& r : runs) {
         if (r.row.workload == last.row.workload && r.row.host == last.row.host && r.data.variantNames.size() == 1) {
             same.push_back(&r);
         }

@@ -58,16 +58,13 @@ Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& 
     }
     for (const auto& text : a.runs.empty() && a.labels.empty() ? std::vector<std::string>{"last"} : a.runs) {
         const auto colon = text.find(':');
-        auto run = loadNamedRun(db, text.substr(0, colon));
-        if (!run) {
-            return run.error();
-        }
+        auto run = NF_TRY(loadNamedRun(db, text.substr(0, colon)));
         std::string variant = colon == std::string::npos ? "" : text.substr(colon + 1);
-        const auto& names = run->data.variantNames;
+        const auto& names = run.data.variantNames;
         if (!variant.empty() && std::find(names.begin(), names.end(), variant) == names.end()) {
-            return usageError(text + ": run " + std::to_string(run->row.id) + " has no variant '" + variant + "'");
+            return usageError(text + ": run " + std::to_string(run.row.id) + " has no variant '" + variant + "'");
         }
-        selected.push_back({std::move(*run), std::move(variant)});
+        selected.push_back({std::move(run), std::move(variant)});
     }
     return selected;
 }

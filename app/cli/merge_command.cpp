@@ -53,21 +53,12 @@ struct MergeArgs {
 // The file is a noisefloor database this build reads, and holds every run asked for.
 Result<void> checkSource(const MergeArgs& a)
 {
-    auto src = data::openStore(a.file, data::Database::Mode::ReadOnly);
-    if (!src) {
-        return src.error();
-    }
+    auto src = NF_TRY(data::openStore(a.file, data::Database::Mode::ReadOnly));
     for (const auto id : a.runs) {
-        auto stmt = src->prepare("SELECT 1 FROM runs WHERE id = ?1");
-        if (!stmt) {
-            return stmt.error();
-        }
-        stmt->bind(1, id);
-        auto row = stmt->step();
+        auto stmt = NF_TRY(src.prepare("SELECT 1 FROM runs WHERE id = ?1"));
+        stmt.bind(1, id);
+        auto row = NF_TRY(stmt.step());
         if (!row) {
-            return row.error();
-        }
-        if (!*row) {
             return Error{a.file + " has no run " + std::to_string(id)};
         }
     }

@@ -45,25 +45,19 @@ Result<engine::RunRecord> loadNamedRun(data::Database& db, const std::string& na
     }
     std::int64_t id = *parsed;
     if (id == 0) {
-        auto runs = data::listRuns(db);
-        if (!runs) {
-            return runs.error();
-        }
-        if (runs->empty()) {
+        auto runs = NF_TRY(data::listRuns(db));
+        if (runs.empty()) {
             return Error{"no runs in " + db.path()};
         }
-        id = runs->front().id;
+        id = runs.front().id;
     }
     return data::loadRun(db, id);
 }
 
 Result<engine::RunRecord> loadRunWithLabel(data::Database& db, const std::string& label)
 {
-    auto runs = data::listRuns(db);
-    if (!runs) {
-        return runs.error();
-    }
-    for (const auto& r : *runs) {  // newest first
+    auto runs = NF_TRY(data::listRuns(db));
+    for (const auto& r : runs) {  // newest first
         if (r.label == label) {
             return data::loadRun(db, r.id);
         }
@@ -73,18 +67,12 @@ Result<engine::RunRecord> loadRunWithLabel(data::Database& db, const std::string
 
 Result<std::vector<engine::RunRecord>> loadRunsWithLabel(data::Database& db, const std::string& label)
 {
-    auto runs = data::listRuns(db);
-    if (!runs) {
-        return runs.error();
-    }
+    auto runs = NF_TRY(data::listRuns(db));
     std::vector<engine::RunRecord> out;
-    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {  // oldest first
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {  // oldest first
         if (it->label == label && it->status == engine::RunStatus::Complete) {
-            auto run = data::loadRun(db, it->id);
-            if (!run) {
-                return run.error();
-            }
-            out.push_back(std::move(*run));
+            auto run = NF_TRY(data::loadRun(db, it->id));
+            out.push_back(std::move(run));
         }
     }
     if (out.empty()) {

@@ -58,25 +58,19 @@ Result<void> checkOptions(SelftestOptions& o)
     if (!o.cpus.empty() && (base::parseCpuList(o.cpus, &ok).empty() || !ok)) {
         return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 2-3"};
     }
-    auto prepared = engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), base::readSystemFacts(),
-                                              engine::workloads::implementations(), optionName);
-    if (!prepared) {
-        return prepared.error();
-    }
+    NF_TRY(engine::prepareExperiment(spinSpec(o, {{"default", {}}}, 1, 0.5, 0), base::readSystemFacts(),
+                                     engine::workloads::implementations(), optionName));
     return {};
 }
 
 Result<engine::RunCollector> runSpin(const SelftestOptions& o, std::vector<engine::VariantSpec> variants, int reps,
                                      double duration, double chunk, const SignalStop& signals)
 {
-    auto prepared =
-        engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk), base::readSystemFacts(),
-                                  engine::workloads::implementations(), optionName);
-    if (!prepared) {
-        return prepared.error();
-    }
+    const auto prepared =
+        NF_TRY(engine::prepareExperiment(spinSpec(o, std::move(variants), reps, duration, chunk),
+                                         base::readSystemFacts(), engine::workloads::implementations(), optionName));
     engine::RunCollector collector;
-    const auto outcome = engine::runExperiment(*prepared, collector, {signals.token(), &signals.signal(), ""});
+    const auto outcome = engine::runExperiment(prepared, collector, {signals.token(), &signals.signal(), ""});
     if (outcome.status != engine::RunStatus::Complete) {
         return Error{"selftest run " + std::string(engine::toString(outcome.status)) + ": " + outcome.reason};
     }

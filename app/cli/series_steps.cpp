@@ -59,11 +59,8 @@ Result<Step> labelStep(data::Database& db, const std::string& label)
     }
     std::optional<Step> newest;
     for (const auto& r : pooled) {  // oldest first: the last one resolved is the newest
-        auto step = stepOf(r, variant, "--label " + label, label);
-        if (!step) {
-            return step.error();
-        }
-        newest = std::move(*step);
+        auto step = NF_TRY(stepOf(r, variant, "--label " + label, label));
+        newest = std::move(step);
     }
     newest->pooled = std::move(pooled);
     return std::move(*newest);
@@ -88,33 +85,21 @@ Result<std::vector<Step>> selectSteps(data::Database& db, const std::vector<std:
     }
     std::vector<Step> steps;
     for (const auto& label : labels) {
-        auto step = labelStep(db, label);
-        if (!step) {
-            return step.error();
-        }
-        steps.push_back(std::move(*step));
+        auto step = NF_TRY(labelStep(db, label));
+        steps.push_back(std::move(step));
     }
     if (runs.size() == 1 && runs.front().find(':') == std::string::npos) {  // the variants of one run
-        auto run = loadNamedRun(db, runs.front());
-        if (!run) {
-            return run.error();
-        }
-        return variantSteps(std::make_shared<engine::RunRecord>(std::move(*run)));
+        auto run = NF_TRY(loadNamedRun(db, runs.front()));
+        return variantSteps(std::make_shared<engine::RunRecord>(std::move(run)));
     }
     for (const auto& text : runs) {
         const auto colon = text.find(':');
-        auto run = loadNamedRun(db, text.substr(0, colon));
-        if (!run) {
-            return run.error();
-        }
+        auto run = NF_TRY(loadNamedRun(db, text.substr(0, colon)));
         const std::string variant = colon == std::string::npos ? "" : text.substr(colon + 1);
-        auto shared = std::make_shared<engine::RunRecord>(std::move(*run));
+        auto shared = std::make_shared<engine::RunRecord>(std::move(run));
         const std::string name = shared->row.label.empty() ? "run" + std::to_string(shared->row.id) : shared->row.label;
-        auto step = stepOf(shared, variant, "RUN " + text, name);
-        if (!step) {
-            return step.error();
-        }
-        steps.push_back(std::move(*step));
+        auto step = NF_TRY(stepOf(shared, variant, "RUN " + text, name));
+        steps.push_back(std::move(step));
     }
     return steps;
 }
@@ -207,11 +192,8 @@ Result<SeriesValues> valuesOf(const std::vector<Step>& steps, const engine::Metr
     for (const auto& s : steps) {
         auto& of = sources.emplace_back();
         for (const auto& r : pooled ? s.pooled : std::vector{s.run}) {
-            auto source = sourceOf(s, *r, metric);
-            if (!source) {
-                return source.error();
-            }
-            of.push_back(*source);
+            auto source = NF_TRY(sourceOf(s, *r, metric));
+            of.push_back(source);
         }
     }
     if (oneRun && steps.front().run->spec.interleaved()) {

@@ -141,22 +141,16 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     ComparisonReport report;
     if (choices.size() == 1 && choices.front().variant.empty()) {
         const auto& run = *choices.front().run;
-        auto input = analysisInput(run.data, run.spec.interleaved(), metrics);
-        if (!input) {
-            return input.error();
-        }
+        auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), metrics));
         AnalysisOptions used = options;
         if (run.decision) {
             used.compare.marginPct = options.marginGiven ? options.compare.marginPct : run.decision->marginPct;
             used.compare.alpha = options.alphaGiven ? options.compare.alpha : run.decision->alpha;
         }
-        auto analysis = analyze(*input, used);
-        if (!analysis) {
-            return analysis.error();
-        }
-        report.analysis = std::move(*analysis);
-        report.context = contextForRun(run, *input);
-        describeMetrics(report.context, *input, run.data.layout, metrics);
+        auto analysis = NF_TRY(analyze(input, used));
+        report.analysis = std::move(analysis);
+        report.context = contextForRun(run, input);
+        describeMetrics(report.context, input, run.data.layout, metrics);
         report.breakdownVariants = run.data.variantNames;
         report.decision = run.decision;
         for (auto& ms : summarizeRun(run.data)) {
@@ -172,23 +166,17 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     if (const auto sides = oneRunPerSide(choices); !sides.empty()) {
         return compareLabels(sides, metrics, floors, options);
     }
-    auto input = analysisInputAcross(chosenVariants(choices), metrics);
-    if (!input) {
-        return input.error();
-    }
-    auto analysis = analyze(*input, options);
-    if (!analysis) {
-        return analysis.error();
-    }
+    auto input = NF_TRY(analysisInputAcross(chosenVariants(choices), metrics));
+    auto analysis = NF_TRY(analyze(input, options));
     std::vector<const RunRecord*> runs;
     for (const auto& c : choices) {
         if (runs.empty() || runs.back() != c.run) {
             runs.push_back(c.run);
         }
     }
-    report.analysis = std::move(*analysis);
+    report.analysis = std::move(analysis);
     report.context = contextForRuns(runs);
-    describeMetrics(report.context, *input, runs.front()->data.layout, metrics);
+    describeMetrics(report.context, input, runs.front()->data.layout, metrics);
     report.acrossRuns = true;
     if (runs.size() > 1 && chosenVariants(choices).size() > runs.size()) {
         report.context.warnings.insert(
@@ -224,23 +212,17 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
             runs.push_back(run);
         }
     }
-    auto input = analysisInputPooled(names, groups, boots, metrics);
-    if (!input) {
-        return input.error();
-    }
-    for (std::size_t m = 0; m < input->metrics.size(); ++m) {
-        if (const auto it = floors.find(input->metrics[m].name); it != floors.end()) {
-            input->runFloors[m] = it->second;
+    auto input = NF_TRY(analysisInputPooled(names, groups, boots, metrics));
+    for (std::size_t m = 0; m < input.metrics.size(); ++m) {
+        if (const auto it = floors.find(input.metrics[m].name); it != floors.end()) {
+            input.runFloors[m] = it->second;
         }
     }
-    auto analysis = analyze(*input, options);
-    if (!analysis) {
-        return analysis.error();
-    }
+    auto analysis = NF_TRY(analyze(input, options));
     ComparisonReport report;
-    report.analysis = std::move(*analysis);
+    report.analysis = std::move(analysis);
     report.context = contextForRuns(runs);
-    describeMetrics(report.context, *input, runs.front()->data.layout, metrics);
+    describeMetrics(report.context, input, runs.front()->data.layout, metrics);
     report.context.designNote =
         "runs pooled per label: repetitions are nested in runs (and runs in boots), and the unit is the "
         "run, so the run-to-run drift is in the interval; with one run on a side the run-to-run variance "

@@ -79,25 +79,16 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
                                      std::string(toString(row.status)) + ")");
             continue;
         }
-        auto run = load(row.id);
-        if (!run) {
-            return run.error();
-        }
+        auto run = NF_TRY(load(row.id));
         if (report.metric.empty()) {
-            report.metric = sweepMetric(*run, metrics);
+            report.metric = sweepMetric(run, metrics);
         }
-        if (run->spec.pmu.simulated) {
-            report.simulated = simulatedCountersNote(run->spec.pmu);
+        if (run.spec.pmu.simulated) {
+            report.simulated = simulatedCountersNote(run.spec.pmu);
         }
-        auto input = analysisInput(run->data, run->spec.interleaved(), {report.metric});
-        if (!input) {
-            return input.error();
-        }
-        auto analysis = analyze(*input, options);
-        if (!analysis) {
-            return analysis.error();
-        }
-        report.points.push_back({row.sweepValue, row.id, std::move(*analysis)});
+        auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), {report.metric}));
+        auto analysis = NF_TRY(analyze(input, options));
+        report.points.push_back({row.sweepValue, row.id, std::move(analysis)});
     }
     return report;
 }

@@ -1,12 +1,10 @@
-// noisefloor workloads | check: what can be run, and what this machine can measure.
+// noisefloor workloads: what can be run, with each workload's parameters, defaults and ranges.
 
 #include <iostream>
 
 #include "app/cli/cli.h"
 #include "engine/catalog/workload_catalog.h"
-#include "engine/net/iface_check.h"
 #include "engine/report/text_table.h"
-#include "engine/run/environment.h"
 
 namespace nf::cli {
 
@@ -74,31 +72,6 @@ int listWorkloads(const std::string& format)
     return 0;
 }
 
-int runChecks(const std::string& format, const std::string& iface)
-{
-    auto checks = engine::checkMachine(base::readSystemFacts());
-    if (!iface.empty()) {
-        auto net = engine::net::checkInterface(iface);
-        if (!net) {
-            return fail(kExitRuntime, net.error().message);
-        }
-        checks.insert(checks.end(), net->begin(), net->end());
-    }
-    if (format == "json") {
-        std::cout << engine::toJson(checks).dump(2) << '\n';
-        return 0;
-    }
-    engine::TextTable table({"", "check", "finding"});
-    for (const auto& c : checks) {
-        table.addRow({std::string(engine::toString(c.level)), c.name, c.detail});
-        if (!c.fix.empty()) {
-            table.addRow({"", "", "fix: " + c.fix});
-        }
-    }
-    table.write(std::cout);
-    return 0;
-}
-
 }  // namespace
 
 Command addWorkloadsCommand(CLI::App& app)
@@ -107,18 +80,6 @@ Command addWorkloadsCommand(CLI::App& app)
     auto* sub = app.add_subcommand("workloads", "List workloads with their parameters, defaults and ranges");
     sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
     return {sub, [format] { return listWorkloads(*format); }};
-}
-
-Command addCheckCommand(CLI::App& app)
-{
-    auto format = std::make_shared<std::string>("text");
-    auto* sub = app.add_subcommand("check", "What this machine can measure and what adds noise, with fixes");
-    auto iface = std::make_shared<std::string>();
-    sub->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-    sub->add_option("--iface", *iface,
-                    "also report network facts of this interface: driver, queues, IRQ affinity, GRO, busy "
-                    "polling, irqbalance, RPS/XPS");
-    return {sub, [format, iface] { return runChecks(*format, *iface); }};
 }
 
 }  // namespace nf::cli
