@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -191,6 +190,16 @@ nlohmann::json sampleJson(const engine::RunData& data, const std::vector<RowMetr
             {"metrics", metrics}};
 }
 
+// What a write gives: an Error once the stream has failed (a full disk, a closed pipe), which
+// stops a CSV export at the row it failed on.
+Result<void> written(const std::ostream& out)
+{
+    if (!out) {
+        return Error{"the export could not be written"};
+    }
+    return {};
+}
+
 // A run stored as summaries (perf stat -r N) has no values per run of the tool: its export is one
 // row per summary and quantity, each marked "summary", with n, mean, standard error and stddev.
 void writeSummaryCsv(const engine::RunRecord& run, std::ostream& out)
@@ -222,50 +231,45 @@ nlohmann::json summariesJson(const engine::RunData& data)
 
 }  // namespace
 
-void writeCsv(const engine::RunRecord& run, std::ostream& out)
+Result<void> writeCsv(const engine::RunRecord& run, std::ostream& out)
 {
-    try {
-        if (run.spec.pmu.simulated) {
-            out << "# " << engine::simulatedCountersNote(run.spec.pmu) << '\n';
-        }
-        if (run.data.summarised()) {
-            writeSummaryCsv(run, out);
-            return;
-        }
-        writeCsvHeader(run.data, out);
-        const auto metrics = rowMetrics(run.data);
-        for (std::size_t row = 0; row < run.data.samples.size(); ++row) {
-            writeCsvRow(run, metrics, row, out);
-        }
-    } catch (const std::exception&) {
-        out.setstate(std::ios::failbit);  // the caller sees a failed stream, never an exception
+    if (run.spec.pmu.simulated) {
+        out << "# " << engine::simulatedCountersNote(run.spec.pmu) << '\n';
     }
+    if (run.data.summarised()) {
+        writeSummaryCsv(run, out);
+        return written(out);
+    }
+    writeCsvHeader(run.data, out);
+    const auto metrics = rowMetrics(run.data);
+    for (std::size_t row = 0; row < run.data.samples.size() && out; ++row) {
+        writeCsvRow(run, metrics, row, out);
+    }
+    return written(out);
 }
 
-void writeJson(const engine::RunRecord& run, std::ostream& out)
+Result<void> writeJson(const engine::RunRecord& run, std::ostream& out)
 {
-    try {
-        nlohmann::json samples = nlohmann::json::array();
-        const auto metrics = rowMetrics(run.data);
-        for (std::size_t row = 0; row < run.data.samples.size(); ++row) {
-            samples.push_back(sampleJson(run.data, metrics, row));
-        }
-        nlohmann::json doc = {
-            {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
-            {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
-            {"samples", std::move(samples)}};
-        if (run.spec.pmu.simulated) {
-            doc[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run.spec.pmu);  // sorts first
-        }
-        if (run.data.summarised()) {
-            // The samples hold the summaries' means; the summaries are what was measured.
-            doc["stored_as"] = "summaries";
-            doc["summaries"] = summariesJson(run.data);
-        }
-        out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    } catch (const std::exception&) {
-        out.setstate(std::ios::failbit);
+    nlohmann::json samples = nlohmann::json::array();
+    const auto metrics = rowMetrics(run.data);
+    for (std::size_t row = 0; row < run.data.samples.size(); ++row) {
+        samples.push_back(sampleJson(run.data, metrics, row));
     }
+    nlohmann::json doc = {
+        {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
+        {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
+        {"samples", std::move(samples)}};
+    if (run.spec.pmu.simulated) {
+        doc[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run.spec.pmu);  // sorts first
+    }
+    if (run.data.summarised()) {
+        // The samples hold the summaries' means; the summaries are what was measured.
+        doc["stored_as"] = "summaries";
+        doc["summaries"] = summariesJson(run.data);
+    }
+    // Invalid UTF-8 in a name is replaced, never thrown: dump cannot fail but for the stream.
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    return written(out);
 }
 
 }  // namespace nf::data

@@ -58,7 +58,7 @@ protected:
 TEST_F(ExportTest, CsvHeaderAndRows)
 {
     std::ostringstream out;
-    writeCsv(m_run, out);
+    ASSERT_TRUE(writeCsv(m_run, out).ok());
     ASSERT_TRUE(out.good());
     auto lines = splitLines(out.str());
     ASSERT_EQ(lines.size(), 1 + m_run.data.samples.size());
@@ -73,7 +73,7 @@ TEST_F(ExportTest, CsvHeaderAndRows)
 TEST_F(ExportTest, CsvMetricMatchesHandComputation)
 {
     std::ostringstream out;
-    writeCsv(m_run, out);
+    ASSERT_TRUE(writeCsv(m_run, out).ok());
     auto lines = splitLines(out.str());
     // The first sample of the run: repetition 0, variant 0, sample 0 (see makeRepetition).
     auto fields = splitFields(lines[1]);
@@ -104,7 +104,7 @@ TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
     samples[0].values[0] = 0;  // ops = 0: per-op metrics undefined
     m_run.data.samples = engine::RunTable(m_run.data.layout.quantities.size(), samples);
     std::ostringstream out;
-    writeCsv(m_run, out);
+    ASSERT_TRUE(writeCsv(m_run, out).ok());
     auto lines = splitLines(out.str());
     std::string prefix = std::to_string(m_run.row.id) + ",\"with, comma \"\"quoted\"\"\",0,0,,0,";
     EXPECT_EQ(lines[1].substr(0, prefix.size()), prefix) << lines[1];
@@ -115,7 +115,7 @@ TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
 TEST_F(ExportTest, JsonParsesBack)
 {
     std::ostringstream out;
-    writeJson(m_run, out);
+    ASSERT_TRUE(writeJson(m_run, out).ok());
     ASSERT_TRUE(out.good());
     auto doc = nlohmann::json::parse(out.str(), nullptr, false);
     ASSERT_FALSE(doc.is_discarded());
@@ -144,11 +144,23 @@ TEST_F(ExportTest, JsonUndefinedValuesAreNull)
     samples[0].values[1] = std::nan("");
     m_run.data.samples = engine::RunTable(m_run.data.layout.quantities.size(), samples);
     std::ostringstream out;
-    writeJson(m_run, out);
+    ASSERT_TRUE(writeJson(m_run, out).ok());
     auto doc = nlohmann::json::parse(out.str(), nullptr, false);
     ASSERT_FALSE(doc.is_discarded());
     EXPECT_TRUE(doc["samples"][0]["quantities"]["tsc_ticks"].is_null());
     EXPECT_TRUE(doc["samples"][0]["metrics"]["tsc_per_op"].is_null());
+}
+
+// A stream that fails (a full disk, a closed pipe) gives an Error, not an exception or a success.
+TEST_F(ExportTest, AFailedStreamIsAnError)
+{
+    for (const bool json : {false, true}) {
+        std::ostringstream out;
+        out.setstate(std::ios::badbit);
+        const auto written = json ? writeJson(m_run, out) : writeCsv(m_run, out);
+        ASSERT_FALSE(written.ok()) << json;
+        EXPECT_EQ(written.error().message, "the export could not be written");
+    }
 }
 
 }  // namespace
