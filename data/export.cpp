@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,10 +46,35 @@ std::string csvField(const std::string& text)
     return quoted + '"';
 }
 
-std::optional<double> sampleMetric(const engine::RunData& data, const engine::MetricSpec& metric,
-                                   const engine::Sample& sample)
+// The run's metrics with their quantities' columns, found once for every row.
+struct RowMetric {
+    const engine::MetricSpec* spec;
+    std::optional<engine::MetricColumns> columns;  // nullopt: a quantity is not stored
+};
+
+std::vector<RowMetric> rowMetrics(const engine::RunData& data)
 {
-    return engine::metricValue(metric, data.layout.quantities, {&sample.values});
+    std::vector<RowMetric> metrics;
+    for (const engine::MetricSpec& metric : data.layout.metrics) {
+        auto columns = engine::metricColumns(metric, data.layout.quantities);
+        if (columns && std::max(columns->numerator, columns->denominator) >= data.samples.quantities()) {
+            columns.reset();
+        }
+        metrics.push_back({&metric, columns});
+    }
+    return metrics;
+}
+
+// The metric's value in one row, as metricValue gives it for a row (a sum from zero, so -0 is 0);
+// nullopt where it is undefined.
+std::optional<double> rowMetric(const engine::RunTable& table, const RowMetric& metric, std::size_t row)
+{
+    if (!metric.columns) {
+        return std::nullopt;
+    }
+    const double value = engine::metricRatio(*metric.spec, 0.0 + table.value(row, metric.columns->numerator),
+                                             table.value(row, metric.columns->denominator));
+    return std::isnan(value) ? std::nullopt : std::optional<double>(value);
 }
 
 std::string variantName(const engine::RunData& data, int variant)
@@ -72,27 +96,31 @@ bool repeatsQuantity(const engine::RunData& data, const engine::MetricSpec& metr
         return false;
     }
     const auto at = static_cast<std::size_t>(runs - q.begin());
-    return std::all_of(data.samples.begin(), data.samples.end(),
-                       [&](const engine::Sample& s) { return at < s.values.size() && s.values[at] == 1.0; });
-}
-
-// The metric columns the CSV writes (false: the metric repeats its quantity's column).
-std::vector<bool> metricColumns(const engine::RunData& data)
-{
-    std::vector<bool> write;
-    for (const engine::MetricSpec& metric : data.layout.metrics) {
-        write.push_back(!repeatsQuantity(data, metric));
+    const engine::RunTable& table = data.samples;
+    if (at >= table.quantities()) {
+        return false;
     }
-    return write;
+    for (std::size_t row = 0; row < table.size(); ++row) {
+        if (table.value(row, at) != 1.0) {
+            return false;
+        }
+    }
+    return true;
 }
 
-void writeCsvHeader(const engine::RunData& data, const std::vector<bool>& write, std::ostream& out)
+// The metrics the CSV writes a column for: all but those that repeat their quantity's column.
+std::vector<RowMetric> csvMetrics(const engine::RunData& data)
+{
+    std::vector<RowMetric> metrics = rowMetrics(data);
+    std::erase_if(metrics, [&](const RowMetric& m) { return repeatsQuantity(data, *m.spec); });
+    return metrics;
+}
+
+void writeCsvHeader(const engine::RunData& data, const std::vector<RowMetric>& metrics, std::ostream& out)
 {
     out << "run,variant,repetition,sample,pair,start_s,duration_s";
-    for (std::size_t m = 0; m < data.layout.metrics.size(); ++m) {
-        if (write[m]) {
-            out << ',' << csvField(data.layout.metrics[m].name);
-        }
+    for (const RowMetric& metric : metrics) {
+        out << ',' << csvField(metric.spec->name);
     }
     for (const std::string& quantity : data.layout.quantities) {
         out << ',' << csvField(quantity);
@@ -100,20 +128,20 @@ void writeCsvHeader(const engine::RunData& data, const std::vector<bool>& write,
     out << '\n';
 }
 
-void writeCsvRow(const engine::RunRecord& run, const engine::Sample& sample, const std::vector<bool>& write,
+void writeCsvRow(const engine::RunRecord& run, const std::vector<RowMetric>& metrics, std::size_t row,
                  std::ostream& out)
 {
     const engine::RunData& data = run.data;
-    out << run.row.id << ',' << csvField(variantName(data, sample.variant)) << ',' << sample.repetition << ','
-        << sample.index << ',' << (sample.pair >= 0 ? std::to_string(sample.pair) : std::string()) << ','
-        << formatNumber(sample.start) << ',' << formatNumber(sample.duration);
-    for (std::size_t m = 0; m < data.layout.metrics.size(); ++m) {
-        if (write[m]) {
-            out << ',' << formatNumber(sampleMetric(data, data.layout.metrics[m], sample));
-        }
+    const engine::RunTable& table = data.samples;
+    const int pair = table.pair(row);
+    out << run.row.id << ',' << csvField(variantName(data, table.variant(row))) << ',' << table.repetition(row) << ','
+        << table.index(row) << ',' << (pair >= 0 ? std::to_string(pair) : std::string()) << ','
+        << formatNumber(table.start(row)) << ',' << formatNumber(table.duration(row));
+    for (const RowMetric& metric : metrics) {
+        out << ',' << formatNumber(rowMetric(table, metric, row));
     }
     for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
-        out << ',' << (q < sample.values.size() ? formatNumber(sample.values[q]) : std::string());
+        out << ',' << (q < table.quantities() ? formatNumber(table.value(row, q)) : std::string());
     }
     out << '\n';
 }
@@ -169,26 +197,38 @@ nlohmann::json variantsJson(const engine::RunRecord& run)
     return variants;
 }
 
-nlohmann::json sampleJson(const engine::RunData& data, const engine::Sample& sample)
+nlohmann::json sampleJson(const engine::RunData& data, const std::vector<RowMetric>& rowMetrics, std::size_t row)
 {
+    const engine::RunTable& table = data.samples;
     nlohmann::json quantities = nlohmann::json::object();
     for (std::size_t q = 0; q < data.layout.quantities.size(); ++q) {
-        quantities[data.layout.quantities[q]] = q < sample.values.size() ? jsonNumber(sample.values[q]) : nullptr;
+        quantities[data.layout.quantities[q]] = q < table.quantities() ? jsonNumber(table.value(row, q)) : nullptr;
     }
     nlohmann::json metrics = nlohmann::json::object();
-    for (const engine::MetricSpec& metric : data.layout.metrics) {
-        std::optional<double> value = sampleMetric(data, metric, sample);
-        metrics[metric.name] = value ? jsonNumber(*value) : nlohmann::json();
+    for (const RowMetric& metric : rowMetrics) {
+        std::optional<double> value = rowMetric(table, metric, row);
+        metrics[metric.spec->name] = value ? jsonNumber(*value) : nlohmann::json();
     }
-    return {{"variant", sample.variant},
-            {"variant_name", variantName(data, sample.variant)},
-            {"repetition", sample.repetition},
-            {"index", sample.index},
-            {"pair", sample.pair >= 0 ? nlohmann::json(sample.pair) : nlohmann::json()},
-            {"start_s", jsonNumber(sample.start)},
-            {"duration_s", jsonNumber(sample.duration)},
+    const int pair = table.pair(row);
+    return {{"variant", table.variant(row)},
+            {"variant_name", variantName(data, table.variant(row))},
+            {"repetition", table.repetition(row)},
+            {"index", table.index(row)},
+            {"pair", pair >= 0 ? nlohmann::json(pair) : nlohmann::json()},
+            {"start_s", jsonNumber(table.start(row))},
+            {"duration_s", jsonNumber(table.duration(row))},
             {"quantities", quantities},
             {"metrics", metrics}};
+}
+
+// What a write gives: an Error once the stream has failed (a full disk, a closed pipe), which
+// stops a CSV export at the row it failed on.
+Result<void> written(const std::ostream& out)
+{
+    if (!out) {
+        return Error{"the export could not be written"};
+    }
+    return {};
 }
 
 // A run stored as summaries (perf stat -r N) has no values per run of the tool: its export is one
@@ -222,49 +262,45 @@ nlohmann::json summariesJson(const engine::RunData& data)
 
 }  // namespace
 
-void writeCsv(const engine::RunRecord& run, std::ostream& out)
+Result<void> writeCsv(const engine::RunRecord& run, std::ostream& out)
 {
-    try {
-        if (run.spec.pmu.simulated) {
-            out << "# " << engine::simulatedCountersNote(run.spec.pmu) << '\n';
-        }
-        if (run.data.summarised()) {
-            writeSummaryCsv(run, out);
-            return;
-        }
-        const auto write = metricColumns(run.data);
-        writeCsvHeader(run.data, write, out);
-        for (const engine::Sample& sample : run.data.samples) {
-            writeCsvRow(run, sample, write, out);
-        }
-    } catch (const std::exception&) {
-        out.setstate(std::ios::failbit);  // the caller sees a failed stream, never an exception
+    if (run.spec.pmu.simulated) {
+        out << "# " << engine::simulatedCountersNote(run.spec.pmu) << '\n';
     }
+    if (run.data.summarised()) {
+        writeSummaryCsv(run, out);
+        return written(out);
+    }
+    const auto metrics = csvMetrics(run.data);
+    writeCsvHeader(run.data, metrics, out);
+    for (std::size_t row = 0; row < run.data.samples.size() && out; ++row) {
+        writeCsvRow(run, metrics, row, out);
+    }
+    return written(out);
 }
 
-void writeJson(const engine::RunRecord& run, std::ostream& out)
+Result<void> writeJson(const engine::RunRecord& run, std::ostream& out)
 {
-    try {
-        nlohmann::json samples = nlohmann::json::array();
-        for (const engine::Sample& sample : run.data.samples) {
-            samples.push_back(sampleJson(run.data, sample));
-        }
-        nlohmann::json doc = {
-            {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
-            {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
-            {"samples", std::move(samples)}};
-        if (run.spec.pmu.simulated) {
-            doc[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run.spec.pmu);  // sorts first
-        }
-        if (run.data.summarised()) {
-            // The samples hold the summaries' means; the summaries are what was measured.
-            doc["stored_as"] = "summaries";
-            doc["summaries"] = summariesJson(run.data);
-        }
-        out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    } catch (const std::exception&) {
-        out.setstate(std::ios::failbit);
+    nlohmann::json samples = nlohmann::json::array();
+    const auto metrics = rowMetrics(run.data);
+    for (std::size_t row = 0; row < run.data.samples.size(); ++row) {
+        samples.push_back(sampleJson(run.data, metrics, row));
     }
+    nlohmann::json doc = {
+        {"run", rowJson(run.row)},      {"spec", engine::toJson(run.spec)}, {"environment", run.environment.json},
+        {"warnings", run.warnings},     {"variants", variantsJson(run)},    {"layout", layoutJson(run.data.layout)},
+        {"samples", std::move(samples)}};
+    if (run.spec.pmu.simulated) {
+        doc[engine::kSimulatedCountersKey] = engine::simulatedCountersNote(run.spec.pmu);  // sorts first
+    }
+    if (run.data.summarised()) {
+        // The samples hold the summaries' means; the summaries are what was measured.
+        doc["stored_as"] = "summaries";
+        doc["summaries"] = summariesJson(run.data);
+    }
+    // Invalid UTF-8 in a name is replaced, never thrown: dump cannot fail but for the stream.
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    return written(out);
 }
 
 }  // namespace nf::data

@@ -1,8 +1,10 @@
 #pragma once
-// Exports of a stored run.
+// Exports of a stored run. Each writes to a stream and returns an Error when the stream failed
+// (the stream is left failed, so a caller can also read its state); it never throws for that.
 
 #include <ostream>
 
+#include "base/result.h"
 #include "data/run_store.h"
 
 namespace nf::data {
@@ -11,11 +13,11 @@ namespace nf::data {
 // per metric (value of that sample), then the raw quantities. RFC 4180 quoting. A run stored as
 // perf stat -r summaries has instead one row per summary and quantity, marked "summary": run,
 // variant, repetition, row, quantity, n, mean, se, stddev.
-void writeCsv(const engine::RunRecord& run, std::ostream& out);
+Result<void> writeCsv(const engine::RunRecord& run, std::ostream& out);
 
 // The whole run: row fields, spec, environment, variants with parameters, layout, and samples
 // (each with its quantities and metrics), as one JSON document; a run stored as summaries adds
 // "stored_as": "summaries" and its "summaries" rows.
-void writeJson(const engine::RunRecord& run, std::ostream& out);
+Result<void> writeJson(const engine::RunRecord& run, std::ostream& out);
 
 }  // namespace nf::data

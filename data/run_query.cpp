@@ -51,6 +51,24 @@ private:
     bool m_active = false;
 };
 
+// Holds the connection's mutex through a long read. SQLite takes it in every call (each step and
+// each column of a row); taken again by the thread that holds it, it is only a count, not an
+// atomic operation. A connection opened without a mutex has none (sqlite3_mutex_enter(NULL) does
+// nothing).
+class ConnectionLock {
+public:
+    explicit ConnectionLock(const Database& db) : m_mutex(sqlite3_db_mutex(db.handle()))
+    {
+        sqlite3_mutex_enter(m_mutex);
+    }
+    ~ConnectionLock() { sqlite3_mutex_leave(m_mutex); }
+    ConnectionLock(const ConnectionLock&) = delete;
+    ConnectionLock& operator=(const ConnectionLock&) = delete;
+
+private:
+    sqlite3_mutex* m_mutex;
+};
+
 std::string currentHost()
 {
     char name[256] = {};
@@ -201,33 +219,33 @@ Error badBlob(const Database& db, const engine::RunRecord& run, const engine::Sa
                  std::to_string(width * kValueBytes) + " (" + std::to_string(width) + " quantities)"};
 }
 
-bool earlier(const engine::Sample& a, const engine::Sample& b)
-{
-    return a.start < b.start;
-}
-
-// Puts the samples in start order as each repetitions row is appended. Rows come in seq order,
-// each in idx order, and ties keep that order: the order of ORDER BY start_s, seq, idx. Rows of one
-// repetition interleave in time (alternating variants) but rows of different repetitions rarely
-// do, so merging only the overlapping tail keeps this about linear. Should rows overlap more than
-// that (the budget runs out), the rest are appended as they come and one stable sort orders all.
+// The rows' start order, built as each repetitions row is appended to the table. Rows come in seq
+// order, each in idx order, and ties keep that order: the order of ORDER BY start_s, seq, idx.
+// Rows of one repetition interleave in time (alternating variants) but rows of different
+// repetitions rarely do, so merging only the overlapping tail keeps this about linear. Should rows
+// overlap more than that (the budget runs out), the rest are appended as they come and one stable
+// sort orders all. The order holds row numbers, so merging moves 4 bytes per row, not rows.
 class StartOrder {
 public:
-    explicit StartOrder(std::vector<engine::Sample>& samples) : m_samples(samples) {}
+    explicit StartOrder(const engine::RunTable& table) : m_table(table) {}
 
-    // samples[from, end) is the row just appended.
+    // Rows [from, size) of the table are the row just appended.
     void rowAdded(std::size_t from)
     {
-        auto first = m_samples.begin() + static_cast<std::ptrdiff_t>(from);
-        if (!m_merging || first == m_samples.end()) {
+        for (std::size_t i = from; i < m_table.size(); ++i) {
+            m_order.push_back(static_cast<std::uint32_t>(i));
+        }
+        auto first = m_order.begin() + static_cast<std::ptrdiff_t>(from);
+        if (!m_merging || first == m_order.end()) {
             return;
         }
-        if (!std::is_sorted(first, m_samples.end(), earlier)) {
-            std::stable_sort(first, m_samples.end(), earlier);
+        const auto earlier = this->earlier();
+        if (!std::is_sorted(first, m_order.end(), earlier)) {
+            std::stable_sort(first, m_order.end(), earlier);
         }
-        m_budget += kBudgetPerSample * (m_samples.size() - from);
-        auto overlap = std::upper_bound(m_samples.begin(), first, *first, earlier);
-        const auto moves = static_cast<std::size_t>(m_samples.end() - overlap);
+        m_budget += kBudgetPerSample * (m_order.size() - from);
+        auto overlap = std::upper_bound(m_order.begin(), first, *first, earlier);
+        const auto moves = static_cast<std::size_t>(m_order.end() - overlap);
         if (overlap == first) {
             return;
         }
@@ -236,19 +254,34 @@ public:
             return;
         }
         m_budget -= moves;
-        std::inplace_merge(overlap, first, m_samples.end(), earlier);
+        std::inplace_merge(overlap, first, m_order.end(), earlier);
     }
 
-    void finish()
+    // The order, or nothing when the rows already are in it.
+    std::vector<std::uint32_t> finish()
     {
         if (!m_merging) {
-            std::stable_sort(m_samples.begin(), m_samples.end(), earlier);
+            std::stable_sort(m_order.begin(), m_order.end(), earlier());
         }
+        for (std::size_t i = 0; i < m_order.size(); ++i) {
+            if (m_order[i] != i) {
+                return std::move(m_order);
+            }
+        }
+        return {};
     }
 
 private:
+    // Compares rows by start: made anew each time, as appending may move the column.
+    struct Earlier {
+        std::span<const double> starts;
+        bool operator()(std::uint32_t a, std::uint32_t b) const { return starts[a] < starts[b]; }
+    };
+    Earlier earlier() const { return Earlier{m_table.starts()}; }
+
     static constexpr std::size_t kBudgetPerSample = 4;
-    std::vector<engine::Sample>& m_samples;
+    const engine::RunTable& m_table;
+    std::vector<std::uint32_t> m_order;
     std::size_t m_budget = 0;
     bool m_merging = true;
 };
@@ -269,52 +302,48 @@ Result<void> loadWarnings(Database& db, engine::RunRecord& run)
 
 Result<void> loadSamples(Database& db, engine::RunRecord& run)
 {
-    auto reps = loadRepetitions(db, run.row.id);
-    if (!reps) {
-        return reps.error();
-    }
-    auto stmt =
-        db.prepare("SELECT idx, pair, start_s, duration_s, vals FROM samples WHERE repetition_id = ? ORDER BY idx");
-    if (!stmt) {
-        return stmt.error();
-    }
+    const auto reps = NF_TRY(loadRepetitions(db, run.row.id));
+    auto stmt = NF_TRY(db.prepare(
+        "SELECT idx, coalesce(pair, -1), start_s, duration_s, vals FROM samples WHERE repetition_id = ? ORDER BY idx"));
     const std::size_t width = run.data.layout.quantities.size();
-    std::vector<engine::Sample>& samples = run.data.samples;
-    StartOrder order(samples);
-    for (const RepetitionRow& rep : *reps) {
-        const std::size_t from = samples.size();
-        if (from != 0 && samples.capacity() == from) {
-            // Repetitions tend to be the same size: make room for the rest, estimated from those read.
-            const auto read = static_cast<std::size_t>(&rep - reps->data());
-            samples.reserve(from / read * reps->size());
+    engine::RunTable& table = run.data.samples;
+    table = engine::RunTable(width);
+    StartOrder order(table);
+    engine::Sample row;  // each row is decoded here and appended: nothing is allocated per sample
+    row.values.resize(width);
+    const ConnectionLock lock(db);
+    for (const RepetitionRow& rep : reps) {
+        if (rep.variant < 0 || rep.variant > engine::RunTable::kMaxVariant) {
+            return Error{"cannot load run " + std::to_string(run.row.id) + " from " + db.path() + ": variant index " +
+                         std::to_string(rep.variant) + " out of range"};
         }
-        stmt->bind(1, rep.id);
-        for (;;) {
-            auto row = stmt->step();
-            if (!row) {
-                return row.error();
-            }
-            if (!*row) {
-                break;
-            }
-            engine::Sample& sample = samples.emplace_back();
-            sample.variant = rep.variant;
-            sample.repetition = rep.index;
-            sample.index = static_cast<int>(stmt->int64(0));
-            sample.pair = stmt->isNull(1) ? -1 : static_cast<int>(stmt->int64(1));
-            sample.start = stmt->real(2);
-            sample.duration = stmt->real(3);
-            std::span<const unsigned char> blob = stmt->blob(4);
+        const std::size_t from = table.size();
+        const auto read = static_cast<std::size_t>(&rep - reps.data());
+        if (from != 0 && table.capacity() - from < from / read) {
+            // Repetitions tend to be the same size: make room for the rest, estimated from those
+            // read, rather than growing every column step by step; past the estimate, by half.
+            table.reserve(std::max(from / read * reps.size(), table.capacity() + table.capacity() / 2));
+        }
+        NF_TRY(stmt.bind(1, rep.id).forEachRow([&](const Statement& sample) -> Result<void> {
+            row.variant = rep.variant;
+            row.repetition = rep.index;
+            row.index = static_cast<int>(sample.int64(0));
+            row.pair = static_cast<int>(sample.int64(1));
+            row.start = sample.real(2);
+            row.duration = sample.real(3);
+            const std::span<const unsigned char> blob = sample.blob(4);
             if (blob.size() != width * kValueBytes) {
-                return badBlob(db, run, sample, blob.size());
+                return badBlob(db, run, row, blob.size());
             }
-            sample.values.resize(width);
-            decodeValues(blob, sample.values.data());
-        }
-        stmt->reset();
+            decodeValues(blob, row.values.data());
+            table.append(row);
+            return {};
+        }));
         order.rowAdded(from);
     }
-    order.finish();
+    if (const auto reordered = order.finish(); !reordered.empty()) {
+        table.reorder(reordered);
+    }
     return {};
 }
 

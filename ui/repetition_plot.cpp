@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <set>
 #include "ui/si_ticker.h"
 #include "ui/variant_palette.h"
 
@@ -21,18 +20,6 @@ struct Series {
     QVector<double> y;
     double mean = 0;
 };
-
-// Repetition indices (as stored, 0-based) that hold samples of `variant`, ascending.
-std::vector<int> repetitionsOf(const engine::RunData& data, int variant)
-{
-    std::set<int> reps;
-    for (const auto& s : data.samples) {
-        if (s.variant == variant) {
-            reps.insert(s.repetition);
-        }
-    }
-    return {reps.begin(), reps.end()};
-}
 
 // Horizontal offset of a variant, so that variants measured in the same repetition don't overlap.
 double dodge(int variant, int variants)
@@ -160,7 +147,8 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
         const std::vector<double> values = run.repetitionValues(v, metric);
         // repetitionValues() skips repetitions where the metric is undefined; only trust the
         // stored indices when nothing was skipped.
-        std::vector<int> reps = repetitionsOf(run, v);
+        // Repetition indices (as stored, 0-based) that hold samples of the variant, ascending.
+        std::vector<int> reps = run.samples.repetitionsOf(v);
         if (reps.size() != values.size()) {
             reps.resize(values.size());
             std::iota(reps.begin(), reps.end(), 0);

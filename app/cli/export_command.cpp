@@ -188,14 +188,12 @@ private:
     int m_fd = -1;
 };
 
-void writeExport(const engine::RunRecord& run, const std::string& format, std::ostream& out)
+// Whether the export was written; the callers say why not from the stream they gave.
+bool writeExport(const engine::RunRecord& run, const std::string& format, std::ostream& out)
 {
-    if (format == "csv") {
-        data::writeCsv(run, out);
-    } else {
-        data::writeJson(run, out);
-    }
+    const bool written = (format == "csv" ? data::writeCsv(run, out) : data::writeJson(run, out)).ok();
     out.flush();
+    return written && out;
 }
 
 int exportRun(const Context& ctx, const std::string& name, const std::string& format, const std::string& file)
@@ -236,11 +234,11 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
             }
         }
         std::ostream& out = special ? device : std::cout;
-        writeExport(*run, format, out);
+        const bool written = writeExport(*run, format, out);
         if (signals.exitStatus() != 0) {
             return interrupted();
         }
-        return out ? 0 : fail(kExitRuntime, "writing the export failed" + (special ? " (" + file + ")" : ""));
+        return written ? 0 : fail(kExitRuntime, "writing the export failed" + (special ? " (" + file + ")" : ""));
     }
     const bool existed = std::filesystem::exists(file, ec);
     auto target = AtomicFile::create(file);
@@ -249,11 +247,11 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
     }
     FdBuf buffer(target->fd());
     std::ostream out(&buffer);
-    writeExport(*run, format, out);
+    const bool written = writeExport(*run, format, out);
     if (signals.exitStatus() != 0) {
         return interrupted();
     }
-    if (!out || buffer.error() != 0) {
+    if (!written || buffer.error() != 0) {
         return fail(kExitRuntime, "cannot write " + file + ": " + nf::errnoText(buffer.error() ? buffer.error() : EIO) +
                                       "; it was left as it was");
     }

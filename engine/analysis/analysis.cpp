@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <atomic>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <future>
+#include <thread>
 
 #include "engine/stats/robust.h"
 
@@ -54,10 +56,20 @@ VariantStats variantStats(const std::string& variant, const MetricSpec& metric, 
     return vs;
 }
 
+// Whether every pair has both values and both are finite: alignPairs would copy them as they are.
+bool allFinitePairs(const std::vector<double>& a, const std::vector<double>& b)
+{
+    const auto isFinite = [](double x) { return std::isfinite(x); };
+    return a.size() == b.size() && std::all_of(a.begin(), a.end(), isFinite) &&
+           std::all_of(b.begin(), b.end(), isFinite);
+}
+
 // Pairs where both values are finite; with dropOutliers, without pairs whose log ratio is an outlier.
 std::size_t alignPairs(const std::vector<double>& a, const std::vector<double>& b, bool dropOutliers,
                        std::vector<double>& outA, std::vector<double>& outB)
 {
+    outA.reserve(std::min(a.size(), b.size()));
+    outB.reserve(std::min(a.size(), b.size()));
     for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
         if (std::isfinite(a[i]) && std::isfinite(b[i])) {
             outA.push_back(a[i]);
@@ -275,38 +287,55 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         std::vector<std::size_t> primaries;
         std::vector<std::size_t> secondaries;
         // Metrics are independent of each other: compare them in parallel (a million chunk pairs
-        // take a tenth of a second per metric), then collect them in metric order.
-        std::vector<std::future<std::vector<Comparison>>> perMetric;
-        for (std::size_t m = 0; m < in.metrics.size(); ++m) {
-            perMetric.push_back(std::async(std::launch::async, [&, m] {
-                std::vector<Comparison> results;
-                if (summaryAt(in, m, base) != nullptr || summaryAt(in, m, c) != nullptr) {
-                    results.push_back(compareSummaries(sideStats(in, m, base), sideStats(in, m, c), o.compare));
-                    return results;
-                }
-                if (m < in.runs.size()) {
-                    const auto& floor = m < in.runFloors.size() ? in.runFloors[m] : std::nullopt;
-                    results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, o.compare));
-                    return results;
-                }
-                if (in.alternating || in.pairedRepetitions) {
-                    const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
-                    std::vector<double> pb;
-                    std::vector<double> pc;
-                    const std::size_t dropped = alignPairs(source[base], source[c], o.dropOutliers, pb, pc);
-                    results.push_back(comparePaired(pb, pc, o.compare));
-                    results.back().unit = in.pairUnit;
-                    results.back().droppedOutliers = dropped;
-                }
-                results.push_back(
-                    compareIndependent(finite(in.repetitions[m][base]), finite(in.repetitions[m][c]), o.compare));
-                results.back().unit = in.unit;
+        // take a tenth of a second per metric), one per CPU at a time (more threads than CPUs
+        // would only hold more copies of the pairs at once), then collect them in metric order.
+        auto compareMetric = [&](std::size_t m) {
+            std::vector<Comparison> results;
+            if (summaryAt(in, m, base) != nullptr || summaryAt(in, m, c) != nullptr) {
+                results.push_back(compareSummaries(sideStats(in, m, base), sideStats(in, m, c), o.compare));
                 return results;
+            }
+            if (m < in.runs.size()) {
+                const auto& floor = m < in.runFloors.size() ? in.runFloors[m] : std::nullopt;
+                results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, o.compare));
+                return results;
+            }
+            if (in.alternating || in.pairedRepetitions) {
+                const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
+                std::vector<double> pb;
+                std::vector<double> pc;
+                std::size_t dropped = 0;
+                if (!o.dropOutliers && allFinitePairs(source[base], source[c])) {
+                    results.push_back(comparePaired(source[base], source[c], o.compare));  // nothing to align
+                } else {
+                    dropped = alignPairs(source[base], source[c], o.dropOutliers, pb, pc);
+                    results.push_back(comparePaired(pb, pc, o.compare));
+                }
+                results.back().unit = in.pairUnit;
+                results.back().droppedOutliers = dropped;
+            }
+            results.push_back(
+                compareIndependent(finite(in.repetitions[m][base]), finite(in.repetitions[m][c]), o.compare));
+            results.back().unit = in.unit;
+            return results;
+        };
+        std::vector<std::vector<Comparison>> perMetric(in.metrics.size());
+        std::atomic<std::size_t> next{0};
+        std::vector<std::future<void>> workers;
+        const std::size_t cpus = std::max(1U, std::thread::hardware_concurrency());
+        for (std::size_t w = 0; w < std::min(cpus, in.metrics.size()); ++w) {
+            workers.push_back(std::async(std::launch::async, [&] {
+                for (std::size_t m = next++; m < perMetric.size(); m = next++) {
+                    perMetric[m] = compareMetric(m);
+                }
             }));
+        }
+        for (auto& worker : workers) {
+            worker.get();
         }
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             const auto& metric = in.metrics[m];
-            for (auto& result : perMetric[m].get()) {
+            for (auto& result : perMetric[m]) {
                 const bool primary = (result.design == Design::Paired) == pairedFirst;
                 (primary ? primaries : secondaries).push_back(a.comparisons.size());
                 a.comparisons.push_back({metric.name, metric.unit, metric.higherIsBetter, in.variants[base],

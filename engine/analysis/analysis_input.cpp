@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <optional>
+#include <span>
+#include <utility>
 
 #include "engine/analysis/analysis.h"
 
@@ -54,36 +56,44 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
 // every chunk is kept and the report says so.
 std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
 {
-    std::vector<bool> out(data.samples.size(), false);
+    const RunTable& table = data.samples;
+    std::vector<bool> out(table.size(), false);
     if (!in.alternating) {
         return out;
     }
     const int q = data.layout.quantityIndex("context-switches");
+    const auto switches = q >= 0 && static_cast<std::size_t>(q) < table.quantities()
+                              ? table.column(static_cast<std::size_t>(q))
+                              : std::span<const double>();
+    const auto variants = table.variants();
+    const auto pairs = table.pairs();
+    const auto durations = table.durations();
     const std::size_t nv = in.variants.size();
-    std::vector<std::vector<double>> durations(nv);
-    for (const auto& s : data.samples) {
-        if (s.pair >= 0) {
-            durations.at(static_cast<std::size_t>(s.variant)).push_back(s.duration);
-        }
+    std::vector<std::size_t> chunks(nv, 0);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        chunks[variants[i]] += pairs[i] >= 0 ? 1 : 0;
     }
     std::vector<double> limit(nv, 0);
     for (std::size_t v = 0; v < nv; ++v) {
-        limit[v] = durations[v].empty() ? 0 : 1.5 * median(durations[v]);
+        std::vector<double> chunkDurations;
+        chunkDurations.reserve(chunks[v]);
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            if (pairs[i] >= 0 && variants[i] == v) {
+                chunkDurations.push_back(durations[i]);
+            }
+        }
+        limit[v] = chunkDurations.empty() ? 0 : 1.5 * median(std::move(chunkDurations));
     }
-    std::vector<std::size_t> chunks(nv, 0);
     std::vector<std::size_t> hit(nv, 0);
-    for (std::size_t i = 0; i < data.samples.size(); ++i) {
-        const auto& s = data.samples[i];
-        if (s.pair < 0) {
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        if (pairs[i] < 0) {
             continue;
         }
-        const auto v = static_cast<std::size_t>(s.variant);
-        ++chunks.at(v);
-        const auto col = static_cast<std::size_t>(q);
-        const bool switched = q >= 0 && col < s.values.size() && s.values[col] > 0;
-        if (switched || s.duration > limit[v]) {
+        const std::size_t v = variants[i];
+        const bool switched = !switches.empty() && switches[i] > 0;
+        if (switched || durations[i] > limit[v]) {
             out[i] = true;
-            ++hit.at(v);
+            ++hit[v];
         }
     }
     for (std::size_t v = 0; v < nv; ++v) {
@@ -99,10 +109,47 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
     return out;
 }
 
+// Every quantity's total per variant and repetition, each summed in row order. Group
+// variant * slots + slot holds the rows of that variant in that repetition slot.
+struct RepetitionTotals {
+    std::size_t slots = 0;
+    std::size_t width = 0;
+    std::vector<char> held;    // per group: it has a row
+    std::vector<double> sums;  // per group, `width` totals
+
+    bool has(std::size_t variant, std::size_t slot) const { return held[variant * slots + slot] != 0; }
+    double at(std::size_t variant, std::size_t slot, std::size_t quantity) const
+    {
+        return sums[(variant * slots + slot) * width + quantity];
+    }
+};
+
+RepetitionTotals repetitionTotals(const RunTable& table, std::size_t variants)
+{
+    const RepetitionSlots slots(table);
+    RepetitionTotals totals{slots.count(), table.quantities(), {}, {}};
+    totals.held.assign(variants * totals.slots, 0);
+    totals.sums.assign(variants * totals.slots * totals.width, 0.0);
+    std::vector<std::span<const double>> columns;
+    for (std::size_t q = 0; q < totals.width; ++q) {
+        columns.push_back(table.column(q));
+    }
+    const auto vs = table.variants();
+    const auto reps = table.repetitions();
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const std::size_t group = vs[i] * totals.slots + slots.slot(reps[i]);
+        totals.held[group] = 1;
+        double* sums = &totals.sums[group * totals.width];
+        for (std::size_t q = 0; q < totals.width; ++q) {
+            sums[q] += columns[q][i];
+        }
+    }
+    return totals;
+}
+
 // Per variant, packets received over packets the generator offered, from its repetitions' totals;
 // left empty unless every variant has a generator count.
-void receivedShares(const RunLayout& layout, const std::vector<std::map<int, std::vector<double>>>& repTotals,
-                    AnalysisInput& in)
+void receivedShares(const RunLayout& layout, const RepetitionTotals& totals, AnalysisInput& in)
 {
     const int received = layout.quantityIndex(quantity::kPackets);
     const int offered = layout.quantityIndex(quantity::kGenPackets);
@@ -110,12 +157,14 @@ void receivedShares(const RunLayout& layout, const std::vector<std::map<int, std
         return;
     }
     std::vector<double> shares;
-    for (const auto& reps : repTotals) {
+    for (std::size_t v = 0; v < in.variants.size(); ++v) {
         double got = 0;
         double out = 0;
-        for (const auto& [rep, totals] : reps) {
-            got += totals[static_cast<std::size_t>(received)];
-            out += totals[static_cast<std::size_t>(offered)];
+        for (std::size_t slot = 0; slot < totals.slots; ++slot) {
+            if (totals.has(v, slot)) {
+                got += totals.at(v, slot, static_cast<std::size_t>(received));
+                out += totals.at(v, slot, static_cast<std::size_t>(offered));
+            }
         }
         if (!(out > 0)) {
             return;
@@ -124,6 +173,93 @@ void receivedShares(const RunLayout& layout, const std::vector<std::map<int, std
     }
     in.receivedShare = std::move(shares);
 }
+
+// Alternation rounds (repetition, pair), numbered in order. Stored runs list samples in time
+// order, so rounds usually arrive sorted: a row's round is then counted as the rows go by, and
+// nothing is kept per row. Otherwise each row's round is found once and kept.
+class Rounds {
+public:
+    explicit Rounds(const RunTable& table) : m_reps(table.repetitions()), m_pairs(table.pairs())
+    {
+        const auto ordered =
+            forEachOrdered([](std::size_t /*row*/, std::size_t /*round*/, bool inOrder) { return inOrder; });
+        if (ordered) {
+            m_count = *ordered;
+        } else {
+            numberEachRow();
+        }
+    }
+
+    std::size_t count() const { return m_count; }
+
+    // f(row, round) for every row in a round, in row order.
+    template <class F>
+    void forEachRow(F f) const
+    {
+        if (m_ofRow.empty()) {
+            (void)forEachOrdered([&](std::size_t row, std::size_t round, bool /*inOrder*/) {
+                f(row, round);
+                return true;
+            });
+            return;
+        }
+        for (std::size_t i = 0; i < m_pairs.size(); ++i) {
+            if (m_pairs[i] >= 0) {
+                f(i, std::size_t{m_ofRow[i]});
+            }
+        }
+    }
+
+private:
+    // g(row, round, inOrder) while g returns true, numbering rounds as they come; inOrder is false
+    // for a row whose round comes before the one of the row before it. The number of rounds when
+    // every row was seen.
+    template <class G>
+    std::optional<std::size_t> forEachOrdered(G g) const
+    {
+        std::pair<int, int> last{};
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < m_pairs.size(); ++i) {
+            if (m_pairs[i] < 0) {
+                continue;
+            }
+            const std::pair key{m_reps[i], m_pairs[i]};
+            if (count == 0 || last < key) {
+                ++count;
+                last = key;
+            }
+            if (!g(i, count - 1, key == last)) {
+                return std::nullopt;
+            }
+        }
+        return count;
+    }
+
+    void numberEachRow()
+    {
+        std::vector<std::pair<int, int>> keys;
+        for (std::size_t i = 0; i < m_pairs.size(); ++i) {
+            if (m_pairs[i] >= 0) {
+                keys.emplace_back(m_reps[i], m_pairs[i]);
+            }
+        }
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        m_ofRow.assign(m_pairs.size(), 0);
+        for (std::size_t i = 0; i < m_pairs.size(); ++i) {
+            if (m_pairs[i] >= 0) {
+                const std::pair key{m_reps[i], m_pairs[i]};
+                m_ofRow[i] = static_cast<std::uint32_t>(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
+            }
+        }
+        m_count = keys.size();
+    }
+
+    std::span<const std::int32_t> m_reps;
+    std::span<const std::int32_t> m_pairs;
+    std::size_t m_count = 0;
+    std::vector<std::uint32_t> m_ofRow;  // only when the rows are not in round order
+};
 
 // ---- Runs stored as summaries (perf stat -r N): n, mean and standard error instead of values ----
 
@@ -158,81 +294,51 @@ void addSummaries(AnalysisInput& in, const std::vector<const RunData*>& runs, Va
 
 Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const std::vector<std::string>& names)
 {
-    auto metrics = chooseMetrics(data.layout, names);
-    if (!metrics) {
-        return metrics.error();
-    }
     AnalysisInput in;
     in.variants = data.variantNames;
-    in.metrics = *metrics;
+    in.metrics = NF_TRY(chooseMetrics(data.layout, names));
+    const RunTable& table = data.samples;
     const std::size_t nv = data.variantNames.size();
-    const std::size_t width = data.layout.quantities.size();
-    // Totals per (variant, repetition) in one pass over the samples.
-    std::vector<std::map<int, std::vector<double>>> repTotals(nv);
-    for (const auto& s : data.samples) {
-        auto& totals = repTotals.at(static_cast<std::size_t>(s.variant))[s.repetition];
-        totals.resize(width, 0.0);
-        for (std::size_t q = 0; q < width && q < s.values.size(); ++q) {
-            totals[q] += s.values[q];
-        }
+    if (table.variantCount() > nv || table.quantities() != data.layout.quantities.size()) {
+        return Error{
+            fmt::format("a table of {} quantities and variants up to {} in a run of {} quantities and {} variants",
+                        table.quantities(), table.variantCount(), data.layout.quantities.size(), nv)};
     }
-    receivedShares(data.layout, repTotals, in);
-    // Alternation rounds (repetition, pair), numbered in order; each sample's round found once.
-    std::vector<std::pair<int, int>> rounds;
-    for (const auto& s : data.samples) {
-        if (s.pair >= 0) {
-            rounds.emplace_back(s.repetition, s.pair);
-        }
-    }
-    // Stored runs list samples in time order, so rounds usually arrive sorted: no sort needed then.
-    const bool ordered = std::is_sorted(rounds.begin(), rounds.end());
-    if (!ordered) {
-        std::sort(rounds.begin(), rounds.end());
-    }
-    rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
-    std::vector<std::size_t> roundOf(data.samples.size(), 0);
-    std::size_t next = 0;
-    for (std::size_t i = 0; i < data.samples.size(); ++i) {
-        const auto& s = data.samples[i];
-        if (s.pair < 0) {
-            continue;
-        }
-        const std::pair key{s.repetition, s.pair};
-        if (ordered) {
-            while (rounds[next] != key) {
-                ++next;
-            }
-            roundOf[i] = next;
-        } else {
-            roundOf[i] = static_cast<std::size_t>(std::lower_bound(rounds.begin(), rounds.end(), key) - rounds.begin());
-        }
-    }
-    in.alternating = !rounds.empty();
+    const RepetitionTotals totals = repetitionTotals(table, nv);
+    receivedShares(data.layout, totals, in);
+    const Rounds rounds(table);
+    in.alternating = rounds.count() > 0;
     const auto preempted = preemptedChunks(data, in);
     in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
+    const auto variants = table.variants();
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
         const auto& metric = in.metrics[m];
-        const auto num = static_cast<std::size_t>(data.layout.quantityIndex(metric.numerator));
-        const auto den = static_cast<std::size_t>(data.layout.quantityIndex(metric.denominator));
+        const auto columns = metricColumns(metric, data.layout.quantities);
+        const bool stored = columns && std::max(columns->numerator, columns->denominator) < table.quantities();
         for (std::size_t v = 0; v < nv; ++v) {
-            for (const auto& [rep, totals] : repTotals[v]) {
-                in.repetitions[m][v].push_back(metricRatio(metric, totals[num], totals[den]));
+            for (std::size_t slot = 0; slot < totals.slots; ++slot) {
+                if (totals.has(v, slot)) {
+                    in.repetitions[m][v].push_back(stored ? metricRatio(metric, totals.at(v, slot, columns->numerator),
+                                                                        totals.at(v, slot, columns->denominator))
+                                                          : kNaN);
+                }
             }
             if (in.alternating) {
-                in.pairs[m][v].assign(rounds.size(), kNaN);
+                in.pairs[m][v].assign(rounds.count(), kNaN);
             }
         }
-        if (!in.alternating) {
+        if (!in.alternating || !stored) {
             continue;
         }
-        for (std::size_t i = 0; i < data.samples.size(); ++i) {
-            const auto& s = data.samples[i];
-            if (s.pair >= 0 && !preempted[i]) {
-                in.pairs[m][static_cast<std::size_t>(s.variant)][roundOf[i]] =
-                    metricRatio(metric, s.values[num], s.values[den]);
+        const auto num = table.column(columns->numerator);
+        const auto den = table.column(columns->denominator);
+        auto& values = in.pairs[m];
+        rounds.forEachRow([&](std::size_t i, std::size_t round) {
+            if (!preempted[i]) {
+                values[variants[i]][round] = metricRatio(metric, num[i], den[i]);
             }
-        }
+        });
     }
     in.pairedRepetitions = interleaved && !in.alternating;
     in.pairUnit = in.alternating ? "chunk pair" : "repetition pair";
@@ -248,12 +354,9 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
     if (selection.empty()) {
         return Error{"nothing to compare"};
     }
-    auto metrics = chooseMetrics(selection.front().data->layout, names);
-    if (!metrics) {
-        return metrics.error();
-    }
+    const auto metrics = NF_TRY(chooseMetrics(selection.front().data->layout, names));
     AnalysisInput in;
-    for (const auto& metric : *metrics) {
+    for (const auto& metric : metrics) {
         const bool everywhere = std::all_of(selection.begin(), selection.end(), [&](const RunVariant& rv) {
             const auto& ms = rv.data->layout.metrics;
             return std::any_of(ms.begin(), ms.end(), [&](const MetricSpec& m) { return m.name == metric.name; });
@@ -309,13 +412,10 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
             flat.push_back(rv);
         }
     }
-    auto across = analysisInputAcross(flat, metrics);
-    if (!across) {
-        return across.error();
-    }
+    const auto across = NF_TRY(analysisInputAcross(flat, metrics));
     AnalysisInput in;
     in.variants = names;
-    in.metrics = across->metrics;
+    in.metrics = across.metrics;
     in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
     in.runs.assign(in.metrics.size(), std::vector<std::vector<RunValues>>(groups.size()));
@@ -324,7 +424,7 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
         std::size_t i = 0;
         for (std::size_t g = 0; g < groups.size(); ++g) {
             for (std::size_t r = 0; r < groups[g].size(); ++r) {
-                const auto& values = across->repetitions[m][i++];
+                const auto& values = across.repetitions[m][i++];
                 in.repetitions[m][g].insert(in.repetitions[m][g].end(), values.begin(), values.end());
                 const bool known = g < boots.size() && r < boots[g].size();
                 in.runs[m][g].push_back({known ? boots[g][r] : std::string(), values});

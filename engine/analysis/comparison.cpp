@@ -174,18 +174,20 @@ Comparison comparePaired(const std::vector<double>& base, const std::vector<doub
         c.warnings.push_back(c.interval.note);
         return c;
     }
-    std::vector<double> sorted = d;
+    // The statistics of the differences in pair order first; then they are sorted in place (a
+    // million pairs are 8 MB a copy).
+    const auto t = stats::oneSampleT(d);
+    const double sd = stddev(d);
+    c.effectSize = sd > 0 ? mean(d) / sd : kNaN;
+    std::vector<double>& sorted = d;
     std::sort(sorted.begin(), sorted.end());
     stats::WalshSelector selector(sorted);
     c.interval = pairedInterval(selector, 1 - o.alpha);
     c.tost = pairedInterval(selector, 1 - 2 * o.alpha);
     const auto wilcoxon = stats::wilcoxonSignedRankSorted(sorted);
-    const auto t = stats::oneSampleT(d);
     c.pWilcoxon = wilcoxon.p;
     c.pPairedT = t.p;
     c.p = c.pAdjusted = wilcoxon.p;
-    const double sd = stddev(d);
-    c.effectSize = sd > 0 ? mean(d) / sd : kNaN;
 
     // The standard error the interval implies, with the normal quantile of the level it has.
     const double width = std::log1p(c.interval.ci.high / 100) - std::log1p(c.interval.ci.low / 100);

@@ -291,16 +291,26 @@ std::string metricTitle(const std::string& name)
     return "";
 }
 
-std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
-                                  const std::vector<const std::vector<double>*>& rows)
+std::optional<MetricColumns> metricColumns(const MetricSpec& metric, const std::vector<std::string>& quantities)
 {
     const auto num = std::find(quantities.begin(), quantities.end(), metric.numerator);
     const auto den = std::find(quantities.begin(), quantities.end(), metric.denominator);
-    if (num == quantities.end() || den == quantities.end() || rows.empty()) {
+    if (num == quantities.end() || den == quantities.end()) {
         return std::nullopt;
     }
-    const auto ni = static_cast<std::size_t>(num - quantities.begin());
-    const auto di = static_cast<std::size_t>(den - quantities.begin());
+    return MetricColumns{static_cast<std::size_t>(num - quantities.begin()),
+                         static_cast<std::size_t>(den - quantities.begin())};
+}
+
+std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,
+                                  const std::vector<const std::vector<double>*>& rows)
+{
+    const auto columns = metricColumns(metric, quantities);
+    if (!columns || rows.empty()) {
+        return std::nullopt;
+    }
+    const std::size_t ni = columns->numerator;
+    const std::size_t di = columns->denominator;
     double sumNum = 0;
     double sumDen = 0;
     for (const auto* row : rows) {

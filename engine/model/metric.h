@@ -3,6 +3,7 @@
 // The same definition gives a sample's value, a repetition's value and a variant's value, and
 // never averages ratios.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,15 @@ std::string metricTitle(const std::string& name);
 // scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
 // denominator or a missing value).
 double metricRatio(const MetricSpec& metric, double numerator, double denominator);
+
+// A metric's numerator and denominator as columns of a run's quantities, found by name once so
+// that code over many samples indexes columns instead of looking names up per sample.
+struct MetricColumns {
+    std::size_t numerator = 0;
+    std::size_t denominator = 0;
+};
+// nullopt when either quantity is not among `quantities`.
+std::optional<MetricColumns> metricColumns(const MetricSpec& metric, const std::vector<std::string>& quantities);
 
 // Value of `metric` over rows of quantities (each row laid out like `quantities`); nullopt when a
 // quantity is missing or the denominator sums to zero.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace nf::engine {
 
@@ -35,16 +34,35 @@ int RunLayout::quantityIndex(std::string_view name) const
 
 std::vector<double> RunData::repetitionValues(int variant, const MetricSpec& metric) const
 {
-    std::map<int, std::vector<const std::vector<double>*>> byRep;
-    for (const auto& s : samples) {
-        if (s.variant == variant) {
-            byRep[s.repetition].push_back(&s.values);
+    const auto columns = metricColumns(metric, layout.quantities);
+    if (!columns || std::max(columns->numerator, columns->denominator) >= samples.quantities()) {
+        return {};
+    }
+    // Totals per repetition, each summed in row order.
+    struct Totals {
+        double numerator = 0;
+        double denominator = 0;
+        bool held = false;
+    };
+    const RepetitionSlots slots(samples);
+    std::vector<Totals> totals(slots.count());
+    const auto variants = samples.variants();
+    const auto reps = samples.repetitions();
+    const auto num = samples.column(columns->numerator);
+    const auto den = samples.column(columns->denominator);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        if (variants[i] == variant) {
+            Totals& t = totals[slots.slot(reps[i])];
+            t.numerator += num[i];
+            t.denominator += den[i];
+            t.held = true;
         }
     }
     std::vector<double> values;
-    for (const auto& [rep, rows] : byRep) {
-        if (auto v = metricValue(metric, layout.quantities, rows)) {
-            values.push_back(*v);
+    for (const Totals& t : totals) {
+        const double value = t.held ? metricRatio(metric, t.numerator, t.denominator) : std::nan("");
+        if (!std::isnan(value)) {
+            values.push_back(value);
         }
     }
     return values;

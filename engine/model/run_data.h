@@ -11,6 +11,7 @@
 #include "base/result.h"
 #include "engine/model/experiment_spec.h"
 #include "engine/model/metric.h"
+#include "engine/model/run_table.h"
 
 namespace nf::engine {
 
@@ -114,11 +115,11 @@ struct PooledSummary {
     std::size_t groups = 0;
 };
 
-// Samples of a run grouped for analysis.
+// The samples of a run, as a table, for analysis.
 struct RunData {
     std::vector<std::string> variantNames;
     RunLayout layout;
-    std::vector<Sample> samples;
+    RunTable samples;                    // in start order; one value column per layout quantity
     std::vector<SummaryStat> summaries;  // empty unless the run was stored as summaries
 
     bool summarised() const { return !summaries.empty(); }

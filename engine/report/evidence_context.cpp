@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -47,22 +46,24 @@ std::string placesText(const RunRecord& run)
         return "";
     }
     const auto variants = run.spec.variants.size();
+    const RunTable& table = run.data.samples;
+    const auto placeOf = table.column(static_cast<std::size_t>(place));
+    const auto packetsOf = table.column(static_cast<std::size_t>(packets));
     std::size_t places = 0;
-    for (const auto& s : run.data.samples) {
-        const auto p = s.values[static_cast<std::size_t>(place)];
+    for (const double p : placeOf) {
         if (std::isfinite(p) && p >= 0) {
             places = std::max(places, static_cast<std::size_t>(p) + 1);
         }
     }
     std::vector<std::vector<double>> got(variants, std::vector<double>(places, 0.0));
     std::vector<std::vector<double>> time(variants, std::vector<double>(places, 0.0));
-    for (const auto& s : run.data.samples) {
-        const auto p = s.values[static_cast<std::size_t>(place)];
-        const auto n = s.values[static_cast<std::size_t>(packets)];
-        const auto v = static_cast<std::size_t>(s.variant);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const auto p = placeOf[i];
+        const auto n = packetsOf[i];
+        const auto v = static_cast<std::size_t>(table.variant(i));
         if (v < variants && std::isfinite(p) && p >= 0 && std::isfinite(n)) {
             got[v][static_cast<std::size_t>(p)] += n;
-            time[v][static_cast<std::size_t>(p)] += s.duration;
+            time[v][static_cast<std::size_t>(p)] += table.duration(i);
         }
     }
     const bool traded = std::any_of(time.begin(), time.end(), [](const std::vector<double>& t) {
@@ -104,17 +105,20 @@ std::string stallText(const RunRecord& run)
     if (offered < 0 || received < 0) {
         return "";
     }
+    const RunTable& table = run.data.samples;
+    const auto offeredIn = table.column(static_cast<std::size_t>(offered));
+    const auto receivedIn = table.column(static_cast<std::size_t>(received));
     std::size_t chunks = 0;
     std::size_t stalled = 0;
     std::size_t empty = 0;
-    for (const auto& s : run.data.samples) {
-        if (s.pair < 0) {
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        if (table.pair(i) < 0) {
             continue;
         }
         ++chunks;
-        if (s.values[static_cast<std::size_t>(offered)] == 0) {
+        if (offeredIn[i] == 0) {
             ++stalled;
-            empty += s.values[static_cast<std::size_t>(received)] == 0 ? 1 : 0;
+            empty += receivedIn[i] == 0 ? 1 : 0;
         }
     }
     if (stalled == 0) {
@@ -142,10 +146,10 @@ std::string liveDesignLine(const RunRecord& run)
     if (guard >= 0 && packets >= 0) {
         double dropped = 0;
         double counted = 0;
-        for (const auto& s : run.data.samples) {
-            const auto g = s.values[static_cast<std::size_t>(guard)];
-            const auto p = s.values[static_cast<std::size_t>(packets)];
+        for (const double g : run.data.samples.column(static_cast<std::size_t>(guard))) {
             dropped += std::isfinite(g) ? g : 0;
+        }
+        for (const double p : run.data.samples.column(static_cast<std::size_t>(packets))) {
             counted += std::isfinite(p) ? p : 0;
         }
         line += fmt::format("; {:.2f}% of packets at switches in no chunk ({:.0f})",
@@ -164,10 +168,7 @@ std::string scheduleLine(const RunRecord& run)
                            imp->summaries ? "perf stat -r summaries" : "repetitions");
     }
     // A run that stopped early (until decided, or aborted) says how many repetitions it holds.
-    std::set<int> stored;
-    for (const auto& s : run.data.samples) {
-        stored.insert(s.repetition);
-    }
+    const auto stored = run.data.samples.repetitionsOf();
     const std::string reps = static_cast<int>(stored.size()) < spec.repetitions
                                  ? fmt::format("{} of {}", stored.size(), spec.repetitions)
                                  : std::to_string(spec.repetitions);

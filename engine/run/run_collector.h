@@ -11,6 +11,7 @@ public:
     {
         m_start = start;
         m_data.layout = start.layout;
+        m_data.samples = RunTable(start.layout.quantities.size());
         for (const auto& v : start.spec.variants) {
             m_data.variantNames.push_back(v.name);
         }
@@ -18,7 +19,7 @@ public:
     }
     Result<void> repetitionFinished(const RepetitionResult& rep) override
     {
-        m_data.samples.insert(m_data.samples.end(), rep.samples.begin(), rep.samples.end());
+        m_data.samples.append(rep.samples);
         ++m_repetitions;
         return {};
     }

@@ -58,7 +58,7 @@ protected:
 TEST_F(ExportTest, CsvHeaderAndRows)
 {
     std::ostringstream out;
-    writeCsv(m_run, out);
+    ASSERT_TRUE(writeCsv(m_run, out).ok());
     ASSERT_TRUE(out.good());
     auto lines = splitLines(out.str());
     ASSERT_EQ(lines.size(), 1 + m_run.data.samples.size());
@@ -73,7 +73,7 @@ TEST_F(ExportTest, CsvHeaderAndRows)
 TEST_F(ExportTest, CsvMetricMatchesHandComputation)
 {
     std::ostringstream out;
-    writeCsv(m_run, out);
+    ASSERT_TRUE(writeCsv(m_run, out).ok());
     auto lines = splitLines(out.str());
     // The first sample of the run: repetition 0, variant 0, sample 0 (see makeRepetition).
     auto fields = splitFields(lines[1]);
@@ -99,10 +99,12 @@ TEST_F(ExportTest, CsvMetricMatchesHandComputation)
 TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
 {
     m_run.data.variantNames[0] = "with, comma \"quoted\"";
-    m_run.data.samples[0].pair = -1;
-    m_run.data.samples[0].values[0] = 0;  // ops = 0: per-op metrics undefined
+    auto samples = m_run.data.samples.toSamples();
+    samples[0].pair = -1;
+    samples[0].values[0] = 0;  // ops = 0: per-op metrics undefined
+    m_run.data.samples = engine::RunTable(m_run.data.layout.quantities.size(), samples);
     std::ostringstream out;
-    writeCsv(m_run, out);
+    ASSERT_TRUE(writeCsv(m_run, out).ok());
     auto lines = splitLines(out.str());
     std::string prefix = std::to_string(m_run.row.id) + ",\"with, comma \"\"quoted\"\"\",0,0,,0,";
     EXPECT_EQ(lines[1].substr(0, prefix.size()), prefix) << lines[1];
@@ -113,7 +115,7 @@ TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
 TEST_F(ExportTest, JsonParsesBack)
 {
     std::ostringstream out;
-    writeJson(m_run, out);
+    ASSERT_TRUE(writeJson(m_run, out).ok());
     ASSERT_TRUE(out.good());
     auto doc = nlohmann::json::parse(out.str(), nullptr, false);
     ASSERT_FALSE(doc.is_discarded());
@@ -137,14 +139,28 @@ TEST_F(ExportTest, JsonParsesBack)
 
 TEST_F(ExportTest, JsonUndefinedValuesAreNull)
 {
-    m_run.data.samples[0].values[0] = 0;
-    m_run.data.samples[0].values[1] = std::nan("");
+    auto samples = m_run.data.samples.toSamples();
+    samples[0].values[0] = 0;
+    samples[0].values[1] = std::nan("");
+    m_run.data.samples = engine::RunTable(m_run.data.layout.quantities.size(), samples);
     std::ostringstream out;
-    writeJson(m_run, out);
+    ASSERT_TRUE(writeJson(m_run, out).ok());
     auto doc = nlohmann::json::parse(out.str(), nullptr, false);
     ASSERT_FALSE(doc.is_discarded());
     EXPECT_TRUE(doc["samples"][0]["quantities"]["tsc_ticks"].is_null());
     EXPECT_TRUE(doc["samples"][0]["metrics"]["tsc_per_op"].is_null());
+}
+
+// A stream that fails (a full disk, a closed pipe) gives an Error, not an exception or a success.
+TEST_F(ExportTest, AFailedStreamIsAnError)
+{
+    for (const bool json : {false, true}) {
+        std::ostringstream out;
+        out.setstate(std::ios::badbit);
+        const auto written = json ? writeJson(m_run, out) : writeCsv(m_run, out);
+        ASSERT_FALSE(written.ok()) << json;
+        EXPECT_EQ(written.error().message, "the export could not be written");
+    }
 }
 
 }  // namespace

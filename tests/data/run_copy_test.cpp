@@ -70,7 +70,7 @@ nlohmann::json exported(Database& db, std::int64_t id)
         return {};
     }
     std::ostringstream out;
-    writeJson(*run, out);
+    EXPECT_TRUE(writeJson(*run, out).ok());
     auto j = nlohmann::json::parse(out.str());
     j["run"].erase("id");
     j["environment"].erase("copied_from");

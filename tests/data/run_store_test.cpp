@@ -55,8 +55,9 @@ protected:
     std::optional<Database> m_db;
 };
 
-void expectSameSamples(std::vector<engine::Sample> expected, const std::vector<engine::Sample>& actual)
+void expectSameSamples(std::vector<engine::Sample> expected, const engine::RunTable& table)
 {
+    const std::vector<engine::Sample> actual = table.toSamples();
     std::stable_sort(expected.begin(), expected.end(),
                      [](const engine::Sample& a, const engine::Sample& b) { return a.start < b.start; });
     ASSERT_EQ(actual.size(), expected.size());

@@ -71,7 +71,7 @@ protected:
     static std::vector<Key> keys(const engine::RunRecord& run)
     {
         std::vector<Key> order;
-        for (const engine::Sample& s : run.data.samples) {
+        for (const engine::Sample& s : run.data.samples.toSamples()) {
             order.emplace_back(s.variant, s.repetition, s.index);
         }
         return order;
@@ -204,7 +204,7 @@ TEST_F(SampleBlobTest, SamplesAreOrderedByStartThenSequenceThenIndex)
     ASSERT_EQ(expected.size(), 13u);
     auto run = loadRun(db(), id);
     ASSERT_TRUE(run.ok()) << run.error().message;
-    for (const engine::Sample& s : run->data.samples) {
+    for (const engine::Sample& s : run->data.samples.toSamples()) {
         EXPECT_EQ(s.values, (std::vector<double>{1.0 + s.index, 2.0 + s.start, 3.0 + s.variant}));
     }
     EXPECT_EQ(keys(*run), expected);

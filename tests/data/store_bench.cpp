@@ -123,41 +123,32 @@ struct Figures {
 // Records the run into a new database at `path`, then loads it three times.
 nf::Result<Figures> measure(std::int64_t total, const std::string& path)
 {
-    auto db = nf::data::openStore(path);
-    if (!db) {
-        return db.error();
-    }
+    auto db = NF_TRY(nf::data::openStore(path));
     Figures figures;
-    nf::data::RunRecorder recorder(*db);
+    nf::data::RunRecorder recorder(db);
     const auto r0 = Clock::now();
-    if (auto started = recorder.runStarted(benchStart()); !started) {
-        return started.error();
-    }
+    NF_TRY(recorder.runStarted(benchStart()));
     for (std::int64_t first = 0, rep = 0; first < total; first += kSamplesPerRepetition, ++rep) {
         const auto count = static_cast<int>(std::min<std::int64_t>(kSamplesPerRepetition, total - first));
-        if (auto stored = recorder.repetitionFinished(makeRepetition(static_cast<int>(rep), count, first)); !stored) {
-            return stored.error();
-        }
+        NF_TRY(recorder.repetitionFinished(makeRepetition(static_cast<int>(rep), count, first)));
     }
     recorder.runFinished(nf::engine::RunStatus::Complete, "");
     figures.record = seconds(r0, Clock::now());
 
     for (int attempt = 0; attempt < 3; ++attempt) {
         const auto l0 = Clock::now();
-        auto run = nf::data::loadRun(*db, recorder.runId());
+        const auto run = NF_TRY(nf::data::loadRun(db, recorder.runId()));
         const double took = seconds(l0, Clock::now());
-        if (!run) {
-            return run.error();
-        }
         figures.firstLoad = attempt == 0 ? took : figures.firstLoad;
         figures.bestLoad = attempt == 0 ? took : std::min(figures.bestLoad, took);
-        const std::vector<Sample>& samples = run->data.samples;
+        const nf::engine::RunTable& samples = run.data.samples;
         if (samples.size() != static_cast<std::size_t>(total)) {
             return nf::Error{"loaded " + std::to_string(samples.size()) + " samples, recorded " +
                              std::to_string(total)};
         }
         for (std::size_t i = 0; i < samples.size(); i += 9973) {
-            if (!sameValues(samples[i].values, valuesOf(static_cast<std::int64_t>(i), samples[i].variant))) {
+            const Sample sample = samples.sample(i);
+            if (!sameValues(sample.values, valuesOf(static_cast<std::int64_t>(i), sample.variant))) {
                 return nf::Error{"sample " + std::to_string(i) + " came back with other values"};
             }
         }

@@ -22,13 +22,14 @@ RunData alternatingRun(double shift, int reps = 3, int rounds = 100, double drif
     d.variantNames = {"a", "b"};
     d.layout.quantities = {"ops", "tsc_ticks", "elapsed_ns"};
     d.layout.metrics = callLoopMetrics(d.layout.quantities);
+    d.samples = RunTable(d.layout.quantities.size());
     double t = 0;
     for (int r = 0; r < reps; ++r) {
         for (int p = 0; p < rounds; ++p) {
             const double machine = 1 + drift * t / (reps * rounds);  // slow drift hits a and b alike
             for (int v = 0; v < 2; ++v) {
                 const double perOp = 1000 * machine * (v == 1 ? 1 + shift : 1) * (1 + noise(rng));
-                d.samples.push_back({v, r, p, p, t, 0.002, {100, perOp * 100, perOp * 40}});
+                d.samples.append(Sample{v, r, p, p, t, 0.002, {100, perOp * 100, perOp * 40}});
                 t += 1;
             }
         }
@@ -64,14 +65,40 @@ TEST(AnalysisInput, PairsAlignAndAliasesAreLeftOut)
     EXPECT_EQ(unknown.error().message.rfind("--metric ipc: not measured in this run", 0), 0u);
 }
 
+// Rows out of round order (a run built in memory, not loaded in start order) give the same input
+// as the same rows in order: every row's round is found, not counted as the rows go by.
+TEST(AnalysisInput, RowsOutOfRoundOrderGiveTheSameInput)
+{
+    const auto d = alternatingRun(0.01);
+    auto shuffled = d;
+    auto samples = d.samples.toSamples();
+    std::shuffle(samples.begin(), samples.end(), std::mt19937(3));
+    shuffled.samples = RunTable(d.layout.quantities.size(), samples);
+    auto in = analysisInput(d, true, {"tsc_per_op", "ns_per_op"});
+    auto out = analysisInput(shuffled, true, {"tsc_per_op", "ns_per_op"});
+    ASSERT_TRUE(in.ok() && out.ok());
+    EXPECT_TRUE(out->alternating);
+    EXPECT_EQ(out->pairs, in->pairs);
+    ASSERT_EQ(out->repetitions.size(), in->repetitions.size());
+    for (std::size_t m = 0; m < in->repetitions.size(); ++m) {
+        for (std::size_t v = 0; v < 2; ++v) {
+            ASSERT_EQ(out->repetitions[m][v].size(), 3u);
+            for (std::size_t r = 0; r < 3; ++r) {  // sums in another order: equal to rounding
+                EXPECT_NEAR(out->repetitions[m][v][r], in->repetitions[m][v][r], 1e-9 * in->repetitions[m][v][r]);
+            }
+        }
+    }
+}
+
 // The same A/A run with a context-switches column: every `period`-th chunk of b (only b, the
 // pattern a periodic neighbour can fall into) was switched out and took three times as long.
 RunData preemptedRun(int period)
 {
     RunData d = alternatingRun(0.0);
     d.layout.quantities.push_back("context-switches");
+    auto samples = d.samples.toSamples();
     int i = 0;
-    for (auto& s : d.samples) {
+    for (auto& s : samples) {
         const bool hit = s.variant == 1 && i++ % period == 0;
         s.values.push_back(hit ? 1 : 0);
         if (hit) {
@@ -79,6 +106,7 @@ RunData preemptedRun(int period)
             s.values[2] *= 3;
         }
     }
+    d.samples = RunTable(d.layout.quantities.size(), samples);
     return d;
 }
 
@@ -118,14 +146,16 @@ TEST(Analyze, ChunksThatStalledWithoutASwitchAreLeftOutToo)
 {
     // No context-switches column: a vCPU the hypervisor descheduled shows only in the chunk's length.
     RunData d = alternatingRun(0.0);
+    auto samples = d.samples.toSamples();
     int i = 0;
-    for (auto& s : d.samples) {
+    for (auto& s : samples) {
         if (s.variant == 1 && i++ % 4 == 0) {
             s.duration *= 3;
             s.values[1] *= 3;
             s.values[2] *= 3;
         }
     }
+    d.samples = RunTable(d.layout.quantities.size(), samples);
     auto in = analysisInput(d, true, {});
     ASSERT_TRUE(in.ok());
     EXPECT_EQ(in->preemptedChunks, 75u);
@@ -144,12 +174,13 @@ RunData liveRun(double offered, double takenA, double takenB)
     d.variantNames = {"a", "b"};
     d.layout.quantities = {"packets", "gen_packets", "drops", "elapsed_ns"};
     d.layout.metrics = liveMetrics(d.layout.quantities);
+    d.samples = RunTable(d.layout.quantities.size());
     double t = 0;
     for (int p = 0; p < 200; ++p) {
         for (int v = 0; v < 2; ++v) {
             const double gen = offered * (1 + noise(rng));
             const double got = gen * (v == 0 ? takenA : takenB);
-            d.samples.push_back({v, 0, p, p, t, 0.025, {got, gen, gen - got, 25e6}});
+            d.samples.append(Sample{v, 0, p, p, t, 0.025, {got, gen, gen - got, 25e6}});
             t += 0.025;
         }
     }
@@ -248,11 +279,13 @@ TEST(Analyze, BaselineByNameAndHolmAcrossMetrics)
 TEST(Analyze, OutliersAreFlaggedAndDroppedOnlyWhenAsked)
 {
     auto d = alternatingRun(0.0, 6, 20);
-    for (auto& s : d.samples) {
+    auto samples = d.samples.toSamples();
+    for (auto& s : samples) {
         if (s.variant == 1 && s.repetition == 4) {
             s.values[1] *= 1.5;  // one repetition of b ran 50% slow
         }
     }
+    d.samples = RunTable(d.layout.quantities.size(), samples);
     auto in = analysisInput(d, true, {});
     auto kept = analyze(*in, {});
     const auto& b = kept->variants[1];
@@ -426,13 +459,13 @@ TEST(SummaryAnalysis, SummariesAreComparedFromTheirStatisticsAndRankTestsAreNotR
     RunLayout layout;
     layout.quantities = {"cycles", "runs"};
     layout.metrics = {{"cycles", "count", "cycles", "runs", 1.0, false, "", ""}};
-    RunData summarised{
-        {"default"}, layout, {{0, 0, 0, -1, 0, 1, {100.0, 1.0}}}, {{0, 0, "cycles", 30, 100.0, 3.0 / std::sqrt(30.0)}}};
-    RunData measured{{"default"}, layout, {}, {}};
+    const std::vector<Sample> mean{{0, 0, 0, -1, 0, 1, {100.0, 1.0}}};
+    RunData summarised{{"default"}, layout, RunTable(2, mean), {{0, 0, "cycles", 30, 100.0, 3.0 / std::sqrt(30.0)}}};
+    RunData measured{{"default"}, layout, RunTable(2), {}};
     std::vector<double> values;
     for (int i = 0; i < 30; ++i) {
         const double x = 101.0 + (i % 2 == 0 ? 4.0 : -4.0) * std::sqrt(29.0 / 30.0);  // mean 101, sd 4
-        measured.samples.push_back({0, i, 0, -1, static_cast<double>(i), 1, {x, 1.0}});
+        measured.samples.append(Sample{0, i, 0, -1, static_cast<double>(i), 1, {x, 1.0}});
         values.push_back(x);
     }
     auto in = analysisInputAcross({{"before", &summarised, 0}, {"after", &measured, 0}}, {});

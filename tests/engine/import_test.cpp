@@ -39,7 +39,7 @@ std::vector<double> values(const ImportTable& table, const std::string& metric)
     EXPECT_TRUE(run.ok());
     RunData data{{"default"}, table.layout, {}, {}};
     for (const auto& rep : run->repetitions) {
-        data.samples.insert(data.samples.end(), rep.samples.begin(), rep.samples.end());
+        data.samples.append(rep.samples);
     }
     for (const auto& m : table.layout.metrics) {
         if (m.name == metric) {

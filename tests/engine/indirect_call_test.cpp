@@ -125,7 +125,7 @@ TEST(IndirectCall, RunsThreeVariantsThroughTheScheduler)
     ASSERT_NE(run, nullptr);
     const auto& collector = *run;
     std::map<int, int> perVariant;
-    for (const auto& s : collector.data().samples) {
+    for (const auto& s : collector.data().samples.toSamples()) {
         ++perVariant[s.variant];
     }
     EXPECT_EQ(perVariant.size(), variants.size());

@@ -341,7 +341,7 @@ TEST(LiveRun, TwoVariantsStorePpsPerInterval)
     ASSERT_GE(sent, 0);
     ASSERT_GE(data.layout.quantityIndex("rx_task-clock"), 0);
     ASSERT_EQ(data.samples.size(), 2u * 2u * 3u);  // variants x repetitions x intervals
-    for (const auto& s : data.samples) {
+    for (const auto& s : data.samples.toSamples()) {
         EXPECT_GT(s.values[static_cast<std::size_t>(packets)], 0) << "variant " << s.variant;
         EXPECT_GE(s.values[static_cast<std::size_t>(sent)], s.values[static_cast<std::size_t>(packets)] * 0.5);
         EXPECT_NEAR(s.values[static_cast<std::size_t>(elapsed)], 0.1e9, 0.05e9);
@@ -371,7 +371,7 @@ TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
     const auto packets = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kPackets));
     const auto sent = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kGenPackets));
     ASSERT_EQ(data.samples.size(), 2u * 2u);
-    for (const auto& s : data.samples) {
+    for (const auto& s : data.samples.toSamples()) {
         EXPECT_GT(s.values[sent], 0) << "variant " << s.variant;
         EXPECT_GT(s.values[packets], 0) << "variant " << s.variant << ": frames sent by XDP need NAPI on the receiver";
     }

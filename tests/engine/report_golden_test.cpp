@@ -109,7 +109,7 @@ RunRecord inProcessRun(unsigned seed = 22, double effect = 1.005)
                 const int v = (pair % 2 == 0) ? k : 1 - k;  // A B, B A, ...
                 const double ops = 5000;
                 const double ticks = ops * 2000 * (v == 1 ? effect : 1.0) * drift * (1 + 0.004 * noise());
-                r.data.samples.push_back({v, rep, pair, pair, 0, 0.002, {ops, ticks, ticks / 2.4}});
+                r.data.samples.append(Sample{v, rep, pair, pair, 0, 0.002, {ops, ticks, ticks / 2.4}});
             }
         }
     }
@@ -150,14 +150,14 @@ RunRecord liveRun()
                 const double cpuClock = taskClock * 16 * (1 + 0.1 * noise());
                 const double cpuSwitches = std::round(packets * 0.18 * (v == 1 ? 1.1 : 1.0) * (1 + 0.1 * noise()));
                 const double faults = std::round(packets * 0.14 * (1 + 0.4 * noise()));
-                r.data.samples.push_back(
-                    {v,
-                     rep,
-                     i,
-                     -1,
-                     0.1 * i,
-                     0.1,
-                     {packets, packets * 64, drops, gen, 1e8, taskClock, switches, cpuClock, cpuSwitches, faults}});
+                r.data.samples.append(Sample{
+                    v,
+                    rep,
+                    i,
+                    -1,
+                    0.1 * i,
+                    0.1,
+                    {packets, packets * 64, drops, gen, 1e8, taskClock, switches, cpuClock, cpuSwitches, faults}});
             }
         }
     }
@@ -220,7 +220,7 @@ TEST(ReportGolden, ThreeVariantsGiveOneBlockPerComparison)
     run.data.variantNames.push_back("b8");
     run.spec.variants.push_back({"b8", {{"batch", "8"}}});
     std::vector<Sample> more;
-    for (const auto& s : run.data.samples) {
+    for (const auto& s : run.data.samples.toSamples()) {
         if (s.variant == 1) {
             auto copy = s;
             copy.variant = 2;
@@ -228,7 +228,7 @@ TEST(ReportGolden, ThreeVariantsGiveOneBlockPerComparison)
             more.push_back(copy);
         }
     }
-    run.data.samples.insert(run.data.samples.end(), more.begin(), more.end());
+    run.data.samples.append(more);
     auto report = compareRuns({{&run, ""}}, {}, {});
     ASSERT_TRUE(report) << report.error().message;
     const auto text = comparisonText(*report);
@@ -271,8 +271,8 @@ TEST(ReportGolden, ACountsChangeIsNeverShownBelowMinusHundredPercent)
     const std::vector<std::vector<double>> values = {{100, 101, 102, 100, 101}, {0, 0, 50, 0, 0}};
     for (int rep = 0; rep < 5; ++rep) {
         for (int v = 0; v < 2; ++v) {
-            r.data.samples.push_back(
-                {v, rep, 0, -1, 0, 1, {values[static_cast<std::size_t>(v)][static_cast<std::size_t>(rep)], 1}});
+            r.data.samples.append(
+                Sample{v, rep, 0, -1, 0, 1, {values[static_cast<std::size_t>(v)][static_cast<std::size_t>(rep)], 1}});
         }
     }
     auto report = compareRuns({{&r, ""}}, {}, {});
@@ -340,10 +340,12 @@ TEST(ReportGolden, CrossRunVanillaAgainstPatched)
     patched.row.id = 13;
     patched.row.label = "patched";
     patched.row.kernel = "6.1.0-28-amd64+pp";
-    for (auto& s : patched.data.samples) {
+    auto samples = patched.data.samples.toSamples();
+    for (auto& s : samples) {
         s.values[1] *= 0.99;  // 1% fewer ticks per op on the patched kernel
         s.values[2] *= 0.99;
     }
+    patched.data.samples = RunTable(patched.data.layout.quantities.size(), samples);
     auto report = compareRuns({{&vanilla, "a"}, {&patched, "a"}}, {}, {});
     ASSERT_TRUE(report) << report.error().message;
     expectGolden("cross_run.txt", comparisonText(*report));

@@ -21,7 +21,7 @@ RunData twoVariants()
         for (int v = 0; v < 2; ++v) {
             for (int i = 0; i < 2; ++i) {
                 const double ticks = (v + 1) * 1000.0 + rep;  // b costs twice a, per op
-                d.samples.push_back({v, rep, i, i, 0, 0.001, {10, ticks * 10, ticks * 4}});
+                d.samples.append(Sample{v, rep, i, i, 0, 0.001, {10, ticks * 10, ticks * 4}});
             }
         }
     }
@@ -86,10 +86,17 @@ RunRecord tradedPlaces()
     r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
     for (int pair = 0; pair < 8; ++pair) {
         const double place = pair < 4 ? 0 : 1;  // a on place 1 then 2, b the other way round
-        r.data.samples.push_back({0, 0, pair, pair, 0, 0.025, {place == 0 ? 1000.0 : 1040.0, 2.5e7, 10, 1e6, place}});
-        r.data.samples.push_back({1, 0, pair, pair, 0, 0.025, {2000.0, 2.5e7, 10, 1e6, 1 - place}});
+        r.data.samples.append(
+            Sample{0, 0, pair, pair, 0, 0.025, {place == 0 ? 1000.0 : 1040.0, 2.5e7, 10, 1e6, place}});
+        r.data.samples.append(Sample{1, 0, pair, pair, 0, 0.025, {2000.0, 2.5e7, 10, 1e6, 1 - place}});
     }
     return r;
+}
+
+// The run's table made again from `samples`, which a test changed.
+void setSamples(RunRecord& r, const std::vector<Sample>& samples)
+{
+    r.data.samples = RunTable(r.data.layout.quantities.size(), samples);
 }
 
 TEST(LiveDesign, SaysWhatEachPlaceReceivedAgainstTheFirst)
@@ -99,20 +106,24 @@ TEST(LiveDesign, SaysWhatEachPlaceReceivedAgainstTheFirst)
     EXPECT_NE(line.find("0.66% of packets at switches in no chunk (160)"), std::string::npos) << line;
     EXPECT_NE(line.find("; the variants traded 2 places (pps against place 1: place 2 +1.98%)"), std::string::npos)
         << line;
-    r.data.samples.pop_back();  // b's last chunk on place 1: no longer equal times
-    r.data.samples.pop_back();  // and a's on place 2
+    auto samples = r.data.samples.toSamples();
+    samples.pop_back();  // b's last chunk on place 1: no longer equal times
+    samples.pop_back();  // and a's on place 2
+    setSamples(r, samples);
     EXPECT_NE(liveDesignLine(r).find("traded 2 places, not for equal times (pps against place 1: place 2 "),
               std::string::npos)
         << liveDesignLine(r);
     // A run too short to trade (one phase): a on place 1 and b on place 2 throughout.
-    for (auto& s : r.data.samples) {
+    for (auto& s : samples) {
         s.values.back() = s.variant;
     }
+    setSamples(r, samples);
     EXPECT_NE(liveDesignLine(r).find("; every variant kept its place"), std::string::npos) << liveDesignLine(r);
     r.data.layout.quantities.pop_back();  // a run stored before variants traded places
-    for (auto& s : r.data.samples) {
+    for (auto& s : samples) {
         s.values.pop_back();
     }
+    setSamples(r, samples);
     EXPECT_EQ(liveDesignLine(r).find("place"), std::string::npos) << liveDesignLine(r);
 }
 
@@ -122,15 +133,19 @@ TEST(LiveDesign, NamesTheChunksInWhichTheGeneratorOfferedNothing)
 {
     auto r = tradedPlaces();
     r.data.layout.quantities.push_back(quantity::kGenPackets);
-    for (auto& s : r.data.samples) {
+    auto samples = r.data.samples.toSamples();
+    for (auto& s : samples) {
         s.values.push_back(3000);
     }
+    setSamples(r, samples);
     EXPECT_EQ(liveDesignLine(r).find("offered nothing"), std::string::npos) << liveDesignLine(r);
-    r.data.samples[5].values.back() = 0;  // offered nothing, but received what was still queued
+    samples[5].values.back() = 0;  // offered nothing, but received what was still queued
+    setSamples(r, samples);
     EXPECT_NE(liveDesignLine(r).find("; the generator offered nothing in 1 of 16 chunks (it stalled); the "),
               std::string::npos)
         << liveDesignLine(r);
-    r.data.samples[5].values.front() = 0;  // and received nothing: its pair is skipped
+    samples[5].values.front() = 0;  // and received nothing: its pair is skipped
+    setSamples(r, samples);
     EXPECT_NE(liveDesignLine(r).find("; the generator offered nothing in 1 of 16 chunks (it stalled), whose pairs "
                                      "are left out"),
               std::string::npos)

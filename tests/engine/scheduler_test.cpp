@@ -79,7 +79,7 @@ TEST(RunExperiment, AlternatesChunksAndMeasuresBothVariants)
     // 0.05 s per variant in 2 ms chunks: 25 rounds of (a, b) per repetition.
     EXPECT_EQ(data.samples.size(), 2u * 2u * 25u);
     std::set<int> pairs;
-    for (const auto& s : data.samples) {
+    for (const auto& s : data.samples.toSamples()) {
         pairs.insert(s.pair);
         EXPECT_GT(s.values.at(0), 0);  // ops
         EXPECT_GT(s.values.at(1), 0);  // tsc ticks
@@ -110,7 +110,7 @@ TEST(RunExperiment, NotAlternatingSamplesEveryInterval)
     ASSERT_EQ(runExperiment(*p, collector, {}).status, RunStatus::Complete);
     EXPECT_EQ(collector.repetitions(), 4);  // blocked: one variant per repetition unit
     EXPECT_EQ(collector.data().samples.size(), 2u * 2u * 5u);
-    EXPECT_EQ(collector.data().samples.front().pair, -1);
+    EXPECT_EQ(collector.data().samples.pair(0), -1);
 }
 
 // Stops the run once the first repetition is stored, as SIGINT would.

@@ -38,7 +38,7 @@ inline std::unique_ptr<RunCollector> runBriefly(const std::string& workload, std
     EXPECT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
     EXPECT_EQ(outcome.repetitionsDone, 2);
     EXPECT_FALSE(collector->data().samples.empty());
-    for (const auto& s : collector->data().samples) {
+    for (const auto& s : collector->data().samples.toSamples()) {
         EXPECT_GT(s.values.at(0), 0);  // ops
         EXPECT_GT(s.values.at(1), 0);  // tsc ticks
     }

@@ -145,7 +145,7 @@ TEST(XdpRx, RxdropInSkbAndNativeModeReceivesAndTheCountsAddUp)
     ASSERT_EQ(data.samples.size(), 2u * 5u);
     double sent[2] = {0, 0};
     double accounted[2] = {0, 0};
-    for (const auto& s : data.samples) {
+    for (const auto& s : data.samples.toSamples()) {
         const double packets = value(s, data.layout, quantity::kPackets);
         const double drops = value(s, data.layout, quantity::kDrops);
         const double gen = value(s, data.layout, quantity::kGenPackets);
@@ -186,7 +186,7 @@ TEST(XdpRx, L2fwdSendsTheFramesBackToTheSender)
     double received = 0;
     double completed = 0;
     double returned = 0;
-    for (const auto& s : data.samples) {
+    for (const auto& s : data.samples.toSamples()) {
         received += value(s, data.layout, quantity::kPackets);
         completed += value(s, data.layout, quantity::kAppTxPackets);
         returned += value(s, data.layout, quantity::kReturnedPackets);
