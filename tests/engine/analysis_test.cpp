@@ -383,6 +383,24 @@ TEST(Analyze, ExtremeMagnitudesInsideTheRangeGiveFiniteResults)
     }
 }
 
+// Drift of negative values: the medians go from -100.9 to -104.9 (Spearman rho -1), a move down.
+// The warning said "+3.96%", the sign of last / first - 1.
+TEST(Analyze, DriftOfNegativeValuesHasTheSignOfTheMove)
+{
+    std::vector<double> falling;
+    for (int i = 0; i < 30; ++i) {
+        falling.push_back(-100 - 0.2 * i);
+    }
+    auto a = analyze(statInput({falling, falling}), AnalysisOptions{});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    std::string drift;
+    for (const auto& w : a->warnings) {
+        drift = w.rfind("drift: a.txt", 0) == 0 ? w : drift;
+    }
+    EXPECT_NE(drift.find("moved -3.96% from the first to the last third"), std::string::npos) << drift;
+    EXPECT_NE(drift.find("rho -1.00"), std::string::npos) << drift;
+}
+
 // Four line pairs well inside the margin: no signed-rank interval reaches 90%, so the report says
 // 87.5% where it shows the interval, and the verdict says why it is not "equivalent".
 TEST(Evidence, AnIntervalBelowItsLevelIsShownAtTheLevelItHas)
