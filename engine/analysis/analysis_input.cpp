@@ -45,6 +45,8 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
     return chosen;
 }
 
+}  // namespace
+
 // Which chunks to leave out of the pairs: those the measuring thread did not run through. Either
 // it was switched out (its context-switches count is above zero) or the whole CPU stalled (the
 // chunk took more than 1.5 times its variant's median chunk: a hypervisor that deschedules the
@@ -52,16 +54,11 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
 // so the cut is the same relative to every variant's own speed. When any variant would lose more
 // than 90% of its chunks (a variant that blocks by design, a machine too busy to measure on),
 // every chunk is kept and the report says so.
-std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
+ChunkCut preemptedChunks(const std::vector<Sample>& samples, int q, std::size_t nv)
 {
-    std::vector<bool> out(data.samples.size(), false);
-    if (!in.alternating) {
-        return out;
-    }
-    const int q = data.layout.quantityIndex("context-switches");
-    const std::size_t nv = in.variants.size();
+    ChunkCut out{std::vector<bool>(samples.size(), false), 0, 0, false};
     std::vector<std::vector<double>> durations(nv);
-    for (const auto& s : data.samples) {
+    for (const auto& s : samples) {
         if (s.pair >= 0) {
             durations.at(static_cast<std::size_t>(s.variant)).push_back(s.duration);
         }
@@ -72,8 +69,8 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
     }
     std::vector<std::size_t> chunks(nv, 0);
     std::vector<std::size_t> hit(nv, 0);
-    for (std::size_t i = 0; i < data.samples.size(); ++i) {
-        const auto& s = data.samples[i];
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const auto& s = samples[i];
         if (s.pair < 0) {
             continue;
         }
@@ -82,22 +79,24 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
         const auto col = static_cast<std::size_t>(q);
         const bool switched = q >= 0 && col < s.values.size() && s.values[col] > 0;
         if (switched || s.duration > limit[v]) {
-            out[i] = true;
+            out.leftOut[i] = true;
             ++hit.at(v);
         }
     }
     for (std::size_t v = 0; v < nv; ++v) {
-        in.chunks += chunks[v];
-        in.preemptedChunks += hit[v];
+        out.chunks += chunks[v];
+        out.hit += hit[v];
         if (10 * hit[v] > 9 * chunks[v]) {
-            in.keptPreempted = true;
+            out.keptAll = true;
         }
     }
-    if (in.keptPreempted) {
-        std::fill(out.begin(), out.end(), false);
+    if (out.keptAll) {
+        std::fill(out.leftOut.begin(), out.leftOut.end(), false);
     }
     return out;
 }
+
+namespace {
 
 // Per variant, packets received over packets the generator offered, from its repetitions' totals;
 // left empty unless every variant has a generator count.
@@ -208,7 +207,12 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
         }
     }
     in.alternating = !rounds.empty();
-    const auto preempted = preemptedChunks(data, in);
+    auto cut = in.alternating ? preemptedChunks(data.samples, data.layout.quantityIndex("context-switches"), nv)
+                              : ChunkCut{std::vector<bool>(data.samples.size(), false), 0, 0, false};
+    in.chunks = cut.chunks;
+    in.preemptedChunks = cut.hit;
+    in.keptPreempted = cut.keptAll;
+    const auto& preempted = cut.leftOut;
     in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
