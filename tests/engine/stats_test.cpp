@@ -135,6 +135,19 @@ TEST(Wilcoxon, MatchesScipy)
     EXPECT_NEAR(wilcoxonSignedRank({1, 2, 3, 4, 5}).minAttainableP, 0.0625, 1e-12);
 }
 
+// Six differences alike and a zero: SciPy 1.10's normal approximation (zeros force it) gives
+// 0.0277, below 2 / 2^6, the smallest p of any arrangement of six signs. Held at that bound, which
+// is SciPy's exact p of the six.
+TEST(Wilcoxon, TheNormalApproximationIsHeldAtTheSmallestExactP)
+{
+    const auto& z = reference()["wilcoxon_zero_floor"];
+    const auto r = wilcoxonSignedRank(z["d"].get<std::vector<double>>());
+    EXPECT_FALSE(r.exact);
+    EXPECT_LT(z["p_scipy_approx"].get<double>(), r.minAttainableP);
+    EXPECT_DOUBLE_EQ(r.minAttainableP, 0.03125);
+    EXPECT_DOUBLE_EQ(r.p, z["p_exact_nonzero"].get<double>());
+}
+
 TEST(OneSampleT, MatchesScipy)
 {
     EXPECT_NEAR(oneSampleT(data("d20")).statistic, ref("ttest1", "d20", "t"), kTol);
