@@ -290,8 +290,10 @@ Verdict decide(const Comparison& c, const CompareOptions& o, std::string* reason
             "n too small to show equivalence at this alpha: the interval lies inside +-{:g}%, but with {} {}s "
             "it covers {}, not the {} equivalence needs",
             o.marginPct, c.n, c.unit, levelPct(tost.level), levelPct(tost.nominalLevel));
-    } else if (!tost.bounded()) {
-        why = tost.note.empty() ? ci.note : tost.note;
+    } else if (!ci.bounded() || !tost.bounded()) {
+        // An unbounded interval: the 1 - alpha one cannot show a difference, the 1 - 2 alpha one
+        // cannot show equivalence.
+        why = !ci.bounded() && !ci.note.empty() ? ci.note : tost.note.empty() ? ci.note : tost.note;
     } else if (!tested) {
         why = fmt::format(
             "no test is possible (neither variant's values vary) and the difference, {:+.2f}%, lies outside "

@@ -81,7 +81,7 @@ void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& opti
 // - equivalent: the 1 - 2 alpha interval, at its level, lies inside +-margin. It is the interval
 //   that decides, so a metric that never varies is equivalent when it lies within the margin;
 // - inconclusive otherwise, with `reason` set when a rule could not apply (too few pairs for the
-//   interval's level, no test possible, an unbounded interval).
+//   interval's level, no test possible, either interval unbounded).
 Verdict decide(const Comparison& c, const CompareOptions& options, std::string* reason = nullptr);
 
 }  // namespace nf::engine

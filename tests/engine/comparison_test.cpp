@@ -83,6 +83,18 @@ TEST(Fieller, UnboundedWhenTheBaselineMeanIsNotDistinguishableFromZero)
     EXPECT_NE(c.verdictReason.find("not distinguishable from zero"), std::string::npos) << c.verdictReason;
 }
 
+// The 95% interval unbounded (the baseline mean within t95 standard errors of zero) while the 90%
+// one is bounded and outside the margin: the verdict said nothing about why it was inconclusive.
+TEST(Fieller, AnUnboundedIntervalIsTheReasonAlsoWhenTheEquivalenceIntervalIsBounded)
+{
+    auto c = compareIndependent({1.3, 2.9, 1.4, 1.6, -0.8}, {4.1, 2.0, 3.6, 2.8, 2.6}, {});
+    adjustAndDecide({&c}, {}, true);
+    ASSERT_FALSE(c.interval.bounded());
+    ASSERT_TRUE(c.tost.bounded());
+    EXPECT_EQ(c.verdict, Verdict::Inconclusive);
+    EXPECT_NE(c.verdictReason.find("not distinguishable from zero"), std::string::npos) << c.verdictReason;
+}
+
 // With n pairs the widest signed-rank interval, min..max of the Walsh averages, covers
 // 1 - 2^(1-n) (enumerated over all 2^n sign patterns): below 90% for n <= 4, below 95% for n <= 5.
 // It used to be labelled 100%, so 2 to 4 pairs well inside the margin read "equivalent".
