@@ -51,9 +51,9 @@ public:
     T valueOr(T fallback) const& { return ok() ? value() : std::move(fallback); }
 
     // std::expected's monadic calls: `f` sees the value, an error passes through untouched.
-    // and_then: f returns a Result<U>; transform: f returns a U.
+    // andThen: f returns a Result<U>; transform: f returns a U.
     template <class F>
-    auto and_then(F&& f) const& -> std::invoke_result_t<F, const T&>
+    auto andThen(F&& f) const& -> std::invoke_result_t<F, const T&>
     {
         if (!ok()) {
             return error();
@@ -61,7 +61,7 @@ public:
         return std::forward<F>(f)(value());
     }
     template <class F>
-    auto and_then(F&& f) && -> std::invoke_result_t<F, T&&>
+    auto andThen(F&& f) && -> std::invoke_result_t<F, T&&>
     {
         if (!ok()) {
             return error();
@@ -108,7 +108,7 @@ public:
     const Error& error() const { return m_error; }
 
     template <class F>
-    auto and_then(F&& f) const -> std::invoke_result_t<F>
+    auto andThen(F&& f) const -> std::invoke_result_t<F>
     {
         if (!ok()) {
             return error();
@@ -154,12 +154,16 @@ decltype(auto) tryValue(R&& result)
 // NF_TRY(expr): the value of a Result<T> expression, or, when it holds an error, a return of that
 // error from the enclosing function (which returns a Result). For a Result<void> it is a
 // statement. `auto table = NF_TRY(parse(src));` A GNU statement expression (GCC and Clang), as
-// SerenityOS's TRY() is: the error-returning path stays out of the reader's way.
-#define NF_TRY(...)                                                                     \
-    __extension__({                                                                     \
-        auto&& nf_try_result_ = (__VA_ARGS__);                                          \
-        if (!nf_try_result_.ok()) {                                                     \
-            return nf_try_result_.error();                                              \
-        }                                                                               \
-        ::nf::detail::tryValue(std::forward<decltype(nf_try_result_)>(nf_try_result_)); \
+// SerenityOS's TRY() is: the error-returning path stays out of the reader's way. Each use names its
+// variable apart (__COUNTER__), so an NF_TRY inside a lambda given to another shadows nothing.
+#define NF_TRY(...) NF_TRY_NAMED_(NF_TRY_CONCAT_(nf_try_result_, __COUNTER__), __VA_ARGS__)
+#define NF_TRY_CONCAT_(a, b) NF_TRY_CONCAT2_(a, b)
+#define NF_TRY_CONCAT2_(a, b) a##b
+#define NF_TRY_NAMED_(name, ...)                                    \
+    __extension__({                                                 \
+        auto&& name = (__VA_ARGS__);                                \
+        if (!name.ok()) {                                           \
+            return name.error();                                    \
+        }                                                           \
+        ::nf::detail::tryValue(std::forward<decltype(name)>(name)); \
     })

@@ -159,9 +159,7 @@ Result<Database> Database::connect(const std::string& path, Mode mode, bool immu
         // URIs only for what ATTACH is given (fileUri: a source attached read-only); a path
         // that does not start with "file:" is a path as before.
         flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI;
-        if (auto made = createParentDirectories(path); !made) {
-            return made.error();
-        }
+        NF_TRY(createParentDirectories(path));
     }
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(immutable ? immutableUri(path).c_str() : path.c_str(), &raw, flags, nullptr);
@@ -174,12 +172,8 @@ Result<Database> Database::connect(const std::string& path, Mode mode, bool immu
     }
     sqlite3_extended_result_codes(raw, 1);
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-    if (auto checked = checkIsDatabase(raw, path); !checked) {
-        return checked.error();
-    }
-    if (auto configured = configure(raw, path, mode); !configured) {
-        return configured.error();
-    }
+    NF_TRY(checkIsDatabase(raw, path));
+    NF_TRY(configure(raw, path, mode));
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
         db.m_device = st.st_dev;
@@ -242,22 +236,82 @@ std::string Database::errorMessage() const
 
 // --- Statement ---
 
+namespace {
+
+// The statement's SQL on one line, cut after about kShortSql characters: enough to tell which it is.
+std::string shortSql(sqlite3_stmt* stmt)
+{
+    constexpr std::size_t kShortSql = 60;
+    const char* sql = sqlite3_sql(stmt);
+    std::string out;
+    for (const char* c = sql != nullptr ? sql : ""; *c != '\0'; ++c) {
+        const bool space = *c == ' ' || *c == '\n' || *c == '\t' || *c == '\r';
+        if (space && (out.empty() || out.back() == ' ')) {
+            continue;
+        }
+        if (out.size() == kShortSql) {  // cut at the last word that fits
+            const std::size_t lastWord = out.rfind(' ');
+            return out.substr(0, lastWord != std::string::npos ? lastWord : out.size()) + " ...";
+        }
+        out += space ? ' ' : *c;
+    }
+    while (!out.empty() && out.back() == ' ') {
+        out.pop_back();
+    }
+    return out;
+}
+
+// The file of the statement's main database, as step() errors name it.
+std::string databaseName(sqlite3* db)
+{
+    const char* file = sqlite3_db_filename(db, "main");
+    return file != nullptr && *file != '\0' ? file : "database";
+}
+
+const char* typeName(int type)
+{
+    switch (type) {
+        case SQLITE_INTEGER: return "an integer";
+        case SQLITE_FLOAT: return "a real";
+        case SQLITE_TEXT: return "text";
+        case SQLITE_BLOB: return "a blob";
+        default: return "NULL";
+    }
+}
+
+}  // namespace
+
+Statement& Statement::checkBind(int rc, int index)
+{
+    if (rc == SQLITE_OK || m_bindError) {
+        return *this;
+    }
+    std::string parameter = "parameter " + std::to_string(index);
+    if (const char* name = sqlite3_bind_parameter_name(m_stmt.get(), index);
+        name != nullptr && name != "?" + std::to_string(index)) {
+        parameter += std::string(" (") + name + ")";
+    }
+    // sqlite3_errmsg says what this bind did ("column index out of range"); errstr if it was replaced.
+    const char* reason = sqlite3_errcode(m_db) == rc ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+    m_bindError = Error{"database error in " + databaseName(m_db) + ": cannot bind " + parameter + " of `" +
+                        shortSql(m_stmt.get()) + "`: " + reason};
+    return *this;
+}
+
 Statement& Statement::bind(int index, std::int64_t value)
 {
-    sqlite3_bind_int64(m_stmt.get(), index, value);
-    return *this;
+    return checkBind(sqlite3_bind_int64(m_stmt.get(), index, value), index);
 }
 
 Statement& Statement::bind(int index, double value)
 {
-    sqlite3_bind_double(m_stmt.get(), index, value);  // NaN is stored as NULL
-    return *this;
+    return checkBind(sqlite3_bind_double(m_stmt.get(), index, value), index);  // NaN is stored as NULL
 }
 
 Statement& Statement::bind(int index, std::string_view value)
 {
-    sqlite3_bind_text64(m_stmt.get(), index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
-    return *this;
+    return checkBind(
+        sqlite3_bind_text64(m_stmt.get(), index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8), index);
 }
 
 Statement& Statement::bind(int index, std::span<const unsigned char> blob)
@@ -265,18 +319,24 @@ Statement& Statement::bind(int index, std::span<const unsigned char> blob)
     // A zero-length blob, not NULL, even when data() is null.
     static const unsigned char kEmpty = 0;
     const void* data = blob.data() != nullptr ? static_cast<const void*>(blob.data()) : &kEmpty;
-    sqlite3_bind_blob64(m_stmt.get(), index, data, blob.size(), SQLITE_TRANSIENT);
-    return *this;
+    return checkBind(sqlite3_bind_blob64(m_stmt.get(), index, data, blob.size(), SQLITE_TRANSIENT), index);
 }
 
 Statement& Statement::bindNull(int index)
 {
-    sqlite3_bind_null(m_stmt.get(), index);
-    return *this;
+    return checkBind(sqlite3_bind_null(m_stmt.get(), index), index);
+}
+
+int Statement::parameterCount() const
+{
+    return sqlite3_bind_parameter_count(m_stmt.get());
 }
 
 Result<bool> Statement::step()
 {
+    if (m_bindError) {
+        return *m_bindError;
+    }
     int rc = sqlite3_step(m_stmt.get());
     if (rc == SQLITE_ROW) {
         return true;
@@ -284,10 +344,7 @@ Result<bool> Statement::step()
     if (rc == SQLITE_DONE) {
         return false;
     }
-    std::string message = sqliteReason(m_db, rc);
-    const char* file = sqlite3_db_filename(m_db, "main");
-    std::string where = file != nullptr && *file != '\0' ? file : "database";
-    return Error{"database error in " + where + ": " + message};
+    return Error{"database error in " + databaseName(m_db) + ": " + sqliteReason(m_db, rc)};
 }
 
 Result<void> Statement::run()
@@ -310,6 +367,7 @@ void Statement::reset()
 {
     sqlite3_reset(m_stmt.get());
     sqlite3_clear_bindings(m_stmt.get());
+    m_bindError.reset();
 }
 
 bool Statement::isNull(int column) const
@@ -348,14 +406,81 @@ std::span<const unsigned char> Statement::blob(int column) const
     return {static_cast<const unsigned char*>(data), static_cast<std::size_t>(size)};
 }
 
+Result<int> Statement::columnIndex(std::string_view name) const
+{
+    if (m_columnNames.empty()) {
+        const int count = sqlite3_column_count(m_stmt.get());
+        m_columnNames.reserve(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            const char* columnName = sqlite3_column_name(m_stmt.get(), i);
+            m_columnNames.emplace_back(columnName != nullptr ? columnName : "");
+        }
+    }
+    const std::size_t count = m_columnNames.size();
+    for (std::size_t tried = 0; tried < count; ++tried) {
+        const std::size_t at = (m_nextColumn + tried) % count;
+        if (m_columnNames[at] == name) {
+            m_nextColumn = at + 1;
+            return static_cast<int>(at);
+        }
+    }
+    return Error{"database error in " + databaseName(m_db) + ": no column " + std::string(name) + " in `" +
+                 shortSql(m_stmt.get()) + "`"};
+}
+
+Error Statement::columnError(int column, const std::string& what) const
+{
+    std::string label = "column " + std::to_string(column);
+    if (column >= 0 && column < sqlite3_column_count(m_stmt.get())) {
+        const char* name = sqlite3_column_name(m_stmt.get(), column);
+        label += std::string(" (") + (name != nullptr ? name : "?") + ")";
+    }
+    return Error{"database error in " + databaseName(m_db) + ": " + label + " of `" + shortSql(m_stmt.get()) + "` " +
+                 what};
+}
+
+Result<void> Statement::checkColumnCount(int expected) const
+{
+    const int count = sqlite3_column_count(m_stmt.get());
+    if (count == expected) {
+        return {};
+    }
+    return Error{"database error in " + databaseName(m_db) + ": `" + shortSql(m_stmt.get()) + "` gives " +
+                 std::to_string(count) + " columns, read as " + std::to_string(expected)};
+}
+
+// --- Row ---
+
+int Row::columnCount() const
+{
+    return sqlite3_column_count(m_stmt->m_stmt.get());
+}
+
+Result<int> Row::typeOf(int column) const
+{
+    sqlite3_stmt* stmt = m_stmt->m_stmt.get();
+    const int count = sqlite3_data_count(stmt);  // 0 when no row is current
+    if (column < 0 || column >= count) {
+        return m_stmt->columnError(column, count == 0
+                                               ? "read with no row current"
+                                               : "is not in the result (it has " + std::to_string(count) + " columns)");
+    }
+    return sqlite3_column_type(stmt, column);
+}
+
+Error Row::typeError(int column, int type, const char* expected) const
+{
+    return m_stmt->columnError(column,
+                               (type == SQLITE_NULL ? std::string("is NULL") : std::string("holds ") + typeName(type)) +
+                                   ", expected " + expected);
+}
+
 // --- Transaction ---
 
 Result<Transaction> Transaction::begin(Database& db)
 {
     const bool nested = sqlite3_get_autocommit(db.handle()) == 0;
-    if (auto begun = db.exec(nested ? "SAVEPOINT nf_nested" : "BEGIN IMMEDIATE"); !begun) {
-        return begun.error();
-    }
+    NF_TRY(db.exec(nested ? "SAVEPOINT nf_nested" : "BEGIN IMMEDIATE"));
     return Transaction(db, nested);
 }
 
@@ -379,9 +504,7 @@ Result<void> Transaction::commit()
     if (m_done) {
         return Error{"transaction on " + m_db->path() + " already finished"};
     }
-    if (auto committed = m_db->exec(m_nested ? "RELEASE nf_nested" : "COMMIT"); !committed) {
-        return committed.error();
-    }
+    NF_TRY(m_db->exec(m_nested ? "RELEASE nf_nested" : "COMMIT"));
     m_done = true;
     return {};
 }

@@ -2,7 +2,6 @@
 // goes, read back with the run.
 
 #include <cmath>
-#include <exception>
 #include <optional>
 
 #include "data/run_store.h"
@@ -17,123 +16,74 @@ std::optional<double> finite(double v)
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-double orNaN(const Statement& stmt, int column)
+double orNaN(const std::optional<double>& v)
 {
-    return stmt.isNull(column) ? std::nan("") : stmt.real(column);
+    return v.value_or(std::nan(""));
 }
 
 }  // namespace
 
 Result<void> RunRecorder::decisionLook(const engine::DecisionLook& l)
-try {
+{
     if (m_runId == 0) {
         return Error{"cannot store a look: the run was not stored"};
     }
-    auto stmt = m_db.prepare(
+    return m_db.run(
         "INSERT INTO decision_looks (run_id, look, repetitions, units, elapsed_s, estimate_pct, low_pct, high_pct, "
-        "sd_log, decision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, m_runId)
-        .bind(2, l.look)
-        .bind(3, l.repetitions)
-        .bind(4, static_cast<std::int64_t>(l.units))
-        .bind(5, l.elapsed)
-        .bind(6, finite(l.estimatePct))
-        .bind(7, finite(l.lowPct))
-        .bind(8, finite(l.highPct))
-        .bind(9, finite(l.sdLog))
-        .bind(10, l.decision);
-    return stmt->run();
-} catch (const std::exception& e) {
-    return Error{std::string("cannot store a look: ") + e.what()};
+        "sd_log, decision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        m_runId, l.look, l.repetitions, static_cast<std::int64_t>(l.units), l.elapsed, finite(l.estimatePct),
+        finite(l.lowPct), finite(l.highPct), finite(l.sdLog), l.decision);
 }
 
 Result<void> RunRecorder::decisionMade(const engine::DecisionRecord& r)
-try {
+{
     if (m_runId == 0) {
         return Error{"cannot store the decision: the run was not stored"};
     }
-    auto stmt = m_db.prepare(
+    return m_db.run(
         "INSERT INTO decisions (run_id, method, metric, unit, alpha, margin_pct, max_time_s, decision, stop_reason, "
-        "seconds_needed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, m_runId)
-        .bind(2, r.method)
-        .bind(3, r.metric)
-        .bind(4, r.unit)
-        .bind(5, r.alpha)
-        .bind(6, r.marginPct)
-        .bind(7, r.maxTime)
-        .bind(8, r.decision)
-        .bind(9, r.stopReason)
-        .bind(10, r.secondsNeeded >= 0 ? std::optional<double>(r.secondsNeeded) : std::nullopt);
-    return stmt->run();
-} catch (const std::exception& e) {
-    return Error{std::string("cannot store the decision: ") + e.what()};
+        "seconds_needed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        m_runId, r.method, r.metric, r.unit, r.alpha, r.marginPct, r.maxTime, r.decision, r.stopReason,
+        r.secondsNeeded >= 0 ? std::optional<double>(r.secondsNeeded) : std::nullopt);
 }
 
 Result<void> loadDecision(Database& db, engine::RunRecord& run)
 {
-    auto version = storedSchemaVersion(db);
-    if (!version) {
-        return version.error();
-    }
-    if (*version < 5) {  // opened read-only before migration 5: no until-decided runs in it
+    if (NF_TRY(storedSchemaVersion(db)) < 5) {  // opened read-only before migration 5: no until-decided runs in it
         return {};
     }
-    auto stmt = db.prepare(
-        "SELECT method, metric, unit, alpha, margin_pct, max_time_s, decision, stop_reason, seconds_needed "
-        "FROM decisions WHERE run_id = ?");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, run.row.id);
-    auto row = stmt->step();
-    if (!row) {
-        return row.error();
-    }
-    if (!*row) {
+    auto stmt = NF_TRY(
+        db.prepare("SELECT method, metric, unit, alpha, margin_pct, max_time_s, decision, stop_reason, seconds_needed "
+                   "FROM decisions WHERE run_id = ?"));
+    if (!NF_TRY(stmt.bind(1, run.row.id).step())) {
         return {};
     }
-    engine::DecisionRecord r{.method = stmt->text(0),
-                             .metric = stmt->text(1),
-                             .unit = stmt->text(2),
-                             .alpha = stmt->real(3),
-                             .marginPct = stmt->real(4),
-                             .maxTime = stmt->real(5),
-                             .decision = stmt->text(6),
-                             .stopReason = stmt->text(7),
-                             .secondsNeeded = stmt->isNull(8) ? -1 : stmt->real(8),
+    const Row row(stmt);
+    engine::DecisionRecord r{.method = NF_TRY(row.get<std::string>("method")),
+                             .metric = NF_TRY(row.get<std::string>("metric")),
+                             .unit = NF_TRY(row.get<std::string>("unit")),
+                             .alpha = NF_TRY(row.get<double>("alpha")),
+                             .marginPct = NF_TRY(row.get<double>("margin_pct")),
+                             .maxTime = NF_TRY(row.get<double>("max_time_s")),
+                             .decision = NF_TRY(row.get<std::string>("decision")),
+                             .stopReason = NF_TRY(row.get<std::string>("stop_reason")),
+                             .secondsNeeded = NF_TRY(row.get<std::optional<double>>("seconds_needed")).value_or(-1),
                              .looks = {}};
-    auto looks = db.prepare(
+    NF_TRY(db.forEachRow(
         "SELECT look, repetitions, units, elapsed_s, estimate_pct, low_pct, high_pct, sd_log, decision "
-        "FROM decision_looks WHERE run_id = ? ORDER BY look");
-    if (!looks) {
-        return looks.error();
-    }
-    looks->bind(1, run.row.id);
-    for (;;) {
-        auto next = looks->step();
-        if (!next) {
-            return next.error();
-        }
-        if (!*next) {
-            break;
-        }
-        r.looks.push_back({.look = static_cast<int>(looks->int64(0)),
-                           .repetitions = static_cast<int>(looks->int64(1)),
-                           .units = static_cast<std::size_t>(looks->int64(2)),
-                           .elapsed = looks->real(3),
-                           .estimatePct = orNaN(*looks, 4),
-                           .lowPct = orNaN(*looks, 5),
-                           .highPct = orNaN(*looks, 6),
-                           .sdLog = orNaN(*looks, 7),
-                           .decision = looks->text(8)});
-    }
+        "FROM decision_looks WHERE run_id = ? ORDER BY look",
+        run.row.id, [&](const Row& look) -> Result<void> {
+            r.looks.push_back({.look = NF_TRY(look.get<int>("look")),
+                               .repetitions = NF_TRY(look.get<int>("repetitions")),
+                               .units = static_cast<std::size_t>(NF_TRY(look.get<std::int64_t>("units"))),
+                               .elapsed = NF_TRY(look.get<double>("elapsed_s")),
+                               .estimatePct = orNaN(NF_TRY(look.get<std::optional<double>>("estimate_pct"))),
+                               .lowPct = orNaN(NF_TRY(look.get<std::optional<double>>("low_pct"))),
+                               .highPct = orNaN(NF_TRY(look.get<std::optional<double>>("high_pct"))),
+                               .sdLog = orNaN(NF_TRY(look.get<std::optional<double>>("sd_log"))),
+                               .decision = NF_TRY(look.get<std::string>("decision"))});
+            return {};
+        }));
     run.decision = std::move(r);
     return {};
 }

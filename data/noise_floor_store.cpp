@@ -6,85 +6,50 @@ namespace nf::data {
 
 Result<std::int64_t> storeNoiseFloor(Database& db, const StoredNoiseFloor& f)
 {
-    auto stmt = db.prepare(
+    NF_TRY(db.run(
         "INSERT INTO run_noise_floors (created_at, label, workload, host, metric, runs, boots, between_cv, "
         "within_cv, run_ids) VALUES (coalesce(nullif(?, ''), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, f.createdAt)
-        .bind(2, f.label)
-        .bind(3, f.workload)
-        .bind(4, f.host)
-        .bind(5, f.metric)
-        .bind(6, f.runs)
-        .bind(7, f.boots)
-        .bind(8, f.betweenCv)
-        .bind(9, f.withinCv)
-        .bind(10, f.runIds);
-    if (auto done = stmt->run(); !done) {
-        return done.error();
-    }
-    return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db.handle()));
+        "?, ?, ?, ?)",
+        f.createdAt, f.label, f.workload, f.host, f.metric, f.runs, f.boots, f.betweenCv, f.withinCv, f.runIds));
+    return db.lastInsertId();
 }
 
 Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std::string& workload,
                                                         const std::string& host)
 {
     // A database opened read-only below schema 4 (made by an older release) has no floors yet.
-    auto table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_noise_floors'");
+    auto table = NF_TRY(
+        db.queryOne<std::int64_t>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_noise_floors'"));
+    std::vector<StoredNoiseFloor> out;
     if (!table) {
-        return table.error();
+        return out;
     }
-    auto present = table->step();
-    if (!present) {
-        return present.error();
-    }
-    if (!*present) {
-        return std::vector<StoredNoiseFloor>{};
-    }
-    auto stmt = db.prepare(
+    NF_TRY(db.forEachRow(
         "SELECT id, created_at, label, workload, host, metric, runs, boots, between_cv, within_cv, run_ids "
         "FROM run_noise_floors f WHERE workload = ? AND host = ? AND id = (SELECT max(id) FROM run_noise_floors g "
-        "WHERE g.workload = f.workload AND g.host = f.host AND g.metric = f.metric) ORDER BY metric");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, workload).bind(2, host);
-    std::vector<StoredNoiseFloor> out;
-    for (;;) {
-        auto row = stmt->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            break;
-        }
-        out.push_back({.id = stmt->int64(0),
-                       .createdAt = stmt->text(1),
-                       .label = stmt->text(2),
-                       .workload = stmt->text(3),
-                       .host = stmt->text(4),
-                       .metric = stmt->text(5),
-                       .runs = static_cast<int>(stmt->int64(6)),
-                       .boots = static_cast<int>(stmt->int64(7)),
-                       .betweenCv = stmt->real(8),
-                       .withinCv = stmt->real(9),
-                       .runIds = stmt->text(10)});
-    }
+        "WHERE g.workload = f.workload AND g.host = f.host AND g.metric = f.metric) ORDER BY metric",
+        workload, host, [&](const Row& row) -> Result<void> {
+            out.push_back({.id = NF_TRY(row.get<std::int64_t>("id")),
+                           .createdAt = NF_TRY(row.get<std::string>("created_at")),
+                           .label = NF_TRY(row.get<std::string>("label")),
+                           .workload = NF_TRY(row.get<std::string>("workload")),
+                           .host = NF_TRY(row.get<std::string>("host")),
+                           .metric = NF_TRY(row.get<std::string>("metric")),
+                           .runs = NF_TRY(row.get<int>("runs")),
+                           .boots = NF_TRY(row.get<int>("boots")),
+                           .betweenCv = NF_TRY(row.get<double>("between_cv")),
+                           .withinCv = NF_TRY(row.get<double>("within_cv")),
+                           .runIds = NF_TRY(row.get<std::string>("run_ids"))});
+            return {};
+        }));
     return out;
 }
 
 Result<std::map<std::string, engine::RunNoiseFloor>> calibratedFloors(Database& db, const std::string& workload,
                                                                       const std::string& host)
 {
-    auto stored = latestNoiseFloors(db, workload, host);
-    if (!stored) {
-        return stored.error();
-    }
     std::map<std::string, engine::RunNoiseFloor> floors;
-    for (const auto& f : *stored) {
+    for (const auto& f : NF_TRY(latestNoiseFloors(db, workload, host))) {
         floors[f.metric] = {.betweenCv = f.betweenCv,
                             .df = f.runs - 1.0,
                             .runs = static_cast<std::size_t>(f.runs),

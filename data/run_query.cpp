@@ -17,15 +17,18 @@ namespace nf::data {
 
 namespace {
 
-// The runs columns engine::RunRow holds, with the variant and repetition counts; readRow() reads them.
+// The runs columns engine::RunRow holds, with the variant and repetition counts and the sweep
+// point from the spec; readRow() reads them by name. The sweep's values are cast as readRow reads
+// them whatever type a hand-edited spec gave them.
 constexpr const char* kRowColumns =
-    "SELECT r.id, r.label, r.workload, r.status, r.status_reason, r.started_at, r.ended_at, r.host, "
-    "r.kernel, r.cpu_model, r.tool_version, r.pid, "
-    "(SELECT count(*) FROM variants v WHERE v.run_id = r.id), "
-    "(SELECT count(DISTINCT p.idx) FROM repetitions p WHERE p.run_id = r.id), r.pid_start, "
-    "coalesce(json_extract(r.spec_json, '$.sweep.id'), ''), coalesce(json_extract(r.spec_json, '$.sweep.param'), ''), "
-    "coalesce(json_extract(r.spec_json, '$.sweep.value'), ''), coalesce(json_extract(r.spec_json, '$.sweep.index'), "
-    "-1)";
+    "SELECT r.id, r.label, r.workload, r.status, r.status_reason, r.started_at, r.ended_at, r.host, r.kernel, "
+    "r.cpu_model, r.tool_version, r.pid, r.pid_start, "
+    "(SELECT count(*) FROM variants v WHERE v.run_id = r.id) AS variant_count, "
+    "(SELECT count(DISTINCT p.idx) FROM repetitions p WHERE p.run_id = r.id) AS repetition_count, "
+    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.id'), '') AS TEXT) AS sweep_id, "
+    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.param'), '') AS TEXT) AS sweep_param, "
+    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.value'), '') AS TEXT) AS sweep_value, "
+    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.index'), -1) AS INTEGER) AS sweep_index";
 
 // Reads of one run see one snapshot, even while its writer commits repetitions (WAL).
 class ReadSnapshot {
@@ -75,49 +78,46 @@ void resolveLiveness(engine::RunRow& row, const std::string& identity, const std
     }
 }
 
-engine::RunRow readRow(const Statement& stmt, const std::string& host)
+Result<engine::RunRow> readRow(const Row& r, const std::string& host)
 {
     engine::RunRow row;
-    row.id = stmt.int64(0);
-    row.label = stmt.text(1);
-    row.workload = stmt.text(2);
-    auto status = engine::parseRunStatus(stmt.text(3));
+    row.id = NF_TRY(r.get<std::int64_t>("id"));
+    row.label = NF_TRY(r.get<std::string>("label"));
+    row.workload = NF_TRY(r.get<std::string>("workload"));
+    const auto statusText = NF_TRY(r.get<std::string>("status"));
+    const auto status = engine::parseRunStatus(statusText);
     row.status = status ? *status : engine::RunStatus::Failed;
-    row.statusReason = status ? stmt.text(4) : "unknown status '" + stmt.text(3) + "'";
-    row.startedAt = stmt.text(5);
-    row.endedAt = stmt.text(6);
-    row.host = stmt.text(7);
-    row.kernel = stmt.text(8);
-    row.cpuModel = stmt.text(9);
-    row.toolVersion = stmt.text(10);
-    row.pid = stmt.int64(11);
-    row.variants = static_cast<int>(stmt.int64(12));
-    row.repetitions = static_cast<int>(stmt.int64(13));
-    const std::string identity = stmt.text(14);
+    row.statusReason = status ? NF_TRY(r.get<std::string>("status_reason")) : "unknown status '" + statusText + "'";
+    row.startedAt = NF_TRY(r.get<std::string>("started_at"));
+    row.endedAt = NF_TRY(r.get<std::optional<std::string>>("ended_at")).value_or("");
+    row.host = NF_TRY(r.get<std::string>("host"));
+    row.kernel = NF_TRY(r.get<std::string>("kernel"));
+    row.cpuModel = NF_TRY(r.get<std::string>("cpu_model"));
+    row.toolVersion = NF_TRY(r.get<std::string>("tool_version"));
+    row.pid = NF_TRY(r.get<std::int64_t>("pid"));
+    const auto identity = NF_TRY(r.get<std::string>("pid_start"));
     row.bootId = identity.substr(0, identity.find('/') == std::string::npos ? 0 : identity.find('/'));
     resolveLiveness(row, identity, host);
-    row.sweepId = stmt.text(15);
-    row.sweepParam = stmt.text(16);
-    row.sweepValue = stmt.text(17);
-    row.sweepIndex = static_cast<int>(stmt.int64(18));
+    row.variants = NF_TRY(r.get<int>("variant_count"));
+    row.repetitions = NF_TRY(r.get<int>("repetition_count"));
+    row.sweepId = NF_TRY(r.get<std::string>("sweep_id"));
+    row.sweepParam = NF_TRY(r.get<std::string>("sweep_param"));
+    row.sweepValue = NF_TRY(r.get<std::string>("sweep_value"));
+    row.sweepIndex = static_cast<int>(NF_TRY(r.get<std::int64_t>("sweep_index")));
     return row;
 }
 
-// Every row a kRowColumns query returns.
-Result<std::vector<engine::RunRow>> readRows(Statement& stmt)
+// Every row of a kRowColumns query.
+template <typename... Params>
+Result<std::vector<engine::RunRow>> readRows(Database& db, const std::string& sql, const Params&... params)
 {
     const std::string host = currentHost();
     std::vector<engine::RunRow> rows;
-    for (;;) {
-        auto row = stmt.step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            return rows;
-        }
-        rows.push_back(readRow(stmt, host));
-    }
+    NF_TRY(db.forEachRow(sql, params..., [&](const Row& row) -> Result<void> {
+        rows.push_back(NF_TRY(readRow(row, host)));
+        return {};
+    }));
+    return rows;
 }
 
 nlohmann::json parseJson(const std::string& text)
@@ -126,50 +126,47 @@ nlohmann::json parseJson(const std::string& text)
     return json.is_discarded() ? nlohmann::json() : json;
 }
 
-// Runs `sql` bound to the run id and calls onRow for each row.
-template <typename OnRow>
-Result<void> forEachRow(Database& db, const char* sql, std::int64_t runId, OnRow onRow)
-{
-    auto stmt = db.prepare(sql);
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, runId);
-    for (;;) {
-        auto row = stmt->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            return {};
-        }
-        onRow(*stmt);
-    }
-}
-
 Result<void> loadLayout(Database& db, engine::RunRecord& run)
 {
     engine::RunData& data = run.data;
-    auto variants = forEachRow(db, "SELECT name, params_json FROM variants WHERE run_id = ? ORDER BY idx", run.row.id,
-                               [&](const Statement& s) {
-                                   data.variantNames.push_back(s.text(0));
-                                   run.variantParams.push_back(parseJson(s.text(1)));
-                               });
-    if (!variants) {
-        return variants;
+    for (auto& [name, params] : NF_TRY(db.query<std::string, std::string>(
+             "SELECT name, params_json FROM variants WHERE run_id = ? ORDER BY idx", run.row.id))) {
+        data.variantNames.push_back(std::move(name));
+        run.variantParams.push_back(parseJson(params));
     }
-    auto quantities = forEachRow(db, "SELECT name FROM quantities WHERE run_id = ? ORDER BY idx", run.row.id,
-                                 [&](const Statement& s) { data.layout.quantities.push_back(s.text(0)); });
-    if (!quantities) {
-        return quantities;
+    data.layout.quantities =
+        NF_TRY(db.query<std::string>("SELECT name FROM quantities WHERE run_id = ? ORDER BY idx", run.row.id));
+    return db.forEachRow(
+        "SELECT name, unit, numerator, denominator, scale, higher_is_better, description, alias_of "
+        "FROM metrics WHERE run_id = ? ORDER BY idx",
+        run.row.id, [&](const Row& m) -> Result<void> {
+            data.layout.metrics.push_back({.name = NF_TRY(m.get<std::string>("name")),
+                                           .unit = NF_TRY(m.get<std::string>("unit")),
+                                           .numerator = NF_TRY(m.get<std::string>("numerator")),
+                                           .denominator = NF_TRY(m.get<std::string>("denominator")),
+                                           .scale = NF_TRY(m.get<double>("scale")),
+                                           .higherIsBetter = NF_TRY(m.get<bool>("higher_is_better")),
+                                           .description = NF_TRY(m.get<std::string>("description")),
+                                           .aliasOf = NF_TRY(m.get<std::string>("alias_of"))});
+            return {};
+        });
+}
+
+// A database of schema 1 or 2, opened read-only (not migrated), has no summaries table.
+Result<void> loadSummaries(Database& db, engine::RunRecord& run)
+{
+    if (NF_TRY(storedSchemaVersion(db)) < 3) {
+        return {};
     }
-    return forEachRow(db,
-                      "SELECT name, unit, numerator, denominator, scale, higher_is_better, description, alias_of "
-                      "FROM metrics WHERE run_id = ? ORDER BY idx",
-                      run.row.id, [&](const Statement& s) {
-                          data.layout.metrics.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.real(4),
-                                                         s.int64(5) != 0, s.text(6), s.text(7)});
-                      });
+    const auto rows = NF_TRY(db.query<int, int, std::string, double, double, double>(
+        "SELECT v.idx, p.idx, q.name, s.n, s.mean, s.se FROM summaries s "
+        "JOIN repetitions p ON p.id = s.repetition_id JOIN variants v ON v.id = p.variant_id "
+        "JOIN quantities q ON q.id = s.quantity_id WHERE p.run_id = ? ORDER BY p.seq, q.idx",
+        run.row.id));
+    for (const auto& [variant, repetition, quantity, n, mean, se] : rows) {
+        run.data.summaries.push_back({variant, repetition, quantity, n, mean, se});
+    }
+    return {};
 }
 
 // A repetitions row of the run: its samples' variant and repetition index.
@@ -183,15 +180,12 @@ struct RepetitionRow {
 Result<std::vector<RepetitionRow>> loadRepetitions(Database& db, std::int64_t runId)
 {
     std::vector<RepetitionRow> reps;
-    auto rows = forEachRow(db,
-                           "SELECT p.id, v.idx, p.idx FROM repetitions p JOIN variants v ON v.id = p.variant_id "
-                           "WHERE p.run_id = ? ORDER BY p.seq",
-                           runId, [&](const Statement& s) {
-                               reps.push_back({s.int64(0), static_cast<int>(s.int64(1)), static_cast<int>(s.int64(2))});
-                           });
-    if (!rows) {
-        return rows.error();
-    }
+    NF_TRY(
+        db.forEachRow("SELECT p.id, v.idx, p.idx FROM repetitions p JOIN variants v ON v.id = p.variant_id "
+                      "WHERE p.run_id = ? ORDER BY p.seq",
+                      runId, [&](const Statement& s) {
+                          reps.push_back({s.int64(0), static_cast<int>(s.int64(1)), static_cast<int>(s.int64(2))});
+                      }));
     return reps;
 }
 
@@ -265,28 +259,12 @@ private:
 // none stored.
 Result<void> loadWarnings(Database& db, engine::RunRecord& run)
 {
-    auto version = storedSchemaVersion(db);
-    if (!version) {
-        return version.error();
-    }
-    if (*version < 2) {
+    if (NF_TRY(storedSchemaVersion(db)) < 2) {
         return {};
     }
-    auto stmt = db.prepare("SELECT text FROM run_warnings WHERE run_id = ? ORDER BY seq");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, run.row.id);
-    for (;;) {
-        auto row = stmt->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            return {};
-        }
-        run.warnings.push_back(stmt->text(0));
-    }
+    run.warnings =
+        NF_TRY(db.query<std::string>("SELECT text FROM run_warnings WHERE run_id = ? ORDER BY seq", run.row.id));
+    return {};
 }
 
 Result<void> loadSamples(Database& db, engine::RunRecord& run)
@@ -344,85 +322,43 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
 
 Result<std::vector<engine::RunRow>> listRuns(Database& db)
 {
-    auto stmt = db.prepare(std::string(kRowColumns) + " FROM runs r ORDER BY r.started_at DESC, r.id DESC");
-    if (!stmt) {
-        return stmt.error();
-    }
-    return readRows(*stmt);
+    return readRows(db, std::string(kRowColumns) + " FROM runs r ORDER BY r.started_at DESC, r.id DESC");
 }
 
 Result<std::vector<engine::RunRow>> sweepRuns(Database& db, const std::string& sweepId)
 {
-    auto stmt = db.prepare(std::string(kRowColumns) +
-                           " FROM runs r WHERE json_extract(r.spec_json, '$.sweep.id') = ? "
-                           "ORDER BY json_extract(r.spec_json, '$.sweep.index'), r.id");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, sweepId);
-    return readRows(*stmt);
+    return readRows(db,
+                    std::string(kRowColumns) +
+                        " FROM runs r WHERE json_extract(r.spec_json, '$.sweep.id') = ? "
+                        "ORDER BY json_extract(r.spec_json, '$.sweep.index'), r.id",
+                    sweepId);
 }
 
 Result<engine::RunRecord> loadRun(Database& db, std::int64_t id)
-try {
+{
     ReadSnapshot snapshot(db);
-    auto stmt = db.prepare(std::string(kRowColumns) + ", r.spec_json, r.environment_json FROM runs r WHERE r.id = ?");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, id);
-    auto found = stmt->step();
-    if (!found) {
-        return found.error();
-    }
-    if (!*found) {
-        return Error{"no run " + std::to_string(id) + " in " + db.path()};
-    }
     engine::RunRecord run;
-    run.row = readRow(*stmt, currentHost());
-    auto spec = engine::experimentSpecFromJson(parseJson(stmt->text(19)));
-    if (!spec) {
-        return Error{"run " + std::to_string(id) + " in " + db.path() + ": " + spec.error().message};
+    {
+        auto stmt = NF_TRY(
+            db.prepare(std::string(kRowColumns) + ", r.spec_json, r.environment_json FROM runs r WHERE r.id = ?"));
+        if (!NF_TRY(stmt.bind(1, id).step())) {
+            return Error{"no run " + std::to_string(id) + " in " + db.path()};
+        }
+        const Row row(stmt);
+        run.row = NF_TRY(readRow(row, currentHost()));
+        auto spec = engine::experimentSpecFromJson(parseJson(NF_TRY(row.get<std::string>("spec_json"))));
+        if (!spec) {
+            return Error{"run " + std::to_string(id) + " in " + db.path() + ": " + spec.error().message};
+        }
+        run.spec = std::move(*spec);
+        run.environment = engine::RunEnvironment::fromJson(parseJson(NF_TRY(row.get<std::string>("environment_json"))));
     }
-    run.spec = std::move(*spec);
-    run.environment = engine::RunEnvironment::fromJson(parseJson(stmt->text(20)));
-    stmt->reset();
-    if (auto layout = loadLayout(db, run); !layout) {
-        return layout.error();
-    }
-    if (auto samples = loadSamples(db, run); !samples) {
-        return samples.error();
-    }
-    if (auto decision = loadDecision(db, run); !decision) {
-        return decision.error();
-    }
-    if (auto warnings = loadWarnings(db, run); !warnings) {
-        return warnings.error();
-    }
-    // A database of schema 1 or 2, opened read-only (not migrated), has no summaries table.
-    auto version = storedSchemaVersion(db);
-    if (!version) {
-        return version.error();
-    }
-    const bool hasSummaries = *version >= 3;
-    auto summaries =
-        !hasSummaries
-            ? Result<void>{}
-            : forEachRow(
-                  db,
-                  "SELECT v.idx, p.idx, q.name, s.n, s.mean, s.se FROM summaries s "
-                  "JOIN repetitions p ON p.id = s.repetition_id JOIN variants v ON v.id = p.variant_id "
-                  "JOIN quantities q ON q.id = s.quantity_id WHERE p.run_id = ? ORDER BY p.seq, q.idx",
-                  id, [&](const Statement& s) {
-                      run.data.summaries.push_back({static_cast<int>(s.int64(0)), static_cast<int>(s.int64(1)),
-                                                    s.text(2), static_cast<double>(s.int64(3)), s.real(4), s.real(5)});
-                  });
-    if (!summaries) {
-        return summaries.error();
-    }
+    NF_TRY(loadLayout(db, run));
+    NF_TRY(loadSamples(db, run));
+    NF_TRY(loadDecision(db, run));
+    NF_TRY(loadWarnings(db, run));
+    NF_TRY(loadSummaries(db, run));
     return run;
-} catch (const std::exception& e) {
-    return Error{"cannot load run " + std::to_string(id) + " from " + db.path() + ": " + e.what()};
 }
 
 }  // namespace nf::data

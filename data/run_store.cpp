@@ -1,17 +1,10 @@
 #include "data/run_store.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <ctime>
-#include <exception>
-#include <fstream>
-#include <iterator>
 #include <limits>
-#include <sstream>
-#include <unordered_map>
 
 #include "data/process_identity.h"
 #include "data/sample_blob.h"
@@ -54,40 +47,22 @@ std::string systemFact(const nlohmann::json& environment, const char* key)
 
 Result<void> insertRun(Database& db, const engine::RunStart& start)
 {
-    auto stmt = db.prepare(
+    return db.run(
         "INSERT INTO runs (label, workload, spec_json, status, started_at, host, kernel, cpu_model, "
-        "environment_json, tool_version, pid, pid_start) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, start.spec.label)
-        .bind(2, start.spec.workload)
-        .bind(3, dumpJson(engine::toJson(start.spec)))
-        .bind(4, utcNow())
-        .bind(5, systemFact(start.environment, "hostname"))
-        .bind(6, systemFact(start.environment, "kernel_release"))
-        .bind(7, systemFact(start.environment, "cpu_model"))
-        .bind(8, dumpJson(start.environment))
-        .bind(9, NF_VERSION)
-        .bind(10, static_cast<std::int64_t>(getpid()))
-        .bind(11, processIdentity(getpid()));
-    return stmt->run();
+        "environment_json, tool_version, pid, pid_start) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+        start.spec.label, start.spec.workload, dumpJson(engine::toJson(start.spec)), utcNow(),
+        systemFact(start.environment, "hostname"), systemFact(start.environment, "kernel_release"),
+        systemFact(start.environment, "cpu_model"), dumpJson(start.environment), NF_VERSION,
+        static_cast<std::int64_t>(getpid()), processIdentity(getpid()));
 }
 
 Result<std::vector<std::int64_t>> insertVariants(Database& db, std::int64_t runId, const engine::RunStart& start)
 {
-    auto stmt = db.prepare("INSERT INTO variants (run_id, idx, name, params_json) VALUES (?, ?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
+    auto stmt = NF_TRY(db.prepare("INSERT INTO variants (run_id, idx, name, params_json) VALUES (?, ?, ?, ?)"));
     std::vector<std::int64_t> ids;
     for (std::size_t i = 0; i < start.spec.variants.size(); ++i) {
         nlohmann::json params = i < start.variantParams.size() ? start.variantParams[i] : nlohmann::json::object();
-        stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, start.spec.variants[i].name);
-        stmt->bind(4, dumpJson(params));
-        if (auto done = stmt->run(); !done) {
-            return done.error();
-        }
+        NF_TRY(stmt.bindAll(runId, static_cast<std::int64_t>(i), start.spec.variants[i].name, dumpJson(params)).run());
         ids.push_back(db.lastInsertId());
     }
     return ids;
@@ -95,16 +70,10 @@ Result<std::vector<std::int64_t>> insertVariants(Database& db, std::int64_t runI
 
 Result<std::vector<std::int64_t>> insertQuantities(Database& db, std::int64_t runId, const engine::RunLayout& layout)
 {
-    auto stmt = db.prepare("INSERT INTO quantities (run_id, idx, name) VALUES (?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
+    auto stmt = NF_TRY(db.prepare("INSERT INTO quantities (run_id, idx, name) VALUES (?, ?, ?)"));
     std::vector<std::int64_t> ids;
     for (std::size_t i = 0; i < layout.quantities.size(); ++i) {
-        stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, layout.quantities[i]);
-        if (auto done = stmt->run(); !done) {
-            return done.error();
-        }
+        NF_TRY(stmt.bindAll(runId, static_cast<std::int64_t>(i), layout.quantities[i]).run());
         ids.push_back(db.lastInsertId());
     }
     return ids;
@@ -112,36 +81,23 @@ Result<std::vector<std::int64_t>> insertQuantities(Database& db, std::int64_t ru
 
 Result<void> insertMetrics(Database& db, std::int64_t runId, const engine::RunLayout& layout)
 {
-    auto stmt = db.prepare(
-        "INSERT INTO metrics (run_id, idx, name, unit, numerator, denominator, scale, higher_is_better, "
-        "description, alias_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!stmt) {
-        return stmt.error();
-    }
+    auto stmt = NF_TRY(
+        db.prepare("INSERT INTO metrics (run_id, idx, name, unit, numerator, denominator, scale, higher_is_better, "
+                   "description, alias_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     for (std::size_t i = 0; i < layout.metrics.size(); ++i) {
         const engine::MetricSpec& m = layout.metrics[i];
-        stmt->bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, m.name).bind(4, m.unit);
-        stmt->bind(5, m.numerator).bind(6, m.denominator).bind(7, m.scale);
-        stmt->bind(8, m.higherIsBetter ? 1 : 0).bind(9, m.description).bind(10, m.aliasOf);
-        if (auto done = stmt->run(); !done) {
-            return done.error();
-        }
+        NF_TRY(stmt.bindAll(runId, static_cast<std::int64_t>(i), m.name, m.unit, m.numerator, m.denominator, m.scale,
+                            m.higherIsBetter ? 1 : 0, m.description, m.aliasOf)
+                   .run());
     }
     return {};
 }
 
 Result<std::int64_t> nextSeq(Database& db, std::int64_t runId)
 {
-    auto stmt = db.prepare("SELECT coalesce(max(seq) + 1, 0) FROM repetitions WHERE run_id = ?");
-    if (!stmt) {
-        return stmt.error();
-    }
-    stmt->bind(1, runId);
-    auto row = stmt->step();
-    if (!row) {
-        return row.error();
-    }
-    return *row ? stmt->int64(0) : 0;
+    auto next =
+        NF_TRY(db.queryOne<std::int64_t>("SELECT coalesce(max(seq) + 1, 0) FROM repetitions WHERE run_id = ?", runId));
+    return next.value_or(0);
 }
 
 // Variants of the repetition in the order they ran, plus any that only appear in its samples.
@@ -207,19 +163,13 @@ class RepetitionWriter {
 public:
     static Result<RepetitionWriter> prepare(Database& db, std::int64_t runId, std::size_t quantities)
     {
-        auto seq = nextSeq(db, runId);
-        auto rep = db.prepare(
-            "INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'complete')");
-        auto sample = db.prepare(
-            "INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals) VALUES (?, ?, ?, ?, ?, ?)");
-        if (!seq) {
-            return seq.error();
-        }
-        if (!rep || !sample) {
-            return !rep ? rep.error() : sample.error();
-        }
-        return RepetitionWriter(db, runId, quantities, *seq, std::move(*rep), std::move(*sample));
+        const std::int64_t seq = NF_TRY(nextSeq(db, runId));
+        auto rep =
+            NF_TRY(db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status) "
+                              "VALUES (?, ?, ?, ?, ?, ?, 'complete')"));
+        auto sample = NF_TRY(db.prepare(
+            "INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals) VALUES (?, ?, ?, ?, ?, ?)"));
+        return RepetitionWriter(db, runId, quantities, seq, std::move(rep), std::move(sample));
     }
 
     // One repetitions row per variant; returns the row ids indexed by variant.
@@ -233,11 +183,9 @@ public:
                              std::to_string(variant) + " in the run"};
             }
             auto [first, last] = variantSpan(rep, variant);
-            m_rep.bind(1, m_runId).bind(2, variantIds[static_cast<std::size_t>(variant)]).bind(3, rep.index);
-            m_rep.bind(4, m_seq++).bind(5, first).bind(6, last);
-            if (auto done = m_rep.run(); !done) {
-                return done.error();
-            }
+            NF_TRY(
+                m_rep.bindAll(m_runId, variantIds[static_cast<std::size_t>(variant)], rep.index, m_seq++, first, last)
+                    .run());
             repIds[static_cast<std::size_t>(variant)] = m_db.lastInsertId();
         }
         return repIds;
@@ -284,66 +232,33 @@ private:
 }  // namespace
 
 Result<void> RunRecorder::runStarted(const engine::RunStart& start)
-try {
-    auto tx = Transaction::begin(m_db);
-    if (!tx) {
-        return tx.error();
-    }
-    if (auto inserted = insertRun(m_db, start); !inserted) {
-        return inserted;
-    }
-    std::int64_t runId = m_db.lastInsertId();
-    auto variants = insertVariants(m_db, runId, start);
-    if (!variants) {
-        return variants.error();
-    }
-    auto quantities = insertQuantities(m_db, runId, start.layout);
-    if (!quantities) {
-        return quantities.error();
-    }
-    if (auto metrics = insertMetrics(m_db, runId, start.layout); !metrics) {
-        return metrics;
-    }
-    if (auto committed = tx->commit(); !committed) {
-        return committed;
-    }
+{
+    auto tx = NF_TRY(Transaction::begin(m_db));
+    NF_TRY(insertRun(m_db, start));
+    const std::int64_t runId = m_db.lastInsertId();
+    auto variants = NF_TRY(insertVariants(m_db, runId, start));
+    auto quantities = NF_TRY(insertQuantities(m_db, runId, start.layout));
+    NF_TRY(insertMetrics(m_db, runId, start.layout));
+    NF_TRY(tx.commit());
     m_runId = runId;
-    m_variantIds = std::move(*variants);
-    m_quantityIds = std::move(*quantities);
+    m_variantIds = std::move(variants);
+    m_quantityIds = std::move(quantities);
     return {};
-} catch (const std::exception& e) {
-    return Error{std::string("cannot store the run: ") + e.what()};
 }
 
 Result<void> RunRecorder::repetitionFinished(const engine::RepetitionResult& rep)
-try {
+{
     if (m_runId == 0) {
         return Error{"cannot store repetition " + std::to_string(rep.index) + ": the run was not stored"};
     }
-    if (auto here = m_db.stillAtPath(); !here) {  // measuring on would store into a file nobody reads
-        return here.error();
+    NF_TRY(m_db.stillAtPath());  // measuring on would store into a file nobody reads
+    auto tx = NF_TRY(Transaction::begin(m_db));
+    auto writer = NF_TRY(RepetitionWriter::prepare(m_db, m_runId, m_quantityIds.size()));
+    const auto repIds = NF_TRY(writer.insertRepetitions(rep, m_variantIds));
+    for (const engine::Sample* sample : storageOrder(rep, repIds)) {
+        NF_TRY(writer.insertSample(*sample, repIds[static_cast<std::size_t>(sample->variant)]));
     }
-    auto tx = Transaction::begin(m_db);
-    if (!tx) {
-        return tx.error();
-    }
-    auto writer = RepetitionWriter::prepare(m_db, m_runId, m_quantityIds.size());
-    if (!writer) {
-        return writer.error();
-    }
-    auto repIds = writer->insertRepetitions(rep, m_variantIds);
-    if (!repIds) {
-        return repIds.error();
-    }
-    for (const engine::Sample* sample : storageOrder(rep, *repIds)) {
-        if (auto stored = writer->insertSample(*sample, (*repIds)[static_cast<std::size_t>(sample->variant)]);
-            !stored) {
-            return stored;
-        }
-    }
-    return tx->commit();
-} catch (const std::exception& e) {
-    return Error{"cannot store repetition " + std::to_string(rep.index) + ": " + e.what()};
+    return tx.commit();
 }
 
 void RunRecorder::warning(std::string_view text)
@@ -351,57 +266,34 @@ void RunRecorder::warning(std::string_view text)
     if (m_runId == 0) {
         return;  // said on the terminal; there is no run to store it with
     }
-    try {
-        auto stmt = m_db.prepare("INSERT INTO run_warnings (run_id, seq, text) VALUES (?, ?, ?)");
-        if (stmt) {
-            stmt->bind(1, m_runId).bind(2, std::int64_t{m_warnings}).bind(3, text);
-            if (auto done = stmt->run(); done) {
-                ++m_warnings;
-                return;
-            } else if (!m_warningError) {
-                m_warningError = done.error();
-            }
-        } else if (!m_warningError) {
-            m_warningError = stmt.error();
-        }
-    } catch (const std::exception& e) {
-        if (!m_warningError) {
-            m_warningError = Error{e.what()};
-        }
+    auto stored = m_db.run("INSERT INTO run_warnings (run_id, seq, text) VALUES (?, ?, ?)", m_runId,
+                           std::int64_t{m_warnings}, text);
+    if (stored) {
+        ++m_warnings;
+    } else if (!m_warningError) {
+        m_warningError = stored.error();
     }
 }
 
 Result<void> RunRecorder::summariesFinished(const std::vector<engine::SummaryStat>& summaries)
-try {
+{
     if (m_runId == 0) {
         return Error{"cannot store summaries: the run was not stored"};
     }
-    auto stmt = m_db.prepare(
-        "INSERT INTO summaries (repetition_id, quantity_id, n, mean, se) "
-        "SELECT p.id, q.id, ?, ?, ? FROM repetitions p JOIN variants v ON v.id = p.variant_id "
-        "JOIN quantities q ON q.run_id = p.run_id "
-        "WHERE p.run_id = ? AND v.idx = ? AND p.idx = ? AND q.name = ?");
-    if (!stmt) {
-        return stmt.error();
-    }
+    auto stmt =
+        NF_TRY(m_db.prepare("INSERT INTO summaries (repetition_id, quantity_id, n, mean, se) "
+                            "SELECT p.id, q.id, ?, ?, ? FROM repetitions p JOIN variants v ON v.id = p.variant_id "
+                            "JOIN quantities q ON q.run_id = p.run_id "
+                            "WHERE p.run_id = ? AND v.idx = ? AND p.idx = ? AND q.name = ?"));
     for (const auto& s : summaries) {
-        stmt->bind(1, static_cast<std::int64_t>(s.n))
-            .bind(2, s.mean)
-            .bind(3, s.se)
-            .bind(4, m_runId)
-            .bind(5, static_cast<std::int64_t>(s.variant))
-            .bind(6, static_cast<std::int64_t>(s.repetition))
-            .bind(7, s.quantity);
-        if (auto done = stmt->run(); !done) {
-            return done;
-        }
+        NF_TRY(stmt.bindAll(static_cast<std::int64_t>(s.n), s.mean, s.se, m_runId, static_cast<std::int64_t>(s.variant),
+                            static_cast<std::int64_t>(s.repetition), s.quantity)
+                   .run());
         if (sqlite3_changes(m_db.handle()) != 1) {
             return Error{"cannot store the summary of " + s.quantity + ": no such repetition or quantity"};
         }
     }
     return {};
-} catch (const std::exception& e) {
-    return Error{std::string("cannot store summaries: ") + e.what()};
 }
 
 void RunRecorder::runFinished(engine::RunStatus status, std::string_view reason)
@@ -409,22 +301,14 @@ void RunRecorder::runFinished(engine::RunStatus status, std::string_view reason)
     if (m_warningError) {
         m_finishError = Error{"a warning could not be stored with the run: " + m_warningError->message};
     }
-    try {
-        if (m_runId == 0) {
-            m_finishError = Error{"cannot record the end of the run: the run was not stored"};
-            return;
-        }
-        auto stmt = m_db.prepare("UPDATE runs SET status = ?, status_reason = ?, ended_at = ? WHERE id = ?");
-        if (!stmt) {
-            m_finishError = stmt.error();
-            return;
-        }
-        stmt->bind(1, engine::toString(status)).bind(2, reason).bind(3, utcNow()).bind(4, m_runId);
-        if (auto done = stmt->run(); !done) {
-            m_finishError = done.error();
-        }
-    } catch (const std::exception& e) {
-        m_finishError = Error{std::string("cannot record the end of the run: ") + e.what()};
+    if (m_runId == 0) {
+        m_finishError = Error{"cannot record the end of the run: the run was not stored"};
+        return;
+    }
+    if (auto done = m_db.run("UPDATE runs SET status = ?, status_reason = ?, ended_at = ? WHERE id = ?",
+                             engine::toString(status), reason, utcNow(), m_runId);
+        !done) {
+        m_finishError = done.error();
     }
 }
 

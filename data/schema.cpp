@@ -194,15 +194,8 @@ const std::vector<Migration>& migrations()
 
 Result<std::int64_t> pragmaValue(Database& db, const char* name)
 {
-    auto stmt = db.prepare(std::string("PRAGMA ") + name);
-    if (!stmt) {
-        return stmt.error();
-    }
-    auto row = stmt->step();
-    if (!row) {
-        return row.error();
-    }
-    return *row ? stmt->int64(0) : 0;
+    auto value = NF_TRY(db.queryOne<std::int64_t>(std::string("PRAGMA ") + name));
+    return value.value_or(0);
 }
 
 Error newerSchema(const Database& db, std::int64_t version)
@@ -215,25 +208,14 @@ Error newerSchema(const Database& db, std::int64_t version)
 // that has tables but no schema version of ours.
 Result<void> checkOwnership(Database& db, std::int64_t version)
 {
-    auto appId = pragmaValue(db, "application_id");
-    if (!appId) {
-        return appId.error();
-    }
-    if (*appId != 0 && *appId != kApplicationId) {
+    const std::int64_t appId = NF_TRY(pragmaValue(db, "application_id"));
+    if (appId != 0 && appId != kApplicationId) {
         return Error{db.path() + " is not a noisefloor database (it belongs to another application)"};
     }
     if (version != 0) {
         return {};
     }
-    auto tables = db.prepare("SELECT count(*) FROM sqlite_master");
-    if (!tables) {
-        return tables.error();
-    }
-    auto row = tables->step();
-    if (!row) {
-        return row.error();
-    }
-    if (*row && tables->int64(0) != 0) {
+    if (NF_TRY(db.queryOne<std::int64_t>("SELECT count(*) FROM sqlite_master")).value_or(0) != 0) {
         return Error{db.path() + " is not a noisefloor database (it has tables but no noisefloor schema)"};
     }
     return {};
@@ -241,32 +223,20 @@ Result<void> checkOwnership(Database& db, std::int64_t version)
 
 Result<void> applyMigration(Database& db, const Migration& migration)
 {
-    auto tx = Transaction::begin(db);
-    if (!tx) {
-        return tx.error();
-    }
+    auto tx = NF_TRY(Transaction::begin(db));
     // Another process may have migrated between our check and BEGIN IMMEDIATE.
-    auto version = pragmaValue(db, "user_version");
-    if (!version) {
-        return version.error();
+    const std::int64_t version = NF_TRY(pragmaValue(db, "user_version"));
+    if (version >= migration.version) {
+        return tx.commit();
     }
-    if (*version >= migration.version) {
-        return tx->commit();
+    if (version == 0) {
+        NF_TRY(checkOwnership(db, 0));
     }
-    if (*version == 0) {
-        if (auto owned = checkOwnership(db, 0); !owned) {
-            return owned;
-        }
-    }
-    if (auto applied = db.exec(migration.sql); !applied) {
-        return Error{"schema migration " + std::to_string(migration.version) + " failed: " + applied.error().message};
-    }
+    NF_TRY(db.exec(migration.sql).withContext("schema migration " + std::to_string(migration.version) + " failed: "));
     std::string stamp = "PRAGMA user_version = " + std::to_string(migration.version) +
                         "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
-    if (auto stamped = db.exec(stamp); !stamped) {
-        return stamped;
-    }
-    return tx->commit();
+    NF_TRY(db.exec(stamp));
+    return tx.commit();
 }
 
 std::string replaceAll(std::string text, const std::string& from, const std::string& to)
@@ -296,20 +266,14 @@ Result<void> createStore(const std::string& path)
         }
     };
     removeTemp();  // a leftover of this pid's predecessor
-    {
-        auto db = Database::open(temp, Database::Mode::ReadWrite);
-        if (!db) {
-            removeTemp();
-            return named(db.error());
-        }
-        if (auto migrated = migrate(*db); !migrated) {
-            removeTemp();
-            return named(migrated.error());
-        }
-        if (auto flushed = db->exec("PRAGMA wal_checkpoint(TRUNCATE)"); !flushed) {
-            removeTemp();
-            return named(flushed.error());
-        }
+    auto made = [&]() -> Result<void> {
+        Database db = NF_TRY(Database::open(temp, Database::Mode::ReadWrite));
+        NF_TRY(migrate(db));
+        return db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }();  // closed here
+    if (!made) {
+        removeTemp();
+        return named(made.error());
     }
     std::error_code ec;
     if (std::filesystem::exists(temp + "-wal", ec)) {  // the close could not checkpoint: not whole
@@ -336,31 +300,19 @@ int schemaVersion()
 
 Result<int> storedSchemaVersion(Database& db)
 {
-    auto version = pragmaValue(db, "user_version");
-    if (!version) {
-        return version.error();
-    }
-    return static_cast<int>(*version);
+    return static_cast<int>(NF_TRY(pragmaValue(db, "user_version")));
 }
 
 Result<void> migrate(Database& db)
 {
-    auto version = pragmaValue(db, "user_version");
-    if (!version) {
-        return version.error();
-    }
-    if (auto owned = checkOwnership(db, *version); !owned) {
-        return owned;
-    }
-    if (*version > schemaVersion()) {
-        return newerSchema(db, *version);
+    const std::int64_t version = NF_TRY(pragmaValue(db, "user_version"));
+    NF_TRY(checkOwnership(db, version));
+    if (version > schemaVersion()) {
+        return newerSchema(db, version);
     }
     for (const Migration& migration : migrations()) {
-        if (migration.version <= *version) {
-            continue;
-        }
-        if (auto applied = applyMigration(db, migration); !applied) {
-            return applied;
+        if (migration.version > version) {
+            NF_TRY(applyMigration(db, migration));
         }
     }
     return {};
@@ -370,34 +322,22 @@ Result<Database> openStore(const std::string& path, Database::Mode mode)
 {
     std::error_code ec;
     if (mode == Database::Mode::ReadWrite && !std::filesystem::exists(path, ec) && !ec) {
-        if (auto created = createStore(path); !created) {
-            return created.error();
-        }
+        NF_TRY(createStore(path));
     }
-    auto db = Database::open(path, mode);
-    if (!db) {
-        return db.error();
-    }
+    Database db = NF_TRY(Database::open(path, mode));
     if (mode == Database::Mode::ReadWrite) {
-        if (auto migrated = migrate(*db); !migrated) {
-            return migrated.error();
-        }
-        return std::move(db).value();
+        NF_TRY(migrate(db));
+        return db;
     }
-    auto version = pragmaValue(*db, "user_version");
-    if (!version) {
-        return version.error();
+    const std::int64_t version = NF_TRY(pragmaValue(db, "user_version"));
+    NF_TRY(checkOwnership(db, version));
+    if (version > schemaVersion()) {
+        return newerSchema(db, version);
     }
-    if (auto owned = checkOwnership(*db, *version); !owned) {
-        return owned.error();
-    }
-    if (*version > schemaVersion()) {
-        return newerSchema(*db, *version);
-    }
-    if (*version == 0) {
+    if (version == 0) {
         return Error{path + " is not a noisefloor database (no noisefloor schema)"};
     }
-    return std::move(db).value();
+    return db;
 }
 
 std::string defaultDatabasePath()

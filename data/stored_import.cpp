@@ -8,22 +8,13 @@ Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& star
                                       const std::vector<engine::RepetitionResult>& repetitions,
                                       const std::vector<engine::SummaryStat>& summaries, const std::stop_token& stop)
 {
-    auto tx = Transaction::begin(db);  // the recorder's own transactions become savepoints in it
-    if (!tx) {
-        return tx.error();
-    }
+    auto tx = NF_TRY(Transaction::begin(db));  // the recorder's own transactions become savepoints in it
     RunRecorder recorder(db);
-    if (auto started = recorder.runStarted(start); !started) {
-        return started.error();
-    }
+    NF_TRY(recorder.runStarted(start));
     for (const auto& rep : repetitions) {
-        if (auto stored = recorder.repetitionFinished(rep); !stored) {
-            return stored.error();
-        }
+        NF_TRY(recorder.repetitionFinished(rep));
     }
-    if (auto stored = recorder.summariesFinished(summaries); !stored) {
-        return stored.error();
-    }
+    NF_TRY(recorder.summariesFinished(summaries));
     recorder.runFinished(engine::RunStatus::Complete, "");
     if (recorder.finishError()) {
         return *recorder.finishError();
@@ -31,9 +22,7 @@ Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& star
     if (stop.stop_requested()) {
         return Error{"stopped before the run was committed; nothing was stored"};
     }
-    if (auto committed = tx->commit(); !committed) {
-        return committed.error();
-    }
+    NF_TRY(tx.commit());
     return recorder.runId();
 }
 

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "base/default_counters.h"
+
 #if defined(NF_HAVE_LIBPFM)
 #include <perfmon/pfmlib_perf_event.h>
 #endif
@@ -179,8 +181,7 @@ Result<EventSpec> resolveWithLibpfm(std::string_view name)
 
 std::vector<std::string> defaultEventNames()
 {
-    return {"cycles",     "instructions",     "branches",       "branch-misses", "cache-misses",
-            "task-clock", "context-switches", "cpu-migrations", "page-faults"};
+    return base::defaultCounterNames();
 }
 
 Result<EventSpec> resolveEvent(std::string_view name)

@@ -21,8 +21,8 @@ struct EventSpec {
     std::string unit;       // "ns" for task-clock, "" for counts
 };
 
-// The generic set `--counters` defaults to: cycles, instructions, branches, branch-misses,
-// cache-misses, task-clock, context-switches, cpu-migrations, page-faults.
+// The set `--counters` defaults to: base::kDefaultCounters (cycles, instructions, branches,
+// branch-misses, cache-misses, task-clock, context-switches, cpu-migrations, page-faults).
 std::vector<std::string> defaultEventNames();
 
 // Resolves a name: the generic hardware and software names above (and a few perf aliases such as

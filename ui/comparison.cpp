@@ -21,8 +21,6 @@ QString qs(const std::string& s)
     return QString::fromStdString(s);
 }
 
-const std::array<const char*, 4> kTitles = {"PPS", "IPC", "branch misses per op", "cycles per op"};
-
 // A metric made from hardware counters (cycles, instructions, branch or cache misses).
 bool fromCounters(const engine::MetricSpec& metric)
 {
@@ -151,7 +149,7 @@ void markMissing(ComparisonView& view, const engine::RunEnvironment& environment
 {
     for (std::size_t p = 0; p < 4; ++p) {
         if (view.panels[p].metric.isEmpty()) {
-            view.panels[p].title = QString::fromLatin1(kTitles[p]);
+            view.panels[p].title = metricTitle(panelMetrics()[p].front());
             view.panels[p].notMeasured = whyNotMeasured(
                 panelMetrics()[p].front() == "pps" ? "ops_per_sec" : panelMetrics()[p].front(), environment);
         }

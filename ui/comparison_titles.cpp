@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/default_counters.h"
 #include "engine/analysis/across_runs.h"
 #include "engine/model/metric.h"
 #include "engine/report/evidence.h"
@@ -37,34 +38,18 @@ QString designName(const engine::Comparison& c)
 
 QString metricTitle(const std::string& metric)
 {
-    static const std::vector<std::pair<std::string, const char*>> titles = {
-        {"pps", "PPS"},
-        {"ops_per_sec", "PPS"},
-        {"ipc", "IPC"},
-        {"rx_ipc", "IPC, receiver thread"},
-        {"cpu_ipc", "IPC, counted CPUs"},
-        {"branch_misses_per_op", "branch misses per op"},
-        {"rx_branch_misses_per_packet", "branch misses per packet, receiver thread"},
-        {"cpu_branch_misses_per_packet", "branch misses per packet, counted CPUs"},
-        {"branch_miss_ratio", "branch misses per branch"},
-        {"cycles_per_op", "cycles per op"},
-        {"rx_cycles_per_packet", "cycles per packet, receiver thread"},
-        {"cpu_cycles_per_packet", "cycles per packet, counted CPUs"},
-        {"tsc_per_op", "TSC ticks per op"},
-    };
-    for (const auto& [name, title] : titles) {
-        if (name == metric) {
-            return QObject::tr(title);
-        }
-    }
-    return QString::fromStdString(metric);
+    const std::string title = engine::metricTitle(metric);
+    return title.empty() ? QString::fromStdString(metric) : QObject::tr(title.c_str());
 }
 
 QString whyNotMeasured(const std::string& metricName, const engine::RunEnvironment& environment)
 {
-    const auto all =
-        engine::callLoopMetrics({engine::quantity::kOps, engine::quantity::kTscTicks, engine::quantity::kElapsedNs,
-                                 "cycles", "instructions", "branch-misses", "cache-misses"});
+    std::vector<std::string> quantities = {engine::quantity::kOps, engine::quantity::kTscTicks,
+                                           engine::quantity::kElapsedNs};
+    for (auto& counter : base::defaultCounterNames(true)) {
+        quantities.push_back(std::move(counter));
+    }
+    const auto all = engine::callLoopMetrics(quantities);
     const auto spec = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.name == metricName; });
     QStringList names;
     std::string reason;

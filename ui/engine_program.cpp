@@ -19,4 +19,12 @@ QString engineProgram()
     return QStringLiteral("noisefloor");
 }
 
+QString notBuiltToMeasure()
+{
+    return QCoreApplication::translate(
+        "nf::ui",
+        "built without measurement (NF_MEASURE=OFF): nothing is measured or checked on this machine; "
+        "to run experiments on another host, start noisefloor-gui --host DEST");
+}
+
 }  // namespace nf::ui

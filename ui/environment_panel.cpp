@@ -16,7 +16,10 @@
 namespace nf::ui {
 
 EnvironmentPanel::EnvironmentPanel(QWidget* parent)
-    : QWidget(parent), m_table(new QTableWidget(0, 4, this)), m_summary(new QLabel(this))
+    : QWidget(parent),
+      m_table(new QTableWidget(0, 4, this)),
+      m_summary(new QLabel(this)),
+      m_again(new QPushButton(tr("Check again"), this))
 {
     m_table->setHorizontalHeaderLabels({tr("level"), tr("check"), tr("finding"), tr("fix")});
     m_table->verticalHeader()->hide();
@@ -27,19 +30,29 @@ EnvironmentPanel::EnvironmentPanel(QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
     m_table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
     m_summary->setWordWrap(true);
-    auto* again = new QPushButton(tr("Check again"), this);
-    connect(again, &QPushButton::clicked, this, &EnvironmentPanel::refresh);
+    connect(m_again, &QPushButton::clicked, this, &EnvironmentPanel::refresh);
     auto* top = new QHBoxLayout;
     top->addWidget(m_summary, 1);
-    top->addWidget(again);
+    top->addWidget(m_again);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_table, 1);
     m_summary->setText(tr("What this machine can measure and what adds noise (`noisefloor check`)."));
 }
 
+void EnvironmentPanel::refuseChecks(const QString& why)
+{
+    m_refusal = why;
+    m_summary->setText(why);
+    m_again->setVisible(false);
+    m_loaded = true;
+}
+
 void EnvironmentPanel::refresh()
 {
+    if (!m_refusal.isEmpty()) {
+        return;  // refuseChecks said why
+    }
     if (m_process != nullptr && m_process->state() != QProcess::NotRunning) {
         return;
     }
@@ -107,6 +120,11 @@ bool EnvironmentPanel::showCheckOutput(const QByteArray& json)
                            .arg(m_warnings)
                            .arg(failures));
     return true;
+}
+
+QString EnvironmentPanel::summaryText() const
+{
+    return m_summary->text();
 }
 
 void EnvironmentPanel::waitForCheck(int timeoutMs)

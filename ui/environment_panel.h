@@ -6,6 +6,7 @@
 
 class QLabel;
 class QProcess;
+class QPushButton;
 class QTableWidget;
 
 namespace nf::ui {
@@ -16,8 +17,11 @@ class EnvironmentPanel : public QWidget {
 public:
     explicit EnvironmentPanel(QWidget* parent = nullptr);
 
-    // Runs the check again (asynchronously).
+    // Runs the check again (asynchronously), or says why it does not run here (refuseChecks).
     void refresh();
+    // Never starts the check on this machine (a build that cannot measure here): says `why`
+    // instead, and offers no "Check again".
+    void refuseChecks(const QString& why);
     // Fills the table from the check's JSON output; false when it is not a check list.
     bool showCheckOutput(const QByteArray& json);
     // Blocks until a check in flight has finished (tests, screenshots).
@@ -25,12 +29,15 @@ public:
     bool loaded() const { return m_loaded; }
 
     QTableWidget* table() const { return m_table; }
+    QString summaryText() const;
     int warningCount() const { return m_warnings; }
 
 private:
     QTableWidget* m_table;
     QLabel* m_summary;
+    QPushButton* m_again;
     QProcess* m_process = nullptr;
+    QString m_refusal;  // why the check does not run here; "" = it does
     int m_warnings = 0;
     bool m_loaded = false;
 };

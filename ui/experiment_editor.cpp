@@ -17,14 +17,37 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace nf::ui {
 
 namespace {
 
+const QString kInvalidStyle = QStringLiteral("background-color: #ffd9d9;");
+
 QString qs(const std::string& s)
 {
     return QString::fromStdString(s);
+}
+
+QString cellText(const QTableWidget* table, int row, int column)
+{
+    const QTableWidgetItem* item = table->item(row, column);
+    return item != nullptr ? item->text().trimmed() : QString();
+}
+
+void mark(QWidget* w, const QString& problem)
+{
+    w->setStyleSheet(problem.isEmpty() ? QString() : kInvalidStyle);
+    w->setProperty("invalid", !problem.isEmpty());
+    w->setToolTip(problem.isEmpty() ? w->property("help").toString() : problem);
+}
+
+void markItem(QTableWidgetItem* item, const QString& problem)
+{
+    item->setBackground(problem.isEmpty() ? QBrush() : QBrush(QColor(0xff, 0xd9, 0xd9)));
+    item->setToolTip(problem);
 }
 
 }  // namespace
@@ -46,6 +69,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_until(new QCheckBox(tr("decided"), this)),
       m_maxTime(new QDoubleSpinBox(this)),
       m_margin(new QDoubleSpinBox(this)),
+      m_refusalLabel(new QLabel(this)),
       m_problemsLabel(new QLabel(this)),
       m_command(new QLabel(this)),
       m_run(new QPushButton(tr("Run"), this)),
@@ -96,6 +120,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_label->setPlaceholderText(tr("e.g. patched-v2 (to find the run again)"));
     m_cpus->setToolTip(tr("Worker CPUs; none ticked: the engine picks the last allowed CPU"));
     m_cpus->setMaximumHeight(110);
+    m_refusalLabel->setWordWrap(true);
+    m_refusalLabel->setObjectName(QStringLiteral("refusal"));
+    m_refusalLabel->setVisible(false);
     m_problemsLabel->setWordWrap(true);
     m_problemsLabel->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_command->setWordWrap(true);
@@ -171,11 +198,13 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     formArea->setWidget(form);
     formArea->setWidgetResizable(true);
     formArea->setFrameShape(QFrame::NoFrame);
-    // The problems, or the command when there are none, in a box of fixed height that scrolls: a
-    // new error line never moves Run, Stop or a field under the pointer.
+    // Why this machine runs nothing (when it does not), then the problems, or the command when
+    // there are none, in a box of fixed height that scrolls: a new error line never moves Run,
+    // Stop or a field under the pointer.
     auto* messages = new QWidget;
     auto* messageLines = new QVBoxLayout(messages);
     messageLines->setContentsMargins(2, 2, 2, 2);
+    messageLines->addWidget(m_refusalLabel);
     messageLines->addWidget(m_problemsLabel);
     messageLines->addWidget(m_command);
     messageLines->addStretch(1);
@@ -338,6 +367,153 @@ QString ExperimentEditor::paramValue(int index) const
         return combo->currentText();
     }
     return qobject_cast<QLineEdit*>(field)->text().trimmed();
+}
+
+ExperimentForm ExperimentEditor::form() const
+{
+    ExperimentForm f;
+    f.workload = current();
+    for (std::size_t i = 0; i < m_paramFields.size(); ++i) {
+        f.params << paramValue(static_cast<int>(i));
+    }
+    for (int row = 0; row < m_variants->rowCount(); ++row) {
+        f.variants.emplace_back(cellText(m_variants, row, 0), cellText(m_variants, row, 1));
+    }
+    f.repetitions = m_reps->value();
+    f.duration = m_duration->value();
+    f.warmup = m_warmup->value();
+    f.order = m_order->currentText();
+    f.simulatedPmu = m_pmu->currentData().toString() == QLatin1String("simulated");
+    f.untilDecided = m_until->isChecked();
+    f.maxTime = m_maxTime->value();
+    f.marginPct = m_margin->value();
+    for (int i = 0; i < m_cpus->count(); ++i) {
+        if (m_cpus->item(i)->checkState() == Qt::Checked) {
+            f.cpus.push_back(m_cpus->item(i)->data(Qt::UserRole).toInt());
+        }
+    }
+    f.label = m_label->text();
+    f.sweep = m_sweep->text();
+    return f;
+}
+
+void ExperimentEditor::validate()
+{
+    const QSignalBlocker block(m_variants);
+    for (int row = 0; row < m_variants->rowCount(); ++row) {
+        for (int column = 0; column < 2; ++column) {
+            if (m_variants->item(row, column) == nullptr) {
+                m_variants->setItem(row, column, new QTableWidgetItem);
+            }
+        }
+    }
+    const ExperimentForm f = form();
+    const ExperimentRequest r = experimentRequest(f);
+    const RequestProblems problems = requestProblems(f, r, m_facts);
+    m_problems = problems.lines;
+    markProblems(r, problems.checked);
+    m_problemsLabel->setText(m_problems.join('\n'));
+    m_problemsLabel->setVisible(!m_problems.isEmpty());
+    m_command->setText(m_problems.isEmpty() ? QStringLiteral("$ ") + ui::commandLine(runArguments(r, QString()))
+                                            : QString());
+    m_command->setVisible(m_problems.isEmpty());
+    m_run->setEnabled(runEnabled());
+}
+
+void ExperimentEditor::markProblems(const ExperimentRequest& r, const std::vector<engine::SpecProblem>& problems)
+{
+    const engine::WorkloadDescriptor* w = current();
+    QStringList fieldProblems(static_cast<qsizetype>(m_paramFields.size()));
+    std::vector<QStringList> nameProblems(static_cast<std::size_t>(m_variants->rowCount()));
+    std::vector<QStringList> overrideProblems(nameProblems.size());
+    QString sweepProblem = r.badSweep ? r.syntaxProblems.join('\n') : QString();
+    QString cpuProblem;
+    QString untilProblem;
+    for (int row : r.badRows) {
+        overrideProblems[static_cast<std::size_t>(row)] << tr("expected key=value[,key=value...]");
+    }
+    auto rowOf = [&](const std::string& variant) {
+        for (int row = 0; row < m_variants->rowCount(); ++row) {
+            if (cellText(m_variants, row, 0).toStdString() == variant) {
+                return row;
+            }
+        }
+        return -1;
+    };
+    for (const auto& p : problems) {
+        const QString text = problemText(p);
+        if (p.field == engine::SpecField::Variants) {
+            for (int row = 0; row < m_variants->rowCount(); ++row) {
+                if (cellText(m_variants, row, 0).toStdString() == p.value) {
+                    nameProblems[static_cast<std::size_t>(row)] << text;
+                }
+            }
+        } else if (p.field == engine::SpecField::Sweep) {
+            sweepProblem += (sweepProblem.isEmpty() ? "" : "\n") + text;
+        } else if (p.field == engine::SpecField::Until || p.field == engine::SpecField::MaxTime ||
+                   p.field == engine::SpecField::Margin || p.field == engine::SpecField::Alpha) {
+            untilProblem += (untilProblem.isEmpty() ? "" : "\n") + text;
+        } else if (p.field == engine::SpecField::Cpus) {
+            cpuProblem += (cpuProblem.isEmpty() ? "" : "\n") + text;
+        } else if (p.field == engine::SpecField::Param && w != nullptr) {
+            // The variant's cell when it sets the parameter, else the form's field.
+            const int row = p.variant.empty() && r.spec.variants.size() == 1 ? 0 : rowOf(p.variant);
+            const auto& overrides = row >= 0 ? r.spec.variants[static_cast<std::size_t>(row)].overrides
+                                             : std::map<std::string, std::string>{};
+            const auto* spec = w->param(p.param);
+            const bool setByRow = !p.param.empty() && overrides.contains(p.param);
+            if (row >= 0 && (setByRow || spec == nullptr)) {
+                overrideProblems[static_cast<std::size_t>(row)] << text;
+            } else if (spec != nullptr) {
+                fieldProblems[static_cast<qsizetype>(spec - w->params.data())] += text;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < m_paramFields.size(); ++i) {
+        mark(m_paramFields[i], fieldProblems[static_cast<qsizetype>(i)]);
+    }
+    for (int row = 0; row < m_variants->rowCount(); ++row) {
+        markItem(m_variants->item(row, 0), nameProblems[static_cast<std::size_t>(row)].join('\n'));
+        markItem(m_variants->item(row, 1), overrideProblems[static_cast<std::size_t>(row)].join('\n'));
+    }
+    mark(m_sweep, sweepProblem);
+    mark(m_cpus, cpuProblem);
+    mark(m_until, untilProblem);
+}
+
+bool ExperimentEditor::runEnabled() const
+{
+    return m_problems.isEmpty() && !m_running && m_refusal.isEmpty();
+}
+
+void ExperimentEditor::refuseRuns(const QString& why)
+{
+    m_refusal = why;
+    m_refusalLabel->setText(why);
+    m_refusalLabel->setVisible(!why.isEmpty());
+    m_run->setEnabled(runEnabled());
+}
+
+void ExperimentEditor::setRunning(bool running)
+{
+    m_running = running;
+    m_run->setEnabled(runEnabled());
+    m_stop->setEnabled(running);
+}
+
+QStringList ExperimentEditor::arguments(const QString& dbPath) const
+{
+    return runArguments(experimentRequest(form()), dbPath);
+}
+
+QString ExperimentEditor::commandLine(const QString& dbPath) const
+{
+    return ui::commandLine(arguments(dbPath));
+}
+
+bool ExperimentEditor::isSweep() const
+{
+    return !m_sweep->text().trimmed().isEmpty();
 }
 
 QLineEdit* ExperimentEditor::paramField(const QString& name) const

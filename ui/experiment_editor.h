@@ -4,7 +4,8 @@
 // the default), a variants table (name + overrides), the worker CPUs (cores and SMT siblings shown),
 // repetitions, duration, warmup, order, label and sweep. The form is checked by the engine's own
 // checkExperiment, the function `noisefloor run` calls: invalid input is marked where it is, and Run
-// is enabled exactly when `noisefloor run --dry-run` with the same arguments would accept it.
+// is enabled exactly when `noisefloor run --dry-run` with the same arguments would accept it. The
+// form's values become the spec and the arguments in ui/experiment_request.h, without widgets.
 
 #include <QWidget>
 
@@ -14,6 +15,7 @@
 #include "base/system_facts.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
+#include "ui/experiment_request.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -54,13 +56,17 @@ public:
     // Ticks exactly these CPUs (false when one is not offered).
     bool setCpuSelection(const std::vector<int>& cpus);
 
-    // What is wrong with the input, one line per problem; empty when Run is possible.
+    // What is wrong with the input, one line per problem; empty when the engine would accept it.
     QStringList problems() const { return m_problems; }
     // `noisefloor` arguments for this experiment (without --events): [--db DB] run WORKLOAD ...
     QStringList arguments(const QString& dbPath) const;
     // The CLI command a user could type for the same run.
     QString commandLine(const QString& dbPath) const;
     bool runEnabled() const;
+    // Keeps Run disabled, whatever the form says, and shows `why` above the problems (a build that
+    // cannot measure on this machine); "" allows runs again.
+    void refuseRuns(const QString& why);
+    QString runRefusal() const { return m_refusal; }
     // A sweep is filled in: the run is one run per value.
     bool isSweep() const;
     void setSweep(const QString& text);
@@ -78,23 +84,12 @@ signals:
     void stopRequested();
 
 private:
-    // What the form asks for: the spec and sweep the engine checks, and the `noisefloor` arguments
-    // that give the same spec, made from the same normalised text. Syntax the form cannot turn
-    // into a spec (an override without '=', a malformed sweep) is a problem here.
-    struct Request {
-        engine::ExperimentSpec spec;
-        std::optional<engine::SweepSpec> sweep;
-        QStringList arguments;
-        QStringList syntaxProblems;
-        std::vector<int> badRows;  // variant rows with a syntax problem
-        bool badSweep = false;
-    };
-    Request request() const;
+    // The fields as plain values, for experimentRequest().
+    ExperimentForm form() const;
     void buildParamForm();
     void validate();
-    void markProblems(const Request& r, const std::vector<engine::SpecProblem>& problems);
+    void markProblems(const ExperimentRequest& r, const std::vector<engine::SpecProblem>& problems);
     QString paramValue(int index) const;
-    QStringList variantOverrides(int row) const;
     const engine::WorkloadDescriptor* current() const;
 
     std::vector<const engine::WorkloadDescriptor*> m_workloads;
@@ -116,12 +111,14 @@ private:
     QCheckBox* m_until = nullptr;
     QDoubleSpinBox* m_maxTime = nullptr;
     QDoubleSpinBox* m_margin = nullptr;
+    QLabel* m_refusalLabel = nullptr;
     QLabel* m_problemsLabel = nullptr;
     QLabel* m_command = nullptr;
     QScrollArea* m_messages = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;
     QStringList m_problems;
+    QString m_refusal;  // why Run stays disabled on this machine; "" = it may run
     bool m_running = false;
 };
 

@@ -12,16 +12,15 @@
 #include <qcustomplot.h>
 
 #include "data/schema.h"
+#include "ui/compare_exports.h"
 #include "ui/compare_panel.h"
-#include "ui/compare_plot.h"
-#include "ui/engine_program.h"
 #include "ui/environment_panel.h"
-#include "ui/event_client.h"
 #include "ui/experiment_editor.h"
 #include "ui/explore_panel.h"
 #include "ui/file_dialog.h"
 #include "ui/live_panel.h"
 #include "ui/repetition_plot.h"
+#include "ui/run_controller.h"
 #include "ui/run_list_model.h"
 #include "ui/start_page.h"
 
@@ -33,7 +32,7 @@ constexpr int kPollMs = 400;  // how soon a commit by another process shows
 
 }  // namespace
 
-MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
+MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* parent)
     : QMainWindow(parent),
       m_model(new RunListModel(this)),
       m_tabs(new QTabWidget(this)),
@@ -43,7 +42,8 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_history(new HistoryPanel(m_model, this)),
       m_environment(new EnvironmentPanel(this)),
       m_explore(new ExplorePanel(this)),
-      m_client(new EventClient(this)),
+      m_runs(new RunController(m_editor, m_live, local, this)),
+      m_exports(new CompareExports(m_compare, this)),
       m_loader(new RunLoader(this)),
       m_poll(new QTimer(this)),
       m_status(new QLabel(this))
@@ -57,7 +57,9 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_tabs->addTab(m_environment, tr("Environment"));
     setCentralWidget(m_tabs);
 
-    m_live->attach(m_client);
+    if (local == LocalEngine::NotBuilt) {
+        m_environment->refuseChecks(notBuiltToMeasure());
+    }
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_tabs->currentWidget() == m_environment && !m_environment->loaded()) {
@@ -67,12 +69,11 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
     connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::stopRun);
     connect(m_live, &LivePanel::stopRequested, this, &MainWindow::stopRun);
-    connect(m_client, &EventClient::processEnded, this, [this] {
-        m_editor->setRunning(false);
-        m_live->setRunning(false);
-        onEngineEnded();
-    });
-    connect(m_live, &LivePanel::runEnded, this, &MainWindow::onRunEnded);
+    connect(m_runs, &RunController::started, this, [this] { m_tabs->setCurrentWidget(m_live); });
+    connect(m_runs, &RunController::status, this, &MainWindow::setStatus);
+    connect(m_runs, &RunController::runStored, this, &MainWindow::showStoredRun);
+    connect(m_runs, &RunController::runCopied, this, &MainWindow::showCopiedRun);
+    connect(m_runs, &RunController::sweepStored, this, &MainWindow::showNewestSweep);
     connect(m_history, &HistoryPanel::runsSelected, this, [this](const std::vector<std::int64_t>& ids) {
         RunSelection selection;
         for (auto id : ids) {
@@ -90,9 +91,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
         }
     });
     connect(m_explore, &ExplorePanel::status, this, &MainWindow::setStatus);
-    connect(m_compare, &ComparePanel::copyReportRequested, this, &MainWindow::copyEvidenceReport);
-    connect(m_compare, &ComparePanel::saveImageRequested, this, &MainWindow::saveImage);
-    connect(m_compare, &ComparePanel::exportCsvRequested, this, &MainWindow::exportCsv);
+    connect(m_compare, &ComparePanel::copyReportRequested, this,
+            [this] { m_exports->copyEvidenceReport(m_selection); });
+    connect(m_compare, &ComparePanel::saveImageRequested, m_exports, &CompareExports::saveImage);
+    connect(m_compare, &ComparePanel::exportCsvRequested, this,
+            [this] { m_exports->exportCsv(m_loaded, m_selection); });
+    connect(m_exports, &CompareExports::status, this, &MainWindow::setStatus);
     connect(m_compare, &ComparePanel::baselineRequested, this, [this](const QString& baseline) {
         m_baseline = baseline;
         requestLoad(m_selection);
@@ -127,9 +131,10 @@ void MainWindow::createMenus()
     QAction* stop = runMenu->addAction(tr("&Stop the run"), this, [this] { stopRun(); });
     stop->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_Period)});
     QMenu* exportMenu = menuBar()->addMenu(tr("&Export"));
-    exportMenu->addAction(tr("Copy evidence report (text for a mail)"), this, [this] { copyEvidenceReport(); });
-    exportMenu->addAction(tr("Samples as CSV..."), this, [this] { exportCsv(); });
-    exportMenu->addAction(tr("Comparison plots as PNG or PDF..."), this, [this] { saveImage(); });
+    exportMenu->addAction(tr("Copy evidence report (text for a mail)"), this,
+                          [this] { m_exports->copyEvidenceReport(m_selection); });
+    exportMenu->addAction(tr("Samples as CSV..."), this, [this] { m_exports->exportCsv(m_loaded, m_selection); });
+    exportMenu->addAction(tr("Comparison plots as PNG or PDF..."), this, [this] { m_exports->saveImage(); });
 }
 
 void MainWindow::chooseDatabase()
@@ -145,6 +150,7 @@ void MainWindow::chooseDatabase()
 bool MainWindow::openDatabase(const QString& path)
 {
     m_path = path;
+    m_runs->setDatabase(path);
     m_store.reset();
     m_dataVersion.reset();
     setWindowTitle(tr("noisefloor - %1").arg(path));
@@ -339,7 +345,7 @@ void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result
 void MainWindow::pollDatabase()
 {
     if (!m_store) {
-        if (!m_path.isEmpty() && QFileInfo::exists(m_path) && !m_client->running()) {
+        if (!m_path.isEmpty() && QFileInfo::exists(m_path) && !m_runs->running()) {
             openDatabase(m_path);  // created since (stat only; the store opens it once)
         }
         return;
@@ -348,6 +354,66 @@ void MainWindow::pollDatabase()
     if (version && version != m_dataVersion) {
         m_dataVersion = version;
         reload();
+    }
+}
+
+bool MainWindow::startRun()
+{
+    return m_runs->startRun();
+}
+
+void MainWindow::stopRun()
+{
+    m_runs->stopRun();
+}
+
+void MainWindow::setRemoteHost(const RemoteHost& host)
+{
+    m_runs->setRemoteHost(host);
+    setWindowTitle(tr("noisefloor - runs on %1").arg(host.dest));
+}
+
+RemoteEngine* MainWindow::remoteEngine() const
+{
+    return m_runs->remoteEngine();
+}
+
+EventClient* MainWindow::eventClient() const
+{
+    return m_runs->eventClient();
+}
+
+void MainWindow::showStoredRun(qint64 runId, const QString& runStatus)
+{
+    reload();
+    if (runId > 0 && selectRun(runId)) {
+        setStatus(tr("run %1 %2").arg(runId).arg(runStatus));
+        if (runStatus == QLatin1String("complete")) {
+            m_tabs->setCurrentWidget(m_compare);
+        }
+    }
+}
+
+void MainWindow::showCopiedRun(qint64 localRun, bool ofSweep)
+{
+    if (m_store) {
+        reload();
+    } else {
+        openDatabase(m_path);  // the merge made it
+    }
+    if (localRun > 0 && !ofSweep && selectRun(localRun)) {
+        m_tabs->setCurrentWidget(m_compare);
+    }
+}
+
+void MainWindow::showNewestSweep()
+{
+    reload();
+    if (m_store) {
+        const auto sweeps = m_store->read([](data::Database& db) { return listSweeps(db); });
+        if (!sweeps.empty()) {
+            showSweep(sweeps.front().first);
+        }
     }
 }
 

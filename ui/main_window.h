@@ -1,9 +1,10 @@
 #pragma once
 // The main window: tabs for designing a run (Experiment), watching it (Live), comparing variants
-// (Compare), browsing and picking runs (History) and the machine's fitness (Environment); menus
-// for the database and the exports. It wires the pieces together and owns no logic of its own:
-// runs go through EventClient (the engine in its own process), stored runs through RunLoader
-// (off the GUI thread), statistics through nf::engine's analysis.
+// (Compare), exploring a sweep (Explore), browsing and picking runs (History) and the machine's
+// fitness (Environment); menus for the database, the run and the exports. It wires the pieces
+// together and keeps what they show of its database: runs start and end through RunController (the
+// engine in its own process, here or on --host), the exports through CompareExports, stored runs
+// load through RunLoader (off the GUI thread), statistics through nf::engine's analysis.
 
 #include <QMainWindow>
 
@@ -12,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ui/engine_program.h"
 #include "ui/history_panel.h"
 #include "ui/remote_engine.h"
 #include "ui/run_loader.h"
@@ -24,6 +26,7 @@ class QTimer;
 
 namespace nf::ui {
 
+class CompareExports;
 class ComparePanel;
 class EnvironmentPanel;
 class EventClient;
@@ -31,6 +34,7 @@ class ExperimentEditor;
 class ExplorePanel;
 class LivePanel;
 class RepetitionPlot;
+class RunController;
 class RunListModel;
 class StartPage;
 
@@ -40,9 +44,11 @@ class MainWindow : public QMainWindow {
 public:
     // Opens `databasePath` read-only (one connection for the whole window, ui/store.h) and selects
     // the newest run; commits by other processes are noticed within half a second. A missing or unreadable database
-    // is reported in the status bar, never in a dialog. The workload list and the machine check
-    // come from the engine (`noisefloor workloads`, `noisefloor check`).
-    explicit MainWindow(const QString& databasePath, QWidget* parent = nullptr);
+    // is reported in the status bar, never in a dialog. The machine check comes from the engine
+    // (`noisefloor check`). With LocalEngine::NotBuilt (a build with -DNF_MEASURE=OFF, the default
+    // there) nothing runs or is checked on this machine, and the Experiment and Environment tabs say
+    // so; runs go to a host given to setRemoteHost().
+    explicit MainWindow(const QString& databasePath, LocalEngine local = kLocalEngine, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // Switches to another database file; false (and a status message) when it cannot be read.
@@ -66,13 +72,14 @@ public:
     // Blocks until the loads in flight have been delivered.
     void waitForLoads();
 
-    // Starts the experiment the editor describes; false when its input is invalid or a run is going.
+    // Starts the experiment the editor describes (RunController); false when its input is invalid, a
+    // run is going or this machine cannot run it.
     bool startRun();
     void stopRun();
     // From here on runs go to `host` over ssh (noisefloor-gui --host) and each finished run is
     // copied into this window's database (ui/remote_engine.h).
     void setRemoteHost(const RemoteHost& host);
-    RemoteEngine* remoteEngine() const { return m_remote; }
+    RemoteEngine* remoteEngine() const;
 
     const QString& databasePath() const { return m_path; }
     RunListModel* runModel() const { return m_model; }
@@ -84,7 +91,8 @@ public:
     ExperimentEditor* editor() const { return m_editor; }
     EnvironmentPanel* environmentPanel() const { return m_environment; }
     ExplorePanel* explorePanel() const { return m_explore; }
-    EventClient* eventClient() const { return m_client; }
+    EventClient* eventClient() const;
+    RunController* runController() const { return m_runs; }
     RunLoader* loader() const { return m_loader; }
     QTabWidget* tabs() const { return m_tabs; }
     // What the status bar says ("3 runs in /path/runs.db").
@@ -94,16 +102,15 @@ private:
     void createMenus();
     void chooseDatabase();
     void setStatus(const QString& text);
-    void requestLoad(const RunSelection& selection);
-    void onLoaded(std::uint64_t generation, const LoadedRuns& result);
-    void onRunEnded(qint64 runId, const QString& status);
-    void onEngineEnded();
-    void copyEvidenceReport();
-    void saveImage();
-    void exportCsv();
-    void pollDatabase();
     void showStartPage(const QString& path);
     void hideStartPage();
+    void pollDatabase();
+    void requestLoad(const RunSelection& selection);
+    void onLoaded(std::uint64_t generation, const LoadedRuns& result);
+    // What RunController says has arrived in the database.
+    void showStoredRun(qint64 runId, const QString& runStatus);
+    void showCopiedRun(qint64 localRun, bool ofSweep);
+    void showNewestSweep();
 
     QString m_path;
     std::shared_ptr<Store> m_store;  // the process's only connection to m_path
@@ -116,17 +123,12 @@ private:
     HistoryPanel* m_history = nullptr;
     EnvironmentPanel* m_environment = nullptr;
     ExplorePanel* m_explore = nullptr;
-    EventClient* m_client = nullptr;
+    RunController* m_runs = nullptr;
+    CompareExports* m_exports = nullptr;
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
-    StartPage* m_start = nullptr;         // while there is no database
-    bool m_ownRun = false;                // the Live tab follows a run this window started
-    bool m_sweepRun = false;              // ... and it is a sweep: Explore shows it when the engine ends
-    RemoteEngine* m_remote = nullptr;     // runs go to another host (--host), else nullptr
-    QString m_remoteDb;                   // that host's database, as its run_started said
-    QTimer* m_remoteStopGrace = nullptr;  // Stop on a remote run: ends ssh if the run does not end
-    void onFetched(qint64 remoteRun, qint64 localRun, const QString& note);
+    StartPage* m_start = nullptr;                                    // while there is no database
     RunSelection m_selection;                                        // what the Compare tab shows
     QString m_baseline;                                              // chosen in Compare; "" = the first selected
     std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs

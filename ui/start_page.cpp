@@ -5,6 +5,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "engine/import/import_format.h"
+
 namespace nf::ui {
 
 StartPage::StartPage(const QString& databasePath, QWidget* parent) : QWidget(parent)
@@ -16,10 +18,10 @@ StartPage::StartPage(const QString& databasePath, QWidget* parent) : QWidget(par
                       "Run (Ctrl+Enter). The Live tab shows the difference forming while it runs; the run is stored "
                       "in this database, which is created then.</li>"
                       "<li><b>Open a database</b> that holds runs made earlier (File &gt; Open database, Ctrl+O).</li>"
-                      "<li><b>Import results</b> another tool measured (perf stat, sar, xdpsock, xdp-bench, "
-                      "pktgen, ...): <code>noisefloor import FILE --db %1</code>, then open the database "
-                      "here.</li></ol>")
-                       .arg(databasePath.toHtmlEscaped()),
+                      "<li><b>Import results</b> another tool measured (%2): <code>noisefloor import FILE "
+                      "--db %1</code>, then open the database here.</li></ol>")
+                       .arg(databasePath.toHtmlEscaped(),
+                            QString::fromStdString(engine::importToolNames(" and ")).toHtmlEscaped()),
                    this);
     text->setWordWrap(true);
     text->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -1,16 +1,14 @@
 #include "ui/store.h"
 
+#include "base/result.h"
 #include "data/schema.h"
 
 namespace nf::ui {
 
 Result<std::shared_ptr<Store>> Store::open(const QString& path)
 {
-    auto db = data::openStore(path.toStdString(), data::Database::Mode::ReadOnly);
-    if (!db) {
-        return db.error();
-    }
-    return std::shared_ptr<Store>(new Store(std::move(*db), path));
+    auto db = NF_TRY(data::openStore(path.toStdString(), data::Database::Mode::ReadOnly));
+    return std::shared_ptr<Store>(new Store(std::move(db), path));
 }
 
 std::optional<std::int64_t> Store::dataVersion()

@@ -1,6 +1,7 @@
-// noisefloor import [TOOL] FILE...: results of perf stat, sar, xdpsock, xdp-bench and the kernel's
-// own benchmarks stored as ordinary runs, so compare, series, show and export work on them. Without
-// a tool (or with `auto`) the tool is detected from each file's content and named on stdout.
+// noisefloor import [TOOL] FILE...: results of the tools engine/import/importer_list.h lists (perf
+// stat, sar, xdpsock, xdp-bench, the kernel's own benchmarks, ...) stored as ordinary runs, so
+// compare, series, show and export work on them. Without a tool (or with `auto`) the tool is detected
+// from each file's content and named on stdout. The tools and their help come from the importers.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -231,9 +232,7 @@ std::string formatsHelp()
 Command addImportCommand(CLI::App& app, Context& ctx)
 {
     auto a = std::make_shared<ImportArgs>();
-    auto* sub = app.add_subcommand("import",
-                                   "Store results of perf stat, sar, xdpsock, xdp-bench, time_bench, "
-                                   "page_frag_test or pktgen as a run");
+    auto* sub = app.add_subcommand("import", "Store results of " + engine::importToolNames() + " as a run");
     sub->add_option("args", a->args, formatsHelp())->required();
     sub->add_option("--label", a->request.label, "Label of the run (e.g. vanilla, patched)")->required();
     sub->add_option("--variant", a->request.variant, "Variant name inside the run")->capture_default_str();

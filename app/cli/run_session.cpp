@@ -95,7 +95,7 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
                                      .signal = &signals.signal(),
                                      .commandLine = ctx.commandLine,
                                      .owner = "noisefloor run into " + db.path()};
-    const auto outcome = engine::runExperiment(prepared, *observer, control);
+    const auto outcome = engine::runExperiment(prepared, *observer, control, s);  // the stream watches
     runId = recorder.runId();
     if (recorder.runId() == 0) {
         const int sig = signals.signal().load();

@@ -149,7 +149,8 @@ int main(int argc, char* argv[])
                              .arg(parser.value(sizeOption)));
         }
     }
-    nf::ui::MainWindow window(db);
+    // A build without the measuring parts (-DNF_MEASURE=OFF) runs experiments only on --host.
+    nf::ui::MainWindow window(db, nf::ui::kLocalEngine);
     if (parser.isSet(hostOption)) {
         window.setRemoteHost({host, parser.value(sshConfigOption)});
     }

@@ -12,7 +12,6 @@ WorkloadDescriptor command()
         extractors.push_back(f.name);
     }
     WorkloadDescriptor info;
-    info.name = "command";
     info.summary = "a command run once per repetition, as its own pinned process";
     info.description =
         "Runs `cmd` once per repetition and variant (split into arguments without a shell unless shell=yes), "
@@ -69,11 +68,8 @@ WorkloadDescriptor command()
     };
     info.primaryMetric = "wall_ms";
     info.defaultChunk = 0;
-    info.kind = WorkloadKind::External;
     info.check = [](const ParamSet& p, const CheckContext&) -> Result<void> {
-        if (auto c = commandConfig(p); !c) {
-            return c.error();
-        }
+        NF_TRY(commandConfig(p));
         return {};
     };
     return info;

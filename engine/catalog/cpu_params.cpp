@@ -30,9 +30,7 @@ Result<std::vector<int>> counterCpus(const std::string& text, const std::vector<
         return Error{"counter_cpus=" + text + ": expected auto, none or a CPU list such as 0-3,8"};
     }
     for (int cpu : cpus) {
-        if (auto r = checkCpu("counter_cpus", cpu, allowed); !r) {
-            return r.error();
-        }
+        NF_TRY(checkCpu("counter_cpus", cpu, allowed));
     }
     return cpus;
 }

@@ -1,18 +1,14 @@
 #pragma once
-// One function per workload, each in its own file of engine/catalog/: the workload's description,
-// parameters and checks. A new workload is described here and implemented in engine/workloads/.
+// The description half of every workload of workload_list.h: `catalog::FUNCTION()`, each in its own
+// file of engine/catalog/. The list gives each its name and kind; the function gives the rest.
 
 #include "engine/catalog/workload_catalog.h"
+#include "engine/catalog/workload_list.h"
 
 namespace nf::engine::catalog {
 
-WorkloadDescriptor spin();
-WorkloadDescriptor indirectCall();
-WorkloadDescriptor pagePool();
-WorkloadDescriptor pageFrag();
-WorkloadDescriptor udpRx();
-WorkloadDescriptor xdpRx();
-WorkloadDescriptor ifaceRx();
-WorkloadDescriptor command();
+#define NF_CATALOG_DECLARE(function, name, kind) WorkloadDescriptor function();
+NF_WORKLOADS(NF_CATALOG_DECLARE)
+#undef NF_CATALOG_DECLARE
 
 }  // namespace nf::engine::catalog

@@ -6,7 +6,6 @@ namespace nf::engine::catalog {
 WorkloadDescriptor ifaceRx()
 {
     WorkloadDescriptor info;
-    info.name = "iface-rx";
     info.summary = "receive rate of a real interface fed by an external sender (sar -n DEV), with per-CPU counters";
     info.description =
         "Samples /sys/class/net/IFACE/statistics (rx_packets, rx_bytes, rx_dropped) every interval while "
@@ -15,7 +14,6 @@ WorkloadDescriptor ifaceRx()
         "sender; a run of one variant gives the rate's spread.";
     info.primaryMetric = "pps";
     info.defaultChunk = 0;
-    info.kind = WorkloadKind::Live;
     info.params = {
         {.name = "iface", .type = ParamType::Text, .defaultValue = "", .description = "interface to sample (required)"},
         {.name = "counter_cpus",
@@ -27,9 +25,7 @@ WorkloadDescriptor ifaceRx()
         if (p.text("iface").empty()) {
             return Error{"iface-rx needs iface=NAME, the interface an external sender feeds"};
         }
-        if (auto cpus = counterCpus(p.text("counter_cpus"), ctx.allowedCpus, ctx.allowedCpus); !cpus) {
-            return cpus.error();
-        }
+        NF_TRY(counterCpus(p.text("counter_cpus"), ctx.allowedCpus, ctx.allowedCpus));
         return {};
     };
     return info;

@@ -5,7 +5,6 @@ namespace nf::engine::catalog {
 WorkloadDescriptor indirectCall()
 {
     WorkloadDescriptor info;
-    info.name = "indirect-call";
     info.summary = "a callback call: direct, through a function pointer, or through a retpoline";
     info.description =
         "Models xsk_flush() calling sk->sk_data_ready(sk), which a patch replaced by a direct call to "

@@ -37,7 +37,6 @@ Result<void> checkPageFrag(const ParamSet& p, const CheckContext& ctx)
 WorkloadDescriptor pageFrag()
 {
     WorkloadDescriptor info;
-    info.name = "page-frag";
     info.summary = "page_frag_alloc_align(): one function vs the prepare + commit refactor, push/pop threads";
     info.description =
         "Models mm/page_frag_cache.c (v6.13: encoded_page, order-3 pages, pagecnt_bias) as "

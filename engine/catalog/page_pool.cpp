@@ -5,7 +5,6 @@ namespace nf::engine::catalog {
 WorkloadDescriptor pagePool()
 {
     WorkloadDescriptor info;
-    info.name = "page-pool";
     info.summary =
         "page_pool alloc + direct recycle with page_pool_dma_sync_for_device(): where to check dma_sync_size";
     info.description =

@@ -5,7 +5,6 @@ namespace nf::engine::catalog {
 WorkloadDescriptor spin()
 {
     WorkloadDescriptor info;
-    info.name = "spin";
     info.summary = "calibration: a chain of `work` dependent integer operations per call";
     info.description =
         "Each call runs `work` dependent multiply-add steps that the compiler cannot fold, so the "

@@ -108,14 +108,10 @@ Result<TrafficCpus> trafficCpus(const ParamSet& p, bool generated, const std::ve
     TrafficCpus c;
     c.txCpu = static_cast<int>(p.integer("tx_cpu"));
     c.rxCpu = static_cast<int>(p.integer("rx_cpu"));
-    if (auto r = checkCpu("rx_cpu", c.rxCpu, allowed); !r) {
-        return r.error();
-    }
+    NF_TRY(checkCpu("rx_cpu", c.rxCpu, allowed));
     std::vector<int> automatic = {c.rxCpu};
     if (generated) {
-        if (auto r = checkCpu("tx_cpu", c.txCpu, allowed); !r) {
-            return r.error();
-        }
+        NF_TRY(checkCpu("tx_cpu", c.txCpu, allowed));
         if (c.txCpu == c.rxCpu && p.integer("share_cpu") == 0) {
             return Error{"tx_cpu=" + std::to_string(c.txCpu) + " and rx_cpu=" + std::to_string(c.rxCpu) +
                          " are the same CPU (set share_cpu=1 to allow it)"};
@@ -124,11 +120,8 @@ Result<TrafficCpus> trafficCpus(const ParamSet& p, bool generated, const std::ve
             automatic.insert(automatic.begin(), c.txCpu);
         }
     }
-    auto cpus = counterCpus(p.text("counter_cpus"), automatic, allowed);
-    if (!cpus) {
-        return cpus.error();
-    }
-    c.counterCpus = std::move(*cpus);
+    auto cpus = NF_TRY(counterCpus(p.text("counter_cpus"), automatic, allowed));
+    c.counterCpus = std::move(cpus);
     return c;
 }
 

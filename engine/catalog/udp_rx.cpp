@@ -42,7 +42,6 @@ std::string udpRxChunkBlocker(const std::vector<ParamSet>& variants)
 WorkloadDescriptor udpRx()
 {
     WorkloadDescriptor info;
-    info.name = "udp-rx";
     info.summary = "UDP receive on the tool's own veth testbed: pps, drops, generator rate, counters per packet";
     info.description =
         "Seed 000's test, run by the tool: two network namespaces joined by a veth pair (or one namespace's "
@@ -64,7 +63,6 @@ WorkloadDescriptor udpRx()
     // machine they detect 0.5-0.7% in 60 s where 50 ms detect 1.3% (docs/benchmarks.md,
     // bench/live_chunk.sh); at 10 ms the guards hold 10% of the packets.
     info.defaultChunk = 0.025;
-    info.kind = WorkloadKind::Live;
     info.chunkBlocker = udpRxChunkBlocker;
     info.params = {
         {.name = "path",
@@ -104,9 +102,7 @@ WorkloadDescriptor udpRx()
         if (auto r = checkTwoHost(p); !r) {
             return r;
         }
-        if (auto cpus = trafficCpus(p, p.text("tx_host").empty(), ctx.allowedCpus); !cpus) {
-            return cpus.error();
-        }
+        NF_TRY(trafficCpus(p, p.text("tx_host").empty(), ctx.allowedCpus));
         return {};
     };
     return info;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "base/default_counters.h"
+
 namespace nf::engine {
 
 std::string_view toString(WorkloadKind kind)
@@ -26,12 +28,23 @@ const ParamSpec* WorkloadDescriptor::param(std::string_view paramName) const
     return nullptr;
 }
 
+namespace {
+
+// A description with the name and kind workload_list.h gives it.
+WorkloadDescriptor listed(WorkloadDescriptor descriptor, std::string name, WorkloadKind kind)
+{
+    descriptor.name = std::move(name);
+    descriptor.kind = kind;
+    return descriptor;
+}
+
+}  // namespace
+
 const std::vector<WorkloadDescriptor>& workloadCatalog()
 {
-    static const std::vector<WorkloadDescriptor> catalog = {
-        catalog::spin(),  catalog::indirectCall(), catalog::pagePool(), catalog::pageFrag(),
-        catalog::udpRx(), catalog::xdpRx(),        catalog::ifaceRx(),  catalog::command(),
-    };
+#define NF_CATALOG_ENTRY(function, name, kind) listed(catalog::function(), name, WorkloadKind::kind),
+    static const std::vector<WorkloadDescriptor> catalog = {NF_WORKLOADS(NF_CATALOG_ENTRY)};
+#undef NF_CATALOG_ENTRY
     return catalog;
 }
 
@@ -47,7 +60,7 @@ const WorkloadDescriptor* findWorkload(std::string_view name)
 
 std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w)
 {
-    const std::vector<std::string> counters = {"cycles", "instructions", "branches", "branch-misses", "cache-misses"};
+    const std::vector<std::string> counters = base::defaultCounterNames(true);
     std::vector<MetricSpec> metrics;
     if (w.kind == WorkloadKind::Live) {
         std::vector<std::string> live = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,

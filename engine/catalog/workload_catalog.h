@@ -2,7 +2,8 @@
 // The workload catalogue: every workload the engine can run, described without building it — its
 // parameters with their ranges, its primary metric, how it is scheduled, and the checks across
 // parameters that need no measurement. The front ends read it in-process (the GUI's editor, `noisefloor
-// workloads`); the run part (engine/run/) registers a measuring implementation against each name.
+// workloads`). Every workload is listed once, in workload_list.h, which also names its measuring
+// implementation (engine/workloads/) where it has one.
 
 #include <functional>
 #include <string>
@@ -31,13 +32,13 @@ struct CheckContext {
 };
 
 struct WorkloadDescriptor {
-    std::string name;
+    std::string name;         // from workload_list.h
     std::string summary;      // one line
     std::string description;  // a paragraph: what it models and what it measures
     std::vector<ParamSpec> params;
     std::string primaryMetric = "tsc_per_op";
-    double defaultChunk = 0.002;  // seconds; 0 = the workload cannot alternate in chunks
-    WorkloadKind kind = WorkloadKind::InProcess;
+    double defaultChunk = 0.002;                  // seconds; 0 = the workload cannot alternate in chunks
+    WorkloadKind kind = WorkloadKind::InProcess;  // from workload_list.h
     // A live workload's session quantities beyond packets, bytes, drops and gen_packets, so that its
     // metrics can be listed without making a session.
     std::vector<std::string> liveQuantities;

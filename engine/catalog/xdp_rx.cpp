@@ -37,9 +37,7 @@ Result<void> checkXdpRx(const ParamSet& p, const CheckContext& ctx)
     if (auto r = checkTwoHost(p, false); !r) {
         return r;
     }
-    if (auto cpus = trafficCpus(p, iface.empty(), ctx.allowedCpus); !cpus) {
-        return cpus.error();
-    }
+    NF_TRY(trafficCpus(p, iface.empty(), ctx.allowedCpus));
     return {};
 }
 
@@ -93,7 +91,6 @@ std::string xdpRxChunkBlocker(const std::vector<ParamSet>& variants)
 WorkloadDescriptor xdpRx()
 {
     WorkloadDescriptor info;
-    info.name = "xdp-rx";
     info.summary =
         "AF_XDP receive (rxdrop, l2fwd) on the tool's own veth testbed: pps, XDP socket statistics, "
         "counters per packet";
@@ -117,7 +114,6 @@ WorkloadDescriptor xdpRx()
     info.primaryMetric = "pps";
     // Chunks of 50 ms (udp-rx has 25 ms): docs/benchmarks.md measures them for both.
     info.defaultChunk = 0.05;
-    info.kind = WorkloadKind::Live;
     info.chunkBlocker = xdpRxChunkBlocker;
     info.params = {
         {.name = "xdp_mode",

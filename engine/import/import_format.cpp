@@ -8,22 +8,9 @@ namespace nf::engine {
 
 const std::vector<ImportFormat>& importFormats()
 {
-    static const std::vector<ImportFormat> formats = {
-        {"perf-stat",
-         "perf stat text, -x, or --json; -r N summaries, -I intervals, -A / --per-socket / --per-core, "
-         "hybrid and TopdownL1/L2 metrics",
-         false, parsePerfStat},
-        {"sar", "sar -n DEV (live, -f history, Average only), sadf -d and -j: one interface (--iface)", true, parseSar},
-        {"xdpsock", "xdpsock / AF_XDP-example interval statistics: rx and tx pps per interval", true, parseXdpsock},
-        {"xdp-bench", "xdp-bench (xdp-tools) summary lines: rx/s, err,drop/s and xmit/s per interval", true,
-         parseXdpBench},
-        {"time-bench", "time_bench lines 'Type:NAME Per elem: N cycles(tsc) X ns' (dmesg), one metric per Type", false,
-         parseTimeBench},
-        {"page-frag-test", "page_frag_test.ko 'N of iterations for MODE testing took: Tus' (dmesg)", false,
-         parsePageFragTest},
-        {"pktgen", "/proc/net/pktgen/DEV or the samples/pktgen scripts' output (-t N threads summed)", false,
-         parsePktgen},
-    };
+#define NF_IMPORTER_ENTRY(function, file) importers::function(),
+    static const std::vector<ImportFormat> formats = {NF_IMPORTERS(NF_IMPORTER_ENTRY)};
+#undef NF_IMPORTER_ENTRY
     return formats;
 }
 
@@ -32,6 +19,19 @@ const ImportFormat* findImportFormat(std::string_view name)
     const auto& formats = importFormats();
     auto it = std::find_if(formats.begin(), formats.end(), [&](const ImportFormat& f) { return f.name == name; });
     return it == formats.end() ? nullptr : &*it;
+}
+
+std::string importToolNames(std::string_view last)
+{
+    std::vector<std::string> tools;
+    for (const auto& f : importFormats()) {
+        tools.insert(tools.end(), f.tools.begin(), f.tools.end());
+    }
+    std::string out;
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == tools.size() ? std::string(last) : ", ") + tools[i];
+    }
+    return out;
 }
 
 namespace {
@@ -65,62 +65,59 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
 {
     ImportTable all;
     for (std::size_t i = 0; i < files.size(); ++i) {
-        auto table = format.parse(files[i], options);
-        if (!table) {
-            return table.error();
-        }
-        if (all.repetitions.size() + table->repetitions.size() > kMaxImportRepetitions) {
+        auto table = NF_TRY(format.parse(files[i], options));
+        if (all.repetitions.size() + table.repetitions.size() > kMaxImportRepetitions) {
             return importError(
                 files[i], 0,
                 "more than " + std::to_string(kMaxImportRepetitions) + " runs in one import: import them in parts");
         }
         if (i == 0) {
-            all = std::move(*table);
+            all = std::move(table);
             continue;
         }
-        if (!sameLayout(all.layout, table->layout)) {
+        if (!sameLayout(all.layout, table.layout)) {
             return importError(files[i], 0,
-                               "its metrics (" + metricNames(table->layout) + ") differ from those of " +
-                                   files[0].path + " (" + metricNames(all.layout) + "): import them separately");
+                               "its metrics (" + metricNames(table.layout) + ") differ from those of " + files[0].path +
+                                   " (" + metricNames(all.layout) + "): import them separately");
         }
-        if ((!table->host.empty() && !all.host.empty() && table->host != all.host) ||
-            (!table->kernel.empty() && !all.kernel.empty() && table->kernel != all.kernel)) {
+        if ((!table.host.empty() && !all.host.empty() && table.host != all.host) ||
+            (!table.kernel.empty() && !all.kernel.empty() && table.kernel != all.kernel)) {
             return importError(files[i], 0,
-                               "it was recorded on " + table->host + " " + table->kernel + ", " + files[0].path +
-                                   " on " + all.host + " " + all.kernel + ": import each machine or kernel separately");
+                               "it was recorded on " + table.host + " " + table.kernel + ", " + files[0].path + " on " +
+                                   all.host + " " + all.kernel + ": import each machine or kernel separately");
         }
-        if (all.summarised() != table->summarised()) {
+        if (all.summarised() != table.summarised()) {
             return importError(files[i], 0,
-                               std::string(table->summarised() ? "it holds perf stat -r summaries, "
-                                                               : "it holds single measurements, ") +
+                               std::string(table.summarised() ? "it holds perf stat -r summaries, "
+                                                              : "it holds single measurements, ") +
                                    files[0].path + (all.summarised() ? " summaries" : " single measurements") +
                                    ": import them separately");
         }
-        if (table->tool != all.tool) {
+        if (table.tool != all.tool) {
             return importError(files[i], 0,
-                               "it is output of " + (table->tool.empty() ? "an unnamed mode" : table->tool) + ", " +
+                               "it is output of " + (table.tool.empty() ? "an unnamed mode" : table.tool) + ", " +
                                    files[0].path + " of " + (all.tool.empty() ? "an unnamed mode" : all.tool) +
                                    ": import each mode separately");
         }
-        for (auto& rep : table->repetitions) {
+        for (auto& rep : table.repetitions) {
             all.repetitions.push_back(std::move(rep));
         }
-        for (auto& s : table->summaries) {
+        for (auto& s : table.summaries) {
             all.summaries.push_back(std::move(s));
         }
-        for (auto& r : table->readings) {
+        for (auto& r : table.readings) {
             all.readings.push_back(std::move(r));
         }
         if (all.toolVersion.empty()) {
-            all.toolVersion = table->toolVersion;
+            all.toolVersion = table.toolVersion;
         }
-        for (auto& note : table->notes) {
+        for (auto& note : table.notes) {
             if (std::find(all.notes.begin(), all.notes.end(), note) == all.notes.end()) {
                 all.notes.push_back(std::move(note));
             }
         }
-        all.host = all.host.empty() ? table->host : all.host;
-        all.kernel = all.kernel.empty() ? table->kernel : all.kernel;
+        all.host = all.host.empty() ? table.host : all.host;
+        all.kernel = all.kernel.empty() ? table.kernel : all.kernel;
     }
     return all;
 }
@@ -132,65 +129,6 @@ void ImportTable::read(std::string key, double value)
     }
 }
 
-namespace {
-
-// Which tools' output `text` looks like, most specific marks first.
-std::vector<const ImportFormat*> candidates(std::string_view text)
-{
-    auto has = [&](std::string_view s) { return text.find(s) != std::string_view::npos; };
-    std::vector<std::string> names;
-    if (has("Performance counter stats for") || has("\"counter-value\"") || has("counts unit events") ||
-        has("seconds time elapsed")) {
-        names.emplace_back("perf-stat");
-    }
-    if (has("rxpck/s") || has("\"net-dev\"") || (has("\"sysstat\"") && has("\"hosts\""))) {
-        names.emplace_back("sar");
-    }
-    if (has(" pps ") && has(" pkts ") && has("sock")) {
-        names.emplace_back("xdpsock");
-    }
-    if (has(" rx/s")) {
-        names.emplace_back("xdp-bench");
-    }
-    if (has("Per elem:") && has("cycles(tsc)")) {
-        names.emplace_back("time-bench");
-    }
-    if (has("testing took:")) {
-        names.emplace_back("page-frag-test");
-    }
-    if (has("Result: OK:") || has("Result: ERROR:")) {
-        names.emplace_back("pktgen");
-    }
-    if (names.empty()) {
-        // perf stat -x, without a header: most lines are comma-separated fields with an event name.
-        std::size_t csv = 0;
-        std::size_t lines = 0;
-        for (auto line : splitLines(text.substr(0, 1 << 20))) {
-            line = trim(line);
-            if (line.empty()) {
-                continue;
-            }
-            ++lines;
-            const auto first = line.substr(0, line.find(','));
-            const bool value = first.empty() || first == "summary" ||
-                               first.find_first_not_of("0123456789.") == std::string_view::npos ||
-                               first.front() == '<' || first.rfind("CPU", 0) == 0 || first.front() == 'S';
-            csv += std::count(line.begin(), line.end(), ',') >= 4 && value ? 1 : 0;
-        }
-        if (lines > 0 && (2 * csv > lines || (csv > 0 && has("perf stat -x")))) {
-            names.emplace_back("perf-stat");
-        }
-    }
-    std::vector<const ImportFormat*> out;
-    out.reserve(names.size());
-    for (const auto& n : names) {
-        out.push_back(findImportFormat(n));
-    }
-    return out;
-}
-
-}  // namespace
-
 Result<const ImportFormat*> detectImportFormat(const ImportSource& src)
 {
     if (src.text.empty()) {
@@ -199,11 +137,22 @@ Result<const ImportFormat*> detectImportFormat(const ImportSource& src)
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not the text output of a tool");
     }
-    const auto found = candidates(src.text);
+    std::vector<const ImportFormat*> found;
+    int best = detection::kNotIt;
+    for (const auto& format : importFormats()) {
+        const int score = format.detect(src.text);
+        if (score > best) {
+            found.clear();
+            best = score;
+        }
+        if (score == best && score > detection::kNotIt) {
+            found.push_back(&format);
+        }
+    }
     if (found.empty()) {
         return importError(src, 0,
-                           "not output of perf stat, sar, sadf, xdpsock, xdp-bench, time_bench, page_frag_test or "
-                           "pktgen that noisefloor recognises (name the tool: noisefloor import TOOL FILE)");
+                           "not output of " + importToolNames() +
+                               " that noisefloor recognises (name the tool: noisefloor import TOOL FILE)");
     }
     if (found.size() > 1) {
         std::string names;
@@ -345,6 +294,11 @@ std::vector<std::string_view> splitLines(std::string_view text)
         start = end + 1;
     }
     return lines;
+}
+
+bool contains(std::string_view text, std::string_view part)
+{
+    return text.find(part) != std::string_view::npos;
 }
 
 std::vector<std::string_view> splitWords(std::string_view line)

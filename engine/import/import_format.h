@@ -1,7 +1,8 @@
 #pragma once
 // Results of tools engineers already run (perf stat, sar, xdpsock, xdp-bench, the kernel's
-// time_bench, page_frag_test and pktgen) read into the same layout a measured run has: raw
-// quantities per sample, metrics as ratios of their sums. Parsing is pure: text in, table out.
+// time_bench, page_frag_test, pktgen: importer_list.h has them all) read into the same layout a
+// measured run has: raw quantities per sample, metrics as ratios of their sums. Parsing is pure:
+// text in, table out.
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/import/importer_list.h"
 #include "engine/model/run_data.h"
 
 namespace nf::engine {
@@ -75,18 +77,41 @@ struct ImportTable {
 };
 constexpr std::size_t kMaxReadings = 200000;
 
+// How sure an importer is that a text is its tool's output (ImportFormat::detect): the importers
+// with the highest score above kNotIt are the candidates.
+namespace detection {
+inline constexpr int kNotIt = 0;
+inline constexpr int kLayout = 1;  // only its layout fits (perf stat -x, without its header)
+inline constexpr int kMarked = 2;  // it carries the tool's own marks (a header, a banner, a keyword)
+}  // namespace detection
+
+// One importer, declared once in its own file (importer_list.h lists them): everything that derives
+// from it (detection, the CLI's tools and help, the fuzz target and its dictionary, the start page)
+// reads this.
 struct ImportFormat {
-    std::string name;      // "perf-stat"
-    std::string summary;   // one line for --help
-    bool perFile = false;  // one repetition per file (interval formats)
+    std::string name;                // "perf-stat": the TOOL of `noisefloor import TOOL`, the run's import:NAME
+    std::vector<std::string> tools;  // the tool as people call it, for prose: {"sar", "sadf"}
+    std::string summary;             // one line for --help
+    std::function<int(std::string_view text)> detect;  // a detection:: score
     std::function<Result<ImportTable>(const ImportSource&, const ImportOptions&)> parse;
+    // Words and numbers its tool prints, for the fuzz target's libFuzzer dictionary (tests/fuzz).
+    std::vector<std::string> dictionary;
 };
 
+namespace importers {
+#define NF_IMPORTER_DECLARE(function, file) ImportFormat function();
+NF_IMPORTERS(NF_IMPORTER_DECLARE)
+#undef NF_IMPORTER_DECLARE
+}  // namespace importers
+
+// Every importer of importer_list.h, in its order.
 const std::vector<ImportFormat>& importFormats();
 const ImportFormat* findImportFormat(std::string_view name);
+// Every importer's tools as prose: "perf stat, sar, sadf, ..., page_frag_test or pktgen".
+std::string importToolNames(std::string_view last = " or ");
 
-// The format whose output `text` is, from its content; an error naming what it looks like when it
-// is none of them or several.
+// The format whose output `text` is, from its content: the importer whose detect() scores highest;
+// an error naming what it looks like when none does, or several do alike.
 Result<const ImportFormat*> detectImportFormat(const ImportSource& src);
 
 // Parses every file and joins their repetitions; files must agree on quantities and metrics.
@@ -97,6 +122,7 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
 // Helpers the parsers share.
 Error importError(const ImportSource& src, std::size_t line, const std::string& what);  // line 0: no line
 std::vector<std::string_view> splitLines(std::string_view text);
+bool contains(std::string_view text, std::string_view part);
 std::vector<std::string_view> splitWords(std::string_view line);
 std::string_view trim(std::string_view text);
 // A decimal number, all of `text`; with `grouped`, thousands separators (',') are allowed.
@@ -139,13 +165,5 @@ std::string quoteLine(std::string_view line);
 // else an error naming the quantity. Parsers return through it: a number that parses can still
 // overflow once scaled (a rate times its interval, packets times their size).
 Result<ImportTable> checkedTable(const ImportSource& src, ImportTable table);
-
-Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& options);
-Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& options);
-Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& options);
-Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& options);
-Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions& options);
-Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptions& options);
-Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& options);
 
 }  // namespace nf::engine

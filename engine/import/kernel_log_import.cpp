@@ -84,8 +84,6 @@ bool hasTimestamp(std::string_view line)
 // Type:kmem fastpath reuse Per elem: 184 cycles(tsc) 61.747 ns (step:0) - (measurement period
 // time:0.617475365 sec time_interval:617475365) - (invoke count:10000000 tsc_interval:1848850440)
 // "Type:x PMU inst/clock" lines of time_bench's PMU mode carry no "Per elem:" and are not read.
-}  // namespace
-
 Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions& /*options*/)
 {
     if (auto line = binaryLine(src.text)) {
@@ -145,12 +143,9 @@ Result<ImportTable> parseTimeBench(const ImportSource& src, const ImportOptions&
         BenchRecord r;
         r.module = mm[1].str();
         r.name = mm[2].str();
-        auto v = numbers(src, number, mm, {3, 4});
-        if (!v) {
-            return v.error();
-        }
-        r.cycles = (*v)[0];
-        r.ns = (*v)[1];
+        auto v = NF_TRY(numbers(src, number, mm, {3, 4}));
+        r.cycles = v[0];
+        r.ns = v[1];
         if (mm[5].matched) {
             const auto step = parseNumber(mm[5].str());
             if (!step || *step < 0 || *step > std::numeric_limits<int>::max() || *step != std::floor(*step)) {
@@ -301,11 +296,8 @@ Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptio
                                "test mode '" + m[2].str() + "' after '" + mode + "' (line " + std::to_string(modeLine) +
                                    "): import each mode separately, e.g. as --variant");
         }
-        auto v = numbers(src, i + 1, m, {3, 1});  // took_us, iterations
-        if (!v) {
-            return v.error();
-        }
-        table.repetitions.push_back({ImportSample{(*v)[0] / 1e6, {(*v)[0], (*v)[1], 1.0}}});
+        auto v = NF_TRY(numbers(src, i + 1, m, {3, 1}));  // took_us, iterations
+        table.repetitions.push_back({ImportSample{v[0] / 1e6, {v[0], v[1], 1.0}}});
     }
     if (table.repetitions.empty()) {
         return importError(src, 0, "no page_frag_test 'testing took:' lines in it");
@@ -322,6 +314,40 @@ Result<ImportTable> parsePageFragTest(const ImportSource& src, const ImportOptio
         table.read("load " + std::to_string(r + 1) + " took_us", table.repetitions[r][0].values[0]);
     }
     return checkedTable(src, std::move(table));
+}
+
+}  // namespace
+
+ImportFormat importers::timeBench()
+{
+    return {
+        .name = "time-bench",
+        .tools = {"time_bench"},
+        .summary = "time_bench lines 'Type:NAME Per elem: N cycles(tsc) X ns' (dmesg), one metric per Type",
+        .detect =
+            [](std::string_view text) {
+                return contains(text, "Per elem:") && contains(text, "cycles(tsc)") ? detection::kMarked
+                                                                                    : detection::kNotIt;
+            },
+        .parse = parseTimeBench,
+        .dictionary = {"Type:", "Per elem: ", " cycles(tsc) ", " ns", "Type:for_loop Per elem: 0 cycles(tsc) 0.334 ns",
+                       "(step:0)"},
+    };
+}
+
+ImportFormat importers::pageFragTest()
+{
+    return {
+        .name = "page-frag-test",
+        .tools = {"page_frag_test"},
+        .summary = "page_frag_test.ko 'N of iterations for MODE testing took: Tus' (dmesg)",
+        .detect =
+            [](std::string_view text) {
+                return contains(text, "testing took:") ? detection::kMarked : detection::kNotIt;
+            },
+        .parse = parsePageFragTest,
+        .dictionary = {" of iterations for ", " testing took: ", "us", "non-aligned", "aligned"},
+    };
 }
 
 }  // namespace nf::engine

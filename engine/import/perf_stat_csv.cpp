@@ -37,9 +37,7 @@ public:
     {
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (auto r = line(trim(lines[i]), i + 1); !r) {
-                return r.error();
-            }
+            NF_TRY(line(trim(lines[i]), i + 1));
         }
         closeBlock(lines.size());
         return std::move(m_blocks);

@@ -108,11 +108,8 @@ Result<std::string_view> noise(Numbers& num, std::string_view text, std::size_t 
         if (inner.empty() || inner.back() != '%' || !looksNumeric(inner.substr(0, inner.size() - 1))) {
             return text;  // "(msec)", "(cpu_core)": not a percentage
         }
-        auto v = num.read(inner.substr(0, inner.size() - 1), number, NumberKind::Decimal, "percentage");
-        if (!v) {
-            return v.error();
-        }
-        (plusMinus ? out.noisePct : out.runningPct) = *v;
+        auto v = NF_TRY(num.read(inner.substr(0, inner.size() - 1), number, NumberKind::Decimal, "percentage"));
+        (plusMinus ? out.noisePct : out.runningPct) = v;
         text = text.substr(0, open);
     }
 }
@@ -121,11 +118,8 @@ Result<std::string_view> noise(Numbers& num, std::string_view text, std::size_t 
 Result<std::pair<std::string, double>> metricWithNoise(Numbers& num, std::string_view text, std::size_t number,
                                                        Noise& n)
 {
-    auto rest = noise(num, text, number, n);
-    if (!rest) {
-        return rest.error();
-    }
-    return metric(num, *rest, number);
+    auto rest = NF_TRY(noise(num, text, number, n));
+    return metric(num, rest, number);
 }
 
 // "2.993 GHz", "0.19% of all branches", "nan %  tma_backend_bound".
@@ -146,11 +140,8 @@ Result<std::pair<std::string, double>> metric(Numbers& num, std::string_view tex
     if (first == "nan" || first == "-nan") {
         value = kNaN;
     } else if (looksNumeric(first)) {
-        auto v = num.read(first, number, NumberKind::Decimal, "metric value");
-        if (!v) {
-            return v.error();
-        }
-        value = *v;
+        auto v = NF_TRY(num.read(first, number, NumberKind::Decimal, "metric value"));
+        value = v;
     } else {
         return std::pair<std::string, double>{std::string(trim(text)), kNaN};  // a name without a value
     }

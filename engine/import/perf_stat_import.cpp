@@ -3,6 +3,7 @@
 // summary (n, mean, standard error per event), stored as such, never as N made-up values. An -I
 // block is one repetition whose intervals are its samples.
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -376,7 +377,34 @@ Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>&
     return table;
 }
 
-}  // namespace
+// perf stat -x, without a header: most lines are comma-separated fields with an event name.
+bool looksLikeCsv(std::string_view text)
+{
+    std::size_t csv = 0;
+    std::size_t lines = 0;
+    for (auto line : splitLines(text.substr(0, 1 << 20))) {
+        line = trim(line);
+        if (line.empty()) {
+            continue;
+        }
+        ++lines;
+        const auto first = line.substr(0, line.find(','));
+        const bool value = first.empty() || first == "summary" ||
+                           first.find_first_not_of("0123456789.") == std::string_view::npos || first.front() == '<' ||
+                           first.rfind("CPU", 0) == 0 || first.front() == 'S';
+        csv += std::count(line.begin(), line.end(), ',') >= 4 && value ? 1 : 0;
+    }
+    return lines > 0 && (2 * csv > lines || (csv > 0 && contains(text, "perf stat -x")));
+}
+
+int detectPerfStat(std::string_view text)
+{
+    if (contains(text, "Performance counter stats for") || contains(text, "\"counter-value\"") ||
+        contains(text, "counts unit events") || contains(text, "seconds time elapsed")) {
+        return detection::kMarked;
+    }
+    return looksLikeCsv(text) ? detection::kLayout : detection::kNotIt;
+}
 
 Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& options)
 {
@@ -386,52 +414,57 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (options.runs && (*options.runs < 2 || *options.runs > 100000)) {
         return Error{"--runs " + std::to_string(*options.runs) + ": a -r summary averages 2 to 100000 runs"};
     }
-    Result<std::vector<Block>> blocks = std::vector<Block>{};
+    std::vector<Block> blocks;
     NumberStyle style;
     std::optional<perf::Numbers> numbers;
     if (isJson(src.text)) {
-        blocks = perf::parseJsonBlocks(src);
+        blocks = NF_TRY(perf::parseJsonBlocks(src));
     } else if (isText(src.text)) {
         perf::Numbers vote(src, nullptr);
-        if (auto first = perf::parseTextBlocks(src, vote); !first) {
-            return first.error();
-        }
-        auto decided = vote.vote().decide(src);
-        if (!decided) {
-            return decided.error();
-        }
-        style = *decided;
+        NF_TRY(perf::parseTextBlocks(src, vote));
+        style = NF_TRY(vote.vote().decide(src));
         numbers.emplace(src, &style);
-        blocks = perf::parseTextBlocks(src, *numbers);
+        blocks = NF_TRY(perf::parseTextBlocks(src, *numbers));
     } else {
-        blocks = perf::parseCsvBlocks(src, options);
+        blocks = NF_TRY(perf::parseCsvBlocks(src, options));
     }
-    if (!blocks) {
-        return blocks.error();
-    }
-    if (blocks->empty()) {
+    if (blocks.empty()) {
         return importError(src, 0, "no perf stat results in it");
     }
-    if (auto ok = checkBlocks(src, *blocks); !ok) {
-        return ok.error();
-    }
-    const auto& first = blocks->front();
+    NF_TRY(checkBlocks(src, blocks));
+    const auto& first = blocks.front();
     const auto cols = columnsOf(first, first.summary);
-    auto table = first.interval ? Result<ImportTable>(intervalTable(first, cols)) : runsTable(src, *blocks, cols);
-    if (!table) {
-        return table.error();
-    }
-    table->detected = detectedOf(*blocks, numbers ? &*numbers : nullptr, style);
-    table->tool = "perf stat";
-    for (std::size_t b = 0; b < blocks->size(); ++b) {
-        addReadings(*table, (*blocks)[b], b == 0 ? "" : "run " + std::to_string(b + 1) + " ");
+    auto table =
+        NF_TRY(first.interval ? Result<ImportTable>(intervalTable(first, cols)) : runsTable(src, blocks, cols));
+    table.detected = detectedOf(blocks, numbers ? &*numbers : nullptr, style);
+    table.tool = "perf stat";
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        addReadings(table, blocks[b], b == 0 ? "" : "run " + std::to_string(b + 1) + " ");
     }
     // ipc and branch_miss_ratio beside the raw events, where the runs counted what they need. Not
     // for -r summaries: a ratio's spread needs the runs' covariance, which a summary does not give.
-    if (!table->summarised()) {
-        std::ranges::move(importedCounterMetrics(table->layout.quantities), std::back_inserter(table->layout.metrics));
+    if (!table.summarised()) {
+        std::ranges::move(importedCounterMetrics(table.layout.quantities), std::back_inserter(table.layout.metrics));
     }
-    return checkedTable(src, std::move(*table));
+    return checkedTable(src, std::move(table));
+}
+
+}  // namespace
+
+ImportFormat importers::perfStat()
+{
+    return {
+        .name = "perf-stat",
+        .tools = {"perf stat"},
+        .summary =
+            "perf stat text, -x, or --json; -r N summaries, -I intervals, -A / --per-socket / --per-core, "
+            "hybrid and TopdownL1/L2 metrics",
+        .detect = detectPerfStat,
+        .parse = parsePerfStat,
+        .dictionary = {"Performance counter stats for", "(5 runs)", "runs)", "seconds time elapsed", "seconds user",
+                       "seconds sys", "+-", "( +- ", "%)", "<not supported>", "<not counted>", "msec", "task-clock",
+                       "cycles", "# started on", ",", "100.00"},
+    };
 }
 
 }  // namespace nf::engine

@@ -19,14 +19,10 @@ public:
     {
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (auto r = line(lines[i], i + 1); !r) {
-                return r.error();
-            }
+            NF_TRY(line(lines[i], i + 1));
         }
         if (m_open) {
-            if (auto r = close(lines.size()); !r) {
-                return r.error();
-            }
+            NF_TRY(close(lines.size()));
         }
         return std::move(m_blocks);
     }
@@ -134,11 +130,8 @@ private:
     {
         const auto words = splitWords(text);
         if (words.size() == 3 && words[1] == "seconds" && (words[2] == "user" || words[2] == "sys")) {
-            auto v = m_num.read(words[0], number, NumberKind::Decimal, "time");
-            if (!v) {
-                return v.error();
-            }
-            (words[2] == "user" ? m_block.user : m_block.sys) = *v;
+            auto v = NF_TRY(m_num.read(words[0], number, NumberKind::Decimal, "time"));
+            (words[2] == "user" ? m_block.user : m_block.sys) = v;
             return {};
         }
         if (isPerfNote(text)) {
@@ -186,25 +179,16 @@ private:
     Result<void> elapsed(std::string_view text, std::size_t number)
     {
         Noise n;
-        auto rest = noise(m_num, text, number, n);
-        if (!rest) {
-            return rest.error();
-        }
-        const auto words = splitWords(*rest);
+        auto rest = NF_TRY(noise(m_num, text, number, n));
+        const auto words = splitWords(rest);
         if (words.size() < 4 || words[words.size() - 3] != "seconds") {
             return importError(m_src, number, "unreadable elapsed time " + quoteLine(text));
         }
-        auto v = m_num.read(words[0], number, NumberKind::Decimal, "elapsed time");
-        if (!v) {
-            return v.error();
-        }
-        m_block.elapsed = *v;
+        auto v = NF_TRY(m_num.read(words[0], number, NumberKind::Decimal, "elapsed time"));
+        m_block.elapsed = v;
         if (words.size() == 6 && words[1] == "+-") {
-            auto se = m_num.read(words[2], number, NumberKind::Decimal, "elapsed time's +-");
-            if (!se) {
-                return se.error();
-            }
-            m_block.elapsedSe = *se;
+            auto se = NF_TRY(m_num.read(words[2], number, NumberKind::Decimal, "elapsed time's +-"));
+            m_block.elapsedSe = se;
         } else if (words.size() != 4) {
             return importError(m_src, number, "unreadable elapsed time " + quoteLine(text));
         }
@@ -216,16 +200,13 @@ private:
     Result<void> groupMetric(std::string_view text, std::size_t number)
     {
         Noise n;
-        auto m = metricWithNoise(m_num, text, number, n);
-        if (!m) {
-            return m.error();
-        }
-        if (std::find(m_groupNames.begin(), m_groupNames.end(), m->first) != m_groupNames.end()) {
+        auto m = NF_TRY(metricWithNoise(m_num, text, number, n));
+        if (std::find(m_groupNames.begin(), m_groupNames.end(), m.first) != m_groupNames.end()) {
             // perf >= 6.5 on hybrid CPUs can print the second PMU's group without its label line.
             auto other = otherPmu();
             if (m_unlabelled || other.empty()) {
                 return importError(m_src, number,
-                                   "metric " + m->first + " repeats in group " + m_group +
+                                   "metric " + m.first + " repeats in group " + m_group +
                                        " and no label names the group it belongs to");
             }
             const auto paren = m_group.find(" (");
@@ -233,8 +214,8 @@ private:
             m_groupNames.clear();
             m_unlabelled = true;
         }
-        m_groupNames.push_back(m->first);
-        m_block.groupMetrics.push_back({m_group, m->first, m->second, n.runningPct, number});
+        m_groupNames.push_back(m.first);
+        m_block.groupMetrics.push_back({m_group, m.first, m.second, n.runningPct, number});
         m_last = Last::Group;
         return {};
     }
@@ -272,12 +253,9 @@ private:
             return importError(m_src, number, "a '#' line without the counter it continues: " + quoteLine(text));
         }
         Noise n;
-        auto m = metricWithNoise(m_num, text, number, n);
-        if (!m) {
-            return m.error();
-        }
+        auto m = NF_TRY(metricWithNoise(m_num, text, number, n));
         auto& c = m_block.counts.back();
-        c.continuation.push_back(*m);
+        c.continuation.push_back(m);
         if (!std::isnan(n.noisePct)) {
             c.noisePct = n.noisePct;
         }
@@ -294,21 +272,15 @@ private:
         c.interval = interval;
         const auto hash = text.find('#');
         Noise n;
-        auto body = noise(m_num, hash == std::string_view::npos ? text : text.substr(0, hash), number, n);
-        if (!body) {
-            return body.error();
-        }
+        auto body = NF_TRY(noise(m_num, hash == std::string_view::npos ? text : text.substr(0, hash), number, n));
         std::string_view comment = hash == std::string_view::npos ? std::string_view() : text.substr(hash + 1);
         if (!comment.empty()) {
-            auto rest = noise(m_num, comment, number, n);
-            if (!rest) {
-                return rest.error();
-            }
-            comment = *rest;
+            auto rest = NF_TRY(noise(m_num, comment, number, n));
+            comment = rest;
         }
         c.noisePct = n.noisePct;
         c.runningPct = n.runningPct;
-        std::string_view t = trim(*body);
+        std::string_view t = trim(body);
         auto words = splitWords(t);
         std::size_t w = 0;
         bool aggregate = false;
@@ -319,11 +291,8 @@ private:
                 if (w >= words.size()) {
                     return importError(m_src, number, "not a perf stat counter line: " + quoteLine(text));
                 }
-                auto cpus = m_num.read(words[w], number, NumberKind::Integer, "CPU count");
-                if (!cpus) {
-                    return cpus.error();
-                }
-                c.cpus = *cpus;
+                auto cpus = NF_TRY(m_num.read(words[w], number, NumberKind::Integer, "CPU count"));
+                c.cpus = cpus;
                 ++w;
             }
         }
@@ -344,11 +313,9 @@ private:
                 std::any_of(words.begin() + static_cast<std::ptrdiff_t>(w) + 1, words.end(), [](std::string_view x) {
                     return isUnit(x) || (x.size() > 2 && x.front() == '(' && isUnit(x.substr(1, x.size() - 2)));
                 });
-            auto v = m_num.read(words[w], number, unit ? NumberKind::Either : NumberKind::Integer, "counter value");
-            if (!v) {
-                return v.error();
-            }
-            c.value = *v;
+            auto v =
+                NF_TRY(m_num.read(words[w], number, unit ? NumberKind::Either : NumberKind::Integer, "counter value"));
+            c.value = v;
             ++w;
         }
         if (w < words.size() && isUnit(words[w]) && w + 1 < words.size()) {
@@ -372,11 +339,8 @@ private:
         }
         m_lastHadMetric = false;
         if (!trim(comment).empty()) {
-            auto m = metric(m_num, comment, number);
-            if (!m) {
-                return m.error();
-            }
-            c.metrics.push_back(*m);
+            auto m = NF_TRY(metric(m_num, comment, number));
+            c.metrics.push_back(m);
             m_lastHadMetric = true;
         }
         m_block.counts.push_back(std::move(c));
@@ -395,11 +359,8 @@ private:
         }
         const std::string stamp(words[0]);
         if (m_block.intervalText.empty() || m_block.intervalText.back() != stamp) {
-            auto ts = m_num.read(words[0], number, NumberKind::Decimal, "interval time");
-            if (!ts) {
-                return ts.error();
-            }
-            m_block.intervals.push_back(*ts);
+            auto ts = NF_TRY(m_num.read(words[0], number, NumberKind::Decimal, "interval time"));
+            m_block.intervals.push_back(ts);
             m_block.intervalText.push_back(stamp);
         }
         const auto rest = text.substr(static_cast<std::size_t>(words[1].data() - text.data()));

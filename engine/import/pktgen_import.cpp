@@ -28,8 +28,6 @@ Result<double> num(const ImportSource& src, std::size_t line, const std::string&
     return *v;
 }
 
-}  // namespace
-
 Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*options*/)
 {
     if (auto line = binaryLine(src.text)) {
@@ -84,19 +82,13 @@ Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*
         t.line = i + 1;
         double* fields[] = {&t.usec, &t.cpu, &t.idle, &t.packets, &t.size};
         for (int g = 1; g <= 5; ++g) {
-            auto v = num(src, i + 1, m[g].str());
-            if (!v) {
-                return v.error();
-            }
-            *fields[g - 1] = *v;
+            auto v = NF_TRY(num(src, i + 1, m[g].str()));
+            *fields[g - 1] = v;
         }
         double* rates[] = {&t.pps, &t.mbps, &t.bps, &t.errors};
         for (int g = 1; g <= 4; ++g) {
-            auto v = num(src, i + 2, r[g].str());
-            if (!v) {
-                return v.error();
-            }
-            *rates[g - 1] = *v;
+            auto v = NF_TRY(num(src, i + 2, r[g].str()));
+            *rates[g - 1] = v;
         }
         if (newRun || device_.empty()) {
             runs.emplace_back();
@@ -164,6 +156,24 @@ Result<ImportTable> parsePktgen(const ImportSource& src, const ImportOptions& /*
     table.detected = "pktgen, " + std::to_string(runs.size()) + " run" + (runs.size() > 1 ? "s" : "") +
                      (threads > 1 ? " of " + std::to_string(threads) + " threads each (their rates summed)" : "");
     return checkedTable(src, std::move(table));
+}
+
+}  // namespace
+
+ImportFormat importers::pktgen()
+{
+    return {
+        .name = "pktgen",
+        .tools = {"pktgen"},
+        .summary = "/proc/net/pktgen/DEV or the samples/pktgen scripts' output (-t N threads summed)",
+        .detect =
+            [](std::string_view text) {
+                return contains(text, "Result: OK:") || contains(text, "Result: ERROR:") ? detection::kMarked
+                                                                                         : detection::kNotIt;
+            },
+        .parse = parsePktgen,
+        .dictionary = {"Result: OK: ", "(c", "+d", ") usec, ", "byte,", "frags)", "pps ", "Mb/sec (", "bps) errors: "},
+    };
 }
 
 }  // namespace nf::engine

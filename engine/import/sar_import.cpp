@@ -64,9 +64,7 @@ public:
     {
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (auto r = line(trim(lines[i]), i + 1); !r) {
-                return r.error();
-            }
+            NF_TRY(line(trim(lines[i]), i + 1));
         }
         m_file.layout = m_sawInterval ? "sar -n DEV" : "sar -n DEV, Average lines only";
         return std::move(m_file);
@@ -377,8 +375,6 @@ Result<std::string> chooseIface(const ImportSource& src, const std::set<std::str
     return given;
 }
 
-}  // namespace
-
 Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& options)
 {
     if (auto line = binaryLine(src.text)) {
@@ -389,70 +385,50 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
                       src.text[src.text.find_first_not_of(" \t\r\n")] == '{';
     const bool sadfD = !json && src.text.find("# hostname;") != std::string::npos;
     SarReadings readings(table);
-    Result<SarFile> file = SarFile{};
+    SarFile file;
     std::string iface = options.iface;
     if (json || sadfD) {
-        file = json ? sar::parseSadfJ(src, table) : sar::parseSadfD(src);
-        if (file && !json) {
-            if (auto ok = sar::convert(src, *file); !ok) {
-                return ok.error();
-            }
-        }
-        if (file) {
-            for (const auto& r : file->dev) {
-                if (!json) {
-                    readings.add(r, false);
-                }
+        file = NF_TRY(json ? sar::parseSadfJ(src, table) : sar::parseSadfD(src));
+        if (!json) {
+            NF_TRY(sar::convert(src, file));
+            for (const auto& r : file.dev) {
+                readings.add(r, false);
             }
         }
     } else {
         // sar's text: the first pass votes on the number style and lists the interfaces.
         SarText first(src, nullptr, "", &readings);
-        if (auto r = first.parse(); !r) {
-            return r.error();
-        }
-        auto style = first.vote.decide(src);
-        if (!style) {
-            return style.error();
-        }
+        NF_TRY(first.parse());
+        auto style = NF_TRY(first.vote.decide(src));
         const auto& ifaces = first.intervalIfaces.empty() ? first.averageIfaces : first.intervalIfaces;
-        auto chosen = chooseIface(src, ifaces, options.iface);
-        if (!chosen) {
-            return chosen.error();
-        }
-        iface = *chosen;
-        file = SarText(src, &*style, iface, &readings).parse();
-        if (file && style->decimal == ',') {
-            file->layout += ", numbers in " + style->name();
+        auto chosen = NF_TRY(chooseIface(src, ifaces, options.iface));
+        iface = chosen;
+        file = NF_TRY(SarText(src, &style, iface, &readings).parse());
+        if (style.decimal == ',') {
+            file.layout += ", numbers in " + style.name();
         }
     }
-    if (!file) {
-        return file.error();
-    }
-    readings.finish(*file);
+    readings.finish(file);
     std::vector<const SarRow*> intervals;
     std::vector<const SarRow*> averages;
     std::set<std::string> ifaces;
-    for (const auto& r : file->dev) {
+    for (const auto& r : file.dev) {
         (r.average ? averages : intervals).push_back(&r);
     }
     const auto& rows = intervals.empty() ? averages : intervals;
     for (const auto* r : rows) {
         ifaces.insert(r->iface);
     }
-    auto chosen = chooseIface(src, ifaces, iface);
-    if (!chosen) {
-        return chosen.error();
-    }
-    iface = *chosen;
-    table.host = file->host;
-    table.kernel = file->kernel;
+    auto chosen = NF_TRY(chooseIface(src, ifaces, iface));
+    iface = chosen;
+    table.host = file.host;
+    table.kernel = file.kernel;
     table.tool = "sar -n DEV";
     const auto ofIface = static_cast<std::size_t>(std::count_if(
         rows.begin(), rows.end(), [&](const SarRow* r) { return r->iface == iface && r->averageBlock <= 1; }));
-    table.detected = file->layout + ", interface " + iface + ", " + std::to_string(ofIface) +
+    table.detected = file.layout + ", interface " + iface + ", " + std::to_string(ofIface) +
                      (averageOnlyRows(rows) ? " Average row" : " interval") + (ofIface == 1 ? "" : "s") +
-                     (file->restarts > 0 ? ", " + std::to_string(file->restarts) + " LINUX RESTART" : "");
+                     (file.restarts > 0 ? ", " + std::to_string(file.restarts) + " LINUX RESTART" : "");
     for (const auto& m : kSarMetrics) {
         table.layout.quantities.emplace_back(m.quantity);
         table.layout.metrics.push_back(
@@ -489,6 +465,27 @@ Result<ImportTable> parseSar(const ImportSource& src, const ImportOptions& optio
     }
     table.repetitions.push_back(std::move(samples));
     return checkedTable(src, std::move(table));
+}
+
+}  // namespace
+
+ImportFormat importers::sar()
+{
+    return {
+        .name = "sar",
+        .tools = {"sar", "sadf"},
+        .summary = "sar -n DEV (live, -f history, Average only), sadf -d and -j: one interface (--iface)",
+        .detect =
+            [](std::string_view text) {
+                return contains(text, "rxpck/s") || contains(text, "\"net-dev\"") ||
+                               (contains(text, "\"sysstat\"") && contains(text, "\"hosts\""))
+                           ? detection::kMarked
+                           : detection::kNotIt;
+            },
+        .parse = parseSar,
+        .dictionary = {"Linux", "IFACE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "Average:", "AM", "PM", "12:00:00",
+                       "23:59:59", "LINUX RESTART", "lo"},
+    };
 }
 
 }  // namespace nf::engine

@@ -135,15 +135,12 @@ Result<void> convert(const ImportSource& src, SarFile& file)
             }
         }
     }
-    auto style = vote.decide(src);
-    if (!style) {
-        return style.error();
-    }
-    style->group = 0;
+    auto style = NF_TRY(vote.decide(src));
+    style.group = 0;
     for (auto* rows : {&file.dev, &file.edev}) {
         for (auto& r : *rows) {
             for (const auto& [col, raw] : r.raw) {
-                auto v = parseStyled(raw, *style);
+                auto v = parseStyled(raw, style);
                 if (!v) {
                     return importError(src, r.line, "'" + raw + "' is not a number");
                 }
@@ -151,8 +148,8 @@ Result<void> convert(const ImportSource& src, SarFile& file)
             }
         }
     }
-    if (style->decimal == ',') {
-        file.layout += ", numbers in " + style->name();
+    if (style.decimal == ',') {
+        file.layout += ", numbers in " + style.name();
     }
     return {};
 }

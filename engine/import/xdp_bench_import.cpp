@@ -32,8 +32,6 @@ bool knownDetail(const std::string& label)
     return std::regex_match(label, re);
 }
 
-}  // namespace
-
 Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& /*options*/)
 {
     if (auto line = binaryLine(src.text)) {
@@ -123,10 +121,7 @@ Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& 
         }
         rows.push_back(std::move(b));
     }
-    auto style = raw.convert(src);
-    if (!style) {
-        return style.error();
-    }
+    auto style = NF_TRY(raw.convert(src));
     ImportTable table;
     table.tool = mode.empty() ? "xdp-bench" : "xdp-bench " + mode;
     std::set<std::string> labels;
@@ -222,7 +217,7 @@ Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& 
     table.read("xmit detail lines", static_cast<double>(xmitDetails));
     table.detected = table.tool + ", " + std::to_string(tops) + " intervals" +
                      (details > 0 ? " with detail lines" : "") +
-                     (style->decimal == ',' ? ", numbers in " + style->name() : "");
+                     (style.decimal == ',' ? ", numbers in " + style.name() : "");
     if (hasErr && rxSum > 0 && errSum >= rxSum) {
         table.notes.emplace_back(
             "every packet received was dropped or failed (err,drop/s >= rx/s in every interval "
@@ -230,6 +225,21 @@ Result<ImportTable> parseXdpBench(const ImportSource& src, const ImportOptions& 
     }
     table.repetitions.push_back(std::move(samples));
     return checkedTable(src, std::move(table));
+}
+
+}  // namespace
+
+ImportFormat importers::xdpBench()
+{
+    return {
+        .name = "xdp-bench",
+        .tools = {"xdp-bench"},
+        .summary = "xdp-bench (xdp-tools) summary lines: rx/s, err,drop/s and xmit/s per interval",
+        .detect =
+            [](std::string_view text) { return contains(text, " rx/s") ? detection::kMarked : detection::kNotIt; },
+        .parse = parseXdpBench,
+        .dictionary = {"Summary", "veth0->veth1", "rx/s", "err,drop/s", "xmit/s", "4,177,843"},
+    };
 }
 
 }  // namespace nf::engine

@@ -51,8 +51,6 @@ bool isSocketLine(std::string_view text)
     return std::regex_match(std::string(text), re);
 }
 
-}  // namespace
-
 Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& /*options*/)
 {
     if (auto line = binaryLine(src.text)) {
@@ -157,10 +155,7 @@ Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& /
             return importError(src, p.line, "an xdpsock block without its rx and tx lines (truncated?)");
         }
     }
-    auto style = raw.convert(src);
-    if (!style) {
-        return style.error();
-    }
+    auto style = NF_TRY(raw.convert(src));
     ImportTable out;
     out.tool = "xdpsock" + (mode.empty() ? "" : " " + mode);
     std::vector<ImportSample> samples;
@@ -212,7 +207,7 @@ Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& /
     }
     out.detected = "xdpsock " + std::to_string(periods.size()) + " block" + (periods.size() > 1 ? "s" : "") +
                    (final ? ", the last printed on exit (period 0.00)" : "") +
-                   (style->decimal == ',' ? ", numbers in " + style->name() : "");
+                   (style.decimal == ',' ? ", numbers in " + style.name() : "");
     if (samples.empty()) {
         // Only the exit block: the totals are all there is.
         out.layout.quantities = {"rx_packets", "tx_packets", "runs"};
@@ -234,6 +229,26 @@ Result<ImportTable> parseXdpsock(const ImportSource& src, const ImportOptions& /
     };
     out.repetitions.push_back(std::move(samples));
     return checkedTable(src, std::move(out));
+}
+
+}  // namespace
+
+ImportFormat importers::xdpsock()
+{
+    return {
+        .name = "xdpsock",
+        .tools = {"xdpsock"},
+        .summary = "xdpsock / AF_XDP-example interval statistics: rx and tx pps per interval",
+        .detect =
+            [](std::string_view text) {
+                return contains(text, " pps ") && contains(text, " pkts ") && contains(text, "sock")
+                           ? detection::kMarked
+                           : detection::kNotIt;
+            },
+        .parse = parseXdpsock,
+        .dictionary = {"sock0@veth0:0", "sock1@veth0:1", "pps", "pkts", "rx", "tx", "calls/s", "intrs/s", "1,234,567",
+                       "1.00"},
+    };
 }
 
 }  // namespace nf::engine

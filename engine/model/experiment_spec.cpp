@@ -85,12 +85,9 @@ Result<std::map<std::string, std::string>> parseOverrides(std::string_view text)
     std::string_view rest = text;
     while (!rest.empty()) {
         const auto comma = rest.find(',');
-        auto kv = parseAssignment(rest.substr(0, comma));
-        if (!kv) {
-            return kv.error();
-        }
-        if (!overrides.emplace(kv->first, kv->second).second) {
-            return Error{"'" + kv->first + "' set twice"};
+        auto kv = NF_TRY(parseAssignment(rest.substr(0, comma)));
+        if (!overrides.emplace(kv.first, kv.second).second) {
+            return Error{"'" + kv.first + "' set twice"};
         }
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
         if (comma != std::string_view::npos && rest.empty()) {
@@ -266,11 +263,8 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
             }
             spec.pmu = *pmu;
         }
-        auto order = parseOrder(j.value("order", std::string("interleaved")));
-        if (!order) {
-            return order.error();
-        }
-        spec.order = *order;
+        auto order = NF_TRY(parseOrder(j.value("order", std::string("interleaved"))));
+        spec.order = order;
         spec.label = j.value("label", std::string());
         if (j.contains("chunk") && !j["chunk"].is_null()) {
             spec.chunk = j["chunk"].get<double>();

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/default_counters.h"
+
 namespace nf::engine {
 
 namespace {
@@ -23,7 +25,8 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
          .unit = "ticks/op",
          .numerator = quantity::kTscTicks,
          .denominator = quantity::kOps,
-         .description = "TSC ticks per operation (fenced rdtscp around the loop)"},
+         .description = "TSC ticks per operation (fenced rdtscp around the loop)",
+         .title = "TSC ticks per op"},
         {.name = "ns_per_op",
          .unit = "ns/op",
          .numerator = quantity::kElapsedNs,
@@ -37,12 +40,14 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
          .scale = 1e9,
          .higherIsBetter = true,
          .description = "operations per second",
-         .aliasOf = "tsc_per_op"},
+         .aliasOf = "tsc_per_op",
+         .title = "PPS"},
         {.name = "cycles_per_op",
          .unit = "cycles/op",
          .numerator = "cycles",
          .denominator = quantity::kOps,
-         .description = "CPU cycles per operation"},
+         .description = "CPU cycles per operation",
+         .title = "cycles per op"},
         {.name = "instructions_per_op",
          .unit = "instr/op",
          .numerator = "instructions",
@@ -53,12 +58,14 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
          .numerator = "instructions",
          .denominator = "cycles",
          .higherIsBetter = true,
-         .description = "instructions per cycle"},
+         .description = "instructions per cycle",
+         .title = "IPC"},
         {.name = "branch_misses_per_op",
          .unit = "misses/op",
          .numerator = "branch-misses",
          .denominator = quantity::kOps,
-         .description = "mispredicted branches per operation"},
+         .description = "mispredicted branches per operation",
+         .title = "branch misses per op"},
         {.name = "cache_misses_per_op",
          .unit = "misses/op",
          .numerator = "cache-misses",
@@ -154,7 +161,8 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
          .denominator = quantity::kElapsedNs,
          .scale = 1e9,
          .higherIsBetter = true,
-         .description = "packets received per second"},
+         .description = "packets received per second",
+         .title = "PPS"},
         {.name = "bytes_per_sec",
          .unit = "bytes/s",
          .numerator = quantity::kBytes,
@@ -193,9 +201,14 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
         all.push_back({std::string(q) + "_per_sec", "1/s", q, quantity::kElapsedNs, 1e9, sent,
                        std::string(what) + ", per second", ""});
     }
+    // The per-packet counters the GUI's panels show, by title.
+    const std::pair<const char*, const char*> titled[] = {{"cycles", "cycles per packet"},
+                                                          {"branch-misses", "branch misses per packet"}};
     for (const auto* prefix : {quantity::kThreadPrefix, quantity::kCpuPrefix}) {
         const std::string p = prefix;
-        const std::string where = p == quantity::kThreadPrefix ? "on the receiver thread" : "on the counter CPUs";
+        const bool thread = p == quantity::kThreadPrefix;
+        const std::string where = thread ? "on the receiver thread" : "on the counter CPUs";
+        const std::string titleWhere = thread ? ", receiver thread" : ", counted CPUs";
         for (const auto& q : quantities) {
             if (q.rfind(p, 0) != 0) {
                 continue;
@@ -203,14 +216,24 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
             std::string name = q + "_per_packet";
             std::replace(name.begin(), name.end(), '-', '_');
             std::replace(name.begin(), name.end(), ':', '_');
+            std::string title;
+            for (const auto& [counter, what] : titled) {
+                title = q.substr(p.size()) == counter ? what + titleWhere : title;
+            }
             all.push_back({.name = name,
                            .unit = "per packet",
                            .numerator = q,
                            .denominator = quantity::kPackets,
-                           .description = q.substr(p.size()) + " " + where + " per packet received"});
+                           .description = q.substr(p.size()) + " " + where + " per packet received",
+                           .title = title});
         }
-        all.push_back({p + "ipc", "instr/cycle", p + "instructions", p + "cycles", 1.0, true,
-                       "instructions per cycle " + where, ""});
+        all.push_back({.name = p + "ipc",
+                       .unit = "instr/cycle",
+                       .numerator = p + "instructions",
+                       .denominator = p + "cycles",
+                       .higherIsBetter = true,
+                       .description = "instructions per cycle " + where,
+                       .title = "IPC" + titleWhere});
     }
     addBreakdownMetrics(quantities, all);
     std::vector<MetricSpec> present;
@@ -230,12 +253,14 @@ std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& q
          .numerator = "instructions",
          .denominator = "cycles",
          .higherIsBetter = true,
-         .description = "instructions per cycle (perf stat's insn per cycle)"},
+         .description = "instructions per cycle (perf stat's insn per cycle)",
+         .title = "IPC"},
         {.name = "branch_miss_ratio",
          .unit = "misses/branch",
          .numerator = "branch-misses",
          .denominator = "branches",
-         .description = "mispredicted branches per branch (perf stat's % of all branches, as a fraction)"},
+         .description = "mispredicted branches per branch (perf stat's % of all branches, as a fraction)",
+         .title = "branch misses per branch"},
     };
     std::vector<MetricSpec> present;
     for (auto& m : all) {
@@ -244,6 +269,26 @@ std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& q
         }
     }
     return present;
+}
+
+std::string metricTitle(const std::string& name)
+{
+    std::vector<std::string> callLoop = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
+    std::vector<std::string> live = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets,
+                                     quantity::kElapsedNs};
+    for (const auto& counter : base::defaultCounterNames(true)) {
+        callLoop.push_back(counter);
+        live.push_back(quantity::kThreadPrefix + counter);
+        live.push_back(quantity::kCpuPrefix + counter);
+    }
+    for (const auto& list : {callLoopMetrics(callLoop), liveMetrics(live), importedCounterMetrics(callLoop)}) {
+        for (const auto& m : list) {
+            if (m.name == name) {
+                return m.title;
+            }
+        }
+    }
+    return "";
 }
 
 std::optional<double> metricValue(const MetricSpec& metric, const std::vector<std::string>& quantities,

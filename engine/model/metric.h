@@ -60,6 +60,7 @@ struct MetricSpec {
     bool higherIsBetter = false;
     std::string description{};
     std::string aliasOf{};  // another metric this one only converts (ns_per_op of tsc_per_op)
+    std::string title{};    // what the GUI's panels call it ("IPC, receiver thread"); "" for none but the name
 };
 
 // The metrics every call-loop workload reports, in this order: tsc_per_op, ns_per_op,
@@ -83,6 +84,10 @@ bool isBreakdown(const MetricSpec& metric);
 // ipc (instructions / cycles) and branch_miss_ratio (branch-misses / branches), where both
 // quantities are present. The raw events stay metrics of their own beside them.
 std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& quantities);
+
+// The title of a standard metric (one of the lists above) by its name, for metrics read back from a
+// store, which keeps no titles; "" when the metric has none.
+std::string metricTitle(const std::string& name);
 
 // scale * numerator / denominator of already summed quantities; NaN where undefined (a zero
 // denominator or a missing value).

@@ -140,12 +140,9 @@ Result<ParamSet> ParamSet::resolve(const std::vector<ParamSpec>& specs,
     }
     ParamSet set;
     for (const auto& s : specs) {
-        auto checked = check(s, raw[s.name]);
-        if (!checked) {
-            return checked.error();
-        }
-        set.m_values[s.name] = checked->first;
-        set.m_numbers[s.name] = checked->second;
+        auto checked = NF_TRY(check(s, raw[s.name]));
+        set.m_values[s.name] = checked.first;
+        set.m_numbers[s.name] = checked.second;
     }
     return set;
 }

@@ -53,11 +53,7 @@ Result<DeviceStats> DeviceStats::open(int nsFd, const std::string& ifname)
     {
         std::optional<NetnsGuard> guard;
         if (nsFd >= 0) {
-            auto entered = NetnsGuard::enter(nsFd);
-            if (!entered) {
-                return entered.error();
-            }
-            guard.emplace(std::move(*entered));
+            guard.emplace(NF_TRY(NetnsGuard::enter(nsFd)));
         }
         s.m_sock = Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     }
@@ -75,9 +71,7 @@ Result<DeviceStats> DeviceStats::open(int nsFd, const std::string& ifname)
     strings->cmd = ETHTOOL_GSTRINGS;
     strings->string_set = ETH_SS_STATS;
     strings->len = count;
-    if (auto r = ioctlOn(s.m_sock.get(), ifname, strings.get()); !r) {
-        return r.error();
-    }
+    NF_TRY(ioctlOn(s.m_sock.get(), ifname, strings.get()));
     for (std::uint32_t i = 0; i < strings->len; ++i) {
         const auto* name = reinterpret_cast<const char*>(strings->data + static_cast<std::size_t>(i) * ETH_GSTRING_LEN);
         s.m_names.emplace_back(name, strnlen(name, ETH_GSTRING_LEN));
@@ -99,9 +93,7 @@ Result<std::vector<std::uint64_t>> DeviceStats::read() const
     auto stats = withItems<ethtool_stats>(m_names.size(), sizeof(std::uint64_t));
     stats->cmd = ETHTOOL_GSTATS;
     stats->n_stats = static_cast<std::uint32_t>(m_names.size());
-    if (auto r = ioctlOn(m_sock.get(), m_ifname, stats.get()); !r) {
-        return r.error();
-    }
+    NF_TRY(ioctlOn(m_sock.get(), m_ifname, stats.get()));
     return std::vector<std::uint64_t>(stats->data, stats->data + std::min<std::size_t>(stats->n_stats, m_names.size()));
 }
 

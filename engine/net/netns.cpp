@@ -42,10 +42,7 @@ Result<Fd> currentNetns()
 
 Result<Fd> createNetns()
 {
-    auto original = currentNetns();
-    if (!original) {
-        return original.error();
-    }
+    auto original = NF_TRY(currentNetns());
     if (::unshare(CLONE_NEWNET) != 0) {
         const int err = errno;
         return Error::fromErrno(err == EPERM ? "cannot create a network namespace (needs CAP_SYS_ADMIN)"
@@ -53,7 +50,7 @@ Result<Fd> createNetns()
                                 err);
     }
     auto made = currentNetns();
-    if (::setns(original->get(), CLONE_NEWNET) != 0) {
+    if (::setns(original.get(), CLONE_NEWNET) != 0) {
         return Error::fromErrno("cannot return to the original network namespace");
     }
     return made;
@@ -61,14 +58,11 @@ Result<Fd> createNetns()
 
 Result<NetnsGuard> NetnsGuard::enter(int nsFd)
 {
-    auto original = currentNetns();
-    if (!original) {
-        return original.error();
-    }
+    auto original = NF_TRY(currentNetns());
     if (::setns(nsFd, CLONE_NEWNET) != 0) {
         return Error::fromErrno("cannot enter a network namespace");
     }
-    return NetnsGuard(std::move(*original));
+    return NetnsGuard(std::move(original));
 }
 
 NetnsGuard::~NetnsGuard()

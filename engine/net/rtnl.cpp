@@ -54,11 +54,7 @@ Result<RtnlSocket> RtnlSocket::open(int nsFd)
 {
     std::optional<NetnsGuard> guard;
     if (nsFd >= 0) {
-        auto g = NetnsGuard::enter(nsFd);
-        if (!g) {
-            return g.error();
-        }
-        guard.emplace(std::move(*g));
+        guard.emplace(NF_TRY(NetnsGuard::enter(nsFd)));
     }
     nl_sock* sock = nl_socket_alloc();
     if (sock == nullptr) {
@@ -141,13 +137,10 @@ Result<void> RtnlSocket::setUp(const std::string& name)
 
 Result<void> RtnlSocket::addAddress(int ifindex, const std::string& cidr)
 {
-    auto local = parseAddr(cidr, AF_INET);
-    if (!local) {
-        return local.error();
-    }
+    auto local = NF_TRY(parseAddr(cidr, AF_INET));
     std::unique_ptr<rtnl_addr, void (*)(rtnl_addr*)> addr(rtnl_addr_alloc(), rtnl_addr_put);
     rtnl_addr_set_ifindex(addr.get(), ifindex);
-    rtnl_addr_set_local(addr.get(), local->get());
+    rtnl_addr_set_local(addr.get(), local.get());
     if (int err = rtnl_addr_add(m_sock, addr.get(), 0); err < 0) {
         return nlError("cannot add address " + cidr, err);
     }
@@ -156,13 +149,10 @@ Result<void> RtnlSocket::addAddress(int ifindex, const std::string& cidr)
 
 Result<void> RtnlSocket::addStaticNeighbour(int ifindex, const std::string& ip, const std::array<std::uint8_t, 6>& mac)
 {
-    auto dst = parseAddr(ip, AF_INET);
-    if (!dst) {
-        return dst.error();
-    }
+    auto dst = NF_TRY(parseAddr(ip, AF_INET));
     std::unique_ptr<rtnl_neigh, void (*)(rtnl_neigh*)> neigh(rtnl_neigh_alloc(), rtnl_neigh_put);
     rtnl_neigh_set_ifindex(neigh.get(), ifindex);
-    rtnl_neigh_set_dst(neigh.get(), dst->get());
+    rtnl_neigh_set_dst(neigh.get(), dst.get());
     auto ll = macAddr(mac);
     rtnl_neigh_set_lladdr(neigh.get(), ll.get());
     rtnl_neigh_set_state(neigh.get(), NUD_PERMANENT);

@@ -65,10 +65,7 @@ private:
 
 Result<std::unique_ptr<Generator>> makeSendmmsgGenerator(const Testbed& bed, const GeneratorOptions& options)
 {
-    auto guard = NetnsGuard::enter(bed.tx().nsFd);
-    if (!guard) {
-        return guard.error();
-    }
+    auto guard = NF_TRY(NetnsGuard::enter(bed.tx().nsFd));
     Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     if (!sock.valid()) {
         return Error::fromErrno("cannot open the generator's socket");

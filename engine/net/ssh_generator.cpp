@@ -50,20 +50,17 @@ public:
     Result<void> hello(const std::string& version)
     {
         std::lock_guard lock(m_mutex);
-        auto j = readLine((m_options.connectTimeout + 10) * 1000);
-        if (!j) {
-            return j.error();
+        auto j = NF_TRY(readLine((m_options.connectTimeout + 10) * 1000));
+        if (j.value("event", "") == "error") {
+            return Error{"generator host " + m_options.host + ": " + j.value("message", "failed")};
         }
-        if (j->value("event", "") == "error") {
-            return Error{"generator host " + m_options.host + ": " + j->value("message", "failed")};
+        if (j.value("event", "") != "hello") {
+            return Error{"generator host " + m_options.host + ": unexpected first line " + j.dump()};
         }
-        if (j->value("event", "") != "hello") {
-            return Error{"generator host " + m_options.host + ": unexpected first line " + j->dump()};
-        }
-        m_remote.version = j->value("version", "");
-        m_remote.iface = j->value("iface", "");
-        m_remote.mac = j->value("mac", "");
-        m_remote.addr = j->value("addr", "");
+        m_remote.version = j.value("version", "");
+        m_remote.iface = j.value("iface", "");
+        m_remote.mac = j.value("mac", "");
+        m_remote.addr = j.value("addr", "");
         if (m_remote.version != version) {
             return Error{"generator host " + m_options.host + " runs noisefloor " + m_remote.version + ", this is " +
                          version + " (install the same version on both hosts)"};
@@ -76,10 +73,7 @@ public:
     Result<void> start() override
     {
         std::lock_guard lock(m_mutex);
-        auto j = request("start", "started");
-        if (!j) {
-            return j.error();
-        }
+        NF_TRY(request("start", "started"));
         return {};
     }
 
@@ -132,20 +126,17 @@ private:
         if (::send(m_in.get(), line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
             return lost("cannot write to ssh");
         }
-        auto j = readLine(kAnswerMs);
-        if (!j) {
-            return j.error();
+        auto j = NF_TRY(readLine(kAnswerMs));
+        if (j.value("event", "") == "error") {
+            return lost(j.value("message", "failed"));
         }
-        if (j->value("event", "") == "error") {
-            return lost(j->value("message", "failed"));
+        if (j.value("event", "") != expected) {
+            return lost("unexpected answer " + j.dump());
         }
-        if (j->value("event", "") != expected) {
-            return lost("unexpected answer " + j->dump());
-        }
-        m_sent = j->value("sent", m_sent);
-        m_offered = j->value("offered", m_offered);
-        if (j->contains("warning") && m_warning.empty()) {
-            m_warning = "generator host: " + j->value("warning", "");
+        m_sent = j.value("sent", m_sent);
+        m_offered = j.value("offered", m_offered);
+        if (j.contains("warning") && m_warning.empty()) {
+            m_warning = "generator host: " + j.value("warning", "");
         }
         return j;
     }
@@ -386,9 +377,7 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
     ::setpgid(pid, pid);
     (void)::fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
     auto ssh = std::make_unique<Ssh>(o, pid, std::move(inWrite), std::move(outRead), std::move(errRead));
-    if (auto h = ssh->hello(version); !h) {
-        return h.error();
-    }
+    NF_TRY(ssh->hello(version));
     return std::unique_ptr<SshGenerator>(std::move(ssh));
 }
 

@@ -51,10 +51,7 @@ std::string Testbed::namePrefix()
 
 Result<void> setGro(int nsFd, const std::string& ifname, bool on)
 {
-    auto guard = NetnsGuard::enter(nsFd);
-    if (!guard) {
-        return guard.error();
-    }
+    auto guard = NF_TRY(NetnsGuard::enter(nsFd));
     ethtool_value value{ETHTOOL_SGRO, on ? 1U : 0U};
     if (auto r = ethtool(ifname, &value); !r) {
         return Error::fromErrno(std::string("cannot turn GRO ") + (on ? "on" : "off") + " on " + ifname,
@@ -67,32 +64,18 @@ Result<std::unique_ptr<Testbed>> Testbed::create(const TestbedOptions& options)
 {
     std::unique_ptr<Testbed> bed(new Testbed());
     bed->m_options = options;
-    auto r = options.path == TestbedPath::Veth ? bed->setUpVeth() : bed->setUpLoopback();
-    if (!r) {
-        return r.error();  // the destructor removes whatever was made
-    }
+    // On an error the destructor removes whatever was made.
+    NF_TRY(options.path == TestbedPath::Veth ? bed->setUpVeth() : bed->setUpLoopback());
     return bed;
 }
 
 Result<void> Testbed::setUpLoopback()
 {
-    auto ns = createNetns();
-    if (!ns) {
-        return ns.error();
-    }
-    m_rxNs = std::move(*ns);
-    auto sock = RtnlSocket::open(m_rxNs.get());
-    if (!sock) {
-        return sock.error();
-    }
-    if (auto r = loopbackUp(*sock); !r) {
-        return r;
-    }
-    auto index = sock->ifindex("lo");
-    if (!index) {
-        return index.error();
-    }
-    m_rx = {m_rxNs.get(), "lo", *index, ipv4("127.0.0.1"), {}};
+    m_rxNs = NF_TRY(createNetns());
+    auto sock = NF_TRY(RtnlSocket::open(m_rxNs.get()));
+    NF_TRY(loopbackUp(sock));
+    auto index = NF_TRY(sock.ifindex("lo"));
+    m_rx = {m_rxNs.get(), "lo", index, ipv4("127.0.0.1"), {}};
     m_tx = m_rx;
     return {};
 }
@@ -101,77 +84,45 @@ Result<void> Testbed::setUpVeth()
 {
     static std::atomic<int> serial{0};
     const int n = serial++;
-    auto txNs = createNetns();
-    if (!txNs) {
-        return txNs.error();
-    }
-    m_txNs = std::move(*txNs);
-    auto rxNs = createNetns();
-    if (!rxNs) {
-        return rxNs.error();
-    }
-    m_rxNs = std::move(*rxNs);
+    m_txNs = NF_TRY(createNetns());
+    m_rxNs = NF_TRY(createNetns());
     m_tx = {m_txNs.get(), namePrefix() + "t" + std::to_string(n), 0, ipv4(kTxAddr), kTxMac};
     m_rx = {m_rxNs.get(), namePrefix() + "r" + std::to_string(n), 0, ipv4(kRxAddr), kRxMac};
 
     // The owner lock names both namespaces (by inode) and both devices before the devices exist:
     // `noisefloor cleanup` removes a device of a dead testbed only from a namespace it recorded.
-    auto owner = OwnerLock::acquire("testbed", m_tx.ifname, "noisefloor live testbed",
-                                    {{"tx_netns", std::to_string(netnsInode(m_txNs.get()))},
-                                     {"rx_netns", std::to_string(netnsInode(m_rxNs.get()))},
-                                     {"tx_link", m_tx.ifname},
-                                     {"rx_link", m_rx.ifname}});
-    if (!owner) {
-        return owner.error();
+    auto owner = NF_TRY(OwnerLock::acquire("testbed", m_tx.ifname, "noisefloor live testbed",
+                                           {{"tx_netns", std::to_string(netnsInode(m_txNs.get()))},
+                                            {"rx_netns", std::to_string(netnsInode(m_rxNs.get()))},
+                                            {"tx_link", m_tx.ifname},
+                                            {"rx_link", m_rx.ifname}}));
+    if (owner.holder) {
+        return Error{"testbed " + m_tx.ifname + " is in use by " + describeOwner(*owner.holder)};
     }
-    if (owner->holder) {
-        return Error{"testbed " + m_tx.ifname + " is in use by " + describeOwner(*owner->holder)};
-    }
-    m_owner.emplace(std::move(*owner->lock));
+    m_owner.emplace(std::move(*owner.lock));
 
-    auto txSock = RtnlSocket::open(m_txNs.get());
-    if (!txSock) {
-        return txSock.error();
-    }
-    auto rxSock = RtnlSocket::open(m_rxNs.get());
-    if (!rxSock) {
-        return rxSock.error();
-    }
-    if (auto r = txSock->addVeth(m_tx.ifname, m_tx.mac, m_rx.ifname, m_rx.mac, m_rxNs.get()); !r) {
-        return r;
-    }
+    auto txSock = NF_TRY(RtnlSocket::open(m_txNs.get()));
+    auto rxSock = NF_TRY(RtnlSocket::open(m_rxNs.get()));
+    NF_TRY(txSock.addVeth(m_tx.ifname, m_tx.mac, m_rx.ifname, m_rx.mac, m_rxNs.get()));
     m_vethMade = true;
     struct Side {
         RtnlSocket& sock;
         Endpoint& self;
         const Endpoint& peer;
     };
-    for (Side side : {Side{*txSock, m_tx, m_rx}, Side{*rxSock, m_rx, m_tx}}) {
-        if (auto r = loopbackUp(side.sock); !r) {
-            return r;
-        }
-        auto index = side.sock.ifindex(side.self.ifname);
-        if (!index) {
-            return index.error();
-        }
-        side.self.ifindex = *index;
+    for (Side side : {Side{txSock, m_tx, m_rx}, Side{rxSock, m_rx, m_tx}}) {
+        NF_TRY(loopbackUp(side.sock));
+        const int index = NF_TRY(side.sock.ifindex(side.self.ifname));
+        side.self.ifindex = index;
         char text[INET_ADDRSTRLEN] = {};
         ::inet_ntop(AF_INET, &side.self.addr, text, sizeof text);
-        if (auto r = side.sock.addAddress(*index, std::string(text) + "/24"); !r) {
-            return r;
-        }
+        NF_TRY(side.sock.addAddress(index, std::string(text) + "/24"));
         ::inet_ntop(AF_INET, &side.peer.addr, text, sizeof text);
-        if (auto r = side.sock.addStaticNeighbour(*index, text, side.peer.mac); !r) {
-            return r;
-        }
+        NF_TRY(side.sock.addStaticNeighbour(index, text, side.peer.mac));
     }
-    if (auto r = setGro(m_rxNs.get(), m_rx.ifname, m_options.rxGro); !r) {
-        return r;
-    }
-    for (Side side : {Side{*rxSock, m_rx, m_tx}, Side{*txSock, m_tx, m_rx}}) {
-        if (auto r = side.sock.setUp(side.self.ifname); !r) {
-            return r;
-        }
+    NF_TRY(setGro(m_rxNs.get(), m_rx.ifname, m_options.rxGro));
+    for (Side side : {Side{rxSock, m_rx, m_tx}, Side{txSock, m_tx, m_rx}}) {
+        NF_TRY(side.sock.setUp(side.self.ifname));
     }
     return {};
 }

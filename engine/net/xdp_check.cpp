@@ -295,10 +295,7 @@ std::vector<AttachedXdp> attachedXdpPrograms(int ifindex)
 
 Result<std::string> probeLibxdpDispatcher()
 {
-    auto bed = Testbed::create({TestbedPath::Veth, true});
-    if (!bed) {
-        return bed.error();
-    }
+    auto bed = NF_TRY(Testbed::create({TestbedPath::Veth, true}));
     const std::unique_ptr<nf_xdp_gen, decltype(&nf_xdp_gen__destroy)> skel(nf_xdp_gen__open(), &nf_xdp_gen__destroy);
     if (!skel) {
         return Error::fromErrno("cannot open the embedded XDP programs", errno);
@@ -314,11 +311,8 @@ Result<std::string> probeLibxdpDispatcher()
         return Error::fromErrno("libxdp cannot open a program", static_cast<int>(-err));
     }
     const std::unique_ptr<xdp_program, decltype(&xdp_program__close)> owned(program, &xdp_program__close);
-    auto inNs = NetnsGuard::enter((*bed)->rx().nsFd);
-    if (!inNs) {
-        return inNs.error();
-    }
-    const int ifindex = (*bed)->rx().ifindex;
+    auto inNs = NF_TRY(NetnsGuard::enter(bed->rx().nsFd));
+    const int ifindex = bed->rx().ifindex;
     if (const int err = xdp_program__attach(program, ifindex, XDP_MODE_NATIVE, 0); err != 0) {
         return Error::fromErrno("libxdp cannot attach even one program (" + CapturedLibraryOutput::reason() + ")",
                                 -err);

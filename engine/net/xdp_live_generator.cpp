@@ -133,10 +133,7 @@ public:
     // Gives the receiving end NAPI when GRO does not: an XDP_PASS program in driver mode.
     Result<void> attachPass()
     {
-        auto guard = NetnsGuard::enter(m_bed.rx().nsFd);
-        if (!guard) {
-            return guard.error();
-        }
+        auto guard = NF_TRY(NetnsGuard::enter(m_bed.rx().nsFd));
         const int fd = bpf_program__fd(m_skel->progs.nf_xdp_pass);
         if (int err = bpf_xdp_attach(m_bed.rx().ifindex, fd, XDP_FLAGS_DRV_MODE, nullptr); err < 0) {
             return Error::fromErrno("cannot attach the XDP_PASS program to " + m_bed.rx().ifname, -err);
@@ -189,10 +186,7 @@ public:
         const int fd = bpf_map__fd(m_skel->maps.nf_gen_devs);
         for (std::uint32_t i = 0; i < m_beds.size(); ++i) {
             const auto& tx = m_beds[i]->tx();
-            auto guard = NetnsGuard::enter(tx.nsFd);
-            if (!guard) {
-                return guard.error();
-            }
+            auto guard = NF_TRY(NetnsGuard::enter(tx.nsFd));
             const auto ifindex = static_cast<std::uint32_t>(tx.ifindex);
             if (bpf_map_update_elem(fd, &i, &ifindex, BPF_ANY) != 0) {
                 return Error::fromErrno("generator=xdp-live: cannot put " + tx.ifname + " into its DEVMAP");
@@ -347,15 +341,11 @@ Result<std::unique_ptr<Generator>> makeXdpLiveGenerator(const std::vector<const 
     }
     auto gen = std::make_unique<XdpLiveGenerator>(beds, options, std::move(skel));
     if (beds.size() > 1) {
-        if (auto r = gen->fillDevmap(); !r) {
-            return r.error();
-        }
+        NF_TRY(gen->fillDevmap());
     }
     const auto& bed = *beds.front();
     if (!bed.options().rxGro) {
-        if (auto r = gen->attachPass(); !r) {
-            return r.error();
-        }
+        NF_TRY(gen->attachPass());
     }
     return std::unique_ptr<Generator>(std::move(gen));
 }

@@ -45,15 +45,12 @@ Result<bpf_prog_info> infoOf(int fd)
 
 Result<XdpProgramMark> programMark(int progFd, const std::string& ifname, int ifindex, const std::string& mode)
 {
-    auto info = infoOf(progFd);
-    if (!info) {
-        return info.error();
-    }
+    auto info = NF_TRY(infoOf(progFd));
     return XdpProgramMark{.ifname = ifname,
                           .ifindex = ifindex,
-                          .progId = info->id,
-                          .tag = hexTag(info->tag, sizeof info->tag),
-                          .name = info->name,
+                          .progId = info.id,
+                          .tag = hexTag(info.tag, sizeof info.tag),
+                          .name = info.name,
                           .mode = mode};
 }
 
@@ -118,29 +115,24 @@ Result<std::string> detachIfStillOurs(const XdpProgramMark& m)
 
 Result<OwnerLock> claimXdp(const XdpProgramMark& m, const std::string& dir)
 {
-    auto attempt = OwnerLock::acquire("xdp", m.ifname, "noisefloor xdp-rx",
-                                      {{"ifindex", std::to_string(m.ifindex)},
-                                       {"prog_id", std::to_string(m.progId)},
-                                       {"prog_tag", m.tag},
-                                       {"prog_name", m.name},
-                                       {"mode", m.mode}},
-                                      dir);
-    if (!attempt) {
-        return attempt.error();
+    auto attempt = NF_TRY(OwnerLock::acquire("xdp", m.ifname, "noisefloor xdp-rx",
+                                             {{"ifindex", std::to_string(m.ifindex)},
+                                              {"prog_id", std::to_string(m.progId)},
+                                              {"prog_tag", m.tag},
+                                              {"prog_name", m.name},
+                                              {"mode", m.mode}},
+                                             dir));
+    if (attempt.holder) {
+        return Error{m.ifname + " is in use by a live run: " + describeOwner(*attempt.holder)};
     }
-    if (attempt->holder) {
-        return Error{m.ifname + " is in use by a live run: " + describeOwner(*attempt->holder)};
-    }
-    if (attempt->previous) {  // a killed run's program may still be attached: the one recorded only
+    if (attempt.previous) {  // a killed run's program may still be attached: the one recorded only
         std::string why;
-        if (auto old = markOf(*attempt->previous, why)) {
-            if (auto detached = detachIfStillOurs(*old); !detached) {
-                return Error{"cannot detach the program a killed run left on " + m.ifname + ": " +
-                             detached.error().message};
-            }
+        if (auto old = markOf(*attempt.previous, why)) {
+            NF_TRY(detachIfStillOurs(*old).withContext("cannot detach the program a killed run left on " + m.ifname +
+                                                       ": "));
         }
     }
-    return std::move(*attempt->lock);
+    return std::move(*attempt.lock);
 }
 
 }  // namespace nf::engine::net

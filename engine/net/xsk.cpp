@@ -120,9 +120,7 @@ public:
     static Result<std::unique_ptr<XdpAttachment>> attach(const XskOptions& o)
     {
         std::unique_ptr<XdpAttachment> a(new XdpAttachment(o));
-        if (auto r = a->load(); !r) {
-            return r.error();
-        }
+        NF_TRY(a->load());
         return a;
     }
     XdpAttachment(const XdpAttachment&) = delete;
@@ -162,21 +160,13 @@ private:
             return Error::fromErrno("xdp-rx: cannot load the embedded XDP program nf_xsk_redirect");
         }
         const int fd = bpf_program__fd(m_skel->progs.nf_xsk_redirect);
-        auto mark = programMark(fd, m_o.ifname, m_o.ifindex, xdpModeName(m_o.mode));
-        if (!mark) {
-            return Error{"xdp-rx: " + mark.error().message};
-        }
-        m_progId = mark->progId;
+        const auto mark =
+            NF_TRY(programMark(fd, m_o.ifname, m_o.ifindex, xdpModeName(m_o.mode)).withContext("xdp-rx: "));
+        m_progId = mark.progId;
         if (m_o.ownerRecord) {
-            auto owner = claimXdp(*mark);
-            if (!owner) {
-                return Error{"xdp-rx: not attaching to " + m_o.ifname + ": " + owner.error().message};
-            }
-            m_owner.emplace(std::move(*owner));
+            m_owner.emplace(NF_TRY(claimXdp(mark).withContext("xdp-rx: not attaching to " + m_o.ifname + ": ")));
         }
-        if (auto r = checkFree(); !r) {
-            return r;
-        }
+        NF_TRY(checkFree());
         std::uint32_t flags = modeFlags(m_o.mode);
         if (!m_o.force) {
             flags |= XDP_FLAGS_UPDATE_IF_NOEXIST;
@@ -332,15 +322,9 @@ Result<std::unique_ptr<XskPort>> XskPort::open(const XskOptions& options)
     auto& o = port->m_options;
     // The fill ring holds the RX ring and the device's ring at once, so neither runs dry first.
     port->m_fillSize = std::bit_ceil(o.ringSize + o.deviceRing);
-    auto program = XdpAttachment::attach(o);
-    if (!program) {
-        return program.error();
-    }
-    port->m_program = std::move(*program);
+    port->m_program = NF_TRY(XdpAttachment::attach(o));
     if (o.bind == XskBind::Copy) {
-        if (auto r = port->createSocket(false); !r) {
-            return r.error();
-        }
+        NF_TRY(port->createSocket(false));
     } else {
         auto r = port->createSocket(true);
         if (!r && o.bind == XskBind::Auto && r.error().errnum == EOPNOTSUPP) {
@@ -351,9 +335,7 @@ Result<std::unique_ptr<XskPort>> XskPort::open(const XskOptions& options)
             return r.error();
         }
     }
-    if (auto r = port->primeFillRing(); !r) {
-        return r.error();
-    }
+    NF_TRY(port->primeFillRing());
     return port;
 }
 
@@ -375,11 +357,7 @@ Result<void> XskPort::createSocket(bool zeroCopy)
     if (m_options.nsFd >= 0 && !guard) {
         return error;
     }
-    auto umem = XskUmem::create(m_fillSize, m_options.frameSize, m_fillSize, m_options.ringSize);
-    if (!umem) {
-        return umem.error();
-    }
-    m_umem = std::move(*umem);
+    m_umem = NF_TRY(XskUmem::create(m_fillSize, m_options.frameSize, m_fillSize, m_options.ringSize));
     xsk_socket* socket = nullptr;
     int err = 0;
     // A queue just released by a closed socket can refuse a new bind for a moment (EBUSY).

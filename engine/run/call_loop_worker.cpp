@@ -12,6 +12,7 @@
 #include "engine/run/environment.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/run/repetition_driver.h"
+#include "engine/run/run_context.h"
 #include "engine/run/schedule.h"
 #include "engine/run/scheduler.h"
 #include "engine/stats/descriptive.h"
@@ -48,8 +49,8 @@ double loopOverheadTicks()
 
 class Worker {
 public:
-    Worker(const PreparedExperiment& p, std::stop_token stop, Channel<WorkerMessage>& out)
-        : m_p(p), m_spec(p.spec), m_stop(std::move(stop)), m_out(out)
+    Worker(const PreparedExperiment& p, RunContext& context, std::stop_token stop, Channel<WorkerMessage>& out)
+        : m_p(p), m_spec(p.spec), m_context(context), m_tsc(context.tsc()), m_stop(std::move(stop)), m_out(out)
     {
     }
 
@@ -66,12 +67,11 @@ private:
 
     const PreparedExperiment& m_p;
     const ExperimentSpec& m_spec;
+    RunContext& m_context;
+    const probes::TscClock& m_tsc;
     std::stop_token m_stop;
     Channel<WorkerMessage>& m_out;
-    std::optional<probes::TscClock> m_tsc;
     std::optional<SampledCounters> m_counters;
-    std::optional<probes::SimulatedPmu> m_simulated;  // with the TSC rate and m_operations
-    std::atomic<std::uint64_t> m_operations{0};       // calls made, for the simulated PMU
     std::set<std::string> m_multiplexWarned;
     std::vector<std::unique_ptr<CallLoop>> m_loops;
     std::vector<std::uint64_t> m_calls;  // per variant, calls per slice
@@ -83,37 +83,19 @@ private:
 
 Result<void> Worker::setUp()
 {
-    if (auto r = pinCurrentThread(m_p.workerCpu); !r) {
-        return Error{"the measuring thread: " + r.error().message};
-    }
-    auto tsc = probes::TscClock::calibrate(0.05);
-    if (!tsc) {
-        return tsc.error();
-    }
-    m_tsc = *tsc;
-    if (m_p.simulated) {
-        m_simulated = *m_p.simulated;
-        m_simulated->tscHz = m_tsc->hz();
-        m_simulated->operations = &m_operations;
-    }
-    auto counters = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::callingThread(),
-                                               m_simulated ? &*m_simulated : nullptr);
-    if (!counters) {
-        return counters.error();
-    }
-    if (auto w = userOnlyWarning(*counters, m_p.facts.perfEventParanoid, "the worker thread")) {
+    NF_TRY(pinCurrentThread(m_context.cpus().worker).withContext("the measuring thread: "));
+    auto counters = NF_TRY(m_context.counters().open(probes::CounterTarget::callingThread()));
+    if (auto w = userOnlyWarning(counters, m_p.facts.perfEventParanoid, "the worker thread")) {
         m_out.push(WorkerWarning{*w});
     }
-    m_counters.emplace(std::move(*counters));
+    m_counters.emplace(std::move(counters));
     for (std::size_t v = 0; v < m_p.params.size(); ++v) {
-        auto loop = m_p.implementation->make(m_p.params[v]);
-        if (!loop) {
-            return Error{"variant " + m_spec.variants[v].name + ": " + loop.error().message};
-        }
-        for (const auto& w : (*loop)->warnings()) {
+        auto loop =
+            NF_TRY(m_p.implementation->make(m_p.params[v]).withContext("variant " + m_spec.variants[v].name + ": "));
+        for (const auto& w : loop->warnings()) {
             m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": " + w});
         }
-        m_loops.push_back(std::move(*loop));
+        m_loops.push_back(std::move(loop));
     }
     m_layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
     for (const auto& name : counterQuantities(m_counters->group(), "")) {
@@ -126,7 +108,8 @@ Result<void> Worker::setUp()
     return {};
 }
 
-// Both counter reads go into buffers made at setup: nothing is allocated between them.
+// Both counter reads go into buffers made at setup: nothing is allocated between them (so no
+// error context is made unless a read fails).
 Result<Sample> Worker::measure(int variant, std::uint64_t calls)
 {
     if (auto r = m_counters->read(); !r) {
@@ -136,26 +119,26 @@ Result<Sample> Worker::measure(int variant, std::uint64_t calls)
     const auto t0 = probes::readTsc();
     m_loops[static_cast<std::size_t>(variant)]->run(calls);
     const auto t1 = probes::readTsc();
-    m_operations.fetch_add(calls, std::memory_order_relaxed);
+    m_context.counters().addOperations(calls);
     if (auto r = m_counters->read(); !r) {
         return Error{"reading the counters of the worker thread: " + r.error().message};
     }
 
     Sample s;
     s.variant = variant;
-    s.start = m_tsc->toSeconds(t0 - m_t0);
-    s.duration = m_tsc->toSeconds(t1 - t0);
+    s.start = m_tsc.toSeconds(t0 - m_t0);
+    s.duration = m_tsc.toSeconds(t1 - t0);
     s.values.assign(m_layout.quantities.size(), 0.0);
     s.values[0] = static_cast<double>(calls);
     s.values[1] = static_cast<double>(t1 - t0);
-    s.values[2] = m_tsc->toNanoseconds(t1 - t0);
+    s.values[2] = m_tsc.toNanoseconds(t1 - t0);
     m_counters->write(s.values, 3);
     return s;
 }
 
 std::uint64_t Worker::calibrateCalls(int variant, double seconds)
 {
-    const double target = seconds * m_tsc->hz();
+    const double target = seconds * m_tsc.hz();
     std::uint64_t n = 1;
     for (;;) {
         const auto t0 = probes::readTsc();
@@ -174,14 +157,11 @@ Result<void> Worker::warmUp(double sliceSeconds)
     std::vector<std::vector<double>> ticksPerCall(m_loops.size());
     // Bounded by time, not by a slice count: the first calibration of calls per slice can be off by
     // a large factor on a busy machine, and the warmup must still last the seconds the user asked.
-    const auto until = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz());
+    const auto until = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc.hz());
     while (probes::readTsc() < until && !m_stop.stop_requested()) {
         for (int v = 0; v < variants; ++v) {
-            const auto s = measure(v, m_calls[static_cast<std::size_t>(v)]);
-            if (!s) {
-                return s.error();
-            }
-            ticksPerCall[static_cast<std::size_t>(v)].push_back(s->values[1] / s->values[0]);
+            const auto s = NF_TRY(measure(v, m_calls[static_cast<std::size_t>(v)]));
+            ticksPerCall[static_cast<std::size_t>(v)].push_back(s.values[1] / s.values[0]);
         }
     }
     m_ticksPerCall.assign(m_loops.size(), 0);
@@ -189,7 +169,7 @@ Result<void> Worker::warmUp(double sliceSeconds)
         if (!ticksPerCall[v].empty()) {
             m_ticksPerCall[v] = median(ticksPerCall[v]);
             m_calls[v] =
-                std::max<std::uint64_t>(1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / m_ticksPerCall[v]));
+                std::max<std::uint64_t>(1, static_cast<std::uint64_t>(sliceSeconds * m_tsc.hz() / m_ticksPerCall[v]));
         }
     }
     return {};
@@ -212,15 +192,15 @@ void Worker::recalibrate(const RepetitionResult& rep, double sliceSeconds)
     for (std::size_t v = 0; v < m_loops.size(); ++v) {
         if (ticksPerCall[v].size() >= 5) {
             m_calls[v] = std::max<std::uint64_t>(
-                1, static_cast<std::uint64_t>(sliceSeconds * m_tsc->hz() / median(ticksPerCall[v])));
+                1, static_cast<std::uint64_t>(sliceSeconds * m_tsc.hz() / median(ticksPerCall[v])));
         }
     }
 }
 
 nlohmann::json Worker::workerCounters() const
 {
-    auto json = countersJson(m_counters->group(), m_simulated ? &*m_simulated : nullptr);
-    json["target"] = "the worker thread (CPU " + std::to_string(m_p.workerCpu) + ")";
+    auto json = countersJson(m_counters->group(), m_context.counters().simulated());
+    json["target"] = "the worker thread (CPU " + std::to_string(m_context.cpus().worker) + ")";
     return json;
 }
 
@@ -260,7 +240,7 @@ nlohmann::json Worker::measurementJson(double sliceSeconds) const
         }
         facts[m_spec.variants[v].name] = own;
     }
-    return {{"worker_cpu", m_p.workerCpu},
+    return {{"worker_cpu", m_context.cpus().worker},
             {"variant_facts", facts},
             {"code", code},
             {"slice_seconds", sliceSeconds},
@@ -286,7 +266,7 @@ WorkerDone Worker::run(std::future<bool>& go)
         return {RunStatus::Failed, r.error().message};
     }
     for (std::size_t v = 0; v < m_loops.size(); ++v) {
-        const double callSeconds = m_ticksPerCall[v] / m_tsc->hz();
+        const double callSeconds = m_ticksPerCall[v] / m_tsc.hz();
         if (callSeconds > sliceSeconds * 1.5) {
             m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": one call takes " +
                                      std::to_string(callSeconds * 1e3) + " ms, longer than a slice of " +
@@ -294,7 +274,7 @@ WorkerDone Worker::run(std::future<bool>& go)
         }
     }
     m_out.push(WorkerReady{m_layout,
-                           {{"tsc", tscJson(m_tsc->calibration())},
+                           {{"tsc", tscJson(m_tsc.calibration())},
                             {"counters", workerCounters()},
                             {"measurement", measurementJson(sliceSeconds)}}});
     if (!go.get()) {
@@ -313,14 +293,11 @@ WorkerDone Worker::run(std::future<bool>& go)
             if (m_stop.stop_requested()) {
                 return UnitEnd::Stopped;
             }
-            auto s = measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]);
-            if (!s) {
-                return s.error();
-            }
-            s->repetition = unit.repetition;
-            s->pair = slice->pair;
-            s->index = counts[static_cast<std::size_t>(slice->variant)]++;
-            rep.samples.push_back(std::move(*s));
+            auto s = NF_TRY(measure(slice->variant, m_calls[static_cast<std::size_t>(slice->variant)]));
+            s.repetition = unit.repetition;
+            s.pair = slice->pair;
+            s.index = counts[static_cast<std::size_t>(slice->variant)]++;
+            rep.samples.push_back(std::move(s));
             partial.offer(unit.repetition, rep);
         }
         if (auto w = multiplexWarning(m_layout, rep, m_multiplexWarned)) {
@@ -331,8 +308,8 @@ WorkerDone Worker::run(std::future<bool>& go)
         }
         return UnitEnd::Done;
     };
-    const auto outcome = driveRepetitions(m_spec, static_cast<int>(m_loops.size()), rng, m_stop, measureUnit,
-                                          [this](RepetitionResult&& rep) {
+    const auto outcome = driveRepetitions(m_spec, static_cast<int>(m_loops.size()), rng, m_stop, m_context.failures(),
+                                          measureUnit, [this](RepetitionResult&& rep) {
                                               m_out.push(std::move(rep));
                                               return true;
                                           });
@@ -341,10 +318,10 @@ WorkerDone Worker::run(std::future<bool>& go)
 
 }  // namespace
 
-void runCallLoopWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
-                       std::future<bool> go)
+void runCallLoopWorker(const PreparedExperiment& prepared, RunContext& context, std::stop_token stop,
+                       Channel<WorkerMessage>& out, std::future<bool> go)
 {
-    Worker worker(prepared, std::move(stop), out);
+    Worker worker(prepared, context, std::move(stop), out);
     out.push(worker.run(go));
 }
 

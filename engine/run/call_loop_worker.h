@@ -14,6 +14,7 @@
 namespace nf::engine {
 
 struct PreparedExperiment;
+class RunContext;
 
 struct WorkerReady {
     RunLayout layout;
@@ -59,11 +60,11 @@ private:
     std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
-// Pins itself, calibrates the TSC, opens counters on itself, prepares every variant side by side,
-// measures the loop overhead, calibrates calls per slice and warms up; sends WorkerReady and waits
-// for `go`; then measures every planned unit and sends each as a RepetitionResult. Always ends
-// by sending WorkerDone.
-void runCallLoopWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
-                       std::future<bool> go);
+// Pins itself to the context's worker CPU, opens the run's counters on itself, prepares every
+// variant side by side, measures the loop overhead, calibrates calls per slice (by the context's
+// TSC) and warms up; sends WorkerReady and waits for `go`; then measures every planned unit and
+// sends each as a RepetitionResult. Always ends by sending WorkerDone.
+void runCallLoopWorker(const PreparedExperiment& prepared, RunContext& context, std::stop_token stop,
+                       Channel<WorkerMessage>& out, std::future<bool> go);
 
 }  // namespace nf::engine

@@ -121,19 +121,17 @@ struct Measured {
 
 class CommandRun {
 public:
-    CommandRun(const PreparedExperiment& p, std::vector<CommandConfig> configs, const RunControl& control)
-        : m_p(p), m_configs(std::move(configs)), m_control(control)
+    CommandRun(const PreparedExperiment& p, RunContext& context, std::vector<CommandConfig> configs,
+               const RunControl& control)
+        : m_p(p), m_context(context), m_configs(std::move(configs)), m_control(control)
     {
     }
 
     Result<RunStart> start()
     {
-        auto probe = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::callingThread());
-        if (!probe) {
-            return probe.error();
-        }
+        auto probe = NF_TRY(m_context.counters().open(probes::CounterTarget::callingThread()));
         const auto& first = m_configs.front();
-        m_layout = makeLayout(first, probe->names(), !first.counterCpus.empty());
+        m_layout = makeLayout(first, probe.names(), !first.counterCpus.empty());
         for (const auto& c : m_configs) {
             if (c.hasMetric() != first.hasMetric() || c.metricName != first.metricName ||
                 c.counterCpus != first.counterCpus) {
@@ -147,12 +145,12 @@ public:
             commands[m_p.spec.variants[v].name] = m_configs[v].argv;
         }
         start.environment["system"] = systemFactsJson(m_p.facts);
-        start.environment["counters"] = countersJson(*probe);
-        if (auto w = userOnlyWarning(*probe, m_p.facts.perfEventParanoid, "the command's process")) {
+        start.environment["counters"] = countersJson(probe);
+        if (auto w = userOnlyWarning(probe, m_p.facts.perfEventParanoid, "the command's process")) {
             m_warnings.push_back(*w);
         }
         start.environment["counters"]["target"] = "the command's process (opened while it is stopped before exec)";
-        start.environment["measurement"] = {{"worker_cpu", m_p.workerCpu},
+        start.environment["measurement"] = {{"worker_cpu", m_context.cpus().worker},
                                             {"commands", commands},
                                             {"counter_cpus", base::formatCpuList(first.counterCpus)}};
         start.environment["tool"] = {
@@ -187,17 +185,9 @@ public:
         std::vector<double> cpuTotals(m_layout.cpuCounters.size(), 0.0);
         ProcessHooks hooks;
         hooks.attach = [&](pid_t pid) -> Result<void> {
-            auto g = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::thread(pid));
-            if (!g) {
-                return g.error();
-            }
-            counters.emplace(std::move(*g));
+            counters.emplace(NF_TRY(m_context.counters().open(probes::CounterTarget::thread(pid))));
             for (int cpu : c.counterCpus) {
-                auto cg = probes::CounterGroup::open(m_p.counters, probes::CounterTarget::onCpu(cpu));
-                if (!cg) {
-                    return cg.error();
-                }
-                cpuGroups.emplace_back(std::move(*cg));
+                cpuGroups.emplace_back(NF_TRY(m_context.counters().open(probes::CounterTarget::onCpu(cpu))));
             }
             if (auto r = counters->read(); !r) {
                 return Error{"reading the command's counters: " + r.error().message};
@@ -229,7 +219,7 @@ public:
             }
         };
         hooks.stopRequested = [this] { return m_control.stop.stop_requested(); };
-        auto r = runProcess({c.argv, m_p.workerCpu, c.timeout}, hooks);
+        auto r = runProcess({c.argv, m_context.cpus().worker, c.timeout}, hooks);
         if (!c.cleanup.empty()) {
             if (auto done = runShell("cleanup", c.cleanup, c.timeout); !done && m.failure.empty()) {
                 m.failure = done.error().message;
@@ -305,6 +295,7 @@ private:
     }
 
     const PreparedExperiment& m_p;
+    RunContext& m_context;
     std::vector<CommandConfig> m_configs;
     const RunControl& m_control;
     Layout m_layout;
@@ -314,8 +305,8 @@ private:
 
 }  // namespace
 
-RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control,
-                                const std::vector<std::string>& early)
+RunOutcome runCommandExperiment(const PreparedExperiment& p, RunContext& context, RunObserver& observer,
+                                const RunControl& control, const std::vector<std::string>& early)
 {
     std::vector<CommandConfig> configs;
     for (std::size_t v = 0; v < p.params.size(); ++v) {
@@ -325,7 +316,7 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
         }
         configs.push_back(std::move(*c));
     }
-    CommandRun run(p, std::move(configs), control);
+    CommandRun run(p, context, std::move(configs), control);
     auto start = run.start();
     if (!start) {
         return {RunStatus::Failed, start.error().message, 0};
@@ -375,8 +366,8 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunObserver& observ
         }
         return true;
     };
-    const auto drive =
-        driveRepetitions(p.spec, static_cast<int>(p.spec.variants.size()), rng, control.stop, measureUnit, take);
+    const auto drive = driveRepetitions(p.spec, static_cast<int>(p.spec.variants.size()), rng, control.stop,
+                                        context.failures(), measureUnit, take);
     RunOutcome outcome{drive.status, drive.reason, drive.kept};
     if (observerError) {
         outcome.reason = observerError->message;

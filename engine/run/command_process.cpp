@@ -317,16 +317,13 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& ho
 
 Result<void> runShell(const std::string& what, const std::string& text, double timeout)
 {
-    auto r = runProcess({{"/bin/sh", "-c", text}, -1, timeout}, {});
-    if (!r) {
-        return r.error();
-    }
-    if (r->timedOut) {
+    auto r = NF_TRY(runProcess({{"/bin/sh", "-c", text}, -1, timeout}, {}));
+    if (r.timedOut) {
         return Error{what + " '" + text + "' timed out"};
     }
-    if (r->exitStatus != 0) {
-        const auto first = r->errors.substr(0, r->errors.find('\n'));
-        return Error{what + " '" + text + "' failed with status " + std::to_string(r->exitStatus) +
+    if (r.exitStatus != 0) {
+        const auto first = r.errors.substr(0, r.errors.find('\n'));
+        return Error{what + " '" + text + "' failed with status " + std::to_string(r.exitStatus) +
                      (first.empty() ? "" : ": " + first)};
     }
     return {};

@@ -50,15 +50,13 @@ Result<CpuClaims> claimCpus(const std::vector<int>& cpus, const std::string& des
     CpuClaims claims;
     for (int cpu : cpus) {
         const std::string name = std::to_string(cpu);
-        auto attempt = OwnerLock::acquire("cpu", name, description, {{"cpu", name}}, dir);
-        if (!attempt) {
-            return Error{"cannot lock CPU " + name + " for this run: " + attempt.error().message};
-        }
-        if (attempt->lock) {
-            claims.locks.push_back(std::move(*attempt->lock));
+        auto attempt = NF_TRY(OwnerLock::acquire("cpu", name, description, {{"cpu", name}}, dir)
+                                  .withContext("cannot lock CPU " + name + " for this run: "));
+        if (attempt.lock) {
+            claims.locks.push_back(std::move(*attempt.lock));
             continue;
         }
-        const std::string holder = describeOwner(*attempt->holder);
+        const std::string holder = describeOwner(*attempt.holder);
         if (!share) {
             return Error{"CPU " + name + " is measured by another run, " + holder +
                          "; wait for it, choose other CPUs, or pass --share-cpus"};

@@ -1,89 +1,22 @@
-// Every variant of a live experiment side by side, in chunks (LiveWorker::measureChunks): the
-// traffic switches between them, a guard passes at each switch, and each chunk is one sample.
+#include "engine/run/live_chunks.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <thread>
+#include <utility>
 
 #include "engine/model/metric.h"
-#include "engine/run/live_worker_impl.h"
 
 namespace nf::engine::live {
 
-namespace {
-
-// Waits for the guard before a chunk of `variant`: at least kMinGuard, and after a switch until
-// the variant offered before has nothing left to receive (at most kMaxGuard). False when stopped.
-bool waitGuard(LiveGroup& group, std::size_t previous, std::size_t variant, const probes::TscClock& tsc,
-               const std::stop_token& stop)
+SideBySide::SideBySide(const ExperimentSpec& spec, LiveSessions& sessions, LiveSampler& sampler)
+    : m_spec(spec),
+      m_sessions(sessions),
+      m_group(*sessions.group()),
+      m_sampler(sampler),
+      m_rounds(std::max(1, static_cast<int>(std::lround(spec.duration / *spec.chunk))))
 {
-    constexpr double kMinGuard = 0.001;
-    constexpr double kMaxGuard = 0.02;
-    const auto t0 = probes::readTsc();
-    const auto minEnd = t0 + static_cast<std::uint64_t>(kMinGuard * tsc.hz());
-    const auto maxEnd = t0 + static_cast<std::uint64_t>(kMaxGuard * tsc.hz());
-    for (;;) {
-        if (stop.stop_requested()) {
-            return false;
-        }
-        const auto now = probes::readTsc();
-        if (now >= maxEnd || (now >= minEnd && (previous == variant || !group.pending(previous)))) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-}
-
-}  // namespace
-
-// The packets every variant has received so far, summed (the guard's count is its difference).
-std::optional<double> LiveWorker::packetsNow()
-{
-    double total = 0;
-    for (auto* session : m_sessions) {
-        auto values = session->sample();
-        if (!values || m_packets < 0 || static_cast<std::size_t>(m_packets) >= values->size()) {
-            return std::nullopt;
-        }
-        total += (*values)[static_cast<std::size_t>(m_packets)];
-    }
-    return total;
-}
-
-// Puts the variants on their places for a phase, starts the group with counters on every variant
-// and warms up offering to each in turn. False when stopped.
-Result<bool> LiveWorker::startPhase(std::size_t rotation, std::deque<SessionCounters>& counters,
-                                    std::optional<Running>& running, std::size_t& offered)
-{
-    auto& group = *m_group;
-    counters.clear();
-    running.reset();
-    if (auto r = group.place(rotation); !r) {
-        return r.error();
-    }
-    if (auto r = group.start(); !r) {
-        return r.error();
-    }
-    running.emplace(*m_sessions.front());  // a view's stop() stops the group
-    offered = 0;                           // start() offers to variant 0
-    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
-        reportWarnings(v);
-    }
-    for (auto* session : m_sessions) {
-        counters.emplace_back(m_p.counters, *session, m_simulated ? &*m_simulated : nullptr);
-    }
-    const auto chunkTicks = static_cast<std::uint64_t>(*m_spec.chunk * m_tsc->hz());
-    const auto warmEnd = probes::readTsc() + static_cast<std::uint64_t>(m_spec.warmup * m_tsc->hz());
-    for (std::size_t i = 0; probes::readTsc() < warmEnd; ++i) {
-        offered = i % group.size();
-        group.offer(offered);
-        if (!waitUntil(std::min(probes::readTsc() + chunkTicks, warmEnd))) {
-            return false;
-        }
-    }
-    return true;
 }
 
 // One repetition with every variant side by side, in as many phases as there are variants (when it
@@ -92,25 +25,25 @@ Result<bool> LiveWorker::startPhase(std::size_t rotation, std::deque<SessionCoun
 // then runs its rounds of the plan (A B B A ...). Before each chunk the traffic switches to its
 // variant and a guard interval passes (its packets, every variant's, are counted in guard_packets
 // and in no chunk); the chunk is counted from both sides' counters at its two boundaries.
-Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std::mt19937_64& rng,
-                                       RepetitionResult& rep, PartialSender& partial)
+Result<bool> SideBySide::measure(const ScheduleUnit& unit, std::mt19937_64& rng, RepetitionResult& rep,
+                                 PartialSender& partial)
 {
-    auto& group = *m_group;
-    const auto places = group.size();
-    const int phases = rounds >= static_cast<int>(places) ? static_cast<int>(places) : 1;
+    const auto& layout = m_sampler.layout();
+    const auto places = m_group.size();
+    const int phases = m_rounds >= static_cast<int>(places) ? static_cast<int>(places) : 1;
     std::optional<Running> running;
     std::deque<SessionCounters> counters;
-    const auto chunkTicks = static_cast<std::uint64_t>(*m_spec.chunk * m_tsc->hz());
-    const int guardPackets = m_layout.quantityIndex(quantity::kGuardPackets);
-    const int guardNs = m_layout.quantityIndex(quantity::kGuardNs);
-    const int place = m_layout.quantityIndex(quantity::kPlace);
+    const auto chunkTicks = m_sampler.ticks(*m_spec.chunk);
+    const int guardPackets = layout.quantityIndex(quantity::kGuardPackets);
+    const int guardNs = layout.quantityIndex(quantity::kGuardNs);
+    const int place = layout.quantityIndex(quantity::kPlace);
     std::vector<int> counts(m_sessions.size(), 0);
     std::size_t offered = 0;
     int phase = -1;
     std::size_t rotation = 0;
-    SlicePlan slices(unit, rounds, 0, m_spec.order, rng);
+    SlicePlan slices(unit, m_rounds, 0, m_spec.order, rng);
     while (auto slice = slices.next()) {
-        if (const int p = slice->pair * phases / rounds; p != phase) {
+        if (const int p = slice->pair * phases / m_rounds; p != phase) {
             phase = p;
             rotation = (static_cast<std::size_t>(unit.repetition) + static_cast<std::size_t>(p)) % places;
             auto started = startPhase(rotation, counters, running, offered);
@@ -121,32 +54,26 @@ Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std
         const auto v = static_cast<std::size_t>(slice->variant);
         const auto before = packetsNow();
         const auto guardStart = probes::readTsc();
-        group.offer(v);
-        if (!waitGuard(group, offered, v, *m_tsc, m_stop)) {
+        m_group.offer(v);
+        if (!waitGuard(offered, v)) {
             return false;
         }
         offered = v;
         const auto after = packetsNow();
-        auto start = read(v, counters[v]);
-        if (!start) {
-            return start.error();
-        }
+        auto start = NF_TRY(m_sampler.read(m_sessions[v], counters[v]));
         counters[v].advance();
-        if (!waitUntil(start->tsc + chunkTicks)) {
+        if (!m_sampler.waitUntil(start.tsc + chunkTicks)) {
             return false;
         }
-        auto end = read(v, counters[v]);
-        if (!end) {
-            return end.error();
-        }
-        Sample s = sampleBetween(*start, *end);
-        counters[v].write(s.values, m_layout);
+        auto end = NF_TRY(m_sampler.read(m_sessions[v], counters[v]));
+        Sample s = m_sampler.between(start, end);
+        counters[v].write(s.values, layout);
         if (guardPackets >= 0 && guardNs >= 0) {
             s.values[static_cast<std::size_t>(guardPackets)] = before && after ? *after - *before : std::nan("");
-            s.values[static_cast<std::size_t>(guardNs)] = m_tsc->toNanoseconds(start->tsc - guardStart);
+            s.values[static_cast<std::size_t>(guardNs)] = m_sampler.tsc().toNanoseconds(start.tsc - guardStart);
         }
         if (place >= 0) {
-            s.values[static_cast<std::size_t>(place)] = static_cast<double>(group.placeOf(v, rotation));
+            s.values[static_cast<std::size_t>(place)] = static_cast<double>(m_group.placeOf(v, rotation));
         }
         s.variant = slice->variant;
         s.repetition = unit.repetition;
@@ -156,6 +83,71 @@ Result<bool> LiveWorker::measureChunks(const ScheduleUnit& unit, int rounds, std
         partial.offer(unit.repetition, rep);
     }
     return true;
+}
+
+// Puts the variants on their places for a phase, starts the group with counters on every variant
+// and warms up offering to each in turn. False when stopped.
+Result<bool> SideBySide::startPhase(std::size_t rotation, std::deque<SessionCounters>& counters,
+                                    std::optional<Running>& running, std::size_t& offered)
+{
+    counters.clear();
+    running.reset();
+    NF_TRY(m_group.place(rotation));
+    NF_TRY(m_group.start());
+    running.emplace(m_sessions[0]);  // a view's stop() stops the group
+    offered = 0;                     // start() offers to variant 0
+    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
+        m_sessions.reportWarnings(v);
+    }
+    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
+        counters.emplace_back(m_sampler.openViewCounters(m_sessions[v]));
+    }
+    const auto chunkTicks = m_sampler.ticks(*m_spec.chunk);
+    const auto warmEnd = probes::readTsc() + m_sampler.ticks(m_spec.warmup);
+    for (std::size_t i = 0; probes::readTsc() < warmEnd; ++i) {
+        offered = i % m_group.size();
+        m_group.offer(offered);
+        if (!m_sampler.waitUntil(std::min(probes::readTsc() + chunkTicks, warmEnd))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Waits for the guard before a chunk of `variant`: at least kMinGuard, and after a switch until
+// the variant offered before has nothing left to receive (at most kMaxGuard). False when stopped.
+bool SideBySide::waitGuard(std::size_t previous, std::size_t variant)
+{
+    constexpr double kMinGuard = 0.001;
+    constexpr double kMaxGuard = 0.02;
+    const auto t0 = probes::readTsc();
+    const auto minEnd = t0 + m_sampler.ticks(kMinGuard);
+    const auto maxEnd = t0 + m_sampler.ticks(kMaxGuard);
+    for (;;) {
+        if (m_sampler.stop().stop_requested()) {
+            return false;
+        }
+        const auto now = probes::readTsc();
+        if (now >= maxEnd || (now >= minEnd && (previous == variant || !m_group.pending(previous)))) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+}
+
+// The packets every variant has received so far, summed (the guard's count is its difference).
+std::optional<double> SideBySide::packetsNow()
+{
+    const int packets = m_sampler.packets();
+    double total = 0;
+    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
+        auto values = m_sessions[v].sample();
+        if (!values || packets < 0 || static_cast<std::size_t>(packets) >= values->size()) {
+            return std::nullopt;
+        }
+        total += (*values)[static_cast<std::size_t>(packets)];
+    }
+    return total;
 }
 
 }  // namespace nf::engine::live

@@ -11,6 +11,7 @@
 namespace nf::engine {
 
 struct PreparedExperiment;
+class RunContext;
 
 // Makes every variant's LiveSession (testbed up), starts each once to learn its counters and to
 // check it runs, sends WorkerReady and waits for `go`. Then per planned unit and variant: start,
@@ -19,9 +20,10 @@ struct PreparedExperiment;
 // (WorkloadImplementation::makeLiveGroup), and each unit starts them all, warms up, and runs the
 // chunks of a SlicePlan (A B B A ...): the traffic switches to the chunk's variant, a guard passes
 // until the previous variant has nothing left to receive (1-20 ms; what arrives then is counted
-// in guard_packets, in no chunk), and the chunk is one sample with its pair index. A stop request ends the current
-// interval wait at once. Sessions are destroyed (testbeds torn down) before WorkerDone is sent.
-void runLiveWorker(const PreparedExperiment& prepared, std::stop_token stop, Channel<WorkerMessage>& out,
-                   std::future<bool> go);
+// in guard_packets, in no chunk), and the chunk is one sample with its pair index. Times, counters
+// and failures are the context's. A stop request ends the current interval wait at once. Sessions
+// are destroyed (testbeds torn down) before WorkerDone is sent.
+void runLiveWorker(const PreparedExperiment& prepared, RunContext& context, std::stop_token stop,
+                   Channel<WorkerMessage>& out, std::future<bool> go);
 
 }  // namespace nf::engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/default_counters.h"
 #include "engine/run/environment.h"
 
 namespace nf::engine {
@@ -162,12 +163,12 @@ void addPrivilegeChecks(const base::SystemFacts& f, std::vector<MachineCheck>& o
 std::vector<MachineCheck> checkMachine(const base::SystemFacts& f)
 {
     std::vector<MachineCheck> out;
-    out.push_back(counterCheck("hardware counters", {"cycles", "instructions", "branch-misses"},
+    out.push_back(counterCheck("hardware counters", base::defaultCounterNames(true),
                                probes::CounterTarget::callingThread(),
                                "run on bare metal or in a VM with a virtual PMU; until then cycles, IPC and "
                                "branch misses are not measured (TSC and software counters still are). "
                                "--pmu simulated makes counts up to test noisefloor itself: it is not a PMU"));
-    out.push_back(counterCheck("software counters", {"task-clock", "context-switches", "cpu-migrations", "page-faults"},
+    out.push_back(counterCheck("software counters", base::defaultCounterNames(false),
                                probes::CounterTarget::callingThread(), "check perf_event_paranoid and CAP_PERFMON"));
     if (!f.onlineCpus.empty()) {
         out.push_back(counterCheck("per-CPU counters", {"task-clock"},

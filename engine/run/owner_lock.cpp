@@ -322,9 +322,7 @@ Result<OwnerAttempt> OwnerLock::acquire(const std::string& kind, const std::stri
 {
     const std::string path = ownerLockPath(kind, name, dir);
     const std::string folder = path.substr(0, path.rfind('/'));
-    if (auto made = makeDir(folder); !made) {
-        return made.error();
-    }
+    NF_TRY(makeDir(folder));
     for (int attempt = 0; attempt < 100; ++attempt) {
         const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, kFileMode);
         if (fd < 0) {

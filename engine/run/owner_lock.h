@@ -9,10 +9,9 @@
 // PID namespace, the boot id) and of what it owns (key=value pairs, e.g. prog_id, prog_tag), so
 // that whoever finds it stale knows exactly what to remove and can check each object's own mark.
 //
-//   auto attempt = OwnerLock::acquire("cpu", "3", "run 12 (spin)");
-//   if (!attempt) return attempt.error();
-//   if (attempt->holder) return Error{"CPU 3 is measured by " + describeOwner(*attempt->holder)};
-//   m_locks.push_back(std::move(*attempt->lock));   // released when the run ends or dies
+//   auto attempt = NF_TRY(OwnerLock::acquire("cpu", "3", "run 12 (spin)"));
+//   if (attempt.holder) return Error{"CPU 3 is measured by " + describeOwner(*attempt.holder)};
+//   m_locks.push_back(std::move(*attempt.lock));   // released when the run ends or dies
 
 #include <sys/types.h>
 

@@ -1,12 +1,10 @@
 #include "engine/run/pinned_thread.h"
 
-#include <mutex>
-#include <utility>
-
 #include <pthread.h>
 #include <sched.h>
 
 #include <future>
+#include <utility>
 
 namespace nf::engine {
 
@@ -24,33 +22,19 @@ Result<void> pinCurrentThread(int cpu)
     return {};
 }
 
-namespace {
-
-std::mutex g_failureMutex;
-std::optional<std::string> g_failure;
-
-void noteThreadFailure(std::string text)
-{
-    std::lock_guard lock(g_failureMutex);
-    if (!g_failure) {
-        g_failure = std::move(text);
-    }
-}
-
-}  // namespace
-
-std::optional<std::string> takeThreadFailure()
-{
-    std::lock_guard lock(g_failureMutex);
-    return std::exchange(g_failure, std::nullopt);
-}
-
 PinnedThread PinnedThread::start(const std::string& role, int cpu, std::function<void(std::stop_token)> body)
 {
     PinnedThread t;
+    FailureSink* run = FailureSink::current();
+    if (run == nullptr) {
+        t.m_own = std::make_shared<FailureSink>();
+    }
     std::promise<std::string> pinned;
     auto outcome = pinned.get_future();
-    t.m_thread = std::jthread([cpu, role, &pinned, body = std::move(body)](std::stop_token stop) {
+    // The thread holds its own sink too: a PinnedThread moved over may drop it before joining.
+    t.m_thread = std::jthread([cpu, role, run, own = t.m_own, &pinned, body = std::move(body)](std::stop_token stop) {
+        FailureSink& failures = own ? *own : *run;
+        const FailureSink::Scope scope(&failures);  // what this thread starts reports there too
         std::string warning;
         if (cpu >= 0) {
             if (auto r = pinCurrentThread(cpu); !r) {
@@ -61,9 +45,9 @@ PinnedThread PinnedThread::start(const std::string& role, int cpu, std::function
         try {
             body(std::move(stop));
         } catch (const std::exception& e) {
-            noteThreadFailure(role + ": internal error: " + e.what());
+            failures.report(role + ": internal error: " + e.what());
         } catch (...) {
-            noteThreadFailure(role + ": internal error");
+            failures.report(role + ": internal error");
         }
     });
     if (auto warning = outcome.get(); !warning.empty()) {

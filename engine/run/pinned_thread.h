@@ -5,28 +5,28 @@
 // and says so, so the runner can store the warning with the run instead of losing it.
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
 
 #include "base/result.h"
+#include "engine/run/failure_sink.h"
 
 namespace nf::engine {
 
 // Pins the calling thread to `cpu`: "cannot pin ... to CPU 3: Invalid argument" when it cannot.
 Result<void> pinCurrentThread(int cpu);
 
-// The first exception that escaped the body of a PinnedThread since the last call ("receiver
-// thread: internal error: std::bad_alloc"), if any, and forgets it: the thread ends there instead
-// of calling std::terminate, and the repetition driver turns this into a failed run.
-std::optional<std::string> takeThreadFailure();
-
 class PinnedThread {
 public:
     PinnedThread() = default;
     // Starts `body` on a new thread pinned to `cpu` (-1: not pinned). `role` names the thread in
-    // the warning ("generator thread").
+    // the warning ("generator thread"). An exception that escapes `body` ends the thread there,
+    // never in std::terminate: "receiver thread: internal error: std::bad_alloc" goes to the
+    // FailureSink current on the calling thread (the run's, which the new thread takes on as its
+    // own), or outside a run to the thread's own, read with takeFailure() after join().
     static PinnedThread start(const std::string& role, int cpu, std::function<void(std::stop_token)> body);
 
     PinnedThread(PinnedThread&&) = default;
@@ -41,8 +41,11 @@ public:
     // "" when pinned, else one line: "generator thread: cannot pin to CPU 3: ...; it ran unpinned".
     const std::string& warning() const { return m_warning; }
     bool pinned() const { return m_warning.empty(); }
+    // Started outside a run: what escaped its body, once joined. Inside a run the run's sink has it.
+    std::optional<std::string> takeFailure() { return m_own ? m_own->take() : std::nullopt; }
 
 private:
+    std::shared_ptr<FailureSink> m_own;  // started outside a run: where its failure goes
     std::jthread m_thread;
     std::string m_warning;
 };

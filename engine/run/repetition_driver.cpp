@@ -2,16 +2,14 @@
 
 #include <exception>
 
-#include "engine/run/pinned_thread.h"
-
 namespace nf::engine {
 
 DriveOutcome driveRepetitions(const ExperimentSpec& spec, int variants, std::mt19937_64& rng,
-                              const std::stop_token& stop, const MeasureUnit& measure, const TakeUnit& take)
+                              const std::stop_token& stop, FailureSink& failures, const MeasureUnit& measure,
+                              const TakeUnit& take)
 {
     UnitPlan plan(variants, spec.repetitions, spec.order, rng);
     DriveOutcome outcome;
-    static_cast<void>(takeThreadFailure());  // one of an earlier run in this process is not this run's
     const auto stopped = [&] {
         return DriveOutcome{RunStatus::Aborted,
                             "stopped during repetition " + std::to_string(plan.issued()) + " of " +
@@ -33,7 +31,7 @@ DriveOutcome driveRepetitions(const ExperimentSpec& spec, int variants, std::mt1
                         " (discarded; " + std::to_string(outcome.kept) + " kept)",
                     outcome.kept};
         }
-        if (auto failure = takeThreadFailure()) {  // a helper thread died: this repetition cannot count
+        if (auto failure = failures.take()) {  // a helper thread died: this repetition cannot count
             return {RunStatus::Failed,
                     *failure + " in repetition " + std::to_string(plan.issued()) + " (discarded; " +
                         std::to_string(outcome.kept) + " kept)",

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/model/run_data.h"
+#include "engine/run/failure_sink.h"
 #include "engine/run/schedule.h"
 
 namespace nf::engine {
@@ -29,9 +30,11 @@ using TakeUnit = std::function<bool(RepetitionResult&&)>;
 
 // Runs `spec.repetitions` repetitions of `variants` variants in `spec.order`, drawing random orders
 // from `rng`. A stop before or during a unit ends the run aborted with "stopped during repetition
-// 3 of 10 (discarded; 2 kept)"; a failed unit ends it failed with the unit's error; a unit the
-// taker refuses ends it failed with `reason` "" (the taker knows why).
+// 3 of 10 (discarded; 2 kept)"; a failed unit ends it failed with the unit's error, and so does a
+// failure a helper thread reported to `failures` (the run's sink, RunContext::failures()) by the
+// end of the unit; a unit the taker refuses ends it failed with `reason` "" (the taker knows why).
 DriveOutcome driveRepetitions(const ExperimentSpec& spec, int variants, std::mt19937_64& rng,
-                              const std::stop_token& stop, const MeasureUnit& measure, const TakeUnit& take);
+                              const std::stop_token& stop, FailureSink& failures, const MeasureUnit& measure,
+                              const TakeUnit& take);
 
 }  // namespace nf::engine

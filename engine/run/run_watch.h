@@ -38,9 +38,10 @@ struct WatchLook {
     std::string decision;            // "different", "equivalent" or "inconclusive"
 };
 
-// A RunObserver that also implements this (the event stream) is told, while a repetition is
-// measured, its samples so far a few times a second (the repetition's result repeats them), then
-// the look at everything measured. Called on the thread that called runExperiment.
+// A display that watches a run (the event stream), handed to runExperiment beside its observer:
+// while a repetition is measured it is told the samples so far a few times a second (the
+// repetition's result repeats them), then the look at everything measured. Called on the thread
+// that called runExperiment.
 class WatchObserver {
 public:
     virtual ~WatchObserver() = default;

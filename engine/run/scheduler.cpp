@@ -3,11 +3,12 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "engine/run/call_loop_worker.h"
 #include "engine/run/command_experiment.h"
@@ -15,31 +16,27 @@
 #include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
-#include "engine/run/run_watch.h"
-#include "engine/run/until_decided.h"
+#include "engine/run/run_context.h"
+#include "engine/run/run_stages.h"
 #include "nf_version.h"
 
 namespace nf::engine {
 
 namespace {
 
-// Keeps the recording thread off the worker's CPU, where there is another one to run on, for as
-// long as it lives; then the thread has its own CPUs back (a second run prepared on it sees them).
+// Keeps the recording thread on the housekeeping CPUs, where there are any, for as long as it lives;
+// then the thread has its own CPUs back (a second run prepared on it sees them).
 class OffCpu {
 public:
-    OffCpu(int cpu, const std::vector<int>& allowed)
+    explicit OffCpu(const std::vector<int>& housekeeping)
     {
         m_saved = pthread_getaffinity_np(pthread_self(), sizeof m_previous, &m_previous) == 0;
         cpu_set_t set;
         CPU_ZERO(&set);
-        int count = 0;
-        for (int c : allowed) {
-            if (c != cpu) {
-                CPU_SET(c, &set);
-                ++count;
-            }
+        for (int c : housekeeping) {
+            CPU_SET(c, &set);
         }
-        if (count > 0) {
+        if (!housekeeping.empty()) {
             pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
     }
@@ -57,6 +54,171 @@ private:
     bool m_saved = false;
 };
 
+// The calling thread's side of a run on a worker thread: stores the run when the worker is ready,
+// hands what the worker measures to the run's stages, and ends the run with what the worker and
+// the stages say.
+class Consumer {
+public:
+    Consumer(const PreparedExperiment& p, RunObserver& observer, const RunControl& control, WatchObserver* watch,
+             HeldWarnings& warnings, std::stop_source& stopWorker, std::promise<bool>& go)
+        : m_p(p),
+          m_observer(observer),
+          m_control(control),
+          m_watch(watch),
+          m_warnings(warnings),
+          m_stopWorker(stopWorker),
+          m_go(go),
+          m_progress(observer, static_cast<int>(p.spec.variants.size()) * p.spec.repetitions)
+    {
+    }
+
+    // Takes one message of the worker; false once the worker is done.
+    bool take(WorkerMessage message);
+    // After the worker is joined: the run's outcome, said to the observer when the run was stored.
+    RunOutcome finish();
+
+private:
+    void ready(const WorkerReady& ready);
+    void repetition(const RepetitionResult& rep);
+    void fail(Error error);  // an observer's error: the worker stops and the run fails with it
+
+    const PreparedExperiment& m_p;
+    RunObserver& m_observer;
+    const RunControl& m_control;
+    WatchObserver* m_watch;
+    HeldWarnings& m_warnings;
+    std::stop_source& m_stopWorker;
+    std::promise<bool>& m_go;
+    Progress m_progress;
+    RunStages m_stages;
+    const RecordStage* m_record = nullptr;  // in m_stages, once the run is stored
+    RunOutcome m_outcome;
+    bool m_started = false;
+    bool m_enough = false;  // decided or out of time: the rest is not stored
+    std::optional<Error> m_observerError;
+};
+
+bool Consumer::take(WorkerMessage message)
+{
+    if (auto* ready = std::get_if<WorkerReady>(&message)) {
+        this->ready(*ready);
+    } else if (auto* rep = std::get_if<RepetitionResult>(&message)) {
+        repetition(*rep);
+    } else if (auto* partial = std::get_if<WorkerPartial>(&message)) {
+        if (m_started && !m_observerError && !m_enough) {
+            m_stages.samplesMeasured(partial->repetition, partial->samples);
+        }
+    } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {
+        m_warnings.warning(std::move(warning->text));
+    } else if (auto* done = std::get_if<WorkerDone>(&message)) {
+        m_outcome.status = done->status;
+        m_outcome.reason = done->reason;
+        return false;
+    }
+    return true;
+}
+
+void Consumer::ready(const WorkerReady& ready)
+{
+    RunStart start{m_p.spec, {}, ready.layout, ready.environment};
+    for (const auto& params : m_p.params) {
+        start.variantParams.emplace_back(params.all());
+    }
+    start.environment["system"] = systemFactsJson(m_p.facts);
+    start.environment["tool"] = {
+        {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", m_control.commandLine}};
+    auto r = m_observer.runStarted(start);
+    m_started = r.ok();
+    if (!r) {
+        m_observerError = r.error();
+    }
+    m_warnings.release(m_started);
+    auto record = std::make_unique<RecordStage>(m_observer);
+    m_record = record.get();
+    m_stages = composeStages(m_p.spec, ready.layout, m_observer, std::move(record), m_watch, m_progress);
+    m_go.set_value(m_started);
+}
+
+void Consumer::repetition(const RepetitionResult& rep)
+{
+    if (m_observerError || m_enough) {  // one measured after the decision: discarded, as a stop does
+        return;
+    }
+    if (auto r = m_stages.repetitionFinished(rep); !r) {
+        fail(r.error());
+        return;
+    }
+    if (m_stages.enough()) {
+        m_enough = true;
+        m_stopWorker.request_stop();
+    }
+}
+
+void Consumer::fail(Error error)
+{
+    m_observerError = std::move(error);
+    m_stopWorker.request_stop();
+}
+
+RunOutcome Consumer::finish()
+{
+    if (!m_started) {  // nothing was stored, but what went wrong on the way is still said
+        m_warnings.release(false);
+    }
+    m_outcome.repetitionsDone = m_record != nullptr ? m_record->stored() : 0;
+    if (!m_observerError) {
+        if (auto r = m_stages.runEnded(m_outcome); !r) {
+            m_observerError = r.error();
+        }
+    }
+    if (m_observerError) {
+        m_outcome = {RunStatus::Failed, m_observerError->message, m_outcome.repetitionsDone};
+    } else if (m_outcome.status == RunStatus::Aborted) {
+        m_outcome.reason = stopReason(m_control, m_outcome.reason);
+    }
+    if (m_started) {
+        m_observer.runFinished(m_outcome.status, m_outcome.reason);
+    }
+    return m_outcome;
+}
+
+// An in-process or live run: its worker thread measures, this thread consumes what it sends.
+RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObserver& observer,
+                       const RunControl& control, WatchObserver* watch, HeldWarnings& warnings)
+{
+    Channel<WorkerMessage> channel;
+    std::promise<bool> go;
+    std::stop_source stopWorker;
+    std::stop_callback forward(control.stop, [&] { stopWorker.request_stop(); });
+    const bool live = p.workload->kind == WorkloadKind::Live;
+    // This thread leaves the measured CPU of an in-process run. Where a live run's harness threads
+    // run is left as it was (moving them off the measured CPUs is a question of the live design).
+    std::optional<OffCpu> offCpu;
+    if (!live) {
+        offCpu.emplace(context.cpus().housekeeping);
+    }
+    std::jthread worker(
+        [&](std::future<bool> started) {
+            const FailureSink::Scope failures(&context.failures());
+            try {
+                if (live) {
+                    runLiveWorker(p, context, stopWorker.get_token(), channel, std::move(started));
+                } else {
+                    runCallLoopWorker(p, context, stopWorker.get_token(), channel, std::move(started));
+                }
+            } catch (const std::exception& e) {  // never std::terminate: one line and a failed run
+                channel.push(
+                    WorkerDone{RunStatus::Failed, std::string("internal error in the measuring thread: ") + e.what()});
+            }
+        },
+        go.get_future());
+    Consumer consumer(p, observer, control, watch, warnings, stopWorker, go);
+    while (consumer.take(channel.pop())) {
+    }
+    worker.join();
+    return consumer.finish();
+}
+
 }  // namespace
 
 Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, base::SystemFacts facts,
@@ -72,15 +234,7 @@ Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, base::S
     p.workload = checked.experiment.workload;
     p.spec = std::move(checked.experiment.points.front());
     p.params = std::move(checked.experiment.params.front());
-    if (p.workload->kind != WorkloadKind::External) {
-        p.implementation = findImplementation(implementations, p.workload->name);
-        const bool usable = p.implementation != nullptr &&
-                            (p.workload->kind == WorkloadKind::Live ? static_cast<bool>(p.implementation->makeLive)
-                                                                    : static_cast<bool>(p.implementation->make));
-        if (!usable) {
-            return Error{"workload " + p.workload->name + " has no measuring implementation in this build"};
-        }
-    }
+    p.implementation = NF_TRY(findImplementation(implementations, *p.workload));
     p.workerCpu = p.spec.cpus.front();
     if (p.spec.counters.empty()) {
         p.spec.counters = probes::defaultEventNames();
@@ -111,154 +265,25 @@ std::string stopReason(const RunControl& control, const std::string& reason)
                     : reason;
 }
 
-RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control)
+RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, const RunControl& control,
+                         WatchObserver* watch)
 {
     auto claims =
         claimCpus(measuredCpus(p), control.owner + " (" + p.workload->name + ")", p.spec.shareCpus, control.lockDir);
     if (!claims) {
         return {RunStatus::Failed, claims.error().message, 0};
     }
+    HeldWarnings warnings(observer, claims->warnings);
+    auto context = RunContext::create(p);
+    if (!context) {
+        warnings.release(false);
+        return {RunStatus::Failed, context.error().message, 0};
+    }
     if (p.workload->kind == WorkloadKind::External) {
-        return runCommandExperiment(p, observer, control, claims->warnings);
+        const FailureSink::Scope failures(&(*context)->failures());
+        return runCommandExperiment(p, **context, observer, control, claims->warnings);
     }
-    Channel<WorkerMessage> channel;
-    std::promise<bool> go;
-    std::stop_source stopWorker;
-    std::stop_callback forward(control.stop, [&] { stopWorker.request_stop(); });
-    const bool live = p.workload->kind == WorkloadKind::Live;
-    std::optional<OffCpu> offCpu;
-    if (!live) {
-        offCpu.emplace(p.workerCpu, p.facts.allowedCpus);
-    }
-    std::jthread worker(
-        [&](std::future<bool> started) {
-            try {
-                if (live) {
-                    runLiveWorker(p, stopWorker.get_token(), channel, std::move(started));
-                } else {
-                    runCallLoopWorker(p, stopWorker.get_token(), channel, std::move(started));
-                }
-            } catch (const std::exception& e) {  // never std::terminate: one line and a failed run
-                channel.push(
-                    WorkerDone{RunStatus::Failed, std::string("internal error in the measuring thread: ") + e.what()});
-            }
-        },
-        go.get_future());
-
-    RunOutcome outcome;
-    bool started = false;
-    std::optional<Error> observerError;
-    std::vector<std::string> early = claims->warnings;  // warnings before the run is stored: delivered once it is
-    const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
-    int unitsDone = 0;
-    int variantReps = 0;
-    std::optional<DecisionMonitor> monitor;  // --until decided
-    std::optional<RunWatch> watch;           // the difference as it forms, for an observer that watches
-    auto* watcher = dynamic_cast<WatchObserver*>(&observer);
-    bool enough = false;  // decided or out of time: the rest is not stored
-    for (;;) {
-        auto message = channel.pop();
-        if (auto* ready = std::get_if<WorkerReady>(&message)) {
-            RunStart start{p.spec, {}, ready->layout, ready->environment};
-            for (const auto& params : p.params) {
-                start.variantParams.emplace_back(params.all());
-            }
-            start.environment["system"] = systemFactsJson(p.facts);
-            start.environment["tool"] = {
-                {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", control.commandLine}};
-            auto r = observer.runStarted(start);
-            started = r.ok();
-            if (!r) {
-                observerError = r.error();
-            }
-            for (const auto& text : early) {
-                observer.warning(text);
-            }
-            if (p.spec.until) {
-                monitor.emplace(p.spec, ready->layout);
-            }
-            if (watcher != nullptr && p.spec.variants.size() >= 2) {
-                watch.emplace(p.spec, ready->layout);
-            }
-            go.set_value(started);
-        } else if (auto* rep = std::get_if<RepetitionResult>(&message)) {
-            if (observerError || enough) {  // one measured after the decision: discarded, as a stop does
-                continue;
-            }
-            if (auto r = observer.repetitionFinished(*rep); !r) {
-                observerError = r.error();
-                stopWorker.request_stop();
-                continue;
-            }
-            ++unitsDone;
-            variantReps += static_cast<int>(rep->variants.size());
-            const double perVariantRep = (rep->end - rep->start) / static_cast<double>(rep->variants.size());
-            if (watch) {
-                watch->finishRepetition(*rep);
-                const auto look = watch->look();
-                observer.progress(variantReps, total, look.secondsLeft);
-                watcher->watchLook(look);
-            } else {
-                observer.progress(variantReps, total, perVariantRep * (total - variantReps));
-            }
-            if (monitor) {
-                const auto look = monitor->add(*rep);
-                if (auto r = observer.decisionLook(look); !r) {
-                    observerError = r.error();
-                    stopWorker.request_stop();
-                    continue;
-                }
-                if (monitor->shouldStop(look, rep->end - rep->start)) {
-                    enough = true;
-                    stopWorker.request_stop();
-                }
-            }
-        } else if (auto* partial = std::get_if<WorkerPartial>(&message)) {
-            if (watcher != nullptr && started && !observerError && !enough) {
-                watcher->samplesMeasured(partial->repetition, partial->samples);
-                if (watch) {
-                    watch->add(partial->samples);
-                    const auto look = watch->look();
-                    observer.progress(variantReps, total, look.secondsLeft);
-                    watcher->watchLook(look);
-                }
-            }
-        } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {
-            if (started) {
-                observer.warning(warning->text);
-            } else {
-                early.push_back(warning->text);
-            }
-        } else if (auto* done = std::get_if<WorkerDone>(&message)) {
-            outcome.status = done->status;
-            outcome.reason = done->reason;
-            break;
-        }
-    }
-    worker.join();
-    if (!started) {  // nothing was stored, but what went wrong on the way is still said
-        for (const auto& text : early) {
-            observer.warning(text);
-        }
-    }
-    outcome.repetitionsDone = unitsDone;
-    if (monitor && !observerError && (enough || outcome.status == RunStatus::Complete)) {
-        // Stopped by the decision (or out of time, or the plan ran out): complete, with why.
-        const auto record = monitor->record(!enough);
-        outcome = {RunStatus::Complete, record.stopReason, unitsDone};
-        if (auto r = observer.decisionMade(record); !r) {
-            observerError = r.error();
-        }
-    }
-    if (observerError) {
-        outcome = {RunStatus::Failed, observerError->message, unitsDone};
-    } else if (outcome.status == RunStatus::Aborted) {
-        outcome.reason = stopReason(control, outcome.reason);
-    }
-    if (started) {
-        observer.runFinished(outcome.status, outcome.reason);
-    }
-    return outcome;
+    return runOnWorker(p, **context, observer, control, watch, warnings);
 }
 
 }  // namespace nf::engine

@@ -14,6 +14,7 @@
 #include "engine/model/experiment_spec.h"
 #include "engine/model/run_data.h"
 #include "engine/run/owner_lock.h"
+#include "engine/run/run_watch.h"
 #include "engine/run/workload.h"
 #include "probes/counter_group.h"
 
@@ -54,13 +55,18 @@ struct RunOutcome {
 };
 
 // Takes the locks of the CPUs the run measures on first (engine/run/cpu_claim.h): a CPU another run
-// holds fails the run before anything is stored, unless spec.shareCpus.
-// Runs on a worker thread pinned to prepared.workerCpu; calls the observer on this thread:
-// runStarted once the worker is ready (TSC calibrated, counters open, warmed up), then
-// repetitionFinished per repetition, and runFinished last. A stop between or inside repetitions
-// discards the repetition in flight and ends the run as aborted. An observer error (e.g. the
-// database) ends it as failed.
-RunOutcome runExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control);
+// holds fails the run before anything is stored, unless spec.shareCpus. Then sets up the run's
+// context once (engine/run/run_context.h: the TSC, the counters, the CPU policy, the failure sink)
+// and hands it to the runner: the call loop on a worker thread pinned to prepared.workerCpu, the
+// live worker, or the command runner. Calls the observer on this thread: runStarted once the
+// worker is ready (counters open, warmed up), then repetitionFinished per repetition, and
+// runFinished last. A stop between or inside repetitions discards the repetition in flight and
+// ends the run as aborted. An observer error (e.g. the database) ends it as failed.
+// `watch`, when given (a display's: the event stream), is told the samples of each running
+// repetition a few times a second and, when the run has two variants or more, the look at all
+// that was measured (run_watch.h); progress then estimates the time left from the look.
+RunOutcome runExperiment(const PreparedExperiment& prepared, RunObserver& observer, const RunControl& control,
+                         WatchObserver* watch = nullptr);
 
 // "SIGINT: <reason>" when a signal requested the stop, else `reason`.
 std::string stopReason(const RunControl& control, const std::string& reason);

@@ -8,28 +8,21 @@
 
 namespace nf::engine {
 
-SessionCounters::SessionCounters(const std::vector<probes::EventSpec>& events, const LiveSession& session,
-                                 const probes::SimulatedPmu* simulated)
+SessionCounters::SessionCounters(const RunCounters& counters, const LiveSession& session)
+    : m_simulated(counters.simulated())
 {
-    std::optional<probes::SimulatedPmu> pmu;
-    if (simulated != nullptr) {
-        pmu = *simulated;
-    }
     if (const pid_t tid = session.counterThread(); tid != 0) {
-        if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::thread(tid), pmu ? &*pmu : nullptr)) {
+        if (auto g = counters.open(probes::CounterTarget::thread(tid))) {
             m_thread.emplace(std::move(*g));
         }
     }
     const auto cpus = session.counterCpus();
-    if (pmu) {
-        pmu->operationsShare = 1.0 / static_cast<double>(std::max<std::size_t>(cpus.size(), 1));
-    }
+    const double share = 1.0 / static_cast<double>(std::max<std::size_t>(cpus.size(), 1));
     for (int cpu : cpus) {
-        if (auto g = probes::CounterGroup::open(events, probes::CounterTarget::onCpu(cpu), pmu ? &*pmu : nullptr)) {
+        if (auto g = counters.open(probes::CounterTarget::onCpu(cpu), share)) {
             m_cpus.emplace_back(std::move(*g));
         }
     }
-    m_simulated = simulated;
 }
 
 nlohmann::json SessionCounters::describe() const

@@ -8,6 +8,7 @@
 
 #include "engine/model/run_data.h"
 #include "engine/run/counter_columns.h"
+#include "engine/run/run_context.h"
 #include "engine/run/workload.h"
 #include "probes/counter_group.h"
 
@@ -17,8 +18,9 @@ namespace nf::engine {
 // with the two readings a sample is the difference of.
 class SessionCounters {
 public:
-    SessionCounters(const std::vector<probes::EventSpec>& events, const LiveSession& session,
-                    const probes::SimulatedPmu* simulated);
+    // The run's counters (RunContext::counters()) opened on the session's thread and CPUs; each CPU
+    // sees its share of the operations the simulated PMU counts by.
+    SessionCounters(const RunCounters& counters, const LiveSession& session);
 
     // What opened and what did not (and why), with where each set counts.
     nlohmann::json describe() const;

@@ -96,9 +96,10 @@ std::vector<std::string> nonEmpty(std::vector<std::string> lines);
 
 // The measuring implementation of a catalogue entry (engine/catalog/): exactly one of `make` (an
 // in-process workload) and `makeLive` (a live one) is set; the external `command` workload is run
-// by engine/run/command_experiment and has no entry. engine/workloads/registry.cpp lists them all.
+// by engine/run/command_experiment and has no entry. Each is declared once with its description, in
+// engine/catalog/workload_list.h; engine/workloads/registry.cpp lists them all.
 struct WorkloadImplementation {
-    std::string name{};  // the catalogue entry it implements
+    std::string name{};  // the catalogue entry it implements (the list gives it)
     std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make{};
     std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive{};
     // Optional, with makeLive: every variant side by side, for runs in chunks (the catalogue's
@@ -108,5 +109,11 @@ struct WorkloadImplementation {
 using WorkloadImplementations = std::vector<WorkloadImplementation>;
 
 const WorkloadImplementation* findImplementation(const WorkloadImplementations& implementations, std::string_view name);
+
+struct WorkloadDescriptor;  // engine/catalog/workload_catalog.h
+// The implementation of `workload` among `implementations`: null for an External one (run by
+// engine/run/command_experiment), an error when a measured one has none of its kind here.
+Result<const WorkloadImplementation*> findImplementation(const WorkloadImplementations& implementations,
+                                                         const WorkloadDescriptor& workload);
 
 }  // namespace nf::engine

@@ -1,4 +1,5 @@
 #include "engine/workloads/iface_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <net/if.h>
 
@@ -36,11 +37,8 @@ public:
     {
         std::vector<double> out;
         for (const char* name : {"rx_packets", "rx_bytes", "rx_dropped"}) {
-            auto v = readCounter("/sys/class/net/" + m_iface + "/statistics/" + name);
-            if (!v) {
-                return v.error();
-            }
-            out.push_back(*v);
+            auto v = NF_TRY(readCounter("/sys/class/net/" + m_iface + "/statistics/" + name));
+            out.push_back(v);
         }
         return out;
     }
@@ -67,15 +65,15 @@ Result<std::unique_ptr<LiveSession>> makeIfaceRx(const ParamSet& params)
         if_nametoindex(iface.c_str()) == 0) {
         return Error{"iface=" + iface + ": no such network interface"};
     }
-    auto cpus = catalog::counterCpus(params.text("counter_cpus"), net::allowedCpus(), net::allowedCpus());
-    if (!cpus) {
-        return cpus.error();
-    }
-    auto session = std::make_unique<IfaceRxSession>(iface, std::move(*cpus));
-    if (auto first = session->sample(); !first) {
-        return first.error();
-    }
+    auto cpus = NF_TRY(catalog::counterCpus(params.text("counter_cpus"), net::allowedCpus(), net::allowedCpus()));
+    auto session = std::make_unique<IfaceRxSession>(iface, std::move(cpus));
+    NF_TRY(session->sample());
     return std::unique_ptr<LiveSession>(std::move(session));
+}
+
+WorkloadImplementation implementation::ifaceRx()
+{
+    return {.makeLive = makeIfaceRx};
 }
 
 }  // namespace nf::engine::workloads

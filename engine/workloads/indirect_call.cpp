@@ -1,4 +1,5 @@
 #include "engine/workloads/indirect_call.h"
+#include "engine/workloads/registry.h"
 
 #include <string>
 #include <utility>
@@ -105,11 +106,13 @@ Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params)
     const CallKind kind = call == "direct"     ? CallKind::Direct
                           : call == "indirect" ? CallKind::Indirect
                                                : CallKind::Retpoline;
-    auto loop = indirect_call::makeIndirectCallLoop(kind, static_cast<std::uint64_t>(params.integer("work")));
-    if (!loop) {
-        return loop.error();
-    }
-    return std::unique_ptr<CallLoop>(std::move(*loop));
+    auto loop = NF_TRY(indirect_call::makeIndirectCallLoop(kind, static_cast<std::uint64_t>(params.integer("work"))));
+    return std::unique_ptr<CallLoop>(std::move(loop));
+}
+
+WorkloadImplementation implementation::indirectCall()
+{
+    return {.make = makeIndirectCall};
 }
 
 }  // namespace nf::engine::workloads

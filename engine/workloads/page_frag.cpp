@@ -1,4 +1,5 @@
 #include "engine/workloads/page_frag.h"
+#include "engine/workloads/registry.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -286,24 +287,18 @@ Result<int> choosePopCpu(const Config& c)
 Result<std::pair<Config, int>> modelSetup(const ParamSet& params)
 {
     const Config c = readConfig(params);
-    auto popCpu = choosePopCpu(c);
-    if (!popCpu) {
-        return popCpu.error();
-    }
-    return std::pair{c, *popCpu};
+    auto popCpu = NF_TRY(choosePopCpu(c));
+    return std::pair{c, popCpu};
 }
 
 }  // namespace
 
 Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls)
 {
-    auto setup = modelSetup(params);
-    if (!setup) {
-        return setup.error();
-    }
+    auto setup = NF_TRY(modelSetup(params));
     PageFragModelStats stats;
     {
-        PageFragModel model(setup->first, setup->second);
+        PageFragModel model(setup.first, setup.second);
         model.run<true>(calls);
         auto& s = model.state();
         stats.pushed = s.pushed;
@@ -333,11 +328,13 @@ Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64
 
 Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params)
 {
-    auto setup = modelSetup(params);
-    if (!setup) {
-        return setup.error();
-    }
-    return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup->first, setup->second));
+    auto setup = NF_TRY(modelSetup(params));
+    return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup.first, setup.second));
+}
+
+WorkloadImplementation implementation::pageFrag()
+{
+    return {.make = makePageFrag};
 }
 
 }  // namespace nf::engine::workloads

@@ -1,5 +1,6 @@
 #include "engine/workloads/page_pool.h"
 #include "engine/workloads/out_of_line.h"
+#include "engine/workloads/registry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -347,6 +348,11 @@ Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params)
         return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<true>>(c));
     }
     return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<false>>(c));
+}
+
+WorkloadImplementation implementation::pagePool()
+{
+    return {.make = makePagePool};
 }
 
 }  // namespace nf::engine::workloads

@@ -1,26 +1,28 @@
 #include "engine/workloads/registry.h"
 
-#include "engine/workloads/iface_rx.h"
-#include "engine/workloads/indirect_call.h"
-#include "engine/workloads/page_frag.h"
-#include "engine/workloads/page_pool.h"
-#include "engine/workloads/spin.h"
-#include "engine/workloads/udp_rx.h"
-#include "engine/workloads/xdp_rx.h"
-
 namespace nf::engine::workloads {
+
+namespace {
+
+WorkloadImplementation listed(WorkloadImplementation implementation, std::string name)
+{
+    implementation.name = std::move(name);
+    return implementation;
+}
+
+}  // namespace
 
 const WorkloadImplementations& implementations()
 {
-    static const WorkloadImplementations list = {
-        {.name = "spin", .make = makeSpin},
-        {.name = "indirect-call", .make = makeIndirectCall},
-        {.name = "page-pool", .make = makePagePool},
-        {.name = "page-frag", .make = makePageFrag},
-        {.name = "udp-rx", .makeLive = makeUdpRx, .makeLiveGroup = makeUdpRxGroup},
-        {.name = "xdp-rx", .makeLive = makeXdpRx, .makeLiveGroup = makeXdpRxGroup},
-        {.name = "iface-rx", .makeLive = makeIfaceRx},
-    };
+#define NF_IMPLEMENTATION_ENTRY_InProcess(function, name) listed(implementation::function(), name),
+#define NF_IMPLEMENTATION_ENTRY_Live(function, name) listed(implementation::function(), name),
+#define NF_IMPLEMENTATION_ENTRY_External(function, name)
+#define NF_IMPLEMENTATION_ENTRY(function, name, kind) NF_IMPLEMENTATION_ENTRY_##kind(function, name)
+    static const WorkloadImplementations list = {NF_WORKLOADS(NF_IMPLEMENTATION_ENTRY)};
+#undef NF_IMPLEMENTATION_ENTRY
+#undef NF_IMPLEMENTATION_ENTRY_External
+#undef NF_IMPLEMENTATION_ENTRY_Live
+#undef NF_IMPLEMENTATION_ENTRY_InProcess
     return list;
 }
 

@@ -1,4 +1,5 @@
 #include "engine/workloads/spin.h"
+#include "engine/workloads/registry.h"
 
 #include <cstdint>
 
@@ -42,6 +43,11 @@ private:
 Result<std::unique_ptr<CallLoop>> makeSpin(const ParamSet& params)
 {
     return std::unique_ptr<CallLoop>(std::make_unique<Spin>(static_cast<std::uint64_t>(params.integer("work"))));
+}
+
+WorkloadImplementation implementation::spin()
+{
+    return {.make = makeSpin};
 }
 
 }  // namespace nf::engine::workloads

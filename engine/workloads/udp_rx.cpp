@@ -1,4 +1,5 @@
 #include "engine/workloads/udp_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <netinet/in.h>
 
@@ -39,11 +40,8 @@ Result<Config> readConfig(const ParamSet& p)
     c.iface = p.text("iface");
     c.txIface = p.text("tx_iface");
     c.sshConfig = p.text("ssh_config");
-    auto cpus = catalog::trafficCpus(p, c.txHost.empty(), net::allowedCpus());
-    if (!cpus) {
-        return cpus.error();
-    }
-    c.counterCpus = std::move(cpus->counterCpus);
+    auto cpus = NF_TRY(catalog::trafficCpus(p, c.txHost.empty(), net::allowedCpus()));
+    c.counterCpus = std::move(cpus.counterCpus);
     return c;
 }
 
@@ -61,11 +59,7 @@ Result<Fd> openReceiver(const net::Endpoint& rx, const Config& c, std::uint16_t 
 {
     std::optional<net::NetnsGuard> inside;
     if (rx.nsFd >= 0) {
-        auto guard = net::NetnsGuard::enter(rx.nsFd);
-        if (!guard) {
-            return guard.error();
-        }
-        inside.emplace(std::move(*guard));
+        inside.emplace(NF_TRY(net::NetnsGuard::enter(rx.nsFd)));
     }
     Fd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     if (!sock.valid()) {
@@ -156,11 +150,8 @@ public:
                 return Error{lost, ECONNABORTED};
             }
         }
-        auto device = m_device.read();
-        if (!device) {
-            return device.error();
-        }
-        values.insert(values.end(), device->begin(), device->end());
+        auto device = NF_TRY(m_device.read());
+        values.insert(values.end(), device.begin(), device.end());
         return values;
     }
 
@@ -228,60 +219,43 @@ private:
 // Two hosts: the receiver on `iface` here, the generator on tx_host started over ssh.
 Result<std::unique_ptr<LiveSession>> makeTwoHost(Config c, const net::GeneratorOptions& g)
 {
-    auto rx = net::localEndpoint(c.iface);
-    if (!rx) {
-        return Error{"iface=" + c.iface + ": " + rx.error().message};
-    }
-    auto sock = openReceiver(*rx, c, 0);
-    if (!sock) {
-        return sock.error();
-    }
+    const auto rx = NF_TRY(net::localEndpoint(c.iface).withContext("iface=" + c.iface + ": "));
+    auto sock = NF_TRY(openReceiver(rx, c, 0));
     sockaddr_in bound{};
     socklen_t len = sizeof bound;
-    if (::getsockname(sock->get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {  // NOLINT
+    if (::getsockname(sock.get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {  // NOLINT
         return Error::fromErrno("getsockname");
     }
     net::GeneratorOptions toPort = g;
     toPort.port = ntohs(bound.sin_port);
-    auto gen = net::makeTwoHostGenerator({c.txHost, c.txIface, c.sshConfig}, *rx, toPort);
-    if (!gen) {
-        return gen.error();
-    }
-    const net::RemoteFacts* remote = &(*gen)->remote();
+    auto gen = NF_TRY(net::makeTwoHostGenerator({c.txHost, c.txIface, c.sshConfig}, rx, toPort));
+    const net::RemoteFacts* remote = &gen->remote();
     return std::unique_ptr<LiveSession>(
-        std::make_unique<UdpRxSession>(std::move(c), nullptr, *rx, std::move(*gen), std::move(*sock), remote));
+        std::make_unique<UdpRxSession>(std::move(c), nullptr, rx, std::move(gen), std::move(sock), remote));
 }
 
 }  // namespace
 
 Result<std::unique_ptr<LiveSession>> makeUdpRx(const ParamSet& params)
 {
-    if (auto r = net::requireNetworkCapabilities("udp-rx"); !r) {
-        return r.error();
+    NF_TRY(net::requireNetworkCapabilities("udp-rx"));
+    auto c = NF_TRY(readConfig(params));
+    net::GeneratorOptions g{c.txCpu, c.txBatch, c.payload, c.rate, kPort};
+    if (!c.txHost.empty()) {  // no testbed here: the named interface and the generator host
+        return makeTwoHost(std::move(c), g);
     }
-    auto c = readConfig(params);
-    if (!c) {
-        return c.error();
-    }
-    net::GeneratorOptions g{c->txCpu, c->txBatch, c->payload, c->rate, kPort};
-    if (!c->txHost.empty()) {  // no testbed here: the named interface and the generator host
-        return makeTwoHost(std::move(*c), g);
-    }
-    auto bed = net::Testbed::create({c->path, c->gro});
-    if (!bed) {
-        return bed.error();
-    }
-    auto gen = c->generator == "xdp-live" ? net::makeXdpLiveGenerator(**bed, g) : net::makeSendmmsgGenerator(**bed, g);
-    if (!gen) {
-        return gen.error();
-    }
-    auto sock = openReceiver((*bed)->rx(), *c, kPort);
-    if (!sock) {
-        return sock.error();
-    }
-    const net::Endpoint rx = (*bed)->rx();
+    auto bed = NF_TRY(net::Testbed::create({c.path, c.gro}));
+    auto gen =
+        NF_TRY(c.generator == "xdp-live" ? net::makeXdpLiveGenerator(*bed, g) : net::makeSendmmsgGenerator(*bed, g));
+    auto sock = NF_TRY(openReceiver(bed->rx(), c, kPort));
+    const net::Endpoint rx = bed->rx();
     return std::unique_ptr<LiveSession>(
-        std::make_unique<UdpRxSession>(std::move(*c), std::move(*bed), rx, std::move(*gen), std::move(*sock)));
+        std::make_unique<UdpRxSession>(std::move(c), std::move(bed), rx, std::move(gen), std::move(sock)));
+}
+
+WorkloadImplementation implementation::udpRx()
+{
+    return {.makeLive = makeUdpRx, .makeLiveGroup = makeUdpRxGroup};
 }
 
 }  // namespace nf::engine::workloads

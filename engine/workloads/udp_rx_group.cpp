@@ -88,11 +88,8 @@ public:
         m_rotation = rotation;
         for (std::size_t p = 0; p < m_rx.size(); ++p) {
             const auto v = variantAt(p, rotation);
-            auto sock = openReceiver(m_bed->rx(), m_c[v], portOf(p));
-            if (!sock) {
-                return sock.error();
-            }
-            m_rx[v] = std::make_unique<Receiver>(std::move(*sock), m_c[v].rxCpu, m_c[v].batch);
+            auto sock = NF_TRY(openReceiver(m_bed->rx(), m_c[v], portOf(p)));
+            m_rx[v] = std::make_unique<Receiver>(std::move(sock), m_c[v].rxCpu, m_c[v].batch);
         }
         return {};
     }
@@ -115,11 +112,8 @@ public:
         const auto& rx = *m_rx[v];
         std::vector<double> values{static_cast<double>(rx.packets()), static_cast<double>(rx.bytes()),
                                    static_cast<double>(rx.drops()), static_cast<double>(m_gen->sent())};
-        auto device = m_device.read();
-        if (!device) {
-            return device.error();
-        }
-        values.insert(values.end(), device->begin(), device->end());
+        auto device = NF_TRY(m_device.read());
+        values.insert(values.end(), device.begin(), device.end());
         return values;
     }
 
@@ -164,40 +158,26 @@ private:
 
 Result<std::unique_ptr<LiveGroup>> makeUdpRxGroup(const std::vector<ParamSet>& params)
 {
-    if (auto r = net::requireNetworkCapabilities("udp-rx"); !r) {
-        return r.error();
-    }
+    NF_TRY(net::requireNetworkCapabilities("udp-rx"));
     std::vector<Config> configs;
+    configs.reserve(params.size());
     for (const auto& p : params) {
-        auto c = readConfig(p);
-        if (!c) {
-            return c.error();
-        }
-        configs.push_back(std::move(*c));
+        configs.push_back(NF_TRY(readConfig(p)));
     }
     if (configs.empty()) {
         return Error{"udp-rx side by side: no variants"};
     }
     const auto& c = configs.front();
-    auto bed = net::Testbed::create({c.path, c.gro});
-    if (!bed) {
-        return bed.error();
-    }
+    auto bed = NF_TRY(net::Testbed::create({c.path, c.gro}));
     net::GeneratorOptions g{c.txCpu, c.txBatch, c.payload, c.rate, kPort};
-    auto gen = c.generator == "xdp-live" ? net::makeXdpLiveGenerator(**bed, g) : net::makeSendmmsgGenerator(**bed, g);
-    if (!gen) {
-        return gen.error();
-    }
+    auto gen =
+        NF_TRY(c.generator == "xdp-live" ? net::makeXdpLiveGenerator(*bed, g) : net::makeSendmmsgGenerator(*bed, g));
     std::vector<Fd> socks;
     for (std::size_t v = 0; v < configs.size(); ++v) {
-        auto sock = openReceiver((*bed)->rx(), configs[v], static_cast<std::uint16_t>(kPort + v));
-        if (!sock) {
-            return sock.error();
-        }
-        socks.push_back(std::move(*sock));
+        socks.push_back(NF_TRY(openReceiver(bed->rx(), configs[v], static_cast<std::uint16_t>(kPort + v))));
     }
     return std::unique_ptr<LiveGroup>(
-        std::make_unique<UdpRxGroup>(std::move(configs), std::move(*bed), std::move(*gen), std::move(socks)));
+        std::make_unique<UdpRxGroup>(std::move(configs), std::move(bed), std::move(gen), std::move(socks)));
 }
 
 }  // namespace nf::engine::workloads

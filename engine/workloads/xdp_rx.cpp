@@ -1,4 +1,5 @@
 #include "engine/workloads/xdp_rx.h"
+#include "engine/workloads/registry.h"
 
 #include <linux/ethtool.h>
 #include <net/if.h>
@@ -148,20 +149,14 @@ private:
 
 Result<std::unique_ptr<LiveSession>> makeOnTestbed(Config c)
 {
-    auto side = openTestbedPort(c);
-    if (!side) {
-        return side.error();
-    }
+    auto side = NF_TRY(openTestbedPort(c));
     net::GeneratorOptions g{c.txCpu, c.txBatch, c.payload, c.rate, kPort};
-    auto gen = c.generator == "sendmmsg" ? net::makeSendmmsgGenerator(*side->bed, g)
-                                         : net::makeXdpLiveGenerator(*side->bed, g);
-    if (!gen) {
-        return gen.error();
-    }
-    c.xsk = side->port->options();
-    return std::unique_ptr<LiveSession>(
-        std::make_unique<XdpRxSession>(std::move(c), std::move(side->bed), std::move(*gen), std::move(side->rxStats),
-                                       std::move(side->txStats), std::move(side->port)));
+    auto gen = NF_TRY(c.generator == "sendmmsg" ? net::makeSendmmsgGenerator(*side.bed, g)
+                                                : net::makeXdpLiveGenerator(*side.bed, g));
+    c.xsk = side.port->options();
+    return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(std::move(c), std::move(side.bed),
+                                                                       std::move(gen), std::move(side.rxStats),
+                                                                       std::move(side.txStats), std::move(side.port)));
 }
 
 Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
@@ -171,11 +166,8 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
     if (index == 0) {
         return Error{"iface=" + name + ": no such network interface"};
     }
-    auto stats = net::RtnlSocket::open(-1);
-    if (!stats) {
-        return stats.error();
-    }
-    auto queues = stats->linkCounters(static_cast<int>(index));
+    auto stats = NF_TRY(net::RtnlSocket::open(-1));
+    auto queues = stats.linkCounters(static_cast<int>(index));
     if (queues && c.xsk.queue >= queues->rxQueues) {
         return Error{"queue=" + std::to_string(c.xsk.queue) + ": " + name + " has " + std::to_string(queues->rxQueues) +
                      " receive queue(s) (0.." + std::to_string(queues->rxQueues - 1) + ")"};
@@ -190,27 +182,18 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
                      "xdp-rx: attaching XDP program nf_xsk_redirect (%s mode) and an AF_XDP socket to %s "
                      "(ifindex %u) queue %d; every frame of that queue goes to the socket and is dropped\n",
                      net::xdpModeName(c.xsk.mode), name.c_str(), index, c.xsk.queue));
-    auto port = net::XskPort::open(c.xsk);
-    if (!port) {
-        return port.error();
-    }
+    auto port = NF_TRY(net::XskPort::open(c.xsk));
     if (c.txHost.empty()) {
         return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(
-            std::move(c), nullptr, nullptr, std::move(*stats), std::nullopt, std::move(*port)));
+            std::move(c), nullptr, nullptr, std::move(stats), std::nullopt, std::move(port)));
     }
-    auto rx = net::localEndpoint(name);
-    if (!rx) {
-        return Error{"iface=" + name + ": " + rx.error().message};
-    }
-    auto gen = net::makeTwoHostGenerator({c.txHost, c.txIface, c.sshConfig}, *rx,
-                                         {c.txCpu, c.txBatch, c.payload, c.rate, kPort});
-    if (!gen) {
-        return gen.error();
-    }
-    const net::RemoteFacts* remote = &(*gen)->remote();
-    auto session = std::make_unique<XdpRxSession>(std::move(c), nullptr, std::move(*gen), std::move(*stats),
-                                                  std::nullopt, std::move(*port));
-    session->setRemote(remote, *rx);
+    const auto rx = NF_TRY(net::localEndpoint(name).withContext("iface=" + name + ": "));
+    auto gen = NF_TRY(net::makeTwoHostGenerator({c.txHost, c.txIface, c.sshConfig}, rx,
+                                                {c.txCpu, c.txBatch, c.payload, c.rate, kPort}));
+    const net::RemoteFacts* remote = &gen->remote();
+    auto session = std::make_unique<XdpRxSession>(std::move(c), nullptr, std::move(gen), std::move(stats), std::nullopt,
+                                                  std::move(port));
+    session->setRemote(remote, rx);
     return std::unique_ptr<LiveSession>(std::move(session));
 }
 
@@ -218,14 +201,14 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
 
 Result<std::unique_ptr<LiveSession>> makeXdpRx(const ParamSet& params)
 {
-    if (auto r = net::requireNetworkCapabilities("xdp-rx"); !r) {
-        return r.error();
-    }
-    auto c = readConfig(params);
-    if (!c) {
-        return c.error();
-    }
-    return c->iface.empty() ? makeOnTestbed(std::move(*c)) : makeOnInterface(std::move(*c));
+    NF_TRY(net::requireNetworkCapabilities("xdp-rx"));
+    auto c = NF_TRY(readConfig(params));
+    return c.iface.empty() ? makeOnTestbed(std::move(c)) : makeOnInterface(std::move(c));
+}
+
+WorkloadImplementation implementation::xdpRx()
+{
+    return {.makeLive = makeXdpRx, .makeLiveGroup = makeXdpRxGroup};
 }
 
 }  // namespace nf::engine::workloads

@@ -92,11 +92,7 @@ public:
         m_rotation = rotation;
         for (std::size_t p = 0; p < m_apps.size(); ++p) {
             const auto v = variantAt(p, rotation);
-            auto port = openPort(*m_sides[p].bed, m_c[v]);
-            if (!port) {
-                return port.error();
-            }
-            m_sides[p].port = std::move(*port);
+            m_sides[p].port = NF_TRY(openPort(*m_sides[p].bed, m_c[v]));
             m_apps[v] = std::make_unique<XskApp>(*m_sides[p].port, m_c[v].app, m_c[v].rxCpu, m_c[v].batch);
             m_seen[v] = 0;
         }
@@ -190,19 +186,14 @@ private:
 
 Result<std::unique_ptr<LiveGroup>> makeXdpRxGroup(const std::vector<ParamSet>& params)
 {
-    if (auto r = net::requireNetworkCapabilities("xdp-rx"); !r) {
-        return r.error();
-    }
+    NF_TRY(net::requireNetworkCapabilities("xdp-rx"));
     std::vector<Config> configs;
     for (const auto& p : params) {
-        auto c = readConfig(p);
-        if (!c) {
-            return c.error();
-        }
-        if (!c->iface.empty() || c->generator != "xdp-live") {
+        auto c = NF_TRY(readConfig(p));
+        if (!c.iface.empty() || c.generator != "xdp-live") {
             return Error{"xdp-rx side by side needs the tool's testbeds and generator=xdp-live"};
         }
-        configs.push_back(std::move(*c));
+        configs.push_back(std::move(c));
     }
     if (configs.empty()) {
         return Error{"xdp-rx side by side: no variants"};
@@ -210,21 +201,15 @@ Result<std::unique_ptr<LiveGroup>> makeXdpRxGroup(const std::vector<ParamSet>& p
     std::vector<TestbedPort> sides;
     std::vector<const net::Testbed*> beds;
     for (auto& c : configs) {
-        auto side = openTestbedPort(c);
-        if (!side) {
-            return side.error();  // what was made so far goes with `sides`
-        }
-        c.xsk = side->port->options();
-        beds.push_back(side->bed.get());
-        sides.push_back(std::move(*side));
+        auto side = NF_TRY(openTestbedPort(c));  // on an error, what was made so far goes with `sides`
+        c.xsk = side.port->options();
+        beds.push_back(side.bed.get());
+        sides.push_back(std::move(side));
     }
     const auto& c = configs.front();
-    auto gen = net::makeXdpLiveGenerator(beds, {c.txCpu, c.txBatch, c.payload, c.rate, kPort});
-    if (!gen) {
-        return gen.error();
-    }
+    auto gen = NF_TRY(net::makeXdpLiveGenerator(beds, {c.txCpu, c.txBatch, c.payload, c.rate, kPort}));
     return std::unique_ptr<LiveGroup>(
-        std::make_unique<XdpRxGroup>(std::move(configs), std::move(sides), std::move(*gen)));
+        std::make_unique<XdpRxGroup>(std::move(configs), std::move(sides), std::move(gen)));
 }
 
 }  // namespace nf::engine::workloads

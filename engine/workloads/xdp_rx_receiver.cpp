@@ -16,10 +16,7 @@ namespace {
 // a generator on another CPU would land on a queue without the socket.
 Result<void> singleQueue(int nsFd, const std::string& ifname)
 {
-    auto guard = net::NetnsGuard::enter(nsFd);
-    if (!guard) {
-        return guard.error();
-    }
+    auto guard = NF_TRY(net::NetnsGuard::enter(nsFd));
     ethtool_channels ch{};
     ch.cmd = ETHTOOL_GCHANNELS;
     if (auto r = net::ethtool(ifname, &ch); !r) {
@@ -66,27 +63,18 @@ Result<Config> readConfig(const ParamSet& p)
     x.busyPollBudget = c.batch;
     x.txRing = c.app == XskAppKind::L2Fwd;
     x.force = p.integer("force") != 0;
-    auto cpus = catalog::trafficCpus(p, c.iface.empty(), net::allowedCpus());
-    if (!cpus) {
-        return cpus.error();
-    }
-    c.counterCpus = std::move(cpus->counterCpus);
+    auto cpus = NF_TRY(catalog::trafficCpus(p, c.iface.empty(), net::allowedCpus()));
+    c.counterCpus = std::move(cpus.counterCpus);
     return c;
 }
 
 Result<TestbedPort> openTestbedPort(const Config& c)
 {
     TestbedPort out;
-    auto bed = net::Testbed::create({net::TestbedPath::Veth, true});  // GRO gives the veth NAPI
-    if (!bed) {
-        return bed.error();
-    }
-    out.bed = std::move(*bed);
+    out.bed = NF_TRY(net::Testbed::create({net::TestbedPath::Veth, true}));  // GRO gives the veth NAPI
     const auto& rx = out.bed->rx();
     for (const auto* end : {&out.bed->tx(), &rx}) {
-        if (auto r = singleQueue(end->nsFd, end->ifname); !r) {
-            return r.error();
-        }
+        NF_TRY(singleQueue(end->nsFd, end->ifname));
     }
     auto rxStats = net::RtnlSocket::open(rx.nsFd);
     auto txStats = net::RtnlSocket::open(out.bed->tx().nsFd);
@@ -101,11 +89,7 @@ Result<TestbedPort> openTestbedPort(const Config& c)
     }
     out.rxStats.emplace(std::move(*rxStats));
     out.txStats.emplace(std::move(*txStats));
-    auto port = openPort(*out.bed, c);
-    if (!port) {
-        return port.error();
-    }
-    out.port = std::move(*port);
+    out.port = NF_TRY(openPort(*out.bed, c));
     return out;
 }
 
@@ -143,10 +127,7 @@ std::vector<std::string> quantities(const net::DeviceStats& device)
 Result<std::vector<double>> sampleValues(const Config& c, const XskAppCounts& app, const net::XskPort& port, double gen,
                                          const LinkSources& links, const net::DeviceStats& device)
 {
-    auto xsk = port.stats();
-    if (!xsk) {
-        return xsk.error();
-    }
+    auto xsk = NF_TRY(port.stats());
     double deviceDrops = 0;
     double returned = 0;
     if (links.rxStats != nullptr) {
@@ -167,25 +148,22 @@ Result<std::vector<double>> sampleValues(const Config& c, const XskAppCounts& ap
     const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
     // In native mode a failed redirect into the socket is also a failed XDP_REDIRECT the driver
     // counts in rx_dropped (veth does); in skb mode only the socket counts it.
-    const double socketDrops = c.xsk.mode == net::XdpMode::Skb ? d(xsk->rxDropped + xsk->rxRingFull) : 0;
+    const double socketDrops = c.xsk.mode == net::XdpMode::Skb ? d(xsk.rxDropped + xsk.rxRingFull) : 0;
     std::vector<double> values{d(app.packets),
                                d(app.bytes),
                                socketDrops + deviceDrops,
                                gen,
-                               d(xsk->rxDropped),
-                               d(xsk->rxInvalidDescs),
-                               d(xsk->rxRingFull),
-                               d(xsk->rxFillRingEmptyDescs),
-                               d(xsk->txInvalidDescs),
+                               d(xsk.rxDropped),
+                               d(xsk.rxInvalidDescs),
+                               d(xsk.rxRingFull),
+                               d(xsk.rxFillRingEmptyDescs),
+                               d(xsk.txInvalidDescs),
                                d(app.emptyPolls),
                                d(app.fillFailures),
                                d(app.txPackets),
                                returned};
-    auto dev = device.read();
-    if (!dev) {
-        return dev.error();
-    }
-    values.insert(values.end(), dev->begin(), dev->end());
+    auto dev = NF_TRY(device.read());
+    values.insert(values.end(), dev.begin(), dev.end());
     return values;
 }
 

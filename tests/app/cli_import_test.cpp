@@ -161,6 +161,26 @@ TEST_F(CliImportReal, SummariesAreShownExportedAndComparedAsSummaries)
     EXPECT_NE(cmp.out.find("over 200 runs"), std::string::npos) << cmp.out;
 }
 
+// The importers' list is the CLI's: `import --help` names every importer with its summary, and
+// a netperf before/after pair imports and compares like any run.
+TEST_F(CliImportReal, EveryImporterIsATool)
+{
+    const auto help = run({"import", "--help"});
+    EXPECT_NE(help.out.find("Store results of perf stat, sar, sadf,"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("  netperf: netperf TCP_STREAM"), std::string::npos) << help.out;
+    auto before = run({"import", real("netperf_tcp-rr_cpu-util-ipv6_before_dumazet.txt"), "--label", "before"});
+    ASSERT_EQ(before.status, 0) << before.err;
+    EXPECT_EQ(before.out.rfind("detected netperf: netperf TCP_RR, with CPU utilization, 1 run\n", 0), 0U) << before.out;
+    auto after = run({"import", "netperf", real("netperf_tcp-rr_cpu-util-ipv6_after_dumazet.txt"), "--label", "after"});
+    ASSERT_EQ(after.status, 0) << after.err;
+    const auto show = run({"show", "2"});
+    EXPECT_NE(show.out.find("transaction_rate       trans/s  default  1   8384.0"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("local_service_demand   us/Tr    default  1   54.432"), std::string::npos) << show.out;
+    auto loop = run({"import", real("netperf_udp-rr_5-runs_eelinux.txt"), "--label", "busy-poll-off"});
+    ASSERT_EQ(loop.status, 0) << loop.err;
+    EXPECT_NE(loop.out.find("imported 5 repetitions of netperf"), std::string::npos) << loop.out;
+}
+
 // Bad input is one line naming the file (and line), exit status 2, and nothing is stored.
 TEST_F(CliImportReal, BadInputIsOneLineExitTwoAndNothingStored)
 {

@@ -73,10 +73,10 @@ TEST(Try, MovesFromTemporariesAndCopiesFromNamedResults)
 
 TEST(Result, MonadicCallsPassErrorsThrough)
 {
-    auto ok = doubled(2).and_then(doubled).transform([](int v) { return v + 1; });
+    auto ok = doubled(2).andThen(doubled).transform([](int v) { return v + 1; });
     ASSERT_TRUE(ok.ok());
     EXPECT_EQ(*ok, 9);
-    auto bad = doubled(-1).and_then(doubled).transform([](int v) { return v + 1; });
+    auto bad = doubled(-1).andThen(doubled).transform([](int v) { return v + 1; });
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().message, "negative: -1");
     EXPECT_EQ(doubled(-1).valueOr(0), 0);

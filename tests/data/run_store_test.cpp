@@ -346,6 +346,44 @@ TEST_F(RunStoreTest, BadInputIsAnErrorNotACrash)
     EXPECT_EQ(run->data.samples.size(), test::makeRepetition(0).samples.size());
 }
 
+// Hostnames, labels and command lines need not be UTF-8: the JSON stored with the run replaces
+// what is not, the columns keep the bytes, and nothing throws on the way.
+TEST_F(RunStoreTest, StringsThatAreNotUtf8AreStored)
+{
+    engine::RunStart start = test::makeRunStart("caf\xe9");
+    start.environment["system"]["hostname"] = "host\xff";
+    start.environment["tool"] = {{"command_line", "noisefloor run --label caf\xe9"}};
+    RunRecorder recorder(db());
+    auto started = recorder.runStarted(start);
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    ASSERT_TRUE(recorder.repetitionFinished(test::makeRepetition(0)).ok());
+    recorder.runFinished(RunStatus::Complete, "reason \xfe");
+    EXPECT_FALSE(recorder.finishError().has_value());
+    auto run = loadRun(db(), recorder.runId());
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(run->row.label, "caf\xe9");
+    EXPECT_EQ(run->row.host, "host\xff");
+    EXPECT_EQ(run->row.statusReason, "reason \xfe");
+    EXPECT_EQ(run->spec.label, "caf\xef\xbf\xbd");  // U+FFFD in the stored spec
+    EXPECT_EQ(run->environment.commandLine, "noisefloor run --label caf\xef\xbf\xbd");
+}
+
+// A value of the wrong type in a stored row (a hand-edited database) is an error that names the
+// column, not a zero.
+TEST_F(RunStoreTest, AStoredValueOfTheWrongTypeIsAnErrorNamingTheColumn)
+{
+    const std::int64_t id = recordRun("typed", 1);
+    ASSERT_TRUE(db().exec("UPDATE runs SET pid = 'not a pid'").ok());
+    auto runs = listRuns(db());
+    ASSERT_FALSE(runs.ok());
+    EXPECT_NE(runs.error().message.find("column 11 (pid) of `SELECT r.id, r.label"), std::string::npos)
+        << runs.error().message;
+    EXPECT_NE(runs.error().message.find("holds text, expected an integer"), std::string::npos) << runs.error().message;
+    auto run = loadRun(db(), id);
+    ASSERT_FALSE(run.ok());
+    EXPECT_NE(run.error().message.find("(pid)"), std::string::npos) << run.error().message;
+}
+
 // True when the statement stepped to a row.
 bool nextRow(Statement& stmt)
 {

@@ -1,11 +1,12 @@
 // The importers against real captured outputs (perf stat, sar) and outputs written exactly as the
-// tools' sources print them (xdpsock, xdp-bench, time_bench, page_frag_test, pktgen).
+// tools' sources print them (xdpsock, xdp-bench, time_bench, page_frag_test, pktgen, netperf).
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "engine/import/import_format.h"
@@ -328,6 +329,143 @@ TEST(ImportFiles, FilesWithOtherMetricsAreRefusedByName)
                               {sample("perf_stat_appended.csv"), sample("perf_stat_single_text.txt")}, {});
     ASSERT_FALSE(e.ok());
     EXPECT_EQ(e.error().message.rfind("perf_stat_single_text.txt: its metrics", 0), 0u) << e.error().message;
+}
+
+// netperf without its banner and headers (-P 0): the number of columns tells the test's shape, and
+// the throughput is read in netperf's default unit, which a note says.
+TEST(NetperfImport, ResultLinesWithoutHeadersAreReadByTheirColumns)
+{
+    auto stream = parse("netperf", {"made.txt", " 87380  16384  16384    10.00     915.55\n"});
+    ASSERT_TRUE(stream.ok()) << stream.error().message;
+    EXPECT_EQ(stream->layout.metrics.front().name, "throughput");
+    EXPECT_EQ(values(*stream, "throughput"), (std::vector<double>{915.55}));
+    ASSERT_EQ(stream->notes.size(), 1U);
+    EXPECT_NE(stream->notes[0].find("-P 0"), std::string::npos);
+    auto rr = parse("netperf", {"made.txt",
+                                "16384  87380  1  1  10.00  2504.92\n16384  87380\n"
+                                "16384  87380  1  1  10.00  2410.14\n16384  87380\n"});
+    ASSERT_TRUE(rr.ok()) << rr.error().message;
+    EXPECT_EQ(values(*rr, "transaction_rate"), (std::vector<double>{2504.92, 2410.14}));
+    auto udp = parse("netperf", {"made.txt", "212992 65507 10.00 18192 0 953.35\n212992 10.00 18100 949.00\n"});
+    ASSERT_TRUE(udp.ok()) << udp.error().message;
+    EXPECT_EQ(values(*udp, "recv_throughput"), (std::vector<double>{949.00}));
+    EXPECT_EQ(values(*udp, "send_throughput"), (std::vector<double>{953.35}));
+}
+
+// Throughputs are stored in Mbit/s whatever -f printed; the readings keep what netperf printed.
+TEST(NetperfImport, ThroughputUnitsAreConvertedToMegabits)
+{
+    const std::string header =
+        "MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 AF_INET\n"
+        "Recv   Send    Send\nSocket Socket  Message  Elapsed\n"
+        "Size   Size    Size     Time     Throughput\n";
+    auto gbits = parse("netperf", {"made.txt", header + "bytes  bytes   bytes    secs.    10^9bits/sec\n\n"
+                                                        "131072  16384  16384    10.00      13.05\n"});
+    ASSERT_TRUE(gbits.ok()) << gbits.error().message;
+    EXPECT_NEAR(values(*gbits, "throughput")[0], 13050, 1e-9);
+    EXPECT_EQ(gbits->readings[4].key, "throughput");
+    EXPECT_EQ(gbits->readings[4].value, 13.05);
+    auto kbytes = parse("netperf", {"made.txt", header + "bytes  bytes   bytes    secs.    KBytes/sec\n\n"
+                                                         "131072  16384  16384    10.00    1000.00\n"});
+    ASSERT_TRUE(kbytes.ok()) << kbytes.error().message;
+    EXPECT_NEAR(values(*kbytes, "throughput")[0], 1000 * 1024 * 8 / 1e6, 1e-9);
+    auto unknown = parse("netperf", {"made.txt", header + "bytes  bytes   bytes    secs.    Pbits/sec\n\n"
+                                                          "131072  16384  16384    10.00    1000.00\n"});
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().message, "made.txt:1: throughput in 'Pbits/sec', a unit noisefloor does not know");
+}
+
+// The omni -k selectors: a request/response test's THROUGHPUT is its transaction rate, with or
+// without THROUGHPUT_UNITS; latencies are metrics of their own.
+TEST(NetperfImport, OmniKeyValuesAreReadBySelector)
+{
+    const std::string banner =
+        "MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () "
+        "port 0 AF_INET : demo : first burst 0\n";
+    auto t = parse("netperf", {"made.txt", banner +
+                                               "MIN_LATENCY=49\nP99_LATENCY=123\nTHROUGHPUT=75.78\n"
+                                               "THROUGHPUT_UNITS=Trans/s\nMEAN_LATENCY=78.26\nPROTOCOL=TCP\n" +
+                                               banner +
+                                               "MIN_LATENCY=50\nP99_LATENCY=121\nTHROUGHPUT=76.01\n"
+                                               "THROUGHPUT_UNITS=Trans/s\nMEAN_LATENCY=77.90\n"});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->layout.metrics.front().name, "transaction_rate");
+    EXPECT_EQ(values(*t, "transaction_rate"), (std::vector<double>{75.78, 76.01}));
+    EXPECT_EQ(values(*t, "p99_latency_us"), (std::vector<double>{123, 121}));
+    EXPECT_EQ(t->tool, "netperf TCP_RR");
+    auto bare = parse("netperf", {"made.txt", banner + "THROUGHPUT=75.78\nMEAN_LATENCY=78.26\n"});
+    ASSERT_TRUE(bare.ok()) << bare.error().message;
+    EXPECT_EQ(values(*bare, "transaction_rate"), (std::vector<double>{75.78}));
+}
+
+// A run cut short, and runs with other columns, are refused with the line.
+TEST(NetperfImport, CutShortAndMixedRunsAreRefusedWithTheLine)
+{
+    const std::string rr =
+        "MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 "
+        "AF_INET : first burst 0\nLocal /Remote\nSocket Size   Request  Resp.   Elapsed  Trans.\n"
+        "Send   Recv   Size     Size    Time     Rate\nbytes  Bytes  bytes    bytes   secs.    per "
+        "sec\n\n16384  131072 1        1       10.00    2504.92\n";
+    auto cut = parse("netperf", {"made.txt", rr});
+    ASSERT_FALSE(cut.ok());
+    EXPECT_EQ(cut.error().message, "made.txt:7: the result's second line is missing (cut short?)");
+    auto banner = parse("netperf", {"made.txt", rr.substr(0, rr.find("Local"))});
+    ASSERT_FALSE(banner.ok());
+    EXPECT_EQ(banner.error().message.rfind("made.txt:1: the netperf TCP_RR run has no result", 0), 0U)
+        << banner.error().message;
+    auto mixed = parse("netperf", {"made.txt",
+                                   " 87380  16384  16384    10.00     915.55\n"
+                                   " 87380  16384  16384    10.00     915.55   3.1   2.9   0.5   0.6\n"});
+    ASSERT_FALSE(mixed.ok());
+    EXPECT_EQ(mixed.error().message.rfind("made.txt:2: its columns differ from those of the run at line 1", 0), 0U)
+        << mixed.error().message;
+}
+
+// Every importer is one descriptor, listed once (importer_list.h): a name, the tool as people call
+// it, one line of help, its detection, its parser and its fuzz dictionary.
+TEST(ImportFormats, EveryImporterIsOneCompleteDescriptor)
+{
+    std::set<std::string> names;
+    const std::string tools = importToolNames();
+    for (const auto& f : importFormats()) {
+        SCOPED_TRACE(f.name);
+        EXPECT_TRUE(names.insert(f.name).second) << "listed twice";
+        EXPECT_EQ(findImportFormat(f.name), &f);
+        EXPECT_FALSE(f.tools.empty());
+        for (const auto& tool : f.tools) {
+            EXPECT_NE(tools.find(tool), std::string::npos) << tool;
+        }
+        EXPECT_FALSE(f.summary.empty());
+        EXPECT_TRUE(f.detect && f.parse);
+        EXPECT_FALSE(f.dictionary.empty());
+        EXPECT_EQ(f.detect(""), detection::kNotIt);
+    }
+#define NF_IMPORTER_COUNT(function, file) +1
+    EXPECT_EQ(importFormats().size(), std::size_t{0 NF_IMPORTERS(NF_IMPORTER_COUNT)});
+#undef NF_IMPORTER_COUNT
+    EXPECT_EQ(tools.rfind("perf stat, sar, sadf, ", 0), 0U) << tools;
+}
+
+// Detection ranks: a tool's own marks beat a layout that merely fits, and two tools marked alike
+// are named, not guessed between.
+TEST(ImportFormats, DetectionRanksMarksAboveLayoutAndNamesATie)
+{
+    const std::string csv = "1234,,cycles,100.00,,\n5678,,instructions,100.00,,\n";
+    auto perf = detectImportFormat({"a.csv", csv});
+    ASSERT_TRUE(perf.ok()) << perf.error().message;
+    EXPECT_EQ((*perf)->name, "perf-stat");
+    auto pktgen = detectImportFormat({"b.txt", csv + "Result: OK: 1(c1+d0) usec, 1 (60byte,0frags)\n"});
+    ASSERT_TRUE(pktgen.ok()) << pktgen.error().message;
+    EXPECT_EQ((*pktgen)->name, "pktgen");
+    auto both = detectImportFormat({"c.txt", "  1.0 seconds time elapsed\nResult: OK: 1(c1+d0) usec\n"});
+    ASSERT_FALSE(both.ok());
+    EXPECT_EQ(both.error().message,
+              "c.txt: it looks like output of both perf-stat and pktgen: name the tool (noisefloor import perf-stat "
+              "FILE)");
+    auto none = detectImportFormat({"d.txt", "hello\n"});
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().message, "d.txt: not output of " + importToolNames() +
+                                        " that noisefloor recognises (name the tool: noisefloor import TOOL FILE)");
 }
 
 TEST(ImportedRunTest, RecordsOriginAndIsAnOrdinaryRun)

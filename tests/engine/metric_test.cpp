@@ -44,5 +44,36 @@ TEST(Metric, UndefinedWhenDenominatorIsZeroOrMissing)
     EXPECT_FALSE(metricValue(m, q, {}).has_value());
 }
 
+// A metric's title is part of its MetricSpec; metricTitle finds it by name for metrics read back
+// from a store, which keeps no titles.
+TEST(Metric, TitlesLiveInTheSpecAndAreFoundByName)
+{
+    const std::vector<std::pair<std::string, std::string>> titles = {
+        {"pps", "PPS"},
+        {"ops_per_sec", "PPS"},
+        {"ipc", "IPC"},
+        {"rx_ipc", "IPC, receiver thread"},
+        {"cpu_ipc", "IPC, counted CPUs"},
+        {"branch_misses_per_op", "branch misses per op"},
+        {"rx_branch_misses_per_packet", "branch misses per packet, receiver thread"},
+        {"cpu_branch_misses_per_packet", "branch misses per packet, counted CPUs"},
+        {"branch_miss_ratio", "branch misses per branch"},
+        {"cycles_per_op", "cycles per op"},
+        {"rx_cycles_per_packet", "cycles per packet, receiver thread"},
+        {"cpu_cycles_per_packet", "cycles per packet, counted CPUs"},
+        {"tsc_per_op", "TSC ticks per op"},
+    };
+    for (const auto& [name, title] : titles) {
+        EXPECT_EQ(metricTitle(name), title) << name;
+    }
+    EXPECT_EQ(metricTitle("ns_per_op"), "");
+    EXPECT_EQ(metricTitle("rx_task_clock_per_packet"), "");
+    EXPECT_EQ(metricTitle("no such metric"), "");
+    const auto live = liveMetrics({quantity::kPackets, quantity::kElapsedNs, "rx_cycles", "rx_instructions"});
+    for (const auto& m : live) {
+        EXPECT_EQ(m.title, metricTitle(m.name)) << m.name;
+    }
+}
+
 }  // namespace
 }  // namespace nf::engine

@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include <atomic>
+#include <thread>
 
+#include "engine/run/failure_sink.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/run/repetition_driver.h"
 
@@ -67,9 +69,10 @@ ExperimentSpec spec(int reps, Order order)
 TEST(RepetitionDriver, HandsOnEveryUnitInPlanOrder)
 {
     std::mt19937_64 rng(1);
+    FailureSink failures;
     std::vector<std::vector<int>> orders;
     const auto outcome = driveRepetitions(
-        spec(3, Order::Interleaved), 2, rng, {},
+        spec(3, Order::Interleaved), 2, rng, {}, failures,
         [](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
             for (int v : unit.variants) {
                 rep.samples.push_back(
@@ -91,9 +94,10 @@ TEST(RepetitionDriver, HandsOnEveryUnitInPlanOrder)
 TEST(RepetitionDriver, AStopInsideAUnitDiscardsItWithTheOneLine)
 {
     std::mt19937_64 rng(1);
+    FailureSink failures;
     int units = 0;
     const auto outcome = driveRepetitions(
-        spec(10, Order::Interleaved), 2, rng, {},
+        spec(10, Order::Interleaved), 2, rng, {}, failures,
         [&](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> {
             return ++units == 3 ? UnitEnd::Stopped : UnitEnd::Done;
         },
@@ -106,20 +110,21 @@ TEST(RepetitionDriver, AStopInsideAUnitDiscardsItWithTheOneLine)
 TEST(RepetitionDriver, AStopBeforeAUnitAndAFailureAndARefusal)
 {
     std::mt19937_64 rng(1);
+    FailureSink failures;
     std::stop_source stop;
     stop.request_stop();
     const auto measureNothing = [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> { return UnitEnd::Done; };
-    auto stopped = driveRepetitions(spec(4, Order::Blocked), 2, rng, stop.get_token(), measureNothing,
+    auto stopped = driveRepetitions(spec(4, Order::Blocked), 2, rng, stop.get_token(), failures, measureNothing,
                                     [](RepetitionResult&&) { return true; });
     EXPECT_EQ(stopped.reason, "stopped during repetition 1 of 8 (discarded; 0 kept)");
     auto failed = driveRepetitions(
-        spec(4, Order::Random), 2, rng, {},
+        spec(4, Order::Random), 2, rng, {}, failures,
         [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> { return Error{"variant b: no socket"}; },
         [](RepetitionResult&&) { return true; });
     EXPECT_EQ(failed.status, RunStatus::Failed);
     EXPECT_EQ(failed.reason, "variant b: no socket");
-    auto refused =
-        driveRepetitions(spec(4, Order::Random), 2, rng, {}, measureNothing, [](RepetitionResult&&) { return false; });
+    auto refused = driveRepetitions(spec(4, Order::Random), 2, rng, {}, failures, measureNothing,
+                                    [](RepetitionResult&&) { return false; });
     EXPECT_EQ(refused.status, RunStatus::Failed);
     EXPECT_EQ(refused.kept, 0);
 }
@@ -129,9 +134,11 @@ TEST(RepetitionDriver, AStopBeforeAUnitAndAFailureAndARefusal)
 TEST(RepetitionDriver, AnExceptionFailsTheRunWithOneLine)
 {
     std::mt19937_64 rng(1);
+    FailureSink failures;
+    const FailureSink::Scope run(&failures);  // as the measuring thread of a run
     int kept = 0;
     auto thrown = driveRepetitions(
-        spec(4, Order::Blocked), 2, rng, {},
+        spec(4, Order::Blocked), 2, rng, {}, failures,
         [](const ScheduleUnit& unit, RepetitionResult&) -> Result<UnitEnd> {
             if (unit.repetition == 1) {
                 throw std::bad_alloc();
@@ -144,11 +151,8 @@ TEST(RepetitionDriver, AnExceptionFailsTheRunWithOneLine)
     EXPECT_NE(thrown.reason.find("std::bad_alloc"), std::string::npos) << thrown.reason;
     EXPECT_EQ(thrown.kept, kept);
 
-    auto helper =
-        PinnedThread::start("test thread", -1, [](const std::stop_token&) { throw std::runtime_error("boom"); });
-    helper.join();
     auto failed = driveRepetitions(
-        spec(4, Order::Blocked), 2, rng, {},
+        spec(4, Order::Blocked), 2, rng, {}, failures,
         [](const ScheduleUnit&, RepetitionResult&) -> Result<UnitEnd> {
             static_cast<void>(PinnedThread::start("test thread", -1, [](const std::stop_token&) {
                 throw std::runtime_error("boom");
@@ -158,7 +162,45 @@ TEST(RepetitionDriver, AnExceptionFailsTheRunWithOneLine)
         [](RepetitionResult&&) { return true; });
     EXPECT_EQ(failed.status, RunStatus::Failed);
     EXPECT_EQ(failed.reason, "test thread: internal error: boom in repetition 1 (discarded; 0 kept)");
-    EXPECT_FALSE(takeThreadFailure()) << "taken by the driver";
+    EXPECT_FALSE(failures.take()) << "taken by the driver";
+}
+
+// A helper thread reports to the sink of the run whose thread started it, and so do the threads it
+// starts; runs at the same time on other threads, and threads outside any run, see none of it.
+TEST(FailureSink, EachRunSeesOnlyTheFailuresOfItsOwnThreads)
+{
+    FailureSink first;
+    FailureSink second;
+    std::atomic<bool> firstFailed{false};
+    std::thread a([&] {
+        const FailureSink::Scope run(&first);
+        auto receiver = PinnedThread::start("receiver thread", -1, [](const std::stop_token&) {
+            auto inner = PinnedThread::start("generator thread", -1,
+                                             [](const std::stop_token&) { throw std::runtime_error("no socket"); });
+            inner.join();
+            throw std::logic_error("second, so not kept");
+        });
+        receiver.join();
+        firstFailed = true;
+    });
+    std::thread b([&] {
+        const FailureSink::Scope run(&second);
+        while (!firstFailed) {  // the other run's failure is there before this one looks
+            sched_yield();
+        }
+        auto helper = PinnedThread::start("pop thread", -1, [](const std::stop_token&) {});
+        helper.join();
+    });
+    a.join();
+    b.join();
+    EXPECT_EQ(first.take(), "generator thread: internal error: no socket");
+    EXPECT_FALSE(first.take()) << "taken once";
+    EXPECT_FALSE(second.take());
+    EXPECT_EQ(FailureSink::current(), nullptr) << "the scopes ended with their threads";
+
+    auto outside = PinnedThread::start("test thread", -1, [](const std::stop_token&) { throw 7; });
+    outside.join();
+    EXPECT_EQ(outside.takeFailure(), "test thread: internal error");
 }
 
 TEST(UnitPlan, PlansLazily)
@@ -252,6 +294,84 @@ TEST(RunWarnings, AnUnpinnedThreadIsAWarningOfTheRunOncePerVariant)
         EXPECT_EQ(collector.warnings()[0].rfind("variant a: ", 0), 0u) << collector.warnings()[0];
         EXPECT_NE(collector.warnings()[1].find("cannot pin to CPU 4000"), std::string::npos);
     }
+}
+
+}  // namespace
+}  // namespace nf::engine
+
+// An exception that escapes a helper thread of a workload fails the run the thread works for, and
+// no other: a run measuring at the same time, and one after it in the same process, complete.
+namespace nf::engine {
+namespace {
+
+class FailingLoop final : public CallLoop {
+public:
+    FailingLoop()
+        : m_helper(PinnedThread::start("helper thread", -1,
+                                       [](const std::stop_token&) { throw std::runtime_error("boom"); }))
+    {
+        m_helper.join();  // it failed before the first repetition
+    }
+    void run(std::uint64_t calls) override
+    {
+        for (std::uint64_t i = 0; i < calls; ++i) {
+            asm volatile("" ::: "memory");
+        }
+    }
+
+private:
+    PinnedThread m_helper;
+};
+
+class QuietLoop final : public CallLoop {
+public:
+    void run(std::uint64_t calls) override
+    {
+        for (std::uint64_t i = 0; i < calls; ++i) {
+            asm volatile("" ::: "memory");
+        }
+    }
+};
+
+template <class Loop>
+WorkloadImplementations spinMadeOf()
+{
+    return {{.name = "spin", .make = [](const ParamSet&) -> Result<std::unique_ptr<CallLoop>> {
+                 return std::unique_ptr<CallLoop>(std::make_unique<Loop>());
+             }}};
+}
+
+RunOutcome runSpin(const WorkloadImplementations& implementations)
+{
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.variants = {{"a", {}}, {"b", {}}};
+    spec.repetitions = 3;
+    spec.duration = 0.02;
+    spec.warmup = 0.01;
+    spec.shareCpus = true;  // both runs measure on the first CPU
+    auto p = prepareExperiment(spec, base::readSystemFacts(), implementations);
+    if (!p) {
+        return {RunStatus::Failed, p.error().message, 0};
+    }
+    RunCollector collector;
+    return runExperiment(*p, collector, {});
+}
+
+TEST(RunFailures, AHelperThreadThatThrowsFailsItsOwnRunOnly)
+{
+    const auto failing = spinMadeOf<FailingLoop>();
+    const auto quiet = spinMadeOf<QuietLoop>();
+    RunOutcome failed;
+    std::thread other([&] { failed = runSpin(failing); });
+    const auto alongside = runSpin(quiet);
+    other.join();
+    EXPECT_EQ(failed.status, RunStatus::Failed);
+    EXPECT_EQ(failed.reason, "helper thread: internal error: boom in repetition 1 (discarded; 0 kept)");
+    EXPECT_EQ(alongside.status, RunStatus::Complete) << alongside.reason;
+    const auto after = runSpin(quiet);
+    EXPECT_EQ(after.status, RunStatus::Complete) << after.reason;
+    EXPECT_EQ(after.repetitionsDone, 3);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "engine/run/run_collector.h"
@@ -225,6 +226,210 @@ TEST(UntilDecided, MaxTimeEndsItInconclusiveAndComplete)
     // repetition takes depends on the machine's load, so no wall-clock bound here).
     for (std::size_t i = 0; i + 1 < collector.looks.size(); ++i) {
         EXPECT_LT(collector.looks[i].elapsed, 0.5) << "look " << i + 1;
+    }
+}
+
+}  // namespace
+}  // namespace nf::engine
+
+// What the calling thread does with a run's measurements is a list of stages (run_stages.h):
+// the recorder, the samples and looks for a display that asked to watch, the progress, the
+// decision. These check the list composed for each kind of run, in the order the event stream
+// and the database have always seen it.
+#include "engine/model/metric.h"
+#include "engine/run/run_stages.h"
+
+namespace nf::engine {
+namespace {
+
+// A log of what the observer and the watch are told, in order.
+class Log : public RunCollector, public WatchObserver {
+public:
+    Result<void> repetitionFinished(const RepetitionResult& rep) override
+    {
+        lines.push_back("stored " + std::to_string(rep.index));
+        if (failStore) {
+            return Error{"disk full"};
+        }
+        return RunCollector::repetitionFinished(rep);
+    }
+    void progress(int done, int total, double) override
+    {
+        lines.push_back("progress " + std::to_string(done) + "/" + std::to_string(total));
+    }
+    Result<void> decisionLook(const DecisionLook& look) override
+    {
+        lines.push_back("decision look " + std::to_string(look.look));
+        return {};
+    }
+    Result<void> decisionMade(const DecisionRecord& record) override
+    {
+        lines.push_back("decided: " + record.stopReason);
+        return {};
+    }
+    void samplesMeasured(int repetition, const std::vector<Sample>& samples) override
+    {
+        lines.push_back("samples " + std::to_string(repetition) + " x" + std::to_string(samples.size()));
+    }
+    void watchLook(const WatchLook& look) override { lines.push_back("look " + std::to_string(look.units)); }
+
+    bool failStore = false;
+    std::vector<std::string> lines;
+};
+
+RunLayout callLoopLayout()
+{
+    RunLayout l;
+    l.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
+    l.metrics = callLoopMetrics(l.quantities);
+    return l;
+}
+
+// Repetition `index` of two variants in `pairs` chunk pairs of 10 ms.
+RepetitionResult chunks(int index, int pairs)
+{
+    RepetitionResult rep{index, {0, 1}, 0, 0, {}};
+    double t = index * 1.0;
+    rep.start = t;
+    for (int p = 0; p < pairs; ++p) {
+        for (int v = 0; v < 2; ++v) {
+            rep.samples.push_back({.variant = v,
+                                   .repetition = index,
+                                   .index = p,
+                                   .pair = p,
+                                   .start = t,
+                                   .duration = 0.01,
+                                   .values = {1000, v == 0 ? 30000.0 : 31000.0, 1e7}});
+            t += 0.01;
+        }
+    }
+    rep.end = t;
+    return rep;
+}
+
+ExperimentSpec twoVariants()
+{
+    auto spec = spinSpec();
+    spec.repetitions = 4;
+    return spec;
+}
+
+TEST(RunStages, AWatchedRunGetsSamplesThenProgressAndLookAfterEveryBatch)
+{
+    const auto spec = twoVariants();
+    Log log;
+    Progress progress(log, 8);
+    auto stages = composeStages(spec, callLoopLayout(), log, std::make_unique<RecordStage>(log), &log, progress);
+    const auto rep = chunks(0, 3);
+    stages.samplesMeasured(0, {rep.samples.begin(), rep.samples.begin() + 4});
+    ASSERT_TRUE(stages.repetitionFinished(rep).ok());
+    EXPECT_EQ(log.lines, (std::vector<std::string>{"samples 0 x4", "progress 0/8", "look 2", "stored 0", "progress 2/8",
+                                                   "look 3"}));
+    EXPECT_FALSE(stages.enough());
+}
+
+TEST(RunStages, WatchingIsAskedForNotFoundInTheObserver)
+{
+    const auto spec = twoVariants();
+    Log log;  // a WatchObserver too, but not handed over as one
+    Progress progress(log, 8);
+    auto stages = composeStages(spec, callLoopLayout(), log, std::make_unique<RecordStage>(log), nullptr, progress);
+    const auto rep = chunks(0, 3);
+    stages.samplesMeasured(0, rep.samples);
+    ASSERT_TRUE(stages.repetitionFinished(rep).ok());
+    EXPECT_EQ(log.lines, (std::vector<std::string>{"stored 0", "progress 2/8"}));
+
+    // One variant: its samples are watched, but there is no difference to look at.
+    auto one = spec;
+    one.variants.resize(1);
+    Log single;
+    Progress alone(single, 4);
+    auto watched = composeStages(one, callLoopLayout(), single, std::make_unique<RecordStage>(single), &single, alone);
+    RepetitionResult rep0{0, {0}, 0, 0.5, {{.variant = 0, .repetition = 0, .values = {1, 1, 1}}}};
+    watched.samplesMeasured(0, rep0.samples);
+    ASSERT_TRUE(watched.repetitionFinished(rep0).ok());
+    EXPECT_EQ(single.lines, (std::vector<std::string>{"samples 0 x1", "stored 0", "progress 1/4"}));
+}
+
+TEST(RunStages, AStoreErrorStopsTheStagesAfterTheRecorder)
+{
+    auto spec = twoVariants();
+    spec.until = UntilDecided{.maxTime = 30, .marginPct = 1, .alpha = 0.05};
+    Log log;
+    log.failStore = true;
+    Progress progress(log, 8);
+    auto record = std::make_unique<RecordStage>(log);
+    const auto* recorder = record.get();
+    auto stages = composeStages(spec, callLoopLayout(), log, std::move(record), &log, progress);
+    const auto stored = stages.repetitionFinished(chunks(0, 3));
+    ASSERT_FALSE(stored.ok());
+    EXPECT_EQ(stored.error().message, "disk full");
+    EXPECT_EQ(log.lines, (std::vector<std::string>{"stored 0"}));
+    EXPECT_EQ(recorder->stored(), 0);
+}
+
+TEST(RunStages, UntilDecidedLooksAfterTheProgressAndSaysTheDecisionAtTheEnd)
+{
+    auto spec = twoVariants();
+    spec.until = UntilDecided{.maxTime = 30, .marginPct = 1, .alpha = 0.05};
+    Log log;
+    Progress progress(log, 8);
+    auto stages = composeStages(spec, callLoopLayout(), log, std::make_unique<RecordStage>(log), nullptr, progress);
+    ASSERT_TRUE(stages.repetitionFinished(chunks(0, 3)).ok());
+    EXPECT_EQ(log.lines, (std::vector<std::string>{"stored 0", "progress 2/8", "decision look 1"}));
+
+    RunOutcome aborted{RunStatus::Aborted, "stopped during repetition 2 of 4 (discarded; 1 kept)", 1};
+    ASSERT_TRUE(stages.runEnded(aborted).ok());
+    EXPECT_EQ(aborted.status, RunStatus::Aborted) << "a stop before a decision says nothing of one";
+    EXPECT_EQ(log.lines.size(), 3u);
+
+    RunOutcome complete{RunStatus::Complete, "", 1};
+    ASSERT_TRUE(stages.runEnded(complete).ok());
+    EXPECT_EQ(complete.status, RunStatus::Complete);
+    EXPECT_EQ(complete.reason, "the plan's repetitions ran out");
+    EXPECT_EQ(complete.repetitionsDone, 1);
+    EXPECT_EQ(log.lines.back(), "decided: the plan's repetitions ran out");
+}
+
+TEST(HeldWarnings, HeldUntilTheRunIsStoredAndSaidOnce)
+{
+    Log log;
+    HeldWarnings held(log, {"CPU 0 is shared"});
+    held.warning("helper thread: cannot pin to CPU 9");
+    EXPECT_TRUE(log.warnings().empty());
+    held.release(true);
+    held.warning("counters multiplexed");
+    EXPECT_EQ(log.warnings(), (std::vector<std::string>{"CPU 0 is shared", "helper thread: cannot pin to CPU 9",
+                                                        "counters multiplexed"}));
+
+    Log never;  // the run was never stored: said at the end, each once
+    HeldWarnings notStored(never, {"CPU 0 is shared"});
+    notStored.release(false);
+    notStored.warning("variant a: no socket");
+    notStored.release(false);
+    EXPECT_EQ(never.warnings(), (std::vector<std::string>{"CPU 0 is shared", "variant a: no socket"}));
+}
+
+// End to end: a watch handed to runExperiment sees every repetition's look after its progress; the
+// same object passed only as the observer is not watched.
+TEST(RunExperiment, WatchesOnlyWhenAWatchIsHandedOver)
+{
+    auto p = prepareExperiment(spinSpec(), base::readSystemFacts(), workloads::implementations());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    Log unwatched;
+    ASSERT_EQ(runExperiment(*p, unwatched, {}).status, RunStatus::Complete);
+    EXPECT_EQ(std::count_if(unwatched.lines.begin(), unwatched.lines.end(),
+                            [](const std::string& l) { return l.rfind("look", 0) == 0 || l.rfind("samples", 0) == 0; }),
+              0);
+    Log watched;
+    ASSERT_EQ(runExperiment(*p, watched, {}, &watched).status, RunStatus::Complete);
+    const auto& lines = watched.lines;
+    for (const char* stored : {"stored 0", "stored 1"}) {
+        const auto at = std::find(lines.begin(), lines.end(), stored);
+        ASSERT_NE(at, lines.end()) << stored;
+        ASSERT_LT(at + 2, lines.end());
+        EXPECT_EQ(at[1].rfind("progress ", 0), 0u) << at[1];
+        EXPECT_EQ(at[2].rfind("look ", 0), 0u) << at[2];
     }
 }
 

@@ -235,5 +235,42 @@ TEST(WorkloadCatalog, EveryEntryHasItsImplementation)
     EXPECT_EQ(measured, implementations.size());
 }
 
+// Both halves of every workload come from one list (engine/catalog/workload_list.h), in its order,
+// with its names and kinds: the catalogue and the registry cannot disagree on a name.
+TEST(WorkloadCatalog, NamesAndKindsComeFromTheOneList)
+{
+    struct Listed {
+        std::string name;
+        WorkloadKind kind;
+    };
+#define NF_LISTED(function, name, kind) Listed{name, WorkloadKind::kind},
+    const std::vector<Listed> listed = {NF_WORKLOADS(NF_LISTED)};
+#undef NF_LISTED
+    const auto& catalog = workloadCatalog();
+    ASSERT_EQ(catalog.size(), listed.size());
+    std::vector<std::string> measured;
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+        EXPECT_EQ(catalog[i].name, listed[i].name);
+        EXPECT_EQ(catalog[i].kind, listed[i].kind) << listed[i].name;
+        if (listed[i].kind != WorkloadKind::External) {
+            measured.push_back(listed[i].name);
+        }
+    }
+    const auto& implementations = workloads::implementations();
+    ASSERT_EQ(implementations.size(), measured.size());
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+        EXPECT_EQ(implementations[i].name, measured[i]);
+        auto found = findImplementation(implementations, *findWorkload(measured[i]));
+        ASSERT_TRUE(found.ok()) << found.error().message;
+        EXPECT_EQ(*found, &implementations[i]);
+    }
+    auto command = findImplementation(implementations, *findWorkload("command"));
+    ASSERT_TRUE(command.ok());
+    EXPECT_EQ(*command, nullptr);  // run by engine/run/command_experiment
+    auto none = findImplementation(WorkloadImplementations{}, *findWorkload("spin"));
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().message, "workload spin has no measuring implementation in this build");
+}
+
 }  // namespace
 }  // namespace nf::engine

@@ -1,4 +1,5 @@
-// One importer of `noisefloor import` (NF_FUZZ_FORMAT, e.g. "perf-stat"), on any text. A table
+// One importer of `noisefloor import` (NF_FUZZ_IMPORTER, its function in importer_list.h, e.g.
+// perfStat), on any text. A table
 // that parses must be a run noisefloor can store and compare: every sample has one value per
 // quantity, values are finite or NaN (missing), durations finite and not negative, every metric's
 // numerator and denominator are quantities, every summary (perf stat -r) names a quantity with
@@ -14,13 +15,19 @@
 #include "engine/import/imported_run.h"
 #include "tests/fuzz/fuzz_check.h"
 
-#ifndef NF_FUZZ_FORMAT
-#error "NF_FUZZ_FORMAT names the import format"
+#ifndef NF_FUZZ_IMPORTER
+#error "NF_FUZZ_IMPORTER names the importer's function (importer_list.h)"
 #endif
 
 namespace {
 
 using namespace nf::engine;
+
+const ImportFormat& importer()
+{
+    static const ImportFormat format = importers::NF_FUZZ_IMPORTER();
+    return format;
+}
 
 void checkTable(const ImportTable& table, const std::string& text)
 {
@@ -49,7 +56,7 @@ void checkTable(const ImportTable& table, const std::string& text)
         }
     }
     ImportRequest request;
-    request.format = NF_FUZZ_FORMAT;
+    request.format = importer().name;
     request.files = {"fuzz.txt"};
     request.label = "fuzz";
     auto run = importedRun(table, request);
@@ -78,8 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size > 65536) {
         return 0;
     }
-    static const ImportFormat* format = findImportFormat(NF_FUZZ_FORMAT);
-    NF_FUZZ_CHECK(format != nullptr, NF_FUZZ_FORMAT);
+    const ImportFormat* format = findImportFormat(importer().name);
+    NF_FUZZ_CHECK(format != nullptr, importer().name);
     const ImportSource src{"fuzz.txt", std::string(reinterpret_cast<const char*>(data), size)};
     if (auto detected = detectImportFormat(src); !detected) {
         NF_FUZZ_CHECK(detected.error().message.rfind("fuzz.txt", 0) == 0, detected.error().message);

@@ -1,6 +1,7 @@
 // Without libFuzzer (any compiler, the ordinary build): runs a fuzz target once on every file it
-// is given, or every file in the directories it is given. ctest replays each target's corpus this
-// way, so the seeds and every input that once crashed stay regression tests of the normal build.
+// is given, or every file in the directories it is given (a path that does not exist is skipped;
+// nothing to replay at all is a failure). ctest replays each target's corpus this way, so the seeds and every input
+// that once crashed stay regression tests of the normal build.
 
 #include <algorithm>
 #include <cstdint>
@@ -20,8 +21,12 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         if (fs::is_directory(argv[i])) {
             for (const auto& entry : fs::directory_iterator(argv[i])) {
-                files.push_back(entry.path());
+                if (entry.is_regular_file()) {
+                    files.push_back(entry.path());
+                }
             }
+        } else if (!fs::exists(argv[i])) {
+            std::fprintf(stderr, "%s: not there, skipped\n", argv[i]);
         } else {
             files.emplace_back(argv[i]);
         }

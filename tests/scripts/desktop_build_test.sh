@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A desktop build (-DNF_MEASURE=OFF) reads, imports and compares like any other, refuses to measure
-# in one line with exit 2, and neither links nor looked for the measuring libraries and tools.
+# in one line with exit 2, neither links nor looked for the measuring libraries and tools, and its
+# GUI starts.
 # Usage: desktop_build_test.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,6 +44,17 @@ real=$here/tests/data/import/real
   fail "the second import failed"
 out=$("$nf" --db "$work/runs.db" compare --label before --label after) || fail "compare failed"
 grep -q 'inconclusive\|equivalent\|different' <<<"$out" || fail "compare gave no verdict: $out"
+
+# The GUI starts and draws its Experiment tab (which says why Run stays disabled without --host).
+gui=$build/app/noisefloor-gui
+if [ -x "$gui" ]; then
+  shot=$work/experiment.png
+  if ! QT_QPA_PLATFORM=offscreen "$gui" --db "$work/runs.db" --tab experiment --screenshot "$shot" >/dev/null 2>&1; then
+    fail "noisefloor-gui --screenshot failed"
+  elif [ "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' ')" != 89504e470d0a1a0a ] || [ "$(stat -c %s "$shot")" -lt 20000 ]; then
+    fail "noisefloor-gui drew no window: $(stat -c %s "$shot") bytes in $shot"
+  fi
+fi
 
 [ $failures = 0 ] && echo "desktop_build: reads, imports and compares; refuses to measure; no measuring library"
 exit $((failures > 0))

@@ -9,6 +9,7 @@
 #include "tests/ui/ui_test_support.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QProcess>
 #include <QStatusBar>
 #include <QTableView>
@@ -18,6 +19,7 @@
 
 #include "data/run_store.h"
 #include "data/schema.h"
+#include "engine/import/import_format.h"
 #include "engine/model/metric.h"
 #include "ui/compare_panel.h"
 #include "ui/main_window.h"
@@ -168,6 +170,25 @@ TEST(MainWindowMissingDatabase, SaysSoInTheStatusBar)
     EXPECT_FALSE(std::filesystem::exists(path.toStdString()));  // a read-only open must not create it
     window.reload();
     EXPECT_EQ(window.runModel()->rowCount(), 0);
+}
+
+// The start page names the tools `noisefloor import` reads, from the importers themselves: every
+// importer's tools, so a new importer shows up without an edit here.
+TEST(MainWindowMissingDatabase, TheStartPageNamesEveryImporter)
+{
+    application();
+    TempDir dir;
+    MainWindow window(QString::fromStdString(dir.file("does-not-exist.db")));
+    QString text;
+    for (const auto* label : window.findChildren<QLabel*>()) {
+        text += label->text();
+    }
+    ASSERT_TRUE(text.contains("noisefloor import FILE")) << text.toStdString();
+    for (const auto& format : engine::importFormats()) {
+        for (const auto& tool : format.tools) {
+            EXPECT_TRUE(text.contains(QString::fromStdString(tool))) << tool;
+        }
+    }
 }
 
 TEST(MainWindowMissingDatabase, NotADatabaseSaysSo)

@@ -1,0 +1,85 @@
+#pragma once
+// What every runner of one run shares, set up once by runExperiment before any of them starts:
+// the calibrated TSC, the run's counters (the resolved events and, with --pmu simulated, the
+// simulated PMU with the operation count it counts by), the CPU policy and the sink the run's
+// helper threads report their failures to. The call-loop, live and command runners take it
+// instead of each repeating that set-up.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "base/result.h"
+#include "engine/run/failure_sink.h"
+#include "probes/counter_group.h"
+#include "probes/simulated_pmu.h"
+#include "probes/tsc_clock.h"
+
+namespace nf::engine {
+
+struct PreparedExperiment;
+
+// Where a run's threads belong.
+struct CpuPolicy {
+    std::vector<int> measured;      // the CPUs the run measures on, the ones it locks (cpu_claim.h)
+    int worker = 0;                 // the measuring thread's CPU (a command's, for the command workload)
+    std::vector<int> housekeeping;  // the allowed CPUs not measured: for the harness's own threads
+};
+
+// The measured CPUs of `prepared` (measuredCpus) and the rest of the CPUs it may use.
+CpuPolicy cpuPolicy(const PreparedExperiment& prepared);
+
+// Opens counter groups with the run's events on the backend the run asked for: perf, or the
+// simulated PMU, which counts by the operations the runner reports here (calls made, packets
+// received). Any thread may open and report.
+class RunCounters {
+public:
+    // `tscHz`: the TSC's rate, which the simulated PMU counts time by.
+    RunCounters(std::vector<probes::EventSpec> events, std::optional<probes::SimulatedPmu> simulated, double tscHz);
+    RunCounters(const RunCounters&) = delete;
+    RunCounters& operator=(const RunCounters&) = delete;
+
+    // A group on `target`. `operationsShare`: the share of the operations the target sees (one of
+    // n counted CPUs: 1/n); only the simulated PMU uses it.
+    Result<probes::CounterGroup> open(const probes::CounterTarget& target, double operationsShare = 1.0) const;
+    const std::vector<probes::EventSpec>& events() const { return m_events; }
+    // The simulated PMU's settings, for the run's environment; null on perf.
+    const probes::SimulatedPmu* simulated() const { return m_simulated ? &*m_simulated : nullptr; }
+
+    void addOperations(std::uint64_t n) { m_operations.fetch_add(n, std::memory_order_relaxed); }
+    void setOperations(std::uint64_t n) { m_operations.store(n, std::memory_order_relaxed); }
+
+private:
+    std::vector<probes::EventSpec> m_events;
+    std::optional<probes::SimulatedPmu> m_simulated;  // with the TSC's rate and m_operations
+    std::atomic<std::uint64_t> m_operations{0};
+};
+
+class RunContext {
+public:
+    // Calibrates the TSC (for in-process and live runs; a command run keeps time with the steady
+    // clock and has none) and sets up the rest from `prepared`. Fails where the TSC cannot be used.
+    static Result<std::unique_ptr<RunContext>> create(const PreparedExperiment& prepared);
+
+    RunContext(const RunContext&) = delete;
+    RunContext& operator=(const RunContext&) = delete;
+
+    // In-process and live runs only.
+    const probes::TscClock& tsc() const { return *m_tsc; }
+    RunCounters& counters() { return m_counters; }
+    const RunCounters& counters() const { return m_counters; }
+    const CpuPolicy& cpus() const { return m_cpus; }
+    FailureSink& failures() { return m_failures; }
+
+private:
+    RunContext(const PreparedExperiment& prepared, std::optional<probes::TscClock> tsc);
+
+    std::optional<probes::TscClock> m_tsc;
+    RunCounters m_counters;
+    CpuPolicy m_cpus;
+    FailureSink m_failures;
+};
+
+}  // namespace nf::engine
