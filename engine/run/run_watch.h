@@ -5,9 +5,9 @@
 // that arrives, not only after a stored repetition. Within a repetition a chunk pair counts as soon
 // as both of its chunks are measured (a pair with a context switch left out); at its end the
 // sequence is DecisionMonitor's, whose pairs are the fixed-n analysis's (stalled chunks left out
-// too). A whole repetition is one unit when the run does not alternate. Because the sequence is time-uniform, looking
-// at it this often does not make it wrong; the decision it shows is still provisional (a run stops
-// only on a stored repetition's look).
+// too). A whole repetition is one unit when the run does not alternate. Because the sequence is
+// time-uniform, looking at it this often does not make it wrong; the decision it shows is still
+// provisional (a run stops only on a stored repetition's look).
 
 #include <cmath>
 #include <cstddef>

@@ -410,6 +410,7 @@ TEST(Evidence, TheDirectionIsTheSignOfTheDifferenceWithNegativeValues)
 TEST(Analyze, DriftOfNegativeValuesHasTheSignOfTheMove)
 {
     std::vector<double> falling;
+    falling.reserve(30);
     for (int i = 0; i < 30; ++i) {
         falling.push_back(-100 - 0.2 * i);
     }

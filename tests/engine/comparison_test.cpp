@@ -437,6 +437,7 @@ TEST(Sizing, PairedNNeededHasItsPowerInSimulation)
         std::vector<double> sorted = d;
         std::sort(sorted.begin(), sorted.end());
         std::vector<double> deviations;
+        deviations.reserve(sorted.size());
         for (double x : sorted) {
             deviations.push_back(std::fabs(x - median(sorted)));
         }

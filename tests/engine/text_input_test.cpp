@@ -96,7 +96,8 @@ TEST(StatValues, ASpaceAsThousandsSeparatorIsRefusedLikeAComma)
 // of what it read, cut where a UTF-8 character begins, with control characters shown as '?'.
 TEST(StatValues, ErrorsQuoteABoundedExcerpt)
 {
-    const std::string huge(10'000'000, 'x');
+    std::string huge;
+    huge.resize(10'000'000, 'x');
     auto bad = parseStatValues("1\n" + huge + "\n", "a.txt", {});
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().message,
