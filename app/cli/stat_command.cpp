@@ -116,8 +116,8 @@ Command addStatCommand(CLI::App& app)
     sub->add_option("-C,--column", a->column, "Column to read, from 1")->capture_default_str();
     sub->add_option_function<std::string>(
         "-d,--delimiters", [a](const std::string& d) { a->delimiters = d; },
-        "Characters that separate columns (default: space, tab, ',' and ';', and a line where a comma "
-        "could be a thousands separator or a decimal comma is refused)");
+        "Characters that separate columns (default: space, tab, ',' and ';', and a line where a comma or a "
+        "single space could be a thousands separator, or a comma a decimal comma, is refused)");
     sub->add_flag("--paired", a->paired, "Line i of every file was measured together: analyse pairs");
     sub->add_flag("--higher-is-better", a->higherIsBetter,
                   "The numbers are rates (default: lower is better, as "

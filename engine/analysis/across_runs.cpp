@@ -254,6 +254,7 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
     r.n = b.units.size();
     r.nCandidate = c.units.size();
     r.primaryTest = "Welch t on run means (Satterthwaite df)";
+    r.direction = c.mean > b.mean ? 1 : c.mean < b.mean ? -1 : 0;
     r.effectSizeName = "difference over the run-to-run SD";
     stats::RatioSummary s;
     s.nB = static_cast<double>(b.units.size());

@@ -125,7 +125,9 @@ void checkDrift(const std::string& variant, const MetricSpec& metric, const std:
     const double first =
         median(std::vector<double>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(third)));
     const double last = median(std::vector<double>(values.end() - static_cast<std::ptrdiff_t>(third), values.end()));
-    const double change = first != 0 ? (last / first - 1) * 100 : 0;
+    // The move relative to the first third's size, with the sign of last - first: with negative
+    // values last / first - 1 has the opposite sign.
+    const double change = first != 0 ? (last - first) / std::fabs(first) * 100 : 0;
     if (corr.p < 0.01 && std::fabs(change) >= 0.1) {
         warnings.push_back(
             fmt::format("drift: {} {} moved {:+.2f}% from the first to the last third of the run "

@@ -47,6 +47,20 @@ struct AnalysisInput {
     std::vector<std::optional<RunNoiseFloor>> runFloors;
 };
 
+// Which chunks of an alternating run are left out of its pairs, with their partner: those the
+// measuring thread was switched out of (quantity `contextSwitches` above zero; -1: not measured)
+// and those that stalled (over 1.5x their variant's median chunk); none when a variant would lose
+// more than 90% of its chunks (`keptAll`). Samples without a round (pair < 0) are not chunks. The
+// fixed-n analysis (analysisInput) and the until-decided monitor (engine/run/until_decided.h) both
+// take their chunk pairs from it, so the two cannot apply different rules.
+struct ChunkCut {
+    std::vector<bool> leftOut;  // per sample
+    std::size_t chunks = 0;     // samples with a round
+    std::size_t hit = 0;        // chunks the rule finds, also when keptAll keeps them
+    bool keptAll = false;
+};
+ChunkCut preemptedChunks(const RunTable& samples, int contextSwitches, std::size_t variants);
+
 // Builds the input from one run: repetition values and, when the run alternated, chunk values
 // (without the chunks in which the measuring thread was switched out, unless that is nearly all).
 // `metrics` empty: the metrics worth comparing (unit conversions of another metric left out).

@@ -47,6 +47,8 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
     return chosen;
 }
 
+}  // namespace
+
 // Which chunks to leave out of the pairs: those the measuring thread did not run through. Either
 // it was switched out (its context-switches count is above zero) or the whole CPU stalled (the
 // chunk took more than 1.5 times its variant's median chunk: a hypervisor that deschedules the
@@ -54,24 +56,17 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
 // so the cut is the same relative to every variant's own speed. When any variant would lose more
 // than 90% of its chunks (a variant that blocks by design, a machine too busy to measure on),
 // every chunk is kept and the report says so.
-std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
+ChunkCut preemptedChunks(const RunTable& table, int contextSwitches, std::size_t nv)
 {
-    const RunTable& table = data.samples;
-    std::vector<bool> out(table.size(), false);
-    if (!in.alternating) {
-        return out;
-    }
-    const int q = data.layout.quantityIndex("context-switches");
-    const auto switches = q >= 0 && static_cast<std::size_t>(q) < table.quantities()
-                              ? table.column(static_cast<std::size_t>(q))
-                              : std::span<const double>();
+    ChunkCut out{std::vector<bool>(table.size(), false), 0, 0, false};
+    const auto q = static_cast<std::size_t>(contextSwitches);
+    const auto switches = contextSwitches >= 0 && q < table.quantities() ? table.column(q) : std::span<const double>();
     const auto variants = table.variants();
     const auto pairs = table.pairs();
     const auto durations = table.durations();
-    const std::size_t nv = in.variants.size();
     std::vector<std::size_t> chunks(nv, 0);
     for (std::size_t i = 0; i < table.size(); ++i) {
-        chunks[variants[i]] += pairs[i] >= 0 ? 1 : 0;
+        chunks.at(variants[i]) += pairs[i] >= 0 ? 1 : 0;
     }
     std::vector<double> limit(nv, 0);
     for (std::size_t v = 0; v < nv; ++v) {
@@ -92,22 +87,24 @@ std::vector<bool> preemptedChunks(const RunData& data, AnalysisInput& in)
         const std::size_t v = variants[i];
         const bool switched = !switches.empty() && switches[i] > 0;
         if (switched || durations[i] > limit[v]) {
-            out[i] = true;
+            out.leftOut[i] = true;
             ++hit[v];
         }
     }
     for (std::size_t v = 0; v < nv; ++v) {
-        in.chunks += chunks[v];
-        in.preemptedChunks += hit[v];
+        out.chunks += chunks[v];
+        out.hit += hit[v];
         if (10 * hit[v] > 9 * chunks[v]) {
-            in.keptPreempted = true;
+            out.keptAll = true;
         }
     }
-    if (in.keptPreempted) {
-        std::fill(out.begin(), out.end(), false);
+    if (out.keptAll) {
+        std::fill(out.leftOut.begin(), out.leftOut.end(), false);
     }
     return out;
 }
+
+namespace {
 
 // Every quantity's total per variant and repetition, each summed in row order. Group
 // variant * slots + slot holds the rows of that variant in that repetition slot.
@@ -308,7 +305,12 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
     receivedShares(data.layout, totals, in);
     const Rounds rounds(table);
     in.alternating = rounds.count() > 0;
-    const auto preempted = preemptedChunks(data, in);
+    auto cut = in.alternating ? preemptedChunks(table, data.layout.quantityIndex("context-switches"), nv)
+                              : ChunkCut{std::vector<bool>(table.size(), false), 0, 0, false};
+    in.chunks = cut.chunks;
+    in.preemptedChunks = cut.hit;
+    in.keptPreempted = cut.keptAll;
+    const auto& preempted = cut.leftOut;
     in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(nv));
     const auto variants = table.variants();

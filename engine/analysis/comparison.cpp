@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <boost/math/distributions/normal.hpp>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 
 #include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/power.h"
 #include "engine/stats/ratio.h"
 #include "engine/stats/robust.h"
 
@@ -17,21 +16,6 @@ namespace nf::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double zQuantile(double p)
-{
-    return boost::math::quantile(boost::math::normal_distribution<double>(), p);
-}
-
-double tQuantile(double p, double df)
-{
-    return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
-}
-
-double pct(double logRatio)
-{
-    return std::expm1(logRatio) * 100;
-}
 
 std::string formatP(double p)
 {
@@ -43,46 +27,9 @@ std::string levelPct(double level)
     return fmt::format("{:.4g}%", level * 100);
 }
 
-// Repetitions per variant needed so that (t_{1-alpha/2} + t_{power}) * SE <= target, SE the
-// standard error of mean(c) - R mean(b) over |mean(b)| with n values each; sdC and sdB are the
-// per-value standard deviations of the two terms in the same relative units.
-std::optional<double> repetitionsNeeded(double sdC, double sdB, double target, const CompareOptions& o)
+int sign(double x)
 {
-    const double h = std::hypot(sdC, sdB);
-    if (!(target > 0) || !std::isfinite(h)) {
-        return std::nullopt;
-    }
-    auto detects = [&](double n) {
-        const double df = h == 0 ? n - 1 : stats::welchDegreesOfFreedom(sdC / h, n, sdB / h, n);
-        return (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * h / std::sqrt(n) <= target;
-    };
-    double hi = 2;
-    while (!detects(hi)) {
-        hi *= 2;
-        if (hi > 1e12) {
-            return std::nullopt;
-        }
-    }
-    double lo = std::max(2.0, hi / 2);
-    if (detects(lo)) {
-        return lo;
-    }
-    while (hi - lo > 1) {
-        const double mid = std::floor((lo + hi) / 2);
-        (detects(mid) ? hi : lo) = mid;
-    }
-    return hi;
-}
-
-// The smallest n at which the exact signed-rank test can give p < alpha: its smallest two-sided p,
-// all n signs alike, is 2 / 2^n. Counted in powers of two, so alpha = 2^-k is not off by one.
-double signedRankMinimumN(double alpha)
-{
-    int n = 1;
-    while (std::ldexp(2.0, -n) >= alpha && n < 1100) {
-        ++n;
-    }
-    return n;
+    return x > 0 ? 1 : x < 0 ? -1 : 0;
 }
 
 // Hedges' g with the pooled standard deviation computed on values scaled by the larger one.
@@ -121,18 +68,43 @@ bool setIndependentIntervals(Comparison& c, const stats::RatioSummary& summary, 
     return true;
 }
 
-// The smallest effect detected with `power`, and n_needed for the target, both in units of the
-// baseline mean: the standard error of mean(c) - R mean(b), and per value. `welchDf` <= 0: the
-// pooled degrees of freedom.
-void setIndependentPower(Comparison& c, const stats::RatioSummary& summary, double welchDf, const CompareOptions& o)
+// How much data, from Welch's test of mean(c) - mean(b) (the test the verdict rests on) with the
+// standard deviations observed, in units of |mean(b)|: the smallest difference detected with
+// `power` at these n, and the equal n per variant that detects the target. Nothing here depends on
+// the ratio of the means.
+void setIndependentPower(Comparison& c, const stats::RatioSummary& summary, const CompareOptions& o)
 {
-    const double ratio = 1 + summary.delta;
-    const double df = welchDf > 0 ? welchDf : summary.nB + summary.nC - 2;
-    const double seRel = std::hypot(summary.seC, std::fabs(ratio) * summary.seB);
-    c.mdePct = (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * seRel * 100;
     c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
-    c.nNeeded = repetitionsNeeded(summary.seC * std::sqrt(summary.nC),
-                                  std::fabs(ratio) * summary.seB * std::sqrt(summary.nB), c.targetPct / 100, o);
+    if (!std::isfinite(summary.delta)) {
+        c.mdePct = kNaN;
+        return;
+    }
+    const double sdB = summary.seB * std::sqrt(summary.nB);
+    const double sdC = summary.seC * std::sqrt(summary.nC);
+    c.mdePct = stats::welchDetectable(sdC, summary.nC, sdB, summary.nB, o.alpha, o.power) * 100;
+    c.nNeeded = stats::welchSampleSize(c.targetPct / 100, sdC, sdB, o.alpha, o.power);
+}
+
+// How much data, from the signed-rank test (the test the verdict rests on) at a shift of the
+// distribution the pairs showed, centred on its Hodges-Lehmann estimate: the smallest change
+// detected with `power` in either direction at this n, and the pairs that detect the target in the
+// direction of the estimate. Valid at any shift and for any shape (two modes, one wild pair),
+// where the interval's width alone is not.
+void setPairedPower(Comparison& c, const std::vector<double>& sorted, const CompareOptions& o)
+{
+    const double centre = std::log1p(c.interval.estimatePct / 100);
+    std::vector<double> centred(sorted.size());
+    std::transform(sorted.begin(), sorted.end(), centred.begin(), [&](double d) { return d - centre; });
+    const stats::SignedRankPower power(centred);
+    const auto n = static_cast<double>(sorted.size());
+    const double up = power.detectable(n, +1, o.alpha, o.power);
+    const double down = power.detectable(n, -1, o.alpha, o.power);
+    c.mdePct = std::isnan(up) || std::isnan(down) ? kNaN : std::max(std::expm1(up), -std::expm1(-down)) * 100;
+    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
+    const bool lower = c.interval.estimatePct < 0 && c.targetPct < 100;
+    if (c.targetPct > 0) {
+        c.nNeeded = power.sampleSize(std::log1p((lower ? -c.targetPct : c.targetPct) / 100), o.alpha, o.power);
+    }
 }
 
 }  // namespace
@@ -185,25 +157,20 @@ Comparison comparePaired(const std::vector<double>& base, const std::vector<doub
     c.interval = pairedInterval(selector, 1 - o.alpha);
     c.tost = pairedInterval(selector, 1 - 2 * o.alpha);
     const auto wilcoxon = stats::wilcoxonSignedRankSorted(sorted);
+    c.direction = sign(c.interval.estimatePct);
     c.pWilcoxon = wilcoxon.p;
     c.pPairedT = t.p;
     c.p = c.pAdjusted = wilcoxon.p;
 
-    // The standard error the interval implies, with the normal quantile of the level it has.
-    const double width = std::log1p(c.interval.ci.high / 100) - std::log1p(c.interval.ci.low / 100);
-    const double seLog = width / (2 * zQuantile((1 + c.interval.level) / 2));
-    const double mdeLog = (zQuantile(1 - o.alpha / 2) + zQuantile(o.power)) * seLog;
-    c.mdePct = pct(mdeLog);
-    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
-    if (c.targetPct > 0 && mdeLog > 0) {
-        const double needed =
-            std::ceil(static_cast<double>(d.size()) * std::pow(mdeLog / std::log1p(c.targetPct / 100), 2));
-        c.nNeeded = std::max(needed, signedRankMinimumN(o.alpha));
-    }
+    setPairedPower(c, sorted, o);
     if (wilcoxon.minAttainableP >= o.alpha) {
+        // Equal pairs are dropped by the test: it is their number that sets the smallest p.
+        const auto unequal =
+            static_cast<std::size_t>(std::count_if(d.begin(), d.end(), [](double x) { return x != 0; }));
         c.warnings.push_back(
-            fmt::format("with {} pairs the signed-rank test cannot reach p < {} (its smallest p is {})", d.size(),
-                        o.alpha, formatP(wilcoxon.minAttainableP)));
+            fmt::format("with {} pairs{} the signed-rank test cannot reach p < {} (its smallest p is {})", d.size(),
+                        unequal < d.size() ? fmt::format(" ({} unequal)", unequal) : "", o.alpha,
+                        formatP(wilcoxon.minAttainableP)));
     }
     if (!c.interval.reachesLevel()) {
         c.warnings.push_back(c.interval.note +
@@ -225,6 +192,10 @@ Comparison compareIndependent(const std::vector<double>& base, const std::vector
     c.n = base.size();
     c.nCandidate = cand.size();
     const auto summary = stats::ratioSummary(base, cand);
+    if (!base.empty()) {
+        const double pivot = mean(base);
+        c.direction = sign(meanDeviation(cand, pivot) - meanDeviation(base, pivot));
+    }
     if (!setIndependentIntervals(c, summary, o, "repetitions")) {
         return c;
     }
@@ -237,7 +208,7 @@ Comparison compareIndependent(const std::vector<double>& base, const std::vector
     const double nC = summary.nC;
     const double pivot = mean(base);
     c.effectSize = hedgesG(meanDeviation(cand, pivot) - meanDeviation(base, pivot), stddev(base), nB, stddev(cand), nC);
-    setIndependentPower(c, summary, welch.df, o);
+    setIndependentPower(c, summary, o);
     if (mwu.minAttainableP >= o.alpha) {
         c.warnings.push_back(
             fmt::format("with {} and {} repetitions Mann-Whitney U cannot reach p < {} "
@@ -262,6 +233,7 @@ Comparison compareSummaries(const SummaryStats& b, const SummaryStats& cand, con
     c.n = static_cast<std::size_t>(b.n);
     c.nCandidate = static_cast<std::size_t>(cand.n);
     const auto summary = stats::ratioSummary(b.mean, b.stddev, b.n, cand.mean, cand.stddev, cand.n);
+    c.direction = sign(cand.mean - b.mean);
     c.warnings.emplace_back("summaries (n, mean, standard error) only: rank tests need the runs and were not run");
     if (!setIndependentIntervals(c, summary, o, "runs")) {
         return c;
@@ -271,7 +243,7 @@ Comparison compareSummaries(const SummaryStats& b, const SummaryStats& cand, con
     c.pWelch = welch.p;
     c.p = c.pAdjusted = welch.p;
     c.effectSize = hedgesG(cand.mean - b.mean, b.stddev, b.n, cand.stddev, cand.n);
-    setIndependentPower(c, summary, welch.df, o);
+    setIndependentPower(c, summary, o);
     return c;
 }
 
@@ -292,8 +264,10 @@ Verdict decide(const Comparison& c, const CompareOptions& o, std::string* reason
             "n too small to show equivalence at this alpha: the interval lies inside +-{:g}%, but with {} {}s "
             "it covers {}, not the {} equivalence needs",
             o.marginPct, c.n, c.unit, levelPct(tost.level), levelPct(tost.nominalLevel));
-    } else if (!tost.bounded()) {
-        why = tost.note.empty() ? ci.note : tost.note;
+    } else if (!ci.bounded() || !tost.bounded()) {
+        // An unbounded interval: the 1 - alpha one cannot show a difference, the 1 - 2 alpha one
+        // cannot show equivalence.
+        why = !ci.bounded() && !ci.note.empty() ? ci.note : tost.note.empty() ? ci.note : tost.note;
     } else if (!tested) {
         why = fmt::format(
             "no test is possible (neither variant's values vary) and the difference, {:+.2f}%, lies outside "

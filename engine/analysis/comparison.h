@@ -27,17 +27,22 @@ struct Comparison {
     std::size_t n = 0;           // pairs (paired) or baseline repetitions (independent)
     std::size_t nCandidate = 0;  // candidate repetitions (independent); = n when paired
     IntervalResult interval;     // the estimate and its 1 - alpha interval
-    IntervalResult tost;         // the 1 - 2 alpha interval: equivalence when inside +-margin
-    std::string primaryTest;     // the test a difference rests on
-    double p = 1;                // the primary test's p; NaN when no test is possible
-    double pAdjusted = 1;        // after Holm across the metrics of one comparison (= p when alone)
+    // The sign of candidate - baseline (+1 higher, -1 lower, 0 equal or unknown): the direction a
+    // report names. Not always the sign of the estimate: with negative values a ratio of the means
+    // below 1 is a candidate above the baseline (-95.1 against -100.2).
+    int direction = 0;
+    IntervalResult tost;      // the 1 - 2 alpha interval: equivalence when inside +-margin
+    std::string primaryTest;  // the test a difference rests on
+    double p = 1;             // the primary test's p; NaN when no test is possible
+    double pAdjusted = 1;     // after Holm across the metrics of one comparison (= p when alone)
     std::optional<double> pWelch, pMwu, pPairedT, pWilcoxon;
     double effectSize = 0;
     std::string effectSizeName;
     Verdict verdict = Verdict::Inconclusive;
-    std::string verdictReason;        // why a rule could not apply, when inconclusive for that reason
-    bool withinMargin = false;        // the 1 - 2 alpha interval, at its level, lies inside +-margin
-    double mdePct = 0;                // smallest |delta| detected with `power` at this n and noise
+    std::string verdictReason;  // why a rule could not apply, when inconclusive for that reason
+    bool withinMargin = false;  // the 1 - 2 alpha interval, at its level, lies inside +-margin
+    // From the power of the test the verdict rests on, not from the interval's width:
+    double mdePct = 0;                // smallest |delta| detected with `power` at this n and noise; NaN: none
     double targetPct = 0;             // the effect n_needed is for
     std::optional<double> nNeeded;    // pairs or repetitions per variant; unset when unreachable
     std::size_t droppedOutliers = 0;  // pairs left out by --drop-outliers
@@ -81,7 +86,7 @@ void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& opti
 // - equivalent: the 1 - 2 alpha interval, at its level, lies inside +-margin. It is the interval
 //   that decides, so a metric that never varies is equivalent when it lies within the margin;
 // - inconclusive otherwise, with `reason` set when a rule could not apply (too few pairs for the
-//   interval's level, no test possible, an unbounded interval).
+//   interval's level, no test possible, either interval unbounded).
 Verdict decide(const Comparison& c, const CompareOptions& options, std::string* reason = nullptr);
 
 }  // namespace nf::engine

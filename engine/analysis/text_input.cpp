@@ -1,5 +1,6 @@
 #include "engine/analysis/text_input.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -70,30 +71,91 @@ bool isUnsignedNumber(std::string_view s, std::size_t digits, bool fraction)
     return i == s.size();
 }
 
-// The text around the first comma of `line` that could be read as part of one number: "1,010.5"
-// (a thousands separator: 1 to 3 digits, then exactly 3) or "10,5" (a decimal comma: digits on both
-// sides). "1,10.0" or "1.5,2.5" can only be two fields.
-std::optional<std::string> ambiguousComma(std::string_view line)
+constexpr std::string_view kFieldDelimiters = " \t,;";
+
+// The field of `line` that ends at `end` (exclusive) / starts at `begin`, split at the default
+// delimiters.
+std::string_view fieldBefore(std::string_view line, std::size_t end)
 {
-    constexpr std::string_view kField = " \t,;";
+    std::size_t begin = end;
+    while (begin > 0 && kFieldDelimiters.find(line[begin - 1]) == std::string_view::npos) {
+        --begin;
+    }
+    return line.substr(begin, end - begin);
+}
+
+std::string_view fieldFrom(std::string_view line, std::size_t begin)
+{
+    const std::size_t end = line.find_first_of(kFieldDelimiters, begin);
+    return line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+}
+
+// 1 to 3 digits, then a group of exactly 3 (and a fraction or exponent): "1,010.5", "1 010.5".
+bool looksGrouped(std::string_view left, std::string_view right)
+{
+    return isInteger(left, 1, 3) && isUnsignedNumber(right, 3, true);
+}
+
+struct Ambiguity {
+    std::string text;  // the number as it may have been meant
+    bool comma = false;
+};
+
+// A separator of `line` (default delimiters) that could be inside one number:
+// - a comma as a thousands separator ("1,010.5": 1 to 3 digits, then exactly 3) or a decimal comma
+//   ("10,5": digits on both sides); "1,10.0" or "1.5,2.5" can only be two fields;
+// - a single space as a thousands separator ("1 010.5", the SI style), which the default
+//   delimiters would read as the two fields 1 and 010.5.
+std::optional<Ambiguity> ambiguousSeparator(std::string_view line)
+{
     for (std::size_t comma = line.find(','); comma != std::string_view::npos; comma = line.find(',', comma + 1)) {
-        std::size_t leftBegin = comma;
-        while (leftBegin > 0 && kField.find(line[leftBegin - 1]) == std::string_view::npos) {
-            --leftBegin;
-        }
-        const std::string_view left = line.substr(leftBegin, comma - leftBegin);
-        const std::size_t end = line.find_first_of(kField, comma + 1);
-        const std::string_view right =
-            line.substr(comma + 1, end == std::string_view::npos ? std::string_view::npos : end - comma - 1);
-        const bool thousands = isInteger(left, 1, 3) && isUnsignedNumber(right, 3, true);
-        const bool decimalComma = isInteger(left, 1, 400) && isUnsignedNumber(right, 0, false);
-        if (thousands || decimalComma) {
+        const std::string_view left = fieldBefore(line, comma);
+        const std::string_view right = fieldFrom(line, comma + 1);
+        if (looksGrouped(left, right) || (isInteger(left, 1, 400) && isUnsignedNumber(right, 0, false))) {
+            const std::size_t begin = static_cast<std::size_t>(left.data() - line.data());
             const std::size_t last = line.find_first_of(" \t;", comma);
-            return std::string(
-                line.substr(leftBegin, last == std::string_view::npos ? std::string_view::npos : last - leftBegin));
+            return Ambiguity{std::string(line.substr(begin, last == std::string_view::npos ? last : last - begin)),
+                             true};
         }
     }
+    for (std::size_t space = line.find(' '); space != std::string_view::npos; space = line.find(' ', space + 1)) {
+        const std::string_view left = fieldBefore(line, space);
+        const std::string_view right = fieldFrom(line, space + 1);
+        if (!looksGrouped(left, right)) {
+            continue;
+        }
+        // The whole number: every further " ddd" group and the last one's fraction.
+        std::size_t end = space + 1 + right.size();
+        while (end + 4 <= line.size() && line[end] == ' ' && isUnsignedNumber(fieldFrom(line, end + 1), 3, true)) {
+            end += 1 + fieldFrom(line, end + 1).size();
+        }
+        const std::size_t begin = static_cast<std::size_t>(left.data() - line.data());
+        return Ambiguity{std::string(line.substr(begin, end - begin)), false};
+    }
     return std::nullopt;
+}
+
+// `text` quoted for a message: at most 40 bytes of it (cut where a UTF-8 character begins, with
+// its length said), control characters shown as '?'. A line of 10 MB is not echoed whole.
+std::string quoted(std::string_view text)
+{
+    constexpr std::size_t kMax = 40;
+    constexpr std::size_t kShown = 32;
+    std::string_view shown = text;
+    if (text.size() > kMax) {
+        std::size_t cut = kShown;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+            --cut;
+        }
+        shown = text.substr(0, cut);
+    }
+    std::string out = "'";
+    for (char c : shown) {
+        const auto u = static_cast<unsigned char>(c);
+        out += u < 0x20 || u == 0x7f ? '?' : c;
+    }
+    out += shown.size() < text.size() ? fmt::format("...' ({} bytes)", text.size()) : "'";
+    return out;
 }
 
 std::vector<std::string_view> lines(std::string_view text)
@@ -124,10 +186,12 @@ Result<std::vector<double>> parseStatValues(std::string_view text, const std::st
             line.remove_suffix(1);
         }
         if (!column.delimiters) {
-            if (const auto ambiguous = ambiguousComma(line)) {
-                return Error{path + ":" + std::to_string(number) + ": '" + *ambiguous +
-                             "' is ambiguous: a thousands separator, a decimal comma or two columns? Write "
-                             "numbers with a decimal point and no grouping, or give the delimiters (-d)"};
+            if (const auto ambiguous = ambiguousSeparator(line)) {
+                return Error{
+                    fmt::format("{}:{}: {} is ambiguous: {} or two columns? Write numbers with a decimal "
+                                "point and no grouping, or give the delimiters (-d)",
+                                path, number, quoted(ambiguous->text),
+                                ambiguous->comma ? "a thousands separator, a decimal comma" : "a thousands separator")};
             }
         }
         const auto value = field(line, column.column, column.delimiters.value_or(std::string(kDefaultStatDelimiters)));
@@ -142,7 +206,7 @@ Result<std::vector<double>> parseStatValues(std::string_view text, const std::st
             used = 0;
         }
         if (used != value->size() || !std::isfinite(v)) {
-            return Error{path + ":" + std::to_string(number) + ": '" + *value + "' is not a finite number"};
+            return Error{path + ":" + std::to_string(number) + ": " + quoted(*value) + " is not a finite number"};
         }
         values.push_back(v);
     }

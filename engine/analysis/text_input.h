@@ -23,9 +23,10 @@ struct StatColumn {
 
 // The column'th field of every line that is not blank or a '#' comment; each must be a finite
 // number. At least two values. Errors name `path` and the line: "a.txt:7: 'x' is not a finite
-// number". With the default delimiters a comma is a separator only where it cannot be part of a
-// number: a line with "1,010.5" (a thousands separator?) or "10,5" (a decimal comma?) is refused
-// rather than read as 1 or 10; given delimiters (-d ',') say what a comma is.
+// number", quoting at most 40 bytes of what they read. With the default delimiters a comma or a
+// single space is a separator only where it cannot be part of a number: a line with "1,010.5" or
+// "1 010.5" (a thousands separator?) or "10,5" (a decimal comma?) is refused rather than read as 1
+// or 10; given delimiters (-d ',', -d ' ') say what a comma or a space is.
 Result<std::vector<double>> parseStatValues(std::string_view text, const std::string& path, const StatColumn& column);
 
 // Delimiters that cannot split a number: not empty, and no digit, sign, '.', 'e' or 'E'.

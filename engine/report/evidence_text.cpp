@@ -70,7 +70,10 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
                                 : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
                                               r.pMwu ? formatP(*r.pMwu) : std::string("not run (needs the runs)"));
         emit(out, "    " + tests + fmt::format("; {} {:.2f}", r.effectSizeName, r.effectSize), "      ");
-        std::string sizing = fmt::format("    detectable: {:.2f}% at {:g}% power", r.mdePct, o.power * 100);
+        std::string sizing =
+            std::isfinite(r.mdePct)
+                ? fmt::format("    detectable: {:.2f}% at {:g}% power", r.mdePct, o.power * 100)
+                : fmt::format("    detectable: no difference at {:g}% power with {} {}s", o.power * 100, r.n, r.unit);
         if (r.nNeeded && r.targetPct > 0) {
             sizing += fmt::format("; {:.2f}% needs {:.0f} {}s", r.targetPct, *r.nNeeded, r.unit);
         }
@@ -147,7 +150,7 @@ std::string verdictWord(const MetricComparison& c)
     if (r.verdict != Verdict::Different) {
         return std::string(toString(r.verdict));
     }
-    const bool better = (r.interval.estimatePct < 0) != c.higherIsBetter;
+    const bool better = (r.direction < 0) != c.higherIsBetter;
     if (isSpeed(c)) {
         return better ? "different: faster" : "different: slower";
     }
@@ -187,11 +190,12 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
     const std::string level = levelText(r.interval, alpha);
     switch (r.verdict) {
         case Verdict::Different: {
-            const bool better = (r.interval.estimatePct < 0) != c.higherIsBetter;
-            const std::string direction = isSpeed(c)
-                                              ? (better ? "faster" : "slower")
-                                              : fmt::format("{} ({})", r.interval.estimatePct > 0 ? "higher" : "lower",
-                                                            better ? "better" : "worse");
+            // The direction is the sign of candidate - baseline, not of the ratio's change: with
+            // negative values a ratio below 1 is a candidate above the baseline.
+            const bool better = (r.direction < 0) != c.higherIsBetter;
+            const std::string direction =
+                isSpeed(c) ? (better ? "faster" : "slower")
+                           : fmt::format("{} ({})", r.direction > 0 ? "higher" : "lower", better ? "better" : "worse");
             const std::string margin =
                 r.withinMargin ? fmt::format("; smaller than the +-{:g}% equivalence margin", o.marginPct) : "";
             return fmt::format("{} is {:.2f}% {} than {} ({} {}, {} CI {}, {}){}", c.candidate,

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/run/until_decided.h"
-
 namespace nf::engine {
 
 RunWatch::RunWatch(const ExperimentSpec& spec, const RunLayout& layout)
     : m_spec(spec),
       m_layout(layout),
       m_sequence(decisionOptions(spec.until.value_or(UntilDecided{}))),
+      m_monitor(m_spec, m_layout),
       m_switches(layout.quantityIndex("context-switches"))
 {
 }
@@ -60,6 +59,8 @@ void RunWatch::finishRepetition(const RepetitionResult& rep)
     }
     m_seen.erase(rep.index);
     m_elapsed = std::max(m_elapsed, rep.end);
+    m_monitor.add(rep);
+    m_sequence = m_monitor.sequence();
 }
 
 // The unit's log ratio candidate / baseline, as DecisionMonitor::add forms it.

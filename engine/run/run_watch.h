@@ -2,11 +2,12 @@
 // Watches a run while it goes on, for a display: the primary metric's difference between the
 // candidate (variant 1) and the baseline (variant 0) as the confidence sequence of the
 // run-until-decided method (engine/analysis/sequential.h) sees it, after every batch of samples
-// that arrives, not only after a stored repetition. Its units are those of DecisionMonitor: a chunk
-// pair as soon as both of its chunks are measured (a pair with a context switch left out), or a
-// whole repetition when the run does not alternate. Because the sequence is time-uniform, looking
-// at it this often does not make it wrong; the decision it shows is still provisional (a run stops
-// only on a stored repetition's look).
+// that arrives, not only after a stored repetition. Within a repetition a chunk pair counts as soon
+// as both of its chunks are measured (a pair with a context switch left out); at its end the
+// sequence is DecisionMonitor's, whose pairs are the fixed-n analysis's (stalled chunks left out
+// too). A whole repetition is one unit when the run does not alternate. Because the sequence is
+// time-uniform, looking at it this often does not make it wrong; the decision it shows is still
+// provisional (a run stops only on a stored repetition's look).
 
 #include <cmath>
 #include <cstddef>
@@ -17,6 +18,7 @@
 
 #include "engine/analysis/sequential.h"
 #include "engine/model/run_data.h"
+#include "engine/run/until_decided.h"
 
 namespace nf::engine {
 
@@ -67,6 +69,7 @@ private:
     ExperimentSpec m_spec;
     RunLayout m_layout;
     ConfidenceSequence m_sequence;
+    DecisionMonitor m_monitor;  // whose sequence it takes at a repetition's end
     int m_switches = -1;
     std::map<Key, std::vector<Sample>> m_open;  // units not complete yet
     std::map<int, std::size_t> m_seen;          // samples added per repetition

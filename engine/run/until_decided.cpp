@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "engine/analysis/analysis.h"
+
 namespace nf::engine {
 
 SequentialOptions decisionOptions(const UntilDecided& u)
@@ -20,34 +22,84 @@ DecisionMonitor::DecisionMonitor(const ExperimentSpec& spec, const RunLayout& la
 {
 }
 
+namespace {
+
+// Columns of a chunk as the monitor keeps it.
+constexpr std::size_t kNumerator = 0;
+constexpr std::size_t kDenominator = 1;
+constexpr int kSwitches = 2;
+
+}  // namespace
+
+void DecisionMonitor::addRepetition(const RepetitionResult& rep)
+{
+    const auto& metric = m_layout.metrics.front();
+    std::vector<const std::vector<double>*> rows[2];
+    for (const auto& s : rep.samples) {
+        if (s.variant == 0 || s.variant == 1) {
+            rows[s.variant].push_back(&s.values);
+        }
+    }
+    const auto b = metricValue(metric, m_layout.quantities, rows[0]);
+    const auto c = metricValue(metric, m_layout.quantities, rows[1]);
+    if (b && c && *b > 0 && *c > 0) {
+        m_sequence.add(std::log(*c / *b));
+    }
+}
+
+void DecisionMonitor::addChunks(const RepetitionResult& rep)
+{
+    const auto& metric = m_layout.metrics.front();
+    const int num = m_layout.quantityIndex(metric.numerator);
+    const int den = m_layout.quantityIndex(metric.denominator);
+    auto column = [](const Sample& s, int q) {
+        return q >= 0 && static_cast<std::size_t>(q) < s.values.size() ? s.values[static_cast<std::size_t>(q)] : NAN;
+    };
+    std::map<int, Round> rounds;
+    for (const auto& s : rep.samples) {
+        if (s.variant < 0 || s.variant > 1 || s.pair < 0) {
+            continue;
+        }
+        rounds[s.pair].chunks[s.variant].push_back(m_chunks.size());
+        m_chunks.append({.variant = s.variant,
+                         .repetition = s.repetition,
+                         .index = s.index,
+                         .pair = s.pair,
+                         .start = s.start,
+                         .duration = s.duration,
+                         .values = {column(s, num), column(s, den), column(s, m_switches)}});
+    }
+    for (auto& [pair, round] : rounds) {
+        m_rounds.push_back(std::move(round));
+    }
+    const auto cut = preemptedChunks(m_chunks, m_switches >= 0 ? kSwitches : -1, 2);
+    m_sequence = ConfidenceSequence(m_sequence.options());
+    for (const auto& round : m_rounds) {
+        double value[2] = {NAN, NAN};
+        bool kept = !round.chunks[0].empty() && !round.chunks[1].empty();
+        for (int v = 0; v < 2 && kept; ++v) {
+            double n = 0;
+            double d = 0;
+            for (const auto i : round.chunks[v]) {
+                kept = kept && !cut.leftOut[i];
+                n += m_chunks.value(i, kNumerator);
+                d += m_chunks.value(i, kDenominator);
+            }
+            value[v] = metricRatio(metric, n, d);
+        }
+        if (kept && value[0] > 0 && value[1] > 0) {
+            m_sequence.add(std::log(value[1] / value[0]));
+        }
+    }
+}
+
 DecisionLook DecisionMonitor::add(const RepetitionResult& rep)
 {
     if (!m_layout.metrics.empty()) {
-        const auto& metric = m_layout.metrics.front();
-        // Rows per (pair, variant): a chunk pair's two chunks, or a repetition's samples per variant.
-        std::map<int, std::vector<const std::vector<double>*>> rows[2];
-        std::map<int, bool> switched;
-        for (const auto& s : rep.samples) {
-            if (s.variant < 0 || s.variant > 1) {
-                continue;
-            }
-            const int key = m_spec.alternating() ? s.pair : 0;
-            rows[s.variant][key].push_back(&s.values);
-            const auto col = static_cast<std::size_t>(m_switches);
-            if (m_spec.alternating() && m_switches >= 0 && col < s.values.size() && s.values[col] > 0) {
-                switched[key] = true;
-            }
-        }
-        for (const auto& [key, base] : rows[0]) {
-            const auto cand = rows[1].find(key);
-            if (cand == rows[1].end() || switched[key]) {
-                continue;
-            }
-            const auto b = metricValue(metric, m_layout.quantities, base);
-            const auto c = metricValue(metric, m_layout.quantities, cand->second);
-            if (b && c && *b > 0 && *c > 0) {
-                m_sequence.add(std::log(*c / *b));
-            }
+        if (m_spec.alternating()) {
+            addChunks(rep);
+        } else {
+            addRepetition(rep);
         }
     }
     const auto s = m_sequence.look();

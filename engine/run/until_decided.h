@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/analysis/sequential.h"
 #include "engine/model/run_data.h"
@@ -21,20 +22,36 @@ public:
     // layout.metrics.front().
     DecisionMonitor(const ExperimentSpec& spec, const RunLayout& layout);
 
-    // Adds the repetition's units and looks. A chunk during which the measuring thread was switched
-    // out (context-switches > 0) leaves its pair out, as the fixed-n analysis does.
+    // Adds the repetition's units and looks. Chunk pairs are those the fixed-n analysis of the run so
+    // far compares: a chunk the measuring thread was switched out of or that stalled leaves its
+    // pair out, by the one rule both take (preemptedChunks, engine/analysis/analysis.h). A stall is
+    // judged against the median chunk so far, so the sequence is formed again at every look.
     DecisionLook add(const RepetitionResult& rep);
     // Whether to stop after this look: decided, or the next repetition (as long as this one) would
     // end past the measuring time. Sets the stop reason.
     bool shouldStop(const DecisionLook& look, double repetitionSeconds);
     // The record of the run so far; `planEnded` when the plan ran out before a decision.
     DecisionRecord record(bool planEnded) const;
+    // The sequence at the last look.
+    const ConfidenceSequence& sequence() const { return m_sequence; }
 
 private:
-    const ExperimentSpec& m_spec;
+    void addRepetition(const RepetitionResult& rep);
+    void addChunks(const RepetitionResult& rep);
+
+    // A round's chunks of the baseline and of the candidate: indices into m_chunks.
+    struct Round {
+        std::vector<std::size_t> chunks[2];
+    };
+
+    ExperimentSpec m_spec;
     RunLayout m_layout;  // a copy: the message it came in does not outlive the look
     ConfidenceSequence m_sequence;
     int m_switches = -1;  // quantity index of context-switches
+    // Alternating runs: every chunk of the two variants so far, its values cut to the primary
+    // metric's numerator and denominator and the context-switches count; and its rounds in order.
+    RunTable m_chunks{3};
+    std::vector<Round> m_rounds;
     std::string m_unit;
     std::optional<DecisionLook> m_last;
     std::string m_reason;

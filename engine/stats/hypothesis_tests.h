@@ -39,7 +39,8 @@ TestResult mannWhitneyU(const std::vector<double>& x, const std::vector<double>&
 
 // Wilcoxon signed-rank test of d's location == 0; zeros are dropped (zero_method "wilcox").
 // Exact when at most 50 non-zero values and no ties in |d|; otherwise the normal approximation
-// with tie correction and no continuity correction.
+// with tie correction and no continuity correction (SciPy 1.10's), held at or above the smallest p
+// the exact distribution of the n non-zero values can give, 2 / 2^n.
 TestResult wilcoxonSignedRank(const std::vector<double>& d);
 // The same over d already sorted ascending: ranks |d| by merging the two signs, without a sort.
 TestResult wilcoxonSignedRankSorted(const std::vector<double>& sortedD);

@@ -404,16 +404,57 @@ TEST(Analyze, ValuesNear1eMinus100AreAnalysedAsAnyOther)
     EXPECT_NEAR(a->variants[0].summary.mean / 1e-100, mean(test::referenceData("x10")), 1e-9);
 }
 
+// Seven values each: from six pairs on the signed-rank test can reach p < 0.05, so a difference is
+// detectable at all (with fewer none is, and the paired MDE is NaN).
 TEST(Analyze, ExtremeMagnitudesInsideTheRangeGiveFiniteResults)
 {
     for (bool paired : {false, true}) {
-        auto a = analyze(statInput({{1e-150, 1.1e-150, 1.2e-150}, {1e150, 0.7e150, 0.9e150}}, paired), {});
+        auto a = analyze(statInput({{1e-150, 1.1e-150, 1.2e-150, 1.05e-150, 1.15e-150, 1.3e-150, 1.25e-150},
+                                    {1e150, 0.7e150, 0.9e150, 0.8e150, 0.95e150, 0.75e150, 0.85e150}},
+                                   paired),
+                         {});
         ASSERT_TRUE(a.ok()) << a.error().message;
         for (const auto& c : a->comparisons) {
             EXPECT_TRUE(std::isfinite(c.result.interval.estimatePct)) << toString(c.result.design);
             EXPECT_TRUE(std::isfinite(c.result.mdePct)) << toString(c.result.design);
         }
     }
+}
+
+// Negative values: b's mean (-95.1) is above a's (-100.2), so b is higher, though the ratio of the
+// means (0.949) is below 1. The verdict said "b.txt is 5.09% lower (better)".
+TEST(Evidence, TheDirectionIsTheSignOfTheDifferenceWithNegativeValues)
+{
+    auto a = analyze(
+        statInput({{-100.4, -100.1, -99.9, -100.3, -100.2, -100.3}, {-95.0, -95.3, -94.9, -95.2, -95.1, -95.1}}),
+        AnalysisOptions{});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    const auto& c = primaryOf(*a, "value");
+    ASSERT_EQ(c.result.verdict, Verdict::Different);
+    EXPECT_LT(c.result.interval.estimatePct, 0);  // the ratio's change
+    EXPECT_EQ(c.result.direction, 1);
+    const std::string sentence = verdictSentence(c, a->options.compare);
+    EXPECT_EQ(sentence.rfind("b.txt is 5.09% higher (worse) than a.txt", 0), 0u) << sentence;
+    EXPECT_EQ(verdictWord(c), "different: worse");
+}
+
+// Drift of negative values: the medians go from -100.9 to -104.9 (Spearman rho -1), a move down.
+// The warning said "+3.96%", the sign of last / first - 1.
+TEST(Analyze, DriftOfNegativeValuesHasTheSignOfTheMove)
+{
+    std::vector<double> falling;
+    falling.reserve(30);
+    for (int i = 0; i < 30; ++i) {
+        falling.push_back(-100 - 0.2 * i);
+    }
+    auto a = analyze(statInput({falling, falling}), AnalysisOptions{});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    std::string drift;
+    for (const auto& w : a->warnings) {
+        drift = w.rfind("drift: a.txt", 0) == 0 ? w : drift;
+    }
+    EXPECT_NE(drift.find("moved -3.96% from the first to the last third"), std::string::npos) << drift;
+    EXPECT_NE(drift.find("rho -1.00"), std::string::npos) << drift;
 }
 
 // Four line pairs well inside the margin: no signed-rank interval reaches 90%, so the report says

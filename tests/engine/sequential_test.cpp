@@ -1,6 +1,8 @@
 // The confidence sequence of engine/analysis/sequential.h: its boundary against the numerically
 // integrated mixture martingale (tests/engine/stats_reference.py), and its error rates in seeded
-// simulations with a look after every unit, beside naive re-testing of a fixed-n interval.
+// simulations with a look after every unit, beside naive re-testing of a fixed-n interval; and the
+// monitor of a run until decided (engine/run/until_decided.h), whose units are the fixed-n
+// analysis's chunk pairs.
 
 #include <gtest/gtest.h>
 
@@ -11,8 +13,12 @@
 #include <random>
 #include <vector>
 
+#include "engine/analysis/analysis.h"
 #include "engine/analysis/comparison.h"
 #include "engine/analysis/sequential.h"
+#include "engine/model/metric.h"
+#include "engine/run/run_watch.h"
+#include "engine/run/until_decided.h"
 #include "tests/engine/stats_reference.h"
 
 namespace nf::engine {
@@ -237,6 +243,76 @@ TEST(ConfidenceSequenceSimulation, TimeToDecisionForAOnePercentEffectAgainstTheF
     EXPECT_LE(wrong / double(sims), kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / sims));
     EXPECT_LT(medianStop, fixedN);  // half the runs decide before the fixed design is through
     EXPECT_LT(mean, 1.5 * fixedN);  // and on average within half again of it (see docs/statistics.md)
+}
+
+// An A/A run in chunks in which every fourth chunk of b stalled (three times as long, without a
+// context switch: a vCPU the hypervisor descheduled) and a few of a's were switched out. The fixed-n
+// analysis leaves all of them out with their partner; the monitor (and the Live tab's RunWatch,
+// which shows its look) left out only the switched ones, so its sequence saw b three times slower
+// in a quarter of its pairs and called the run different.
+TEST(UntilDecidedMonitor, TakesTheChunkPairsTheFixedNAnalysisTakes)
+{
+    RunLayout layout;
+    layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs, "context-switches"};
+    layout.metrics = callLoopMetrics(layout.quantities);
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.variants = {{"a", {}}, {"b", {}}};
+    spec.repetitions = 4;
+    spec.duration = 0.4;
+    spec.chunk = 0.002;
+    spec.until = UntilDecided{.maxTime = 100, .marginPct = 1, .alpha = 0.05};
+    DecisionMonitor monitor(spec, layout);
+    RunWatch watch(spec, layout);  // the Live tab's view: at each repetition's end, the monitor's look
+    RunData data;
+    data.variantNames = {"a", "b"};
+    data.layout = layout;
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> noise(0, 0.002);
+    DecisionLook look;
+    double t = 0;
+    for (int r = 0; r < spec.repetitions; ++r) {
+        RepetitionResult rep;
+        rep.index = r;
+        rep.variants = {0, 1};
+        rep.start = t;
+        for (int p = 0; p < 100; ++p) {
+            for (int v = 0; v < 2; ++v) {
+                const bool stalled = v == 1 && p % 4 == 0;
+                const bool switched = v == 0 && p % 10 == 5;
+                const double stretch = stalled || switched ? 3 : 1;
+                const double ticks = 100 * 1000 * (1 + noise(rng)) * stretch;
+                rep.samples.push_back({.variant = v,
+                                       .repetition = r,
+                                       .index = p,
+                                       .pair = p,
+                                       .start = t,
+                                       .duration = 0.002 * stretch,
+                                       .values = {100, ticks, ticks * 0.4, switched ? 1.0 : 0.0}});
+                t += 0.002 * stretch;
+            }
+        }
+        rep.end = t;
+        look = monitor.add(rep);
+        watch.add({rep.samples.begin(), rep.samples.begin() + 77});
+        watch.finishRepetition(rep);
+        EXPECT_EQ(watch.look().units, look.units) << "repetition " << r;
+        EXPECT_DOUBLE_EQ(watch.look().estimatePct, look.estimatePct) << "repetition " << r;
+        EXPECT_EQ(watch.look().decision, look.decision) << "repetition " << r;
+        data.samples.append(rep.samples);
+    }
+    auto in = analysisInput(data, true, {});
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    EXPECT_EQ(in->preemptedChunks, 4u * (25 + 10));
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    const auto& fixed = a->comparisons.front().result;
+    ASSERT_EQ(fixed.design, Design::Paired);
+    EXPECT_EQ(look.units, fixed.n);
+    EXPECT_EQ(look.units, 4u * (100 - 25 - 10));
+    EXPECT_NEAR(look.estimatePct, 0, 0.1);
+    EXPECT_EQ(look.decision, "equivalent");
+    EXPECT_EQ(fixed.verdict, Verdict::Equivalent);
 }
 
 }  // namespace

@@ -14,12 +14,15 @@ in a float, the last bits in which NumPy's results may vary between CPUs).
   in 60-digit arithmetic (mpmath), on the exact values of the doubles, with the t quantile found by
   inverting Student's distribution function (mpmath's regularised incomplete beta function).
 - Signed-rank coverage and smallest p: enumeration of all 2^n sign patterns, and SciPy's exact test.
+- How much data: Welch's power from the noncentral t by numerical integration (mpmath), and the
+  signed-rank statistic's mean and variance under a shift by enumeration of every sample.
 """
 
 import itertools
 import json
 import math
 import sys
+import warnings
 
 import mpmath as mp
 import numpy as np
@@ -328,6 +331,96 @@ for name, xs in data_log.items():
                                              "t_low": float(m - t * mp.sqrt(v)), "t_high": float(m + t * mp.sqrt(v)),
                                              "low_scipy": float(np.exp(lo)), "high_scipy": float(np.exp(hi))}
     out["log_scale_mean"][name] = row
+
+
+# --- the signed-rank test with a zero difference: six alike and a zero ---
+# SciPy 1.10 takes the normal approximation when a difference is zero; its p for six positive
+# differences and a zero is below 2 / 2^6 = 0.03125, the smallest p any arrangement of six signs
+# has (SciPy's exact test of the six).
+dzero = [0.0, 0.011, 0.013, 0.017, 0.019, 0.023, 0.029]
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # "Sample size too small for normal approximation": the point
+    p_approx = stats.wilcoxon(dzero, zero_method="wilcox", correction=False, method="approx").pvalue
+out["wilcoxon_zero_floor"] = {"d": dzero, "p_scipy_approx": float(p_approx),
+                              "p_exact_nonzero": float(stats.wilcoxon(dzero[1:], method="exact").pvalue)}
+
+
+# --- how much data: Welch's power under its own model, in 30 digits ---
+# The power of Welch's test at noncentrality lam with df degrees of freedom is P(|T| > c) for T
+# noncentral t: P(T <= x) = integral over v of Phi(x sqrt(v / df) - lam) times the chi-square
+# density of v with df degrees of freedom (mpmath quad), c the t quantile above. The smallest
+# detectable difference solves power = 0.8 for lam (findroot); n_needed is the smallest equal n per
+# variant whose power reaches 0.8 at the observed difference (bisection on n).
+rng_power = np.random.default_rng(20260412)
+data["outlier_b"] = np.concatenate([np.round(rng_power.normal(100, 1, 19), 4), [1e9]])
+data["outlier_c"] = np.round(rng_power.normal(100, 1, 20), 4)
+data["bimodal_b"] = np.round(np.concatenate([rng_power.normal(10, 0.3, 4), rng_power.normal(30, 0.3, 3)]), 4)
+data["bimodal_c"] = np.round(np.concatenate([rng_power.normal(4, 0.3, 3), rng_power.normal(12, 0.3, 4)]), 4)
+data["ordinary_b"] = np.round(rng_power.normal(100, 3, 10), 4)
+data["ordinary_c"] = np.round(rng_power.normal(105, 3, 10), 4)
+for k in ["outlier_b", "outlier_c", "bimodal_b", "bimodal_c", "ordinary_b", "ordinary_c"]:
+    out["data"][k] = floats(data[k])
+
+
+def nct_cdf(x, df, lam):
+    with mp.workdps(30):
+        df, x, lam = mp.mpf(df), mp.mpf(x), mp.mpf(lam)
+        density = lambda v: mp.exp((df / 2 - 1) * mp.log(v) - v / 2 - (df / 2) * mp.log(2) - mp.loggamma(df / 2))
+        f = lambda v: mp.ncdf(x * mp.sqrt(v / df) - lam) * density(v)
+        return mp.quad(f, [0, df / 2, df, 2 * df, mp.inf])
+
+
+def welch_power_mp(lam, df, c):
+    return 1 - nct_cdf(c, df, lam) + nct_cdf(-c, df, lam)
+
+
+def welch_sizing_mp(b, c, alpha=0.05, power=0.8):
+    mB, vB, nB = moments(b)  # vB, vC: variances of the means
+    mC, vC, nC = moments(c)
+    sB2, sC2 = vB * nB, vC * nC  # per value
+    df = (vB + vC) ** 2 / (vB ** 2 / (nB - 1) + vC ** 2 / (nC - 1))
+    crit = t_quantile(1 - mp.mpf(alpha) / 2, df)
+    with mp.workdps(30):
+        lam = mp.findroot(lambda l: welch_power_mp(l, df, crit) - power, crit + 0.84, tol=mp.mpf(10) ** -25)
+    mde = lam * mp.sqrt(vB + vC) / abs(mB)
+    effect = abs(mC - mB)
+
+    def power_at(n):
+        dfn = (sB2 + sC2) ** 2 * (n - 1) / (sB2 ** 2 + sC2 ** 2)
+        return welch_power_mp(effect / mp.sqrt((sB2 + sC2) / n), dfn, t_quantile(1 - mp.mpf(alpha) / 2, dfn))
+
+    lo, hi = 1, 2
+    while power_at(hi) < power:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if power_at(mid) < power else (lo, mid)
+    return {"mde_pct": float(mde * 100), "n_needed": hi, "power_at_n_needed": float(power_at(hi)),
+            "power_below": float(power_at(hi - 1)) if hi > 2 else 0.0, "delta_pct": float((mC / mB - 1) * 100)}
+
+
+out["welch_sizing"] = {}
+for name in ["outlier", "bimodal", "ordinary"]:
+    out["welch_sizing"][name] = dict({"baseline": name + "_b", "candidate": name + "_c"},
+                                     **welch_sizing_mp(data[name + "_b"], data[name + "_c"]))
+
+
+# --- the moments of the signed-rank statistic under a shift, by enumeration ---
+# Every sample of n values drawn (with replacement) from five equally likely values, R+ as the sum
+# of the midranks of |x| over the positive x (scipy.stats.rankdata): its exact mean and variance.
+population = [-1.0, -0.3, 0.4, 1.7, 2.2]
+out["signed_rank_moments"] = []
+for theta in [0.0, 0.25, -0.5]:
+    for n in [2, 4, 6]:
+        values = []
+        for draw in itertools.product(population, repeat=n):
+            x = np.array(draw) + theta
+            ranks = stats.rankdata(np.abs(x))
+            values.append(mp.mpf(float(ranks[x > 0].sum())))
+        mean = mp.fsum(values) / len(values)
+        var = mp.fsum((v - mean) ** 2 for v in values) / len(values)
+        out["signed_rank_moments"].append({"population": population, "theta": theta, "n": n,
+                                           "mean": float(mean), "variance": float(var)})
 
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 

@@ -9,6 +9,7 @@
 
 #include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/power.h"
 #include "engine/stats/ratio.h"
 #include "engine/stats/robust.h"
 #include "tests/engine/stats_reference.h"
@@ -133,6 +134,47 @@ TEST(Wilcoxon, MatchesScipy)
     EXPECT_DOUBLE_EQ(zerosAndTies.statistic, ref("wilcoxon", "dz", "T"));
     EXPECT_NEAR(zerosAndTies.p, ref("wilcoxon", "dz", "p"), kTol);
     EXPECT_NEAR(wilcoxonSignedRank({1, 2, 3, 4, 5}).minAttainableP, 0.0625, 1e-12);
+}
+
+// Six differences alike and a zero: SciPy 1.10's normal approximation (zeros force it) gives
+// 0.0277, below 2 / 2^6, the smallest p of any arrangement of six signs. Held at that bound, which
+// is SciPy's exact p of the six.
+TEST(Wilcoxon, TheNormalApproximationIsHeldAtTheSmallestExactP)
+{
+    const auto& z = reference()["wilcoxon_zero_floor"];
+    const auto r = wilcoxonSignedRank(z["d"].get<std::vector<double>>());
+    EXPECT_FALSE(r.exact);
+    EXPECT_LT(z["p_scipy_approx"].get<double>(), r.minAttainableP);
+    EXPECT_DOUBLE_EQ(r.minAttainableP, 0.03125);
+    EXPECT_DOUBLE_EQ(r.p, z["p_exact_nonzero"].get<double>());
+}
+
+// The signed-rank statistic's mean and variance at a shift, against every sample of n values from a
+// five-valued distribution, R+ from SciPy's midranks (stats_reference.py).
+TEST(SignedRankPower, MomentsMatchEnumeration)
+{
+    for (const auto& m : reference()["signed_rank_moments"]) {
+        auto population = m["population"].get<std::vector<double>>();
+        std::sort(population.begin(), population.end());
+        const SignedRankPower power(population);
+        const double theta = m["theta"];
+        const double n = m["n"];
+        const auto got = power.moments(theta, n);
+        EXPECT_NEAR(got.mean, m["mean"].get<double>(), 1e-12 * m["mean"].get<double>()) << theta << " n " << n;
+        EXPECT_NEAR(got.variance, m["variance"].get<double>(), 1e-12 * m["variance"].get<double>())
+            << theta << " n " << n;
+    }
+}
+
+TEST(SignedRankPower, NoShiftIsDetectedWhereTheTestCannotReachAlpha)
+{
+    const SignedRankPower power({-0.02, -0.01, 0, 0.01, 0.03});
+    EXPECT_EQ(power.power(1.0, 5, 0.05), 0);  // 2 / 2^5 = 0.0625
+    EXPECT_TRUE(std::isnan(power.detectable(5, +1, 0.05, 0.8)));
+    EXPECT_EQ(power.power(1.0, 6, 0.05), 1);  // every value and sum positive: R+ at its extreme
+    EXPECT_EQ(*power.sampleSize(1.0, 0.05, 0.8), 6);
+    EXPECT_EQ(*power.sampleSize(1.0, 0.03125, 0.8), 7);
+    EXPECT_FALSE(power.sampleSize(0, 0.05, 0.8).has_value());
 }
 
 TEST(OneSampleT, MatchesScipy)

@@ -65,6 +65,61 @@ TEST(StatValues, AmbiguousCommasAreRefusedWithTheirLine)
     EXPECT_EQ(grouped.error().message, "a.txt:1: '1,010.5' is not a finite number");
 }
 
+// "1 010.5" (a space as the thousands separator, the SI style) was read as 1 from column 1,
+// silently, because a space is a default delimiter. Refused as "1,010.5" is.
+TEST(StatValues, ASpaceAsThousandsSeparatorIsRefusedLikeAComma)
+{
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"1000.5\n1 010.5\n", "a.txt:2: '1 010.5' is ambiguous: a thousands separator or two columns?"},
+        {"1 234 567\n2\n", "a.txt:1: '1 234 567' is ambiguous"},
+        {"-12 500e3\n2\n", "a.txt:1: '-12 500e3' is ambiguous"},
+        {"x 1 010.5\n", "a.txt:1: '1 010.5' is ambiguous"},
+    };
+    for (const auto& [text, message] : cases) {
+        auto v = parseStatValues(text, "a.txt", {});
+        ASSERT_FALSE(v.ok()) << text;
+        EXPECT_EQ(v.error().message.rfind(message, 0), 0u) << v.error().message;
+        EXPECT_NE(v.error().message.find("-d"), std::string::npos) << v.error().message;
+    }
+    // Fields that cannot be one grouped number are read as columns: not 3 digits after the space,
+    // a fraction before it, more than one space or a tab between them.
+    auto columns = parseStatValues("1 10.5\n2.5 100\n1  010.5\n1\t010.5\n1234 567\n", "a.txt", {});
+    ASSERT_TRUE(columns.ok()) << columns.error().message;
+    EXPECT_EQ(*columns, (std::vector<double>{1, 2.5, 1, 1, 1234}));
+    // Delimiters given say what a space is.
+    auto given = parseStatValues("1 010.5\n2 020.5\n", "a.txt", {2, " "});
+    ASSERT_TRUE(given.ok()) << given.error().message;
+    EXPECT_EQ(*given, (std::vector<double>{10.5, 20.5}));
+}
+
+// A 10 MB line without a delimiter was echoed whole in the error. A message quotes at most 40 bytes
+// of what it read, cut where a UTF-8 character begins, with control characters shown as '?'.
+TEST(StatValues, ErrorsQuoteABoundedExcerpt)
+{
+    std::string huge;
+    huge.resize(10'000'000, 'x');
+    auto bad = parseStatValues("1\n" + huge + "\n", "a.txt", {});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message,
+              "a.txt:2: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (10000000 bytes) is not a finite number");
+    std::string accents;
+    for (int i = 0; i < 30; ++i) {
+        accents += "\xc3\xa9";  // e acute, two bytes
+    }
+    auto cut = parseStatValues("1\n" + accents + "\n", "a.txt", {});
+    ASSERT_FALSE(cut.ok());
+    EXPECT_EQ(cut.error().message, "a.txt:2: '" + accents.substr(0, 32) + "...' (60 bytes) is not a finite number");
+    auto control = parseStatValues("1\n\x1b[2Jx\n", "a.txt", {});
+    ASSERT_FALSE(control.ok());
+    EXPECT_EQ(control.error().message, "a.txt:2: '?[2Jx' is not a finite number");
+    auto longGroup = parseStatValues("1,010" + std::string(100, '0') + "\n2\n", "a.txt", {});
+    ASSERT_FALSE(longGroup.ok());
+    EXPECT_EQ(
+        longGroup.error().message.rfind("a.txt:1: '1,010" + std::string(27, '0') + "...' (105 bytes) is ambiguous", 0),
+        0u)
+        << longGroup.error().message;
+}
+
 TEST(StatValues, DelimitersThatCouldSplitANumberAreRefused)
 {
     EXPECT_TRUE(checkStatDelimiters(",").ok());
