@@ -128,6 +128,7 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
         return failRun(events, s, kExitRuntime,
                        "could not record the end of the run: " + recorder.finishError()->message);
     }
+    noteStored("run " + std::to_string(recorder.runId()) + " was already stored");
     // Read after the report: a signal while it was printed is as late as one after the last
     // repetition, and must not be lost.
     const int sig = signals.signal().load();
