@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 
 #include "engine/report/run_text.h"
 
@@ -118,7 +117,7 @@ bool EventSink::writeSome()
         } else {
             m_readerGone = n < 0 && errno == EPIPE;
             loseStream(m_readerGone ? std::string("its reader is gone")
-                       : n < 0      ? std::string("it cannot be written: ") + std::strerror(errno)
+                       : n < 0      ? "it cannot be written: " + errnoText(errno)
                                     : std::string("it cannot be written"));
             return false;
         }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -203,9 +204,11 @@ TEST_F(CliEvents, AReaderThatStopsReadingDoesNotHoldTheRun)
         if (pid == 0) {
             sigset_t none;
             sigemptyset(&none);
-            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+            ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+            struct sigaction dfl {};
+            dfl.sa_handler = SIG_DFL;
             for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
-                ::signal(sig, SIG_DFL);
+                (void)::sigaction(sig, &dfl, nullptr);
             }
             const int out = ::open(fifo.c_str(), O_WRONLY);
             const int err = ::open(dir.file("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -183,7 +183,7 @@ TEST_F(CliStorage, ARunDatabaseExportedToStdoutIsMadeInAPrivateDirectory)
               0);
     const std::string tmp = m_dir.file("tmp");
     std::filesystem::create_directory(tmp);
-    ::setenv("TMPDIR", tmp.c_str(), 1);
+    ::setenv("TMPDIR", tmp.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no other thread runs
     const auto whole = run(db, {"export", "1", "--format", "sqlite"});
     EXPECT_EQ(whole.status, 0) << whole.err;
     EXPECT_EQ(whole.out.substr(0, 15), "SQLite format 3");
@@ -205,7 +205,7 @@ TEST_F(CliStorage, ARunDatabaseExportedToStdoutIsMadeInAPrivateDirectory)
         std::filesystem::remove_all(tmp);
         std::filesystem::create_directory(tmp);
     }
-    ::unsetenv("TMPDIR");
+    ::unsetenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe): no other thread runs
 }
 
 // An export is written whole or not at all: a full disk or a size limit leaves the previous file.
