@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -187,6 +188,38 @@ TEST_F(CliMerge, DeleteRemovesARunAndAllItsRowsAndRefusesARunningOne)
     ::kill(running.pid(), SIGTERM);
     EXPECT_EQ(running.wait().status, 143);
     EXPECT_EQ(in("here.db", {"delete", "3"}).status, 0);
+}
+
+// A source whose runs never finish reading (a view over an endless recursion): SIGTERM interrupts
+// the read at once and nothing is stored; before, the merge ignored it while holding the write lock.
+TEST_F(CliMerge, ASourceThatNeverFinishesReadingStopsAtSigtermAndStoresNothing)
+{
+    const std::string src = m_dir.file("endless.db");
+    ASSERT_EQ(
+        in("endless.db", {"run", "spin", "--reps", "1", "--duration", "0.02", "--warmup", "0", "--share-cpus"}).status,
+        0);
+    {
+        auto db = data::Database::open(src, data::Database::Mode::ReadWrite);
+        ASSERT_TRUE(db);
+        ASSERT_TRUE(
+            db->exec("PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; "
+                     "ALTER TABLE runs RENAME TO runs_kept; CREATE VIEW runs AS WITH RECURSIVE c(x) AS "
+                     "(SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS id, 'complete' AS status FROM c "
+                     "WHERE x < 0; PRAGMA wal_checkpoint(TRUNCATE)"));
+    }
+    ASSERT_EQ(
+        in("here.db", {"run", "spin", "--reps", "1", "--duration", "0.02", "--warmup", "0", "--share-cpus"}).status, 0);
+    CliProcess merge({"--db", m_dir.file("here.db"), "merge", src}, m_dir);
+    ::usleep(1500000);
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(merge.pid(), SIGTERM);
+    const auto r = merge.wait();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_EQ(r.err, "noisefloor: merge interrupted by SIGTERM; nothing was stored\n");
+    const auto list = in("here.db", {"list", "--format", "json"});
+    ASSERT_EQ(list.status, 0) << list.err;
+    EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1U) << list.out;
 }
 
 }  // namespace
