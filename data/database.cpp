@@ -39,24 +39,6 @@ Error openFailure(sqlite3* db, int rc, const std::string& path, Database::Mode m
     return Error{"cannot open database " + path + ": " + reason, err};
 }
 
-Result<void> createParentDirectories(const std::string& path)
-{
-    std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (parent.empty()) {
-        return {};
-    }
-    // Each missing level with an explicit mode (a umask can only take bits away from 0755).
-    std::filesystem::path sofar;
-    for (const auto& part : parent) {
-        sofar /= part;
-        if (::mkdir(sofar.c_str(), 0755) != 0 && errno != EEXIST) {
-            const int err = errno;
-            return Error{"cannot create directory " + sofar.string() + " for " + path + ": " + nf::errnoText(err), err};
-        }
-    }
-    return {};
-}
-
 // SQLite's message, with the system's reason when the failure was the system's ("disk I/O error
 // (No space left on device)"); other codes keep SQLite's message alone, as the errno may be stale.
 std::string sqliteReason(sqlite3* db, int rc)
@@ -124,6 +106,24 @@ Result<void> configure(sqlite3* db, const std::string& path, Database::Mode mode
 }
 
 }  // namespace
+
+Result<void> createParentDirectories(const std::string& path)
+{
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty()) {
+        return {};
+    }
+    // Each missing level with an explicit mode (a umask can only take bits away from 0755).
+    std::filesystem::path sofar;
+    for (const auto& part : parent) {
+        sofar /= part;
+        if (::mkdir(sofar.c_str(), 0755) != 0 && errno != EEXIST) {
+            const int err = errno;
+            return Error{"cannot create directory " + sofar.string() + " for " + path + ": " + nf::errnoText(err), err};
+        }
+    }
+    return {};
+}
 
 std::string fileUri(const std::string& path, const std::string& query)
 {

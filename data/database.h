@@ -54,6 +54,9 @@ struct AlwaysFalse : std::false_type {
 template <typename... Ts>
 using RowOf = typename detail::RowOf<Ts...>::Type;
 
+// Each missing directory above `path`, made with mode 0755 whatever the umask.
+Result<void> createParentDirectories(const std::string& path);
+
 class Database {
 public:
     enum class Mode { ReadWrite, ReadOnly };

@@ -7,10 +7,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "data/private_dir.h"
+#include "data/process_identity.h"
 #include "data/schema.h"
 #include "data/sqlite_uri.h"
+#include "engine/model/experiment_spec.h"
 
 namespace nf::data {
 
@@ -118,44 +124,53 @@ Result<std::set<std::string>> tablesHoldingRuns(Database& db)
     return std::set<std::string>(tables.begin(), tables.end());
 }
 
-// The source as a database of this schema: the file itself, or an upgraded temporary copy.
+// Run `id` of the attached source as the readers here need it: a spec that reads as one, and each
+// sample's value blob 8 bytes per quantity of the run.
+Result<void> checkSourceRun(Database& db, std::int64_t id)
+{
+    const auto spec =
+        NF_TRY(db.queryOne<std::string>("SELECT CAST(spec_json AS TEXT) FROM src.runs WHERE id = ?1", id));
+    if (!spec) {
+        return Error{"it has no row"};
+    }
+    const auto json = nlohmann::json::parse(*spec, nullptr, false);
+    if (json.is_discarded()) {
+        return Error{"its spec is not JSON"};
+    }
+    if (auto parsed = engine::experimentSpecFromJson(json); !parsed) {
+        return Error{"its spec is not a spec: " + parsed.error().message};
+    }
+    const auto wrong = NF_TRY(db.queryOne<std::int64_t>(
+        "SELECT count(*) FROM src.samples s JOIN src.repetitions r ON r.id = s.repetition_id WHERE r.run_id = ?1 "
+        "AND (typeof(s.vals) <> 'blob' OR length(s.vals) <> 8 * (SELECT count(*) FROM src.quantities q "
+        "WHERE q.run_id = ?1))",
+        id));
+    if (wrong && *wrong > 0) {
+        return Error{std::to_string(*wrong) +
+                     " of its samples have a value blob whose length is not 8 bytes per quantity"};
+    }
+    return {};
+}
+
+// The source as a database of this schema: the file itself, or an upgraded copy in a private
+// temporary directory (removed with the Source).
 struct Source {
     std::string path;
-    std::string temporary;  // removed by the caller
+    std::optional<PrivateDir> temporary;
 };
-
-// A name for a new file in the temporary directory, free when this returns.
-Result<std::string> temporaryName(const std::string& what)
-{
-    std::error_code ec;
-    const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
-    if (ec) {
-        return Error{"cannot make a temporary file to upgrade " + what + ": " + ec.message(), ec.value()};
-    }
-    std::string name = (dir / "noisefloor-copy-XXXXXX").string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        return Error::fromErrno("cannot make a temporary file to upgrade " + what);
-    }
-    ::close(fd);
-    std::filesystem::remove(name, ec);  // VACUUM INTO makes it, and refuses a file that exists
-    return name;
-}
 
 Result<Source> openSource(const std::string& fromPath)
 {
     Database src = NF_TRY(openStore(fromPath, Database::Mode::ReadOnly));
     if (NF_TRY(storedSchemaVersion(src)) == schemaVersion()) {
-        return Source{fromPath, {}};
+        return Source{fromPath, std::nullopt};
     }
-    const std::string copy = NF_TRY(temporaryName(fromPath));
+    PrivateDir dir = NF_TRY(
+        PrivateDir::createTemporary("noisefloor-copy").withContext("cannot upgrade a copy of " + fromPath + ": "));
+    const std::string copy = dir.file("source.db");  // VACUUM INTO makes it, and refuses a file that exists
     NF_TRY(src.run("VACUUM INTO ?1", copy).withContext("cannot upgrade a copy of " + fromPath + ": "));
-    if (auto upgraded = openStore(copy); !upgraded) {
-        std::error_code ec;
-        std::filesystem::remove(copy, ec);
-        return upgraded.error();
-    }
-    return Source{copy, copy};
+    NF_TRY(openStore(copy));
+    return Source{copy, std::move(dir)};
 }
 
 }  // namespace
@@ -169,27 +184,46 @@ const std::vector<std::string>& perRunTables()
 }
 
 Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPath,
-                                        const std::vector<std::int64_t>& runs, const std::string& origin)
+                                        const std::vector<std::int64_t>& runs, const std::string& origin,
+                                        const std::stop_token& stop, bool checkIntegrity)
 {
-    const Source source = NF_TRY(openSource(fromPath));
+    Source source = NF_TRY(openSource(fromPath));
     struct Cleanup {  // made before ATTACH: an upgraded copy goes even when ATTACH fails
         Database& db;
-        std::string temporary;
+        Source& source;
         ~Cleanup()
         {
+            sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
             (void)db.exec("DETACH DATABASE src");
-            if (!temporary.empty()) {
-                std::error_code ec;
-                for (const char* suffix : {"", "-wal", "-shm"}) {
-                    std::filesystem::remove(temporary + suffix, ec);
-                }
-            }
+            source.temporary.reset();  // after the detach: the copy's directory and all in it
         }
     };
-    const Cleanup cleanup{to, source.temporary};
+    const Cleanup cleanup{to, source};
+    // A stop interrupts whatever statement runs (a huge or hostile source can keep one busy).
+    sqlite3_progress_handler(
+        to.handle(), 10000,
+        [](void* token) { return static_cast<const std::stop_token*>(token)->stop_requested() ? 1 : 0; },
+        const_cast<std::stop_token*>(&stop));  // NOLINT(cppcoreguidelines-pro-type-const-cast): only read
+    auto stopped = [&] { return Error{"stopped before the copy was committed; nothing was stored"}; };
     // Read-only: a copy never takes the source's write lock (a run may be storing there).
     NF_TRY(to.run("ATTACH DATABASE ?1 AS src", fileUri(source.path, "mode=ro"))
                .withContext("cannot read " + fromPath + ": "));
+    if (checkIntegrity) {
+        auto problems = to.query<std::string>("PRAGMA src.integrity_check(1)");
+        if (stop.stop_requested()) {
+            return stopped();
+        }
+        if (!problems) {
+            return Error{fromPath + " cannot be checked: " + problems.error().message};
+        }
+        if (problems->size() != 1 || problems->front() != "ok") {
+            std::string first = problems->empty() ? std::string("no answer") : problems->front();
+            if (const auto nl = first.rfind('\n'); nl != std::string::npos) {  // "*** in database src ***\n..."
+                first.erase(0, nl + 1);
+            }
+            return Error{fromPath + " fails SQLite's integrity check (" + first + "); nothing was copied"};
+        }
+    }
     // A table this copy does not know would be left behind: refuse rather than copy half a run.
     for (const auto& table : NF_TRY(tablesHoldingRuns(to))) {
         if (std::find(perRunTables().begin(), perRunTables().end(), table) == perRunTables().end()) {
@@ -224,8 +258,21 @@ Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPat
             c.skipped = "already here as run " + std::to_string(*here);
             continue;
         }
-        c.id = NF_TRY(
-            copyOne(to, id, origin).withContext("cannot copy run " + std::to_string(id) + " of " + fromPath + ": "));
+        if (auto readable = checkSourceRun(to, id); !readable) {
+            if (stop.stop_requested()) {
+                return stopped();
+            }
+            return Error{"run " + std::to_string(id) + " of " + fromPath +
+                         " cannot be read (nothing was copied): " + readable.error().message};
+        }
+        auto one = copyOne(to, id, origin);
+        if (stop.stop_requested()) {
+            return stopped();
+        }
+        c.id = NF_TRY(std::move(one).withContext("cannot copy run " + std::to_string(id) + " of " + fromPath + ": "));
+    }
+    if (stop.stop_requested()) {
+        return stopped();
     }
     NF_TRY(tx.commit());
     return copied;
@@ -239,7 +286,8 @@ Result<void> writeRunDatabase(Database& from, std::int64_t id, const std::string
     }
     Database out = NF_TRY(openStore(path));
     auto written = [&]() -> Result<void> {
-        const auto copied = NF_TRY(copyRuns(out, from.path(), {id}, ""));
+        // The database this process reads already: its whole-file check is not this export's to make.
+        const auto copied = NF_TRY(copyRuns(out, from.path(), {id}, "", {}, false));
         if (copied.front().id == 0) {
             return Error{"run " + std::to_string(id) + " is " + copied.front().skipped};
         }
@@ -252,6 +300,43 @@ Result<void> writeRunDatabase(Database& from, std::int64_t id, const std::string
         }
     }
     return written;
+}
+
+Result<void> deleteRun(Database& db, std::int64_t id)
+{
+    auto tx = NF_TRY(Transaction::begin(db));
+    // Read straight from the row: a run whose spec or environment is unreadable must still go.
+    const auto row = NF_TRY(db.queryOne<std::string, std::int64_t, std::string, std::string>(
+        "SELECT status, pid, CAST(pid_start AS TEXT), host FROM runs WHERE id = ?1", id));
+    if (!row) {
+        return Error{"no run " + std::to_string(id)};
+    }
+    const auto& [status, pid, identity, host] = *row;
+    char here[256] = {};
+    const bool sameHost = host.empty() || (::gethostname(here, sizeof here - 1) == 0 && host == here);
+    if (status == "running" && sameHost && writerAlive(pid, identity)) {
+        return Error{"run " + std::to_string(id) + " is running (pid " + std::to_string(pid) +
+                     "); stop it first, or wait until it ends"};
+    }
+    // Rows that hang off a repetition first, then the repetitions, then the rest of the run's rows.
+    const auto tables = NF_TRY(db.query<std::string, std::int64_t>(
+        "SELECT m.name, max(c.name = 'run_id') FROM main.sqlite_master m JOIN pragma_table_info(m.name) c "
+        "WHERE m.type = 'table' AND c.name IN ('run_id', 'repetition_id') GROUP BY m.name"));
+    for (const auto& [table, hasRunId] : tables) {
+        if (hasRunId == 0) {
+            NF_TRY(db.run("DELETE FROM main." + table +
+                              " WHERE repetition_id IN (SELECT id FROM main.repetitions WHERE run_id = ?1)",
+                          id));
+        }
+    }
+    NF_TRY(db.run("DELETE FROM main.repetitions WHERE run_id = ?1", id));
+    for (const auto& [table, hasRunId] : tables) {
+        if (hasRunId != 0 && table != "repetitions") {
+            NF_TRY(db.run("DELETE FROM main." + table + " WHERE run_id = ?1", id));
+        }
+    }
+    NF_TRY(db.run("DELETE FROM main.runs WHERE id = ?1", id));
+    return tx.commit();
 }
 
 }  // namespace nf::data

@@ -6,6 +6,7 @@
 // source's, and its environment says where it came from ("copied_from").
 
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,18 @@ struct CopiedRun {
 // a noisefloor database or a run id it does not hold. A run still running there is skipped, and so
 // is one already here (the same start time, host, workload, label and spec). `origin` names the
 // source in the copies' environment (e.g. "lab-dut:~/.local/share/noisefloor/runs.db").
+// The source is not trusted: it must pass SQLite's integrity check (with `checkIntegrity`), and
+// every run copied must be readable here (its spec JSON a spec, each sample's value blob 8 bytes
+// per quantity of the run); the first that is not is refused, naming the run, and nothing is
+// stored. Once `stop` is requested the copy ends (a read that takes long is interrupted) and
+// nothing is stored either.
 Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPath,
-                                        const std::vector<std::int64_t>& runs, const std::string& origin);
+                                        const std::vector<std::int64_t>& runs, const std::string& origin,
+                                        const std::stop_token& stop = {}, bool checkIntegrity = true);
+
+// Deletes run `id` and every row of it (variants, repetitions, samples, ...) in one transaction.
+// Refuses a run still running whose writer is alive; one whose writer is gone can be deleted.
+Result<void> deleteRun(Database& db, std::int64_t id);
 
 // Writes run `id` of `from` into a new database file at `path` (which must not exist): the one-run
 // database that `noisefloor export --format sqlite` sends.

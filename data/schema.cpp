@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "data/private_dir.h"
+
 namespace nf::data {
 namespace {
 
@@ -247,25 +249,25 @@ std::string replaceAll(std::string text, const std::string& from, const std::str
     return text;
 }
 
-// A new database appears with its schema, all at once: it is made and migrated under a temporary
-// name, closed (which checkpoints and removes its WAL), then linked into place, so that a reader
-// never opens a half-created file. If another writer created `path` meanwhile, theirs is used.
+// A new database appears with its schema, all at once: it is made and migrated in a private
+// directory beside it (`.runs.db.new-XXXXXX`, mkdtemp: no name another user could guess and plant a
+// symlink at), closed (which checkpoints and removes its WAL), then linked into place, so that a
+// reader never opens a half-created file. If another writer created `path` meanwhile, theirs is used.
 Result<void> createStore(const std::string& path)
 {
-    const std::string temp = path + ".new-" + std::to_string(getpid());
+    const std::filesystem::path target(path);
+    NF_TRY(createParentDirectories(path));
+    // The directory and SQLite's files in it go on every path, failed or not (a full disk or
+    // `ulimit -f` can fail the open, the migration or the close's checkpoint).
+    PrivateDir dir = NF_TRY(PrivateDir::create(target.parent_path().empty() ? "." : target.parent_path(),
+                                               "." + target.filename().string() + ".new")
+                                .withContext("cannot create database " + path + ": "));
+    const std::string temp = dir.file(target.filename().string());
     auto named = [&](Error e) {
         e.message = replaceAll(e.message, temp, path);
         return e;
     };
-    // The temporary name and SQLite's files beside it go on every path, failed or not (a full
-    // disk or `ulimit -f` can fail the open, the migration or the close's checkpoint).
-    auto removeTemp = [&temp] {
-        std::error_code ec;
-        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-            std::filesystem::remove(temp + suffix, ec);
-        }
-    };
-    removeTemp();  // a leftover of this pid's predecessor
+    auto removeTemp = [&dir] { dir.remove(); };
     auto made = [&]() -> Result<void> {
         Database db = NF_TRY(Database::open(temp, Database::Mode::ReadWrite));
         NF_TRY(migrate(db));
@@ -280,8 +282,8 @@ Result<void> createStore(const std::string& path)
         removeTemp();
         return Error{"cannot create database " + path + ": its first write did not complete"};
     }
-    int linked = ::link(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
-    if (linked == EPERM || linked == EOPNOTSUPP) {  // no hard links here (vfat, some FUSE)
+    int linked = ::link(temp.c_str(), path.c_str()) == 0 ? 0 : errno;  // refuses to replace a file
+    if (linked == EPERM || linked == EOPNOTSUPP) {                     // no hard links here (vfat, some FUSE)
         linked = ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
     }
     removeTemp();

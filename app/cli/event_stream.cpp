@@ -1,5 +1,13 @@
 #include "app/cli/event_stream.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 
 #include "engine/report/run_text.h"
@@ -36,22 +44,156 @@ nlohmann::json sampleJson(const engine::Sample& s, const engine::RunLayout& layo
 
 }  // namespace
 
-EventStream::EventStream(engine::RunObserver& inner, std::ostream& out, std::string dbPath)
+EventSink::EventSink(int fd, std::stop_token stop, std::size_t capacity, std::chrono::milliseconds stall)
+    : m_fd(fd), m_stop(std::move(stop)), m_capacity(capacity), m_stall(stall)
+{
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return;  // the first write says what is wrong
+    }
+    if (S_ISSOCK(st.st_mode)) {
+        m_socket = true;  // send(MSG_DONTWAIT) leaves the shared description's flags alone
+        return;
+    }
+    if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+        // A description of its own: O_NONBLOCK on the shared one would reach the shell and every
+        // other process that writes to the same pipe or terminal.
+        const std::string self = "/proc/self/fd/" + std::to_string(fd);
+        const int own = ::open(self.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (own >= 0) {
+            m_fd = own;
+            m_ownFd = true;
+        } else if (errno == ENXIO) {
+            m_lost = "its reader is gone";  // a FIFO without a reader
+            m_readerGone = true;
+        }
+    }
+}
+
+EventSink::~EventSink()
+{
+    if (m_ownFd) {
+        ::close(m_fd);
+    }
+}
+
+bool EventSink::lost() const
+{
+    const std::lock_guard lock(m_mutex);
+    return !m_lost.empty();
+}
+
+std::string EventSink::lostReason() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_lost;
+}
+
+bool EventSink::readerGone() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_readerGone;
+}
+
+void EventSink::loseStream(std::string reason)
+{
+    m_lost = std::move(reason);
+    m_queue.clear();
+    m_sent = 0;
+}
+
+bool EventSink::writeSome()
+{
+    while (m_sent < m_queue.size()) {
+        const char* data = m_queue.data() + m_sent;
+        const std::size_t size = m_queue.size() - m_sent;
+        const ssize_t n = m_socket ? ::send(m_fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL) : ::write(m_fd, data, size);
+        if (n > 0) {
+            m_sent += static_cast<std::size_t>(n);
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            break;
+        } else {
+            m_readerGone = n < 0 && errno == EPIPE;
+            loseStream(m_readerGone ? std::string("its reader is gone")
+                       : n < 0      ? "it cannot be written: " + errnoText(errno)
+                                    : std::string("it cannot be written"));
+            return false;
+        }
+    }
+    if (m_sent == m_queue.size()) {
+        m_queue.clear();
+        m_sent = 0;
+    } else if (m_sent > (std::size_t{1} << 20U)) {
+        m_queue.erase(0, m_sent);
+        m_sent = 0;
+    }
+    return true;
+}
+
+bool EventSink::waitUntilQueued(std::size_t target, bool heedStop, std::chrono::milliseconds stall)
+{
+    using Clock = std::chrono::steady_clock;
+    auto lastProgress = Clock::now();
+    while (m_queue.size() - m_sent > target) {
+        if (heedStop && m_stop.stop_requested()) {
+            loseStream("the run was stopped while its reader was not reading");
+            return false;
+        }
+        if (Clock::now() - lastProgress > stall) {
+            loseStream("its reader took nothing for " +
+                       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(stall).count()) + " s");
+            return false;
+        }
+        pollfd p{m_fd, POLLOUT, 0};
+        (void)::poll(&p, 1, 50);
+        const std::size_t before = m_queue.size() - m_sent;
+        if (!writeSome()) {
+            return false;
+        }
+        if (m_queue.size() - m_sent < before) {
+            lastProgress = Clock::now();
+        }
+    }
+    return true;
+}
+
+bool EventSink::write(std::string_view line)
+{
+    const std::lock_guard lock(m_mutex);
+    if (!m_lost.empty()) {
+        return false;
+    }
+    m_queue.append(line);
+    m_queue.push_back('\n');
+    return writeSome() && waitUntilQueued(m_capacity, true, m_stall);
+}
+
+void EventSink::drain()
+{
+    const std::lock_guard lock(m_mutex);
+    if (!m_lost.empty() || !writeSome()) {
+        return;
+    }
+    // Once stopped, a second is enough for a reader that reads; one that does not is not waited for.
+    const auto stall = m_stop.stop_requested() ? std::min(m_stall, std::chrono::milliseconds(1000)) : m_stall;
+    (void)waitUntilQueued(0, false, stall);
+}
+
+EventStream::EventStream(engine::RunObserver& inner, EventSink& out, std::string dbPath)
     : m_inner(inner), m_out(out), m_dbPath(std::move(dbPath))
 {
 }
 
 void EventStream::emit(const nlohmann::json& event)
 {
-    if (m_broken) {
+    if (m_broken.load()) {
         return;
     }
-    m_out << event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    m_out.flush();
-    if (!m_out) {
-        m_broken = true;
-        if (m_onBroken) {
-            m_onBroken();
+    if (!m_out.write(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))) {
+        if (!m_broken.exchange(true) && m_onBroken) {
+            m_onBroken(m_out.lostReason());
         }
     }
 }
@@ -153,6 +295,7 @@ void EventStream::progress(int done, int total, double secondsLeft)
 void EventStream::runFinished(engine::RunStatus status, std::string_view reason)
 {
     m_inner.runFinished(status, reason);
+    m_finishedSent = true;
     emit({{"event", "finished"},
           {"run", runId()},
           {"status", std::string(engine::toString(status))},
@@ -161,6 +304,9 @@ void EventStream::runFinished(engine::RunStatus status, std::string_view reason)
 
 void EventStream::error(const std::string& message, int exitStatus)
 {
+    if (m_finishedSent) {
+        return;
+    }
     emit({{"event", "error"}, {"run", runId()}, {"message", message}, {"exit_status", exitStatus}});
 }
 

@@ -238,7 +238,11 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
         if (signals.exitStatus() != 0) {
             return interrupted();
         }
-        return written ? 0 : fail(kExitRuntime, "writing the export failed" + (special ? " (" + file + ")" : ""));
+        if (!written) {
+            return fail(kExitRuntime, "writing the export failed" + (special ? " (" + file + ")" : ""));
+        }
+        noteStored(special ? file + " was already written" : "the export was already written whole");
+        return 0;
     }
     const bool existed = std::filesystem::exists(file, ec);
     auto target = AtomicFile::create(file);
@@ -258,6 +262,7 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
     if (auto done = target->commit(); !done) {
         return fail(kExitRuntime, done.error().message + "; it was left as it was");
     }
+    noteStored(file + " was already written");
     return 0;
 }
 

@@ -204,6 +204,7 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!id) {
         return failWith(id.error());
     }
+    noteStored("run " + std::to_string(*id) + " was already stored");
     const auto n = run->repetitions.size();
     std::cout << "imported " << n << (table->summarised() ? " summar" : " repetition")
               << (table->summarised() ? (n == 1 ? "y" : "ies") : (n == 1 ? "" : "s")) << " of " << (*format)->name

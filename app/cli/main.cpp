@@ -39,17 +39,27 @@ sigset_t stopSignals()
     return nf::cli::stopSignalSet();
 }
 
-// A signal that came after the command's own SignalStop had ended (they stay blocked, so it is
-// pending): it still ends the process as interrupted.
+// A signal the command did not act on: one its SignalStop took while it was being torn down, or
+// one that came after (they stay blocked, so it is pending). It still ends the process as
+// interrupted, saying what was already stored. From here on a stop signal takes its default
+// action: nothing is left to undo, and a blocked one would be lost at exit.
 int withLateSignal(int status)
 {
     const sigset_t set = stopSignals();
     const timespec now{0, 0};
-    const int sig = sigtimedwait(&set, nullptr, &now);
-    if (sig <= 0 || status != 0) {
-        return status;
+    const int pending = sigtimedwait(&set, nullptr, &now);
+    if (status == 0) {
+        const int sig = nf::cli::takenStopSignal() != 0 ? nf::cli::takenStopSignal() : pending;
+        if (sig > 0) {
+            const std::string stored = nf::cli::storedNote();
+            return nf::cli::fail(128 + sig, "interrupted by " + nf::cli::signalName(sig) +
+                                                (stored.empty() ? " as the command finished" : "; " + stored));
+        }
     }
-    return nf::cli::fail(128 + sig, nf::cli::signalName(sig) + " arrived as the command finished");
+    if (pending <= 0) {
+        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    }
+    return status;
 }
 
 int runMain(int argc, char** argv)
@@ -81,6 +91,7 @@ int runMain(int argc, char** argv)
         addCalibrateCommand(app, ctx), addWorkloadsCommand(app),    addCheckCommand(app),
         addSelftestCommand(app),       addCleanupCommand(app),      addImportCommand(app, ctx),
         addSeriesCommand(app, ctx),    addGenerateCommand(app),     addMergeCommand(app, ctx),
+        addDeleteCommand(app, ctx),
     };
     std::string names;
     for (const auto& c : commands) {
@@ -130,8 +141,12 @@ int runMain(int argc, char** argv)
             }
             // A command that does not stop cleanly by itself (it only reads) ends at a signal with
             // the one line and 128 + the signal.
-            SignalExit exitOnSignal;
-            return c.action();
+            int status = 0;
+            {
+                const SignalExit exitOnSignal;
+                status = c.action();
+            }
+            return withLateSignal(status);
         }
     }
     return fail(kExitUsage, "no command given (see 'noisefloor --help')");

@@ -15,34 +15,13 @@
 #include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
 #include "app/cli/terminal_text.h"
+#include "data/private_dir.h"
 #include "data/run_copy.h"
 #include "data/schema.h"
 
 namespace nf::cli {
 
 namespace {
-
-// A name for a new file in `dir` that nothing else has (created empty, then removed, so SQLite
-// makes it).
-Result<std::string> freshName(const std::filesystem::path& dir, const std::string& stem)
-{
-    std::string name = (dir / (stem + "-XXXXXX")).string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        return Error::fromErrno("cannot make a file in " + dir.string());
-    }
-    ::close(fd);
-    std::filesystem::remove(name);
-    return name;
-}
-
-void removeDatabaseFiles(const std::string& path)
-{
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-        std::filesystem::remove(path + suffix, ec);
-    }
-}
 
 struct MergeArgs {
     std::string file;
@@ -84,10 +63,14 @@ int merge(const MergeArgs& a, const Context& ctx)
         return failWith(db.error());
     }
     const std::string origin = a.origin.empty() ? std::filesystem::absolute(a.file).string() : a.origin;
-    auto copied = data::copyRuns(*db, a.file, a.runs, origin);
+    auto copied = data::copyRuns(*db, a.file, a.runs, origin, signals.token());
     if (!copied) {
+        if (const int sig = signals.signal().load(); sig != 0) {
+            return fail(signals.exitStatus(), "merge interrupted by " + signalName(sig) + "; nothing was stored");
+        }
         return fail(kExitRuntime, copied.error().message);
     }
+    noteStored("the runs of " + a.file + " were already stored");
     for (const auto& c : *copied) {
         if (c.id != 0) {
             std::cout << "run " << c.sourceId << " of " << a.file << " merged as run " << c.id << '\n';
@@ -111,36 +94,61 @@ int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& fi
     if (!toStdout && std::filesystem::exists(file, ec)) {
         return failWith(usageError("-o " + file + ": exists; a run database is written only to a new file"));
     }
-    const auto dir = toStdout ? std::filesystem::temp_directory_path() : std::filesystem::absolute(file).parent_path();
-    auto temporary = freshName(dir, ".noisefloor-export");
-    if (!temporary) {
-        return failWith(temporary.error());
+    // SQLite writes by name: the database is made in a private directory (mkdtemp, 0700; in the
+    // temporary directory for stdout, beside the target otherwise), removed with all in it on every path.
+    auto dir = toStdout ? data::PrivateDir::createTemporary("noisefloor-export")
+                        : data::PrivateDir::create(std::filesystem::absolute(file).parent_path(), ".noisefloor-export");
+    if (!dir) {
+        return failWith(dir.error());
     }
-    if (auto written = data::writeRunDatabase(db, id, *temporary); !written) {
-        removeDatabaseFiles(*temporary);
+    const std::string temporary = dir->file("run.db");
+    if (auto written = data::writeRunDatabase(db, id, temporary); !written) {
         return fail(kExitRuntime, "cannot write the run database: " + written.error().message);
     }
     if (const int sig = signals.signal().load(); sig != 0) {
-        removeDatabaseFiles(*temporary);
         return fail(signals.exitStatus(),
                     "export interrupted by " + signalName(sig) + "; " +
                         (toStdout ? std::string("nothing was written") : file + " was not written"));
     }
     if (!toStdout) {
-        std::filesystem::rename(*temporary, file, ec);
+        std::filesystem::rename(temporary, file, ec);
         if (ec) {
-            removeDatabaseFiles(*temporary);
             return fail(kExitRuntime, "cannot write " + file + ": " + ec.message());
         }
+        noteStored(file + " was already written");
         return 0;
     }
     TerminalGuard::exactOutput();  // bytes, as they are
-    std::ifstream in(*temporary, std::ios::binary);
-    removeDatabaseFiles(*temporary);  // open: read to its end, and gone even if the reader goes first
+    std::ifstream in(temporary, std::ios::binary);
+    dir->remove();  // open: read to its end, and gone even if the reader goes first
     std::cout << in.rdbuf();
     std::cout.flush();
     const bool ok = static_cast<bool>(in) && static_cast<bool>(std::cout);
+    noteStored("the export was already written whole");
     return ok ? 0 : fail(kExitRuntime, "writing the run database to standard output failed");
+}
+
+Command addDeleteCommand(CLI::App& app, Context& ctx)
+{
+    auto id = std::make_shared<std::int64_t>(0);
+    auto* sub = app.add_subcommand("delete",
+                                   "Delete a run and every row of it (samples, repetitions, summaries, ...) in one "
+                                   "transaction; a run still running is refused");
+    sub->add_option("run", *id, "Run id")->required()->check(CLI::PositiveNumber);
+    return {sub, [id, &ctx] {
+                if (auto existing = openExisting(ctx); !existing) {  // never creates a database
+                    return failWith(existing.error());
+                }
+                auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
+                if (!db) {
+                    return failWith(db.error());
+                }
+                if (auto deleted = data::deleteRun(*db, *id); !deleted) {
+                    return fail(kExitRuntime, deleted.error().message);
+                }
+                std::cout << "run " << *id << " deleted from " << db->path() << '\n';
+                return 0;
+            }};
 }
 
 Command addMergeCommand(CLI::App& app, Context& ctx)

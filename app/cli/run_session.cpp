@@ -64,21 +64,22 @@ private:
     bool m_progressShown = false;
 };
 
-// Prints the error on stderr and, with an event stream, as an error event; returns `status`.
-int failRun(std::ostream* events, EventStream* stream, int status, const std::string& message)
+// Prints the error on stderr and, with an event stream, as an error event (none after a run's
+// `finished`, which already says how it ended); returns `status`.
+int failRun(EventSink* events, EventStream* stream, int status, const std::string& message)
 {
     if (stream != nullptr) {
         stream->error(message, status);
     } else if (events != nullptr) {
-        *events << nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", status}}.dump()
-                << std::endl;
+        (void)events->write(
+            nlohmann::json{{"event", "error"}, {"run", 0}, {"message", message}, {"exit_status", status}}.dump());
     }
     return fail(status, message);
 }
 
 // Runs one prepared experiment into `db` and reports it; returns the exit status.
 int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const Context& ctx, SignalStop& signals,
-           const RunReport& report, std::ostream* events, std::int64_t& runId)
+           const RunReport& report, EventSink* events, std::int64_t& runId)
 {
     data::RunRecorder recorder(db);
     CliObserver cliObserver(recorder);
@@ -87,7 +88,14 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
     if (events != nullptr) {
         stream.emplace(cliObserver, *events, db.path());
         stream->setRunId([&recorder] { return recorder.runId(); });
-        stream->setOnBroken([&signals] { signals.raise(SIGPIPE); });
+        stream->setOnBroken([&signals, events](const std::string& why) {
+            // A reader that closed its end is said by the run's own line (aborted: SIGPIPE); one
+            // that stalled gets a line of its own. A SIGTERM that came first stays the reason.
+            if (signals.signal().load() == 0 && !events->readerGone()) {
+                (void)fail(0, "warning: the event stream is lost (" + why + "); stopping the run as SIGPIPE would");
+            }
+            signals.raise(SIGPIPE);
+        });
         observer = &*stream;
     }
     EventStream* s = stream ? &*stream : nullptr;
@@ -120,6 +128,7 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
         return failRun(events, s, kExitRuntime,
                        "could not record the end of the run: " + recorder.finishError()->message);
     }
+    noteStored("run " + std::to_string(recorder.runId()) + " was already stored");
     // Read after the report: a signal while it was printed is as late as one after the last
     // repetition, and must not be lost.
     const int sig = signals.signal().load();
@@ -141,24 +150,9 @@ int runOne(const engine::PreparedExperiment& prepared, data::Database& db, const
     }
 }
 
-}  // namespace
-
-int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report, std::ostream* events)
+int runPrepared(const std::vector<engine::ExperimentSpec>& specs, const Context& ctx, const RunReport& report,
+                SignalStop& signals, EventSink* events)
 {
-    std::vector<engine::ExperimentSpec> specs;
-    specs.push_back(std::move(spec));
-    return runAllAndReport(specs, ctx, report, events);
-}
-
-int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Context& ctx, const RunReport& report,
-                    std::ostream* events)
-{
-    SignalStop signals;  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly, even before it starts
-    if (events != nullptr) {
-        // A reader that goes away (a closed pipe, a dropped ssh) is a failed write, which stops
-        // the run as SIGPIPE would, but after the testbed is taken down and the run is recorded.
-        (void)std::signal(SIGPIPE, SIG_IGN);
-    }
     std::optional<StdinStop> stdinStop;
     if (ctx.stopWhenStdinCloses) {
         stdinStop.emplace(signals);
@@ -199,6 +193,39 @@ int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Cont
             "run " + std::to_string(last) + " complete; " + signalName(sig) + " arrived after its last repetition");
     }
     return 0;
+}
+
+}  // namespace
+
+int runAndReport(engine::ExperimentSpec spec, const Context& ctx, const RunReport& report, std::ostream* events)
+{
+    std::vector<engine::ExperimentSpec> specs;
+    specs.push_back(std::move(spec));
+    return runAllAndReport(specs, ctx, report, events);
+}
+
+int runAllAndReport(const std::vector<engine::ExperimentSpec>& specs, const Context& ctx, const RunReport& report,
+                    std::ostream* events)
+{
+    SignalStop signals;  // from here on SIGINT, SIGTERM and SIGHUP stop the run cleanly, even before it starts
+    std::optional<EventSink> sink;
+    if (events != nullptr) {
+        // A reader that goes away (a closed pipe, a dropped ssh) is a failed write, which stops
+        // the run as SIGPIPE would, but after the testbed is taken down and the run is recorded.
+        (void)std::signal(SIGPIPE, SIG_IGN);
+        // The events go to stdout through a sink that never waits for a reader that stopped reading.
+        events->flush();
+        sink.emplace(STDOUT_FILENO, signals.token());
+    }
+    EventSink* const out = sink ? &*sink : nullptr;
+    const int status = runPrepared(specs, ctx, report, signals, out);
+    if (sink) {
+        sink->drain();
+        if (sink->lost() && signals.signal().load() == 0) {
+            (void)fail(0, "warning: the end of the event stream was not read (" + sink->lostReason() + ")");
+        }
+    }
+    return status;
 }
 
 }  // namespace nf::cli

@@ -5,12 +5,48 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
-
 #include <cstring>
 #include <ctime>
+#include <mutex>
 
 namespace nf::cli {
+
+namespace {
+
+std::atomic<int> g_takenStopSignal{0};
+
+std::mutex& storedMutex()
+{
+    static std::mutex mutex;
+    return mutex;
+}
+
+std::string& storedText()
+{
+    static std::string text;
+    return text;
+}
+
+}  // namespace
+
+int takenStopSignal()
+{
+    return g_takenStopSignal.load();
+}
+
+void noteStored(std::string what)
+{
+    const std::lock_guard lock(storedMutex());
+    storedText() = std::move(what);
+}
+
+std::string storedNote()
+{
+    const std::lock_guard lock(storedMutex());
+    return storedText();
+}
 
 std::string signalName(int sig)
 {
@@ -44,6 +80,8 @@ SignalStop::SignalStop()
         while (!own.stop_requested()) {
             const int sig = sigtimedwait(&m_set, nullptr, &tick);
             if (sig > 0) {
+                int none = 0;
+                (void)g_takenStopSignal.compare_exchange_strong(none, sig);
                 raise(sig);
             }
         }

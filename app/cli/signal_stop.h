@@ -69,4 +69,14 @@ private:
 // "SIGINT", "SIGTERM", ...
 std::string signalName(int sig);
 
+// The first stop signal any SignalStop of this process took (0: none), whatever the command made of
+// it. One taken while a SignalStop was being torn down reaches nobody else, so main() reads this
+// once the command has returned: a command that says 0 after a signal was interrupted as it ended.
+int takenStopSignal();
+
+// What the command has done for good so far ("run 7 was already stored"), for the line of a signal
+// that comes once it is: "interrupted by SIGTERM; run 7 was already stored".
+void noteStored(std::string what);
+std::string storedNote();
+
 }  // namespace nf::cli

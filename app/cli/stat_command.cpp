@@ -1,7 +1,8 @@
 // noisefloor stat: ministat's job on plain sample files, with noisefloor's statistics.
 
+#include <array>
+#include <array>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -27,15 +28,29 @@ struct StatArgs {
     bool noHolm = false;
 };
 
+// More than any list of values a person or a script means (about 4 million 16-byte lines).
+constexpr std::size_t kMaxStatInput = std::size_t{64} << 20U;
+
 Result<std::vector<double>> readValues(const std::string& path, const StatArgs& a)
 {
     std::ifstream in(path);
     if (!in) {
         return usageError("cannot read " + path + ": " + errnoText(errno));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto values = engine::parseStatValues(text.str(), path, {a.column, a.delimiters});
+    // Bounded: a device or a file that never ends (/dev/zero) is refused, not read into memory.
+    std::string text;
+    std::array<char, 65536> buffer{};
+    while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
+        text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxStatInput) {
+            return usageError(path + ": more than " + std::to_string(kMaxStatInput >> 20U) +
+                              " MiB; stat reads at most that much of a file");
+        }
+    }
+    if (in.bad()) {
+        return usageError("cannot read " + path + ": " + errnoText(errno));
+    }
+    auto values = engine::parseStatValues(text, path, {a.column, a.delimiters});
     if (!values) {
         return usageError(values.error().message);
     }

@@ -375,6 +375,11 @@ Result<std::unique_ptr<SshGenerator>> makeSshGenerator(const SshGeneratorOptions
         ::_exit(127);
     }
     ::setpgid(pid, pid);
+    // ssh's ends, closed here: while this process held them, ssh's exit closed no pipe and a
+    // failure ssh reported in 0.1 s read as "no answer within 20 s".
+    inRead = Fd();
+    outWrite = Fd();
+    errWrite = Fd();
     (void)::fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
     auto ssh = std::make_unique<Ssh>(o, pid, std::move(inWrite), std::move(outRead), std::move(errRead));
     NF_TRY(ssh->hello(version));

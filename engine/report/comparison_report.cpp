@@ -146,6 +146,9 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         if (run.decision) {
             used.compare.marginPct = options.marginGiven ? options.compare.marginPct : run.decision->marginPct;
             used.compare.alpha = options.alphaGiven ? options.compare.alpha : run.decision->alpha;
+        } else if (run.spec.until) {  // stopped before it decided (aborted): no decision row, its spec still says
+            used.compare.marginPct = options.marginGiven ? options.compare.marginPct : run.spec.until->marginPct;
+            used.compare.alpha = options.alphaGiven ? options.compare.alpha : run.spec.until->alpha;
         }
         auto analysis = NF_TRY(analyze(input, used));
         report.analysis = std::move(analysis);

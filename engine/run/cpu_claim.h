@@ -4,8 +4,19 @@
 // lock when the process ends, however it ends, so a crashed run never blocks the next one. A run
 // that finds a CPU held by a live run refuses to start and names that run, unless it was asked to
 // share (--share-cpus), in which case the sharing is a warning stored with the run.
+//
+// The lock file records who holds the CPU, for people and for `cleanup`; what decides is a key in
+// the abstract socket namespace (unix(7)), "noisefloor/cpu/<n>", bound and listened on by the run
+// that measures on CPU n. The kernel frees it with the process like the flock, but there is no
+// file to delete under it, it needs no writable directory (a user without root, whose
+// /run/noisefloor cannot be made, locks in $XDG_RUNTIME_DIR/noisefloor or /run/user/<uid>/noisefloor
+// and is still seen by every other run), and connecting to it names its holder (SO_PEERCRED)
+// whatever that is. A run that shares binds "noisefloor/cpu/<n>/shared/<pid>" instead, so that
+// every later run on that CPU sees it (/proc/net/unix): one that does not share is refused, one
+// that shares is warned.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -19,10 +30,29 @@ struct PreparedExperiment;
 // variant's tx_cpu and rx_cpu for live tests. Sorted, without duplicates.
 std::vector<int> measuredCpus(const PreparedExperiment& prepared);
 
+// A bound key (see above): the socket, closed with the object.
+class CpuKey {
+public:
+    explicit CpuKey(int fd) : m_fd(fd) {}
+    CpuKey(CpuKey&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+    CpuKey& operator=(CpuKey&& other) noexcept;
+    CpuKey(const CpuKey&) = delete;
+    CpuKey& operator=(const CpuKey&) = delete;
+    ~CpuKey();
+
+private:
+    int m_fd = -1;
+};
+
 struct CpuClaims {
     std::vector<OwnerLock> locks;       // released when the claims are destroyed
-    std::vector<std::string> warnings;  // with share: one line per CPU another run holds
+    std::vector<CpuKey> keys;           // likewise
+    std::vector<std::string> warnings;  // with share: one line per other run on a CPU
 };
+
+// Where a user's CPU lock files go when `kOwnerLockDir` cannot be used: $XDG_RUNTIME_DIR/noisefloor,
+// else /run/user/<uid>/noisefloor.
+std::string userLockDir();
 
 // Takes the lock of every CPU in `cpus` for `description` ("noisefloor run udp-rx"). A CPU held by a
 // live run is an error naming it, or with `share` a warning. Errors also when the lock directory

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -84,6 +86,34 @@ TEST_F(CliCompare, AnUntilDecidedRunShowsItsSequentialDecisionByDefault)
     EXPECT_NE(verbose.out.find("Until decided (the run's own verdict"), std::string::npos) << verbose.out;
     const auto json = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);
     EXPECT_EQ(json["sequential"]["decision"], "different");
+}
+
+// An until-decided run stopped before it decided has no decision row; compare still uses the
+// margin and alpha it ran with, not the defaults (+-1%, 0.05).
+TEST_F(CliCompare, AnAbortedUntilDecidedRunIsComparedWithItsOwnMargin)
+{
+    CliProcess p({"--db",        m_dir.file("runs.db"),
+                  "run",         "spin",
+                  "--variant",   "a",
+                  "--variant",   "b:work=101",
+                  "--until",     "decided",
+                  "--margin",    "5",
+                  "--alpha",     "0.01",
+                  "--max-time",  "120",
+                  "--duration",  "0.1",
+                  "--warmup",    "0",
+                  "--share-cpus"},
+                 m_dir);
+    ASSERT_TRUE(waitForRepetitions(3));
+    ::kill(p.pid(), SIGTERM);
+    ASSERT_EQ(p.wait().status, 143);
+    const auto r = run({"compare", "last", "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["options"]["margin_pct"], 5.0) << r.out;
+    EXPECT_EQ(j["options"]["alpha"], 0.01) << r.out;
+    const auto given = nlohmann::json::parse(run({"compare", "last", "--format", "json", "--margin", "2"}).out);
+    EXPECT_EQ(given["options"]["margin_pct"], 2.0);
 }
 
 TEST_F(CliCompare, AcrossRunsByLabelIsIndependent)

@@ -3,7 +3,11 @@
 // the holder, stores nothing, and with --share-cpus runs and stores the sharing as a warning.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -52,10 +56,94 @@ TEST_F(CliCpuLocks, ARunOnAHeldCpuRefusesAndNamesTheHolderUnlessToldToShare)
     EXPECT_NE(j.dump().find("CPU " + m_cpu + " shared with another run (--share-cpus)"), std::string::npos) << j.dump();
 
     held->locks.clear();  // released: the next run takes the CPU itself
+    held->keys.clear();
     const auto after = run(spin);
     EXPECT_EQ(after.status, 0) << after.err;
     EXPECT_EQ(nlohmann::json::parse(run({"show", "2", "--format", "json"}).out).dump().find("shared with"),
               std::string::npos);
+}
+
+// Deleting a live run's lock file does not let a second run measure on its CPU: the CPU's key
+// (an abstract socket) has no file to delete.
+TEST_F(CliCpuLocks, DeletingTheLockFileOfALiveRunDoesNotFreeItsCpu)
+{
+    auto held = engine::claimCpus({std::stoi(m_cpu)}, "the test's other run", false);
+    ASSERT_TRUE(held) << held.error().message;
+    ASSERT_EQ(held->locks.size(), 1u) << "CPU " << m_cpu << " is held by another process already";
+    ASSERT_EQ(::unlink(held->locks.front().path().c_str()), 0);
+    const auto refused = run({"run", "spin", "--cpu", m_cpu, "--reps", "2", "--duration", "0.05"});
+    EXPECT_EQ(refused.status, 1) << refused.err;
+    EXPECT_NE(refused.err.find("CPU " + m_cpu + " is measured by another run, pid " + std::to_string(::getpid())),
+              std::string::npos)
+        << refused.err;
+    EXPECT_EQ(run({"list", "--format", "json"}).out.find("\"id\""), std::string::npos);  // nothing stored
+}
+
+// A lock file held by something that is not noisefloor (`flock FILE sleep`) is named as what it
+// is, not as "pid 0".
+TEST_F(CliCpuLocks, AHolderThatIsNotNoisefloorIsNamed)
+{
+    const std::string file = engine::ownerLockPath("cpu", m_cpu);
+    const std::string pidFile = m_dir.file("flock.pid");
+    ASSERT_EQ(shell("mkdir -p /run/noisefloor/cpu && (flock -o " + file + " sleep 30 >/dev/null 2>&1 & echo $! > " +
+                    pidFile + ")")
+                  .first,
+              0);
+    ::usleep(300000);
+    const auto refused = run({"run", "spin", "--cpu", m_cpu, "--reps", "2", "--duration", "0.05"});
+    (void)shell("kill $(cat " + pidFile + ")");
+    EXPECT_EQ(refused.status, 1) << refused.err;
+    EXPECT_NE(refused.err.find("(flock -o " + file + " sleep 30), not a noisefloor run"), std::string::npos)
+        << refused.err;
+    EXPECT_EQ(refused.err.find("pid 0"), std::string::npos) << refused.err;
+}
+
+// A run that shares a CPU (--share-cpus) is seen by every later run on it, also once the run
+// whose CPU it shared has ended: one that does not share is refused and names it, one that shares
+// stores a warning naming it.
+TEST_F(CliCpuLocks, ASharingRunIsSeenByEveryLaterRunOnItsCpu)
+{
+    auto held = engine::claimCpus({std::stoi(m_cpu)}, "the test's other run", false);
+    ASSERT_TRUE(held) << held.error().message;
+    CliProcess sharing({"--db", m_dir.file("first.db"), "run", "spin", "--cpu", m_cpu, "--reps", "400", "--duration",
+                        "0.05", "--warmup", "0", "--share-cpus"},
+                       m_dir);
+    ASSERT_TRUE(waitForStoredRepetitions(m_dir.file("first.db"), m_dir, 1));
+    held->locks.clear();  // the run it shared with ends; the sharing run goes on
+    held->keys.clear();
+    const auto refused = run({"run", "spin", "--cpu", m_cpu, "--reps", "2", "--duration", "0.05"});
+    EXPECT_EQ(refused.status, 1) << refused.err;
+    EXPECT_NE(refused.err.find("pid " + std::to_string(sharing.pid())), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("which shares it (--share-cpus)"), std::string::npos) << refused.err;
+    const auto shared = run({"run", "spin", "--cpu", m_cpu, "--reps", "2", "--duration", "0.05", "--share-cpus"});
+    ASSERT_EQ(shared.status, 0) << shared.err;
+    const auto j = nlohmann::json::parse(run({"show", "1", "--format", "json"}).out);
+    EXPECT_NE(j.dump().find("shared with another run (--share-cpus): pid " + std::to_string(sharing.pid())),
+              std::string::npos)
+        << j.dump();
+    ::kill(sharing.pid(), SIGTERM);
+    EXPECT_EQ(sharing.wait().status, 143);
+}
+
+// Without root the system lock directory cannot be made: the run locks its CPU in the user's own
+// runtime directory, and its key still keeps every other user's run off that CPU.
+TEST_F(CliCpuLocks, AUserWithoutRootLocksInTheirRuntimeDirectory)
+{
+    const std::string home = m_dir.file("nobody");
+    std::filesystem::create_directories(home + "/run");
+    ASSERT_EQ(::chown(home.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chown((home + "/run").c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chmod(m_dir.path().c_str(), 0755), 0);
+    const std::string as = "XDG_RUNTIME_DIR=" + home + "/run setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    const std::string args =
+        " --db " + home + "/runs.db run spin --cpu " + m_cpu + " --reps 200 --duration 0.05 --warmup 0";
+    const auto [status, out] = shell("cd /; " + as + NF_CLI_PATH + args + " >" + home + "/out 2>" + home +
+                                     "/err & p=$!; sleep 1.5; " + NF_CLI_PATH + " --db " + m_dir.file("root.db") +
+                                     " run spin --cpu " + m_cpu + " --reps 2 --duration 0.05 2>&1; kill $p; wait");
+    EXPECT_NE(out.find("CPU " + m_cpu + " is measured by another run"), std::string::npos)
+        << out << readFile(home + "/err");
+    EXPECT_TRUE(std::filesystem::exists(home + "/run/noisefloor/cpu")) << readFile(home + "/err");
+    EXPECT_EQ(readFile(home + "/err").find("cannot lock"), std::string::npos) << readFile(home + "/err");
 }
 
 }  // namespace

@@ -294,6 +294,17 @@ TEST_F(CliCrash, SigtermAfterTheLastRepetitionSaysSoAndExits143)
     EXPECT_EQ(list()[0]["status"], "complete");
 }
 
+// stat reads a file with a bound: a device that never ends is refused in one line, at once.
+TEST_F(CliCrash, StatRefusesAnEndlessFileInOneLine)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = runCli({"stat", "/dev/zero", "/dev/zero"}, m_dir);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("/dev/zero: more than 64 MiB"), std::string::npos) << r.err;
+}
+
 // A FIFO nobody writes to: import blocks reading it, and still takes the stop at once.
 TEST_F(CliCrash, SigtermEndsAnImportBlockedOnAFifo)
 {

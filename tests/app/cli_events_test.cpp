@@ -1,9 +1,15 @@
 // `noisefloor run --events jsonl`: the stream a front end reads, line by line.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -132,11 +138,13 @@ TEST_F(CliEvents, StopEndsTheStreamWithAborted)
     const auto lines = events(r.out);
     ASSERT_GE(lines.size(), 2U) << r.out;
     EXPECT_EQ(lines.front()["event"], "run_started");
-    const auto& finished = lines[lines.size() - 2];
+    // `finished` is the run's last event: it says how the run ended, and no `error` follows it
+    // (the line on stderr is the same as without the stream).
+    const auto& finished = lines.back();
     EXPECT_EQ(finished["event"], "finished");
     EXPECT_EQ(finished["status"], "aborted");
-    EXPECT_EQ(lines.back()["event"], "error");
-    EXPECT_EQ(lines.back()["exit_status"], 143);
+    EXPECT_NE(finished["reason"].get<std::string>().find("SIGTERM"), std::string::npos);
+    EXPECT_NE(r.err.find("aborted: SIGTERM"), std::string::npos) << r.err;
 }
 
 // The reader goes away (the GUI's ssh dropped, `| head` had enough): the run stops as at a
@@ -170,9 +178,83 @@ TEST_F(CliEvents, TheEndOfStdinStopsARunThatAsksForIt)
     EXPECT_EQ(rc, 129) << readFile(m_dir.file("err"));
     const auto lines = events(readFile(m_dir.file("out")));
     ASSERT_GE(lines.size(), 2U);
-    EXPECT_EQ(lines[lines.size() - 2]["event"], "finished");
-    EXPECT_EQ(lines[lines.size() - 2]["status"], "aborted");
-    EXPECT_NE(lines[lines.size() - 2]["reason"].get<std::string>().find("SIGHUP"), std::string::npos);
+    EXPECT_EQ(lines.back()["event"], "finished");
+    EXPECT_EQ(lines.back()["status"], "aborted");
+    EXPECT_NE(lines.back()["reason"].get<std::string>().find("SIGHUP"), std::string::npos);
+}
+
+// A reader that stops reading without closing (`| sleep 40`, a hung front end) must not hold the
+// run: the engine never waits in a write to it, so SIGTERM, SIGINT, SIGHUP and the end of stdin
+// (the GUI's Stop) still stop the run, which is stored as aborted and gives up its CPU.
+TEST_F(CliEvents, AReaderThatStopsReadingDoesNotHoldTheRun)
+{
+    for (const int stop : {SIGTERM, SIGINT, SIGHUP, 0}) {
+        SCOPED_TRACE(stop == 0 ? std::string("stdin closed") : std::string(sigabbrev_np(stop)));
+        TempDir dir;
+        const std::string db = dir.file("runs.db");
+        const std::string fifo = dir.file("events");
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+        // This test is the reader: it opens the FIFO and never reads it.
+        const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        ASSERT_GE(reader, 0);
+        int input[2];
+        ASSERT_EQ(::pipe2(input, O_CLOEXEC), 0);
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            sigset_t none;
+            sigemptyset(&none);
+            ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+            struct sigaction dfl {};
+            dfl.sa_handler = SIG_DFL;
+            for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+                (void)::sigaction(sig, &dfl, nullptr);
+            }
+            const int out = ::open(fifo.c_str(), O_WRONLY);
+            const int err = ::open(dir.file("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (out < 0 || err < 0 || ::dup2(input[0], 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) {
+                ::_exit(99);
+            }
+            ::execl(NF_CLI_PATH, NF_CLI_PATH, "--db", db.c_str(), "run", "spin", "--variant", "a", "--variant",
+                    "b:work=200", "--reps", "400", "--duration", "0.1", "--warmup", "0", "--share-cpus", "--events",
+                    "jsonl", "--stop-when-stdin-closes", static_cast<char*>(nullptr));
+            ::_exit(98);
+        }
+        ::close(input[0]);
+        // Each repetition's samples event is about 40 kB: after 4 the pipe (64 kB) is full.
+        ASSERT_TRUE(waitForStoredRepetitions(db, dir, 4)) << readFile(dir.file("err"));
+        ::usleep(300000);
+        const auto t0 = std::chrono::steady_clock::now();
+        if (stop != 0) {
+            ::kill(pid, stop);
+        } else {
+            ::close(input[1]);
+        }
+        int status = 0;
+        pid_t done = 0;
+        while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
+               std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+            ::usleep(20000);
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (done == 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+        }
+        if (stop != 0) {
+            ::close(input[1]);
+        }
+        ::close(reader);
+        ASSERT_EQ(done, pid) << "still running 20 s after the stop; " << readFile(dir.file("err"));
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 128 + (stop != 0 ? stop : SIGHUP)) << readFile(dir.file("err"));
+        EXPECT_LT(seconds, 5.0);
+        const auto list = runCli({"--db", db, "list", "--format", "json"}, dir);
+        ASSERT_EQ(list.status, 0) << list.err;
+        const auto runs = nlohmann::json::parse(list.out);
+        ASSERT_EQ(runs.size(), 1U) << list.out;
+        EXPECT_EQ(runs[0]["status"], "aborted");
+    }
 }
 
 }  // namespace

@@ -3,10 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "data/database.h"
 #include "tests/app/cli_process.h"
 
 namespace nf::test {
@@ -79,6 +85,141 @@ TEST_F(CliMerge, BadInputIsOneLineAndExitTwo)
         EXPECT_EQ(r.status, 2) << args[1] << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
+}
+
+// The source is not trusted: a run whose spec is not a spec, or whose sample blobs are not 8 bytes
+// per quantity, would break list, series, show and compare of the whole database once merged.
+// Every row is checked before the copy commits; the refusal names the run and stores nothing.
+TEST_F(CliMerge, ARunThatCannotBeReadHereIsRefusedBeforeAnythingIsStored)
+{
+    ASSERT_EQ(
+        in("here.db", {"run", "spin", "--reps", "1", "--duration", "0.02", "--warmup", "0", "--share-cpus"}).status, 0);
+    const std::string before = readFile(m_dir.file("here.db"));
+    const std::vector<std::pair<std::string, std::string>> damages = {
+        {"UPDATE runs SET spec_json = '{\"workload\": ' WHERE id = 2", "its spec is not JSON"},
+        {"UPDATE runs SET spec_json = '[1, 2]' WHERE id = 2", "its spec is not a spec"},
+        {"UPDATE samples SET vals = substr(vals, 1, length(vals) - 3) WHERE id = (SELECT max(s.id) FROM samples s "
+         "JOIN repetitions r ON r.id = s.repetition_id WHERE r.run_id = 2)",
+         "value blob"},
+    };
+    for (const auto& [sql, why] : damages) {
+        SCOPED_TRACE(sql);
+        const std::string src = m_dir.file("src.db");
+        std::filesystem::remove(src);
+        ASSERT_EQ(
+            runCli({"--db", src, "run", "spin", "--reps", "1", "--duration", "0.02", "--warmup", "0", "--share-cpus"},
+                   m_dir)
+                .status,
+            0);
+        ASSERT_EQ(
+            runCli({"--db", src, "run", "spin", "--reps", "2", "--duration", "0.02", "--warmup", "0", "--share-cpus"},
+                   m_dir)
+                .status,
+            0);
+        {
+            auto db = data::Database::open(src, data::Database::Mode::ReadWrite);
+            ASSERT_TRUE(db) << db.error().message;
+            ASSERT_TRUE(db->exec(sql)) << sql;
+            ASSERT_TRUE(db->exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+        }
+        const auto merged = in("here.db", {"merge", src});
+        EXPECT_EQ(merged.status, 1) << merged.err;
+        EXPECT_EQ(std::count(merged.err.begin(), merged.err.end(), '\n'), 1) << merged.err;
+        EXPECT_NE(merged.err.find("run 2 of " + src), std::string::npos) << merged.err;
+        EXPECT_NE(merged.err.find(why), std::string::npos) << merged.err;
+        const auto list = in("here.db", {"list", "--format", "json"});
+        ASSERT_EQ(list.status, 0) << list.err;
+        EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1U) << list.out;
+    }
+}
+
+// A database whose spec of one run is unreadable (merged by an older build) fails `list` as a
+// whole: `delete RUN` removes that run and all its rows in one transaction, and refuses a run
+// whose writer is still running.
+TEST_F(CliMerge, DeleteRemovesARunAndAllItsRowsAndRefusesARunningOne)
+{
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_EQ(
+            in("here.db", {"run", "spin", "--reps", "2", "--duration", "0.02", "--warmup", "0", "--share-cpus"}).status,
+            0);
+    }
+    {
+        auto db = data::Database::open(m_dir.file("here.db"), data::Database::Mode::ReadWrite);
+        ASSERT_TRUE(db);
+        ASSERT_TRUE(db->exec("UPDATE runs SET spec_json = '{' WHERE id = 1"));
+    }
+    const auto gone = in("here.db", {"delete", "1"});
+    EXPECT_EQ(gone.status, 0) << gone.err;
+    EXPECT_NE(gone.out.find("run 1 deleted"), std::string::npos) << gone.out;
+    const auto list = in("here.db", {"list", "--format", "json"});
+    ASSERT_EQ(list.status, 0) << list.err;
+    const auto runs = nlohmann::json::parse(list.out);
+    ASSERT_EQ(runs.size(), 1U) << list.out;
+    EXPECT_EQ(runs[0]["id"], 2);
+    {
+        auto db = data::Database::open(m_dir.file("here.db"), data::Database::Mode::ReadOnly);
+        ASSERT_TRUE(db);
+        for (const std::string table : {"variants", "quantities", "repetitions", "run_warnings"}) {
+            const auto left = db->queryOne<std::int64_t>("SELECT count(*) FROM " + table + " WHERE run_id = 1");
+            ASSERT_TRUE(left && *left) << table;
+            EXPECT_EQ(**left, 0) << table;
+        }
+        const auto samples = db->queryOne<std::int64_t>(
+            "SELECT count(*) FROM samples WHERE repetition_id NOT IN (SELECT id FROM repetitions)");
+        ASSERT_TRUE(samples && *samples);
+        EXPECT_EQ(**samples, 0);
+    }
+    EXPECT_EQ(in("here.db", {"delete", "1"}).status, 1);  // no run 1 any more
+    EXPECT_EQ(in("here.db", {"delete", "x"}).status, 2);
+
+    CliProcess running({"--db", m_dir.file("here.db"), "run", "spin", "--reps", "200", "--duration", "0.1", "--warmup",
+                        "0", "--share-cpus"},
+                       m_dir);
+    bool started = false;  // run 3 is stored once `list` shows it
+    for (int i = 0; i < 400 && !started; ++i) {
+        ::usleep(50000);
+        const auto listed = in("here.db", {"list", "--format", "json"});
+        started = listed.status == 0 && nlohmann::json::parse(listed.out).size() == 2;
+    }
+    ASSERT_TRUE(started);
+    const auto refused = in("here.db", {"delete", "3"});
+    EXPECT_EQ(refused.status, 1) << refused.err;
+    EXPECT_NE(refused.err.find("run 3 is running"), std::string::npos) << refused.err;
+    ::kill(running.pid(), SIGTERM);
+    EXPECT_EQ(running.wait().status, 143);
+    EXPECT_EQ(in("here.db", {"delete", "3"}).status, 0);
+}
+
+// A source whose runs never finish reading (a view over an endless recursion): SIGTERM interrupts
+// the read at once and nothing is stored; before, the merge ignored it while holding the write lock.
+TEST_F(CliMerge, ASourceThatNeverFinishesReadingStopsAtSigtermAndStoresNothing)
+{
+    const std::string src = m_dir.file("endless.db");
+    ASSERT_EQ(
+        in("endless.db", {"run", "spin", "--reps", "1", "--duration", "0.02", "--warmup", "0", "--share-cpus"}).status,
+        0);
+    {
+        auto db = data::Database::open(src, data::Database::Mode::ReadWrite);
+        ASSERT_TRUE(db);
+        ASSERT_TRUE(
+            db->exec("PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; "
+                     "ALTER TABLE runs RENAME TO runs_kept; CREATE VIEW runs AS WITH RECURSIVE c(x) AS "
+                     "(SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS id, 'complete' AS status FROM c "
+                     "WHERE x < 0; PRAGMA wal_checkpoint(TRUNCATE)"));
+    }
+    ASSERT_EQ(
+        in("here.db", {"run", "spin", "--reps", "1", "--duration", "0.02", "--warmup", "0", "--share-cpus"}).status, 0);
+    CliProcess merge({"--db", m_dir.file("here.db"), "merge", src}, m_dir);
+    ::usleep(1500000);
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(merge.pid(), SIGTERM);
+    const auto r = merge.wait();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_EQ(r.err, "noisefloor: merge interrupted by SIGTERM; nothing was stored\n");
+    const auto list = in("here.db", {"list", "--format", "json"});
+    ASSERT_EQ(list.status, 0) << list.err;
+    EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1U) << list.out;
 }
 
 }  // namespace

@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -168,6 +171,41 @@ TEST_F(CliStorage, ANewDatabaseThatCannotBeMadeLeavesNoTemporaryFiles)
     for (const auto& entry : std::filesystem::directory_iterator(m_mnt)) {
         EXPECT_EQ(entry.path().filename().string().find(".new-"), std::string::npos) << entry.path();
     }
+}
+
+// `export --format sqlite` to stdout writes an SQLite file by name first: it is made in a mkdtemp'd
+// directory of mode 0700 in $TMPDIR (never under a name another user could guess and plant a
+// symlink at), removed on every path; a SIGKILL at any moment leaves at most that private directory.
+TEST_F(CliStorage, ARunDatabaseExportedToStdoutIsMadeInAPrivateDirectory)
+{
+    const std::string db = m_dir.file("runs.db");
+    ASSERT_EQ(run(db, {"run", "spin", "--reps", "20", "--duration", "0.05", "--warmup", "0", "--share-cpus"}).status,
+              0);
+    const std::string tmp = m_dir.file("tmp");
+    std::filesystem::create_directory(tmp);
+    ::setenv("TMPDIR", tmp.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no other thread runs
+    const auto whole = run(db, {"export", "1", "--format", "sqlite"});
+    EXPECT_EQ(whole.status, 0) << whole.err;
+    EXPECT_EQ(whole.out.substr(0, 15), "SQLite format 3");
+    EXPECT_TRUE(std::filesystem::is_empty(tmp));
+    for (const int delayMs : {0, 5, 20, 40, 80, 150}) {
+        CliProcess p({"--db", db, "export", "1", "--format", "sqlite"}, m_dir);
+        ::usleep(delayMs * 1000);
+        ::kill(p.pid(), SIGKILL);
+        (void)p.wait();
+        for (const auto& entry : std::filesystem::directory_iterator(tmp)) {
+            struct stat st {};
+            ASSERT_EQ(::lstat(entry.path().c_str(), &st), 0);
+            EXPECT_TRUE(S_ISDIR(st.st_mode)) << entry.path();
+            EXPECT_EQ(st.st_mode & 07777U, 0700U) << entry.path();
+            const std::string name = entry.path().filename().string();
+            EXPECT_EQ(name.rfind("noisefloor-export-", 0), 0U) << name;
+            EXPECT_EQ(name.size(), std::string("noisefloor-export-XXXXXX").size()) << name;
+        }
+        std::filesystem::remove_all(tmp);
+        std::filesystem::create_directory(tmp);
+    }
+    ::unsetenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe): no other thread runs
 }
 
 // An export is written whole or not at all: a full disk or a size limit leaves the previous file.

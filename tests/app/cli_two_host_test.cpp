@@ -345,5 +345,22 @@ TEST_F(TwoHost, SigintStopsBothSides)
     expectNothingLeft();
 }
 
+// ssh that fails at once (nothing listens on the generator host's port) is reported as fast as
+// ssh reports it, with ssh's own reason: the engine no longer keeps the pipe's write end open
+// itself, which made every such failure "no answer within 20 s".
+TEST_F(TwoHost, AnSshFailureIsReportedAsSoonAsSshFails)
+{
+    m_sshd->stop();
+    m_sshd.reset();
+    const auto t0 = std::chrono::steady_clock::now();
+    NsProcess run(m_dut, runArgs("udp-rx", 1), m_dir.file("run.out"), m_dir.file("run.err"));
+    const auto r = run.wait();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("Connection refused"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("no answer within"), std::string::npos) << r.err;
+    EXPECT_LT(seconds, 5.0) << r.err;
+}
+
 }  // namespace
 }  // namespace nf::test
