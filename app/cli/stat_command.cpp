@@ -1,7 +1,6 @@
 // noisefloor stat: ministat's job on plain sample files, with noisefloor's statistics.
 
 #include <array>
-#include <array>
 #include <cmath>
 #include <fstream>
 #include <iostream>
