@@ -23,7 +23,7 @@ std::vector<SeriesStep> simulateInterleaved(std::mt19937_64& rng, const std::vec
     std::normal_distribution<double> z(0.0, 1.0);
     std::vector<SeriesStep> steps;
     for (std::size_t k = 0; k < effects.size(); ++k) {
-        steps.push_back({"s" + std::to_string(k + 1), {}});
+        steps.push_back({std::string("s").append(std::to_string(k + 1)), {}});
     }
     for (int i = 0; i < reps; ++i) {
         const double level = 1000 * (1 + kDrift * z(rng));

@@ -21,7 +21,7 @@ std::vector<SeriesStep> simulateSeries(std::mt19937_64& rng, const std::vector<d
     std::normal_distribution<double> z(0.0, 1.0);
     std::vector<SeriesStep> steps;
     for (std::size_t k = 0; k < effects.size(); ++k) {
-        SeriesStep s{"s" + std::to_string(k + 1), {}};
+        SeriesStep s{std::string("s").append(std::to_string(k + 1)), {}};
         const double level = 1000 * (1 + effects[k]) * (1 + kBetween * z(rng));
         for (int i = 0; i < reps; ++i) {
             s.values.push_back(level * (1 + kWithin * z(rng)));
