@@ -9,12 +9,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <stop_token>
 #include <thread>
 
 #include "engine/net/remote_generator.h"
+#include "engine/run/run_stop.h"
 #include "nf_version.h"
 
 namespace nf::engine::net {
@@ -25,6 +29,8 @@ namespace {
 constexpr int kAnswerMs = 5000;
 // After stdin is closed, how long ssh (and through it the remote) may take to end before a SIGTERM.
 constexpr int kExitMs = 5000;
+// While connecting, how often the run's stop is looked at.
+constexpr int kStopCheckMs = 50;
 
 std::string lastLine(std::string text)
 {
@@ -47,10 +53,20 @@ public:
     Ssh& operator=(const Ssh&) = delete;
 
     // The remote's first line: {"event":"hello","version":...,"iface":...,"mac":...,"addr":...}.
+    // The run's stop (RunStop) ends the wait at once: ssh, still connecting, is terminated and the
+    // error's errnum is ECANCELED.
     Result<void> hello(const std::string& version)
     {
         std::lock_guard lock(m_mutex);
-        auto j = NF_TRY(readLine((m_options.connectTimeout + 10) * 1000));
+        const std::stop_token stop = RunStop::current();
+        auto line = readLine((m_options.connectTimeout + 10) * 1000, &stop);
+        if (!line) {
+            if (line.error().errnum == ECANCELED) {
+                ::kill(-m_pid, SIGTERM);  // end() reaps it at once instead of waiting for it to give up
+            }
+            return line.error();
+        }
+        const nlohmann::json& j = *line;
         if (j.value("event", "") == "error") {
             return Error{"generator host " + m_options.host + ": " + j.value("message", "failed")};
         }
@@ -141,7 +157,8 @@ private:
         return j;
     }
 
-    Result<nlohmann::json> readLine(int timeoutMs) const
+    // The next line, within `timeoutMs`; with `stop`, an error (ECANCELED) as soon as it is requested.
+    Result<nlohmann::json> readLine(int timeoutMs, const std::stop_token* stop = nullptr) const
     {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
         for (;;) {
@@ -160,8 +177,13 @@ private:
             if (left.count() <= 0) {
                 return lost("no answer within " + std::to_string(timeoutMs / 1000) + " s");
             }
+            if (stop != nullptr && stop->stop_requested()) {
+                return Error{"generator host " + m_options.host + ": stopped while connecting", ECANCELED};
+            }
             pollfd p{m_out.get(), POLLIN, 0};
-            const int r = ::poll(&p, 1, static_cast<int>(left.count()));
+            const auto slice = stop != nullptr && stop->stop_possible() ? std::min<long>(left.count(), kStopCheckMs)
+                                                                        : static_cast<long>(left.count());
+            const int r = ::poll(&p, 1, static_cast<int>(slice));
             if (r < 0 && errno == EINTR) {
                 continue;
             }

@@ -306,7 +306,7 @@ private:
 }  // namespace
 
 RunOutcome runCommandExperiment(const PreparedExperiment& p, RunContext& context, RunObserver& observer,
-                                const RunControl& control, const std::vector<std::string>& early)
+                                const RunControl& control, const std::vector<std::string>& early, SharerWatch& sharers)
 {
     std::vector<CommandConfig> configs;
     for (std::size_t v = 0; v < p.params.size(); ++v) {
@@ -359,11 +359,13 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunContext& context
         }
         return UnitEnd::Done;
     };
+    int stored = 0;
     const auto take = [&](RepetitionResult&& rep) {
         if (auto r = observer.repetitionFinished(rep); !r) {
             observerError = r.error();
             return false;
         }
+        sharers.look(++stored, true);
         return true;
     };
     const auto drive = driveRepetitions(p.spec, static_cast<int>(p.spec.variants.size()), rng, control.stop,
@@ -373,6 +375,9 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunContext& context
         outcome.reason = observerError->message;
     } else if (outcome.status == RunStatus::Aborted) {
         outcome.reason = stopReason(control, outcome.reason);
+    }
+    for (const auto& text : sharers.warnings()) {  // stored before the run is marked finished
+        observer.warning(text);
     }
     observer.runFinished(outcome.status, outcome.reason);
     return outcome;

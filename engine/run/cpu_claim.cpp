@@ -171,6 +171,47 @@ std::vector<int> sharers(const std::string& dir, const std::string& cpu)
 
 }  // namespace
 
+SharerWatch::SharerWatch(std::vector<int> cpus, std::string dir, std::vector<std::pair<int, int>> known)
+    : m_cpus(std::move(cpus)), m_dir(std::move(dir)), m_known(std::move(known))
+{
+}
+
+void SharerWatch::look(int repetition, bool always)
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (m_cpus.empty() || (!always && now - m_looked < std::chrono::milliseconds(250))) {
+        return;
+    }
+    m_looked = now;
+    for (const int cpu : m_cpus) {
+        for (const int pid : sharers(m_dir, std::to_string(cpu))) {
+            if (std::find(m_known.begin(), m_known.end(), std::pair{cpu, pid}) != m_known.end()) {
+                continue;
+            }
+            auto it =
+                std::find_if(m_seen.begin(), m_seen.end(), [&](const Seen& s) { return s.cpu == cpu && s.pid == pid; });
+            if (it == m_seen.end()) {  // named while it runs: its command line is gone once it ends
+                m_seen.push_back({cpu, pid, describePid(pid), repetition, repetition});
+            } else {
+                it->last = repetition;
+            }
+        }
+    }
+}
+
+std::vector<std::string> SharerWatch::warnings() const
+{
+    std::vector<std::string> lines;
+    for (const auto& s : m_seen) {
+        const std::string when = s.first == s.last
+                                     ? "repetition " + std::to_string(s.first)
+                                     : "repetitions " + std::to_string(s.first) + "-" + std::to_string(s.last);
+        lines.push_back("CPU " + std::to_string(s.cpu) + " was shared by " + s.who +
+                        ", a run that joined it with --share-cpus, during " + when);
+    }
+    return lines;
+}
+
 CpuKey& CpuKey::operator=(CpuKey&& other) noexcept
 {
     if (this != &other) {
@@ -220,6 +261,7 @@ Result<CpuClaims> claimCpus(const std::vector<int>& cpus, const std::string& des
                             const std::string& dir)
 {
     CpuClaims claims;
+    std::vector<std::pair<int, int>> known;
     for (int cpu : cpus) {
         const std::string name = std::to_string(cpu);
         // The lock file: in `dir`, or for a user who cannot use the system directory, in their own.
@@ -254,6 +296,7 @@ Result<CpuClaims> claimCpus(const std::vector<int>& cpus, const std::string& des
         std::vector<std::string> others;
         for (const int pid : sharers(dir, name)) {
             others.push_back(describePid(pid) + ", which shares it (--share-cpus)");
+            known.emplace_back(cpu, pid);
         }
         if (!share) {
             if (holder.empty() && !others.empty()) {
@@ -278,6 +321,7 @@ Result<CpuClaims> claimCpus(const std::vector<int>& cpus, const std::string& des
             claims.warnings.push_back("CPU " + name + " shared with another run (--share-cpus): " + other);
         }
     }
+    claims.sharers = SharerWatch(cpus, dir, std::move(known));
     return claims;
 }
 

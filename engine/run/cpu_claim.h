@@ -13,8 +13,10 @@
 // and is still seen by every other run), and connecting to it names its holder (SO_PEERCRED)
 // whatever that is. A run that shares binds "noisefloor/cpu/<n>/shared/<pid>" instead, so that
 // every later run on that CPU sees it (/proc/net/unix): one that does not share is refused, one
-// that shares is warned.
+// that shares is warned. The run already there is told too: it looks for new sharers on its CPUs
+// while it runs (SharerWatch) and stores a warning naming each, with the repetitions it overlapped.
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,10 +46,41 @@ private:
     int m_fd = -1;
 };
 
+// The runs that come to share a run's CPUs (--share-cpus) after it claimed them: their keys
+// "<key>/shared/<pid>" in /proc/net/unix, looked for while the run runs. Those there at the claim
+// are left out (claimCpus warned of them already). Used on one thread.
+class SharerWatch {
+public:
+    SharerWatch() = default;
+    SharerWatch(std::vector<int> cpus, std::string dir, std::vector<std::pair<int, int>> known);
+
+    // Looks now and counts what it finds to repetition `repetition` (1-based, as stored): `always`
+    // at a repetition's end, else (while one runs) at most every 250 ms.
+    void look(int repetition, bool always);
+    // One line per sharer found: "CPU 1 was shared by pid 4242 (noisefloor ... --share-cpus), a run
+    // that joined it with --share-cpus, during repetitions 2-4".
+    std::vector<std::string> warnings() const;
+
+private:
+    struct Seen {
+        int cpu = 0;
+        int pid = 0;
+        std::string who;
+        int first = 0;
+        int last = 0;
+    };
+    std::vector<int> m_cpus;
+    std::string m_dir;
+    std::vector<std::pair<int, int>> m_known;  // (cpu, pid) of those there at the claim
+    std::vector<Seen> m_seen;
+    std::chrono::steady_clock::time_point m_looked;
+};
+
 struct CpuClaims {
     std::vector<OwnerLock> locks;       // released when the claims are destroyed
     std::vector<CpuKey> keys;           // likewise
     std::vector<std::string> warnings;  // with share: one line per other run on a CPU
+    SharerWatch sharers;                // those that join later
 };
 
 // Where a user's CPU lock files go when `kOwnerLockDir` cannot be used: $XDG_RUNTIME_DIR/noisefloor,

@@ -22,6 +22,7 @@
 #include "engine/run/live_sessions.h"
 #include "engine/run/repetition_driver.h"
 #include "engine/run/run_context.h"
+#include "engine/run/run_stop.h"
 #include "engine/run/scheduler.h"
 
 namespace nf::engine {
@@ -176,10 +177,12 @@ nlohmann::json LiveWorker::measurementJson() const
 WorkerDone LiveWorker::run(std::future<bool>& go)
 {
     if (auto r = setUp(); !r) {
-        return {RunStatus::Failed, r.error().message};
+        // A stop that ended a wait in the set-up (an ssh connect) is a stop, not a failure.
+        return {m_stop.stop_requested() ? RunStatus::Aborted : RunStatus::Failed,
+                m_stop.stop_requested() ? "stopped before measuring" : r.error().message};
     }
     if (m_stop.stop_requested()) {
-        return {RunStatus::Failed, "stopped before measuring"};
+        return {RunStatus::Aborted, "stopped before measuring"};
     }
     nlohmann::json counters =
         m_countersJson.is_null() ? nlohmann::json{{"target", "nothing (no thread or CPU)"}} : m_countersJson;
@@ -241,6 +244,7 @@ void runLiveWorker(const PreparedExperiment& prepared, RunContext& context, std:
 {
     WorkerDone done;
     {
+        const RunStop::Scope runStop(stop);  // what waits inside a workload's factory sees the stop
         live::LiveWorker worker(prepared, context, std::move(stop), out);
         done = worker.run(go);
     }  // sessions (and their testbeds) are gone before the run is reported finished

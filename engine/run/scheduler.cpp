@@ -60,12 +60,13 @@ private:
 class Consumer {
 public:
     Consumer(const PreparedExperiment& p, RunObserver& observer, const RunControl& control, WatchObserver* watch,
-             HeldWarnings& warnings, std::stop_source& stopWorker, std::promise<bool>& go)
+             HeldWarnings& warnings, SharerWatch& sharers, std::stop_source& stopWorker, std::promise<bool>& go)
         : m_p(p),
           m_observer(observer),
           m_control(control),
           m_watch(watch),
           m_warnings(warnings),
+          m_sharers(sharers),
           m_stopWorker(stopWorker),
           m_go(go),
           m_progress(observer, static_cast<int>(p.spec.variants.size()) * p.spec.repetitions)
@@ -87,6 +88,7 @@ private:
     const RunControl& m_control;
     WatchObserver* m_watch;
     HeldWarnings& m_warnings;
+    SharerWatch& m_sharers;  // runs that join this run's CPUs, looked for while it runs
     std::stop_source& m_stopWorker;
     std::promise<bool>& m_go;
     Progress m_progress;
@@ -107,6 +109,7 @@ bool Consumer::take(WorkerMessage message)
     } else if (auto* partial = std::get_if<WorkerPartial>(&message)) {
         if (m_started && !m_observerError && !m_enough) {
             m_stages.samplesMeasured(partial->repetition, partial->samples);
+            m_sharers.look(m_record->stored() + 1, false);
         }
     } else if (auto* warning = std::get_if<WorkerWarning>(&message)) {
         m_warnings.warning(std::move(warning->text));
@@ -148,6 +151,7 @@ void Consumer::repetition(const RepetitionResult& rep)
         fail(r.error());
         return;
     }
+    m_sharers.look(m_record->stored(), true);
     if (m_stages.enough()) {
         m_enough = true;
         m_stopWorker.request_stop();
@@ -177,6 +181,9 @@ RunOutcome Consumer::finish()
         m_outcome.reason = stopReason(m_control, m_outcome.reason);
     }
     if (m_started) {
+        for (auto& text : m_sharers.warnings()) {  // stored before the run is marked finished
+            m_warnings.warning(std::move(text));
+        }
         m_observer.runFinished(m_outcome.status, m_outcome.reason);
     }
     return m_outcome;
@@ -184,7 +191,7 @@ RunOutcome Consumer::finish()
 
 // An in-process or live run: its worker thread measures, this thread consumes what it sends.
 RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObserver& observer,
-                       const RunControl& control, WatchObserver* watch, HeldWarnings& warnings)
+                       const RunControl& control, WatchObserver* watch, HeldWarnings& warnings, SharerWatch& sharers)
 {
     Channel<WorkerMessage> channel;
     std::promise<bool> go;
@@ -212,7 +219,7 @@ RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObse
             }
         },
         go.get_future());
-    Consumer consumer(p, observer, control, watch, warnings, stopWorker, go);
+    Consumer consumer(p, observer, control, watch, warnings, sharers, stopWorker, go);
     while (consumer.take(channel.pop())) {
     }
     worker.join();
@@ -281,9 +288,9 @@ RunOutcome runExperiment(const PreparedExperiment& p, RunObserver& observer, con
     }
     if (p.workload->kind == WorkloadKind::External) {
         const FailureSink::Scope failures(&(*context)->failures());
-        return runCommandExperiment(p, **context, observer, control, claims->warnings);
+        return runCommandExperiment(p, **context, observer, control, claims->warnings, claims->sharers);
     }
-    return runOnWorker(p, **context, observer, control, watch, warnings);
+    return runOnWorker(p, **context, observer, control, watch, warnings, claims->sharers);
 }
 
 }  // namespace nf::engine

@@ -125,6 +125,38 @@ TEST_F(CliCpuLocks, ASharingRunIsSeenByEveryLaterRunOnItsCpu)
     EXPECT_EQ(sharing.wait().status, 143);
 }
 
+// The run that holds a CPU is told when a --share-cpus run joins it later: it looks for sharers
+// while it runs and stores a warning naming each, with the repetitions they overlapped. Before,
+// only the sharer's run said so, and the holder's figures were stored as if measured alone.
+TEST_F(CliCpuLocks, AHolderIsToldOfARunThatJoinsItsCpuLater)
+{
+    CliProcess holder({"--db", m_dir.file("holder.db"), "run", "spin", "--cpu", m_cpu, "--reps", "400", "--duration",
+                       "0.05", "--warmup", "0"},
+                      m_dir);
+    ASSERT_TRUE(waitForStoredRepetitions(m_dir.file("holder.db"), m_dir, 1));
+    CliProcess sharer({"--db", m_dir.file("sharer.db"), "run", "spin", "--cpu", m_cpu, "--reps", "6", "--duration",
+                       "0.05", "--warmup", "0", "--share-cpus"},
+                      m_dir);
+    const pid_t sharerPid = sharer.pid();
+    const auto shared = sharer.wait();
+    ASSERT_EQ(shared.status, 0) << shared.err;
+    EXPECT_NE(shared.err.find("shared with another run (--share-cpus): pid " + std::to_string(holder.pid())),
+              std::string::npos)
+        << shared.err;
+    ::kill(holder.pid(), SIGTERM);
+    const auto held = holder.wait();
+    ASSERT_EQ(held.status, 143) << held.err;
+    const std::string line = "CPU " + m_cpu + " was shared by pid " + std::to_string(sharerPid);
+    EXPECT_NE(held.err.find(line), std::string::npos) << held.err;
+    const auto show = runCli({"--db", m_dir.file("holder.db"), "show", "1"}, m_dir);
+    EXPECT_NE(show.out.find(line), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("a run that joined it with --share-cpus, during repetition"), std::string::npos)
+        << show.out;
+    const auto j =
+        nlohmann::json::parse(runCli({"--db", m_dir.file("holder.db"), "show", "1", "--format", "json"}, m_dir).out);
+    EXPECT_NE(j.dump().find(line), std::string::npos) << j.dump();
+}
+
 // Without root the system lock directory cannot be made: the run locks its CPU in the user's own
 // runtime directory, and its key still keeps every other user's run off that CPU.
 TEST_F(CliCpuLocks, AUserWithoutRootLocksInTheirRuntimeDirectory)

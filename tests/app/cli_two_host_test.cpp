@@ -5,9 +5,13 @@
 // addresses are from TEST-NET-2 (the cable) and TEST-NET-3 (the management network ssh uses) and
 // exist only inside the test's namespaces.
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,6 +109,36 @@ private:
 std::string pidsMatching(const std::string& text)
 {
     return shell("pgrep -f -- '[" + text.substr(0, 1) + "]" + text.substr(1) + "' || true").second;
+}
+
+// A TCP socket listening on addr:port inside namespace `ns` that never accepts: the kernel completes
+// a client's handshake and the client then waits for a first word that never comes, as from a host
+// whose sshd hangs. -1 when it cannot be made.
+int silentListener(const std::string& ns, const char* addr, int port)
+{
+    const int here = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+    const int there = ::open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = -1;
+    if (here >= 0 && there >= 0 && ::setns(there, CLONE_NEWNET) == 0) {
+        fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in sa{};
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons(static_cast<std::uint16_t>(port));
+        ::inet_pton(AF_INET, addr, &sa.sin_addr);
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 4) != 0) {
+            ::close(fd);
+            fd = -1;
+        }
+        ::setns(here, CLONE_NEWNET);
+    }
+    for (const int nsFd : {here, there}) {
+        if (nsFd >= 0) {
+            ::close(nsFd);
+        }
+    }
+    return fd;
 }
 
 class TwoHost : public ::testing::Test {
@@ -360,6 +394,45 @@ TEST_F(TwoHost, AnSshFailureIsReportedAsSoonAsSshFails)
     EXPECT_NE(r.err.find("Connection refused"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("no answer within"), std::string::npos) << r.err;
     EXPECT_LT(seconds, 5.0) << r.err;
+}
+
+// Ctrl-C while ssh is still connecting (the generator host takes the connection and never answers)
+// stops the run at once: the wait for the generator's first line sees the run's stop, and ssh is
+// ended with it. Before, the run went on waiting until ssh gave up (its ConnectTimeout, 10 s).
+TEST_F(TwoHost, SigintWhileSshConnectsStopsAtOnce)
+{
+    m_sshd->stop();
+    m_sshd.reset();
+    const int listener = silentListener(m_gen, kGenMgmt, 2222);
+    ASSERT_GE(listener, 0);
+    NsProcess run(m_dut, runArgs("udp-rx", 1), m_dir.file("run.out"), m_dir.file("run.err"));
+    std::string ssh;
+    for (int i = 0; i < 100 && ssh.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ssh = shell("pgrep -P " + std::to_string(run.pid()) + " -x ssh || true").second;
+    }
+    ASSERT_FALSE(ssh.empty()) << "ssh never started";
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // connected, waiting for the banner
+    ASSERT_EQ(::waitpid(run.pid(), nullptr, WNOHANG), 0) << "the run ended before it was interrupted";
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(run.pid(), SIGINT);
+    const auto r = run.wait();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ::close(listener);
+    std::cout << "SIGINT during the ssh connect: exit " << r.status << " after " << seconds << " s\n";
+    EXPECT_EQ(r.status, 130) << r.err;
+    EXPECT_LT(seconds, 2.0) << r.err;
+    EXPECT_NE(r.err.find("noisefloor: interrupted by SIGINT before the run was stored; nothing was stored"),
+              std::string::npos)
+        << r.err;
+    int lines = 0;  // one line says why (a warning that CPU 1 was shared with another run aside)
+    std::istringstream err(r.err);
+    for (std::string line; std::getline(err, line);) {
+        lines += line.rfind("noisefloor: warning: ", 0) == 0 ? 0 : 1;
+    }
+    EXPECT_EQ(lines, 1) << r.err;
+    EXPECT_EQ(pidsMatching(m_dir.file("ssh_config")), "") << "ssh outlived the run";
+    EXPECT_EQ(shell("ip netns pids " + m_dut).second, "") << "left in the device under test's namespace";
 }
 
 }  // namespace
