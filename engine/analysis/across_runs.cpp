@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 
 #include "engine/stats/descriptive.h"
 #include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/power.h"
 #include "engine/stats/ratio.h"
 
 namespace nf::engine {
@@ -21,11 +21,6 @@ std::vector<double> finiteValues(const std::vector<double>& xs)
     std::vector<double> out;
     std::copy_if(xs.begin(), xs.end(), std::back_inserter(out), [](double x) { return std::isfinite(x); });
     return out;
-}
-
-double tQuantile(double p, double df)
-{
-    return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
 
 // The variance of a run's mean from its own repetitions, s^2 / m; 0 with fewer than 2.
@@ -78,7 +73,9 @@ double satterthwaite(const std::vector<Term>& terms, double ratio)
     return denominator > 0 ? total * total / denominator : kNaN;
 }
 
-// Runs needed per side so that (t_{1-alpha/2} + t_power) sqrt(perRun / n) <= target, df 2 (n - 1).
+// Runs needed per side for the verdict's test (Welch's t on n run means per side, df 2 (n - 1))
+// to detect `target` with the asked power, where one run's mean varies by perRun (both sides'
+// variances summed): the noncentral t's power at noncentrality target / sqrt(perRun / n).
 std::optional<double> runsNeeded(double perRun, double target, const CompareOptions& o)
 {
     if (!(target > 0) || !(perRun > 0) || !std::isfinite(perRun)) {
@@ -86,8 +83,7 @@ std::optional<double> runsNeeded(double perRun, double target, const CompareOpti
     }
     for (long long count = 2; count <= 1000000; count = count < 64 ? count + 1 : count + count / 20) {
         const auto n = static_cast<double>(count);
-        const double df = 2 * (n - 1);
-        if ((tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * std::sqrt(perRun / n) <= target) {
+        if (stats::tTestPower(target / std::sqrt(perRun / n), 2 * (n - 1), o.alpha) >= o.power) {
             return n;
         }
     }
@@ -278,7 +274,7 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
     r.pWelch = r.p;
     const double perRun = seB2 * s.nB + seC2 * s.nC;  // the variance of one run's mean, both sides
     r.effectSize = perRun > 0 ? diff / std::sqrt(perRun / 2) : kNaN;
-    r.mdePct = df > 0 ? (tQuantile(1 - o.alpha / 2, df) + tQuantile(o.power, df)) * se * 100 : kNaN;
+    r.mdePct = stats::tTestDetectableNoncentrality(df, o.alpha, o.power) * se * 100;
     r.targetPct = o.targetPct.value_or(std::fabs(r.interval.estimatePct));
     r.nNeeded = runsNeeded(perRun, r.targetPct / 100, o);
     r.levels = levels + "; " + source;

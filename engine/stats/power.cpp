@@ -147,25 +147,41 @@ double welchPower(double effect, double sdA, double na, double sdB, double nb, d
     return twoSidedNoncentralT(tQuantile(1 - alpha / 2, w.df), w.df, lambda);
 }
 
+double tTestPower(double lambda, double df, double alpha)
+{
+    if (!(df > 0) || std::isnan(lambda)) {
+        return kNaN;
+    }
+    return twoSidedNoncentralT(tQuantile(1 - alpha / 2, df), df, std::fabs(lambda));
+}
+
+double tTestDetectableNoncentrality(double df, double alpha, double power)
+{
+    if (!(df > 0)) {
+        return kNaN;
+    }
+    const double c = tQuantile(1 - alpha / 2, df);
+    // By bisection: power grows with the noncentrality.
+    double lo = 0;
+    double hi = c + zQuantile(power) + 1;
+    while (twoSidedNoncentralT(c, df, hi) < power) {
+        lo = hi;
+        hi *= 2;
+    }
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (twoSidedNoncentralT(c, df, mid) < power ? lo : hi) = mid;
+    }
+    return hi;
+}
+
 double welchDetectable(double sdA, double na, double sdB, double nb, double alpha, double power)
 {
     const auto w = welchScale(sdA, na, sdB, nb);
     if (!(w.se > 0)) {
         return std::isfinite(w.scale) ? 0.0 : kNaN;
     }
-    const double c = tQuantile(1 - alpha / 2, w.df);
-    // The noncentrality at which the power is reached, by bisection: power grows with it.
-    double lo = 0;
-    double hi = c + zQuantile(power) + 1;
-    while (twoSidedNoncentralT(c, w.df, hi) < power) {
-        lo = hi;
-        hi *= 2;
-    }
-    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
-        const double mid = (lo + hi) / 2;
-        (twoSidedNoncentralT(c, w.df, mid) < power ? lo : hi) = mid;
-    }
-    return hi * w.se * w.scale;
+    return tTestDetectableNoncentrality(w.df, alpha, power) * w.se * w.scale;
 }
 
 std::optional<double> welchSampleSize(double effect, double sdA, double sdB, double alpha, double power)

@@ -23,6 +23,14 @@ double welchDetectable(double sdA, double na, double sdB, double nb, double alph
 // nullopt when the effect is not positive or more than 1e12 values would be needed.
 std::optional<double> welchSampleSize(double effect, double sdA, double sdB, double alpha, double power);
 
+// A two-sided t test at `alpha` whose statistic has `df` degrees of freedom and noncentrality
+// `lambda` (the true difference over its standard error): the probability that p < alpha.
+double tTestPower(double lambda, double df, double alpha);
+
+// The noncentrality at which that test has `power`: the smallest detectable difference is this
+// times the difference's standard error.
+double tTestDetectableNoncentrality(double df, double alpha, double power);
+
 // The signed-rank test of n values drawn from a distribution shifted by theta: the distribution is
 // given by a sample of it centred where the test sees no difference (a pilot's values less their
 // Hodges-Lehmann estimate). Up to 2048 evenly spaced order statistics of the sample are kept, so a
