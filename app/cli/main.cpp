@@ -41,23 +41,28 @@ sigset_t stopSignals()
 
 // A signal the command did not act on: one its SignalStop took while it was being torn down, or
 // one that came after (they stay blocked, so it is pending). It still ends the process as
-// interrupted, saying what was already stored. From here on a stop signal takes its default
-// action: nothing is left to undo, and a blocked one would be lost at exit.
+// interrupted, saying what was already stored. From here to exit a stop signal is answered the
+// same way by a handler: nothing is left to undo, and a blocked one would be lost at exit.
 int withLateSignal(int status)
 {
     const sigset_t set = stopSignals();
     const timespec now{0, 0};
     const int pending = sigtimedwait(&set, nullptr, &now);
+    const std::string stored = nf::cli::storedNote();
+    const auto interrupted = [&](int sig) {
+        return "interrupted by " + nf::cli::signalName(sig) +
+               (stored.empty() ? " as the command finished" : "; " + stored);
+    };
     if (status == 0) {
         const int sig = nf::cli::takenStopSignal() != 0 ? nf::cli::takenStopSignal() : pending;
         if (sig > 0) {
-            const std::string stored = nf::cli::storedNote();
-            return nf::cli::fail(128 + sig, "interrupted by " + nf::cli::signalName(sig) +
-                                                (stored.empty() ? " as the command finished" : "; " + stored));
+            return nf::cli::fail(128 + sig, interrupted(sig));
         }
     }
     if (pending <= 0) {
-        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+        nf::cli::answerLateSignals(set, [&](int sig) {
+            return "noisefloor: " + nf::cli::terminalText(interrupted(sig)) + "\n";
+        });
     }
     return status;
 }

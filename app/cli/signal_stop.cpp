@@ -17,6 +17,24 @@ namespace {
 
 std::atomic<int> g_takenStopSignal{0};
 
+// The lines answerLateSignals prepared, one per signal it answers; read by its handler only.
+struct LateLine {
+    int sig = 0;
+    std::array<char, 1024> text{};
+    size_t length = 0;
+};
+std::array<LateLine, 3> g_lateLines{};
+
+void writeLateLineAndExit(int sig)
+{
+    for (const LateLine& line : g_lateLines) {
+        if (line.sig == sig) {
+            (void)!::write(STDERR_FILENO, line.text.data(), line.length);
+        }
+    }
+    ::_exit(128 + sig);
+}
+
 std::mutex& storedMutex()
 {
     static std::mutex mutex;
@@ -69,6 +87,29 @@ sigset_t stopSignalSet()
         sigaddset(&set, sig);
     }
     return set;
+}
+
+void answerLateSignals(const sigset_t& set, const std::function<std::string(int)>& lineFor)
+{
+    size_t slot = 0;
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        if (sigismember(&set, sig) != 1 || slot == g_lateLines.size()) {
+            continue;
+        }
+        LateLine& line = g_lateLines[slot++];
+        std::string text = lineFor(sig);
+        if (text.size() > line.text.size()) {
+            text.resize(line.text.size() - 4);
+            text += "...\n";
+        }
+        line.length = text.copy(line.text.data(), line.text.size());
+        line.sig = sig;
+        struct sigaction action {};
+        action.sa_handler = writeLateLineAndExit;
+        sigfillset(&action.sa_mask);
+        sigaction(sig, &action, nullptr);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 SignalStop::SignalStop()

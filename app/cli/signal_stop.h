@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <functional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -65,6 +66,14 @@ public:
 private:
     std::jthread m_watcher;
 };
+
+// From now until the process ends, a signal of `set` writes lineFor(signal) to stderr and ends
+// the process with 128 + the signal, and `set` is unblocked. For the teardown after a command has
+// returned: a signal that came then still says what was already stored, and none is lost in a
+// blocked state at exit. The lines are made now; the handler only writes one (async-signal-safe).
+// A signal the kernel takes once exit_group has begun is dropped by the kernel: the exit status
+// is already the command's.
+void answerLateSignals(const sigset_t& set, const std::function<std::string(int)>& lineFor);
 
 // "SIGINT", "SIGTERM", ...
 std::string signalName(int sig);
