@@ -124,8 +124,9 @@ Result<std::set<std::string>> tablesHoldingRuns(Database& db)
     return std::set<std::string>(tables.begin(), tables.end());
 }
 
-// Run `id` of the attached source as the readers here need it: a spec that reads as one, and each
-// sample's value blob 8 bytes per quantity of the run.
+// Run `id` of the attached source as the readers here need it: a spec that reads as one, each
+// sample's value blob 8 bytes per quantity of the run, and each sample row as it was written (its
+// checksum; the source is at this schema, so every row has one).
 Result<void> checkSourceRun(Database& db, std::int64_t id)
 {
     const auto spec =
@@ -148,6 +149,15 @@ Result<void> checkSourceRun(Database& db, std::int64_t id)
     if (wrong && *wrong > 0) {
         return Error{std::to_string(*wrong) +
                      " of its samples have a value blob whose length is not 8 bytes per quantity"};
+    }
+    const auto damaged = NF_TRY(db.queryOne<std::int64_t>(
+        "SELECT count(*) FROM src.samples s JOIN src.repetitions r ON r.id = s.repetition_id WHERE r.run_id = ?1 "
+        "AND s.checksum IS NOT nf_sample_checksum(s.idx, s.pair, s.start_s, s.duration_s, s.vals)",
+        id));
+    if (damaged && *damaged > 0) {
+        return Error{std::to_string(*damaged) +
+                     " of its samples do not match their checksums (the file was changed after they were written, "
+                     "or is damaged)"};
     }
     return {};
 }

@@ -11,6 +11,7 @@
 #include "data/process_identity.h"
 #include "data/run_store.h"
 #include "data/sample_blob.h"
+#include "data/sample_checksum.h"
 #include "data/schema.h"
 
 namespace nf::data {
@@ -219,6 +220,13 @@ Error badBlob(const Database& db, const engine::RunRecord& run, const engine::Sa
                  std::to_string(width * kValueBytes) + " (" + std::to_string(width) + " quantities)"};
 }
 
+Error damagedSample(const Database& db, const engine::RunRecord& run, const engine::Sample& sample)
+{
+    return Error{"cannot load run " + std::to_string(run.row.id) + " from " + db.path() + ": sample " +
+                 std::to_string(sample.index) + " of repetition " + std::to_string(sample.repetition) +
+                 " does not match its checksum (the file was changed after it was written, or is damaged)"};
+}
+
 // The rows' start order, built as each repetitions row is appended to the table. Rows come in seq
 // order, each in idx order, and ties keep that order: the order of ORDER BY start_s, seq, idx.
 // Rows of one repetition interleave in time (alternating variants) but rows of different
@@ -303,8 +311,10 @@ Result<void> loadWarnings(Database& db, engine::RunRecord& run)
 Result<void> loadSamples(Database& db, engine::RunRecord& run)
 {
     const auto reps = NF_TRY(loadRepetitions(db, run.row.id));
-    auto stmt = NF_TRY(db.prepare(
-        "SELECT idx, coalesce(pair, -1), start_s, duration_s, vals FROM samples WHERE repetition_id = ? ORDER BY idx"));
+    // Schema 6 on: each row's checksum (a file read as it is from before has none).
+    const char* checksum = NF_TRY(storedSchemaVersion(db)) >= 6 ? "checksum" : "NULL";
+    auto stmt = NF_TRY(db.prepare(std::string("SELECT idx, coalesce(pair, -1), start_s, duration_s, vals, ") + checksum +
+                                  " FROM samples WHERE repetition_id = ? ORDER BY idx"));
     const std::size_t width = run.data.layout.quantities.size();
     engine::RunTable& table = run.data.samples;
     table = engine::RunTable(width);
@@ -334,6 +344,12 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
             const std::span<const unsigned char> blob = sample.blob(4);
             if (blob.size() != width * kValueBytes) {
                 return badBlob(db, run, row, blob.size());
+            }
+            if (!sample.isNull(5) &&
+                sample.int64(5) != sampleChecksum(row.index, row.pair >= 0 ? std::optional<std::int64_t>(row.pair)
+                                                                           : std::nullopt,
+                                                  row.start, row.duration, blob)) {
+                return damagedSample(db, run, row);
             }
             decodeValues(blob, row.values.data());
             table.append(row);

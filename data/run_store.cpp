@@ -8,6 +8,7 @@
 
 #include "data/process_identity.h"
 #include "data/sample_blob.h"
+#include "data/sample_checksum.h"
 #include "nf_version.h"
 
 namespace nf::data {
@@ -168,7 +169,7 @@ public:
             NF_TRY(db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status) "
                               "VALUES (?, ?, ?, ?, ?, ?, 'complete')"));
         auto sample = NF_TRY(db.prepare(
-            "INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals) VALUES (?, ?, ?, ?, ?, ?)"));
+            "INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)"));
         return RepetitionWriter(db, runId, quantities, seq, std::move(rep), std::move(sample));
     }
 
@@ -205,6 +206,9 @@ public:
             m_sample.bind(3, sample.pair);
         }
         m_sample.bind(4, sample.start).bind(5, sample.duration).bind(6, m_blob);
+        const std::optional<std::int64_t> pair =
+            sample.pair >= 0 ? std::optional<std::int64_t>(sample.pair) : std::nullopt;
+        m_sample.bind(7, sampleChecksum(sample.index, pair, sample.start, sample.duration, m_blob));
         return m_sample.run();
     }
 

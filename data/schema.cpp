@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/private_dir.h"
+#include "data/sample_checksum.h"
 
 namespace nf::data {
 namespace {
@@ -186,10 +187,18 @@ CREATE TABLE decision_looks (
 );
 )sql";
 
+// Migration 6: each sample row's checksum (sample_checksum.h), so that bytes changed in the file
+// later are found by the readers and by merge. The rows already stored get theirs now: what they
+// hold at the upgrade is what is vouched for.
+constexpr const char* kMigration6 = R"sql(
+ALTER TABLE samples ADD COLUMN checksum INTEGER;
+UPDATE samples SET checksum = nf_sample_checksum(idx, pair, start_s, duration_s, vals);
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
-        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5},
+        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5}, {6, kMigration6},
     };
     return list;
 }
@@ -307,6 +316,7 @@ Result<int> storedSchemaVersion(Database& db)
 
 Result<void> migrate(Database& db)
 {
+    NF_TRY(registerSampleChecksum(db.handle()));
     const std::int64_t version = NF_TRY(pragmaValue(db, "user_version"));
     NF_TRY(checkOwnership(db, version));
     if (version > schemaVersion()) {
@@ -327,6 +337,7 @@ Result<Database> openStore(const std::string& path, Database::Mode mode)
         NF_TRY(createStore(path));
     }
     Database db = NF_TRY(Database::open(path, mode));
+    NF_TRY(registerSampleChecksum(db.handle()));
     if (mode == Database::Mode::ReadWrite) {
         NF_TRY(migrate(db));
         return db;

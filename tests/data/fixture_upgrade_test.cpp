@@ -65,6 +65,12 @@ TEST(FixtureUpgrade, WritingUpgradesThroughEveryMigrationAndKeepsEveryRun)
         EXPECT_EQ(run->data.samples.size(), samplesBefore[static_cast<std::size_t>(id - 1)]) << id;
         EXPECT_EQ(run->row.status, engine::RunStatus::Complete) << id;
     }
+    // Schema 6: every sample row has the checksum of what it held at the upgrade.
+    EXPECT_EQ(db->queryOne<std::int64_t>("SELECT count(*) FROM samples WHERE checksum IS NOT "
+                                         "nf_sample_checksum(idx, pair, start_s, duration_s, vals)")
+                  ->value_or(-1),
+              0);
+    EXPECT_GT(db->queryOne<std::int64_t>("SELECT count(*) FROM samples")->value_or(0), 0);
     // The upgraded database takes new runs with warnings.
     RunRecorder recorder(*db);
     engine::RunStart start;

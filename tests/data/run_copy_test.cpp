@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -161,6 +162,52 @@ TEST(RunCopy, BadSourcesAreRefusedAndNothingIsCopied)
     auto newer = copyRuns(*to, dir.file("dut.db"), {}, "");
     ASSERT_FALSE(newer.ok());
     EXPECT_NE(newer.error().message.find("newer noisefloor"), std::string::npos) << newer.error().message;
+    EXPECT_TRUE(listRuns(*to)->empty());
+}
+
+// One bit changed in a stored value, in the file itself: SQLite's structure is untouched (its
+// integrity check passes), the value reads as another plausible number, and only the row's
+// checksum tells. Reading the run says so; a copy of it is refused with nothing copied; the rest
+// of the database still lists.
+TEST(RunCopy, AValueChangedInTheFileIsFoundOnReadingAndRefusedByACopy)
+{
+    TempDir dir;
+    const std::string path = dir.file("dut.db");
+    std::int64_t id = 0;
+    {
+        auto from = openStore(path);
+        ASSERT_TRUE(from);
+        id = storeRichRun(*from, "a");
+        ASSERT_TRUE(from->exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+    }
+    // Repetition 1, sample 3 of variant 1: its third value, 1131 * 11.25 + 0.5.
+    const double value = 12724.25;
+    std::string bytes = bytesOf(path);
+    std::string pattern(sizeof value, '\0');
+    std::memcpy(pattern.data(), &value, sizeof value);
+    const auto at = bytes.find(pattern);
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(bytes.find(pattern, at + 1), std::string::npos);
+    bytes[at] = static_cast<char>(bytes[at] ^ 1);  // the mantissa's last bit: 12724.250000000002
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << bytes;
+    }
+    auto damaged = openStore(path, Database::Mode::ReadOnly);
+    ASSERT_TRUE(damaged);
+    EXPECT_EQ(damaged->query<std::string>("PRAGMA integrity_check")->front(), "ok");
+    auto run = loadRun(*damaged, id);
+    ASSERT_FALSE(run.ok());
+    EXPECT_NE(run.error().message.find("sample 3 of repetition 1 does not match its checksum"), std::string::npos)
+        << run.error().message;
+    EXPECT_EQ(listRuns(*damaged)->size(), 1u);
+
+    auto to = openStore(dir.file("here.db"));
+    ASSERT_TRUE(to);
+    auto copied = copyRuns(*to, path, {}, "");
+    ASSERT_FALSE(copied.ok());
+    EXPECT_NE(copied.error().message.find("1 of its samples do not match their checksums"), std::string::npos)
+        << copied.error().message;
     EXPECT_TRUE(listRuns(*to)->empty());
 }
 
