@@ -436,6 +436,9 @@ TEST(Evidence, TheDirectionIsTheSignOfTheDifferenceWithNegativeValues)
     const std::string sentence = verdictSentence(c, a->options.compare);
     EXPECT_EQ(sentence.rfind("b.txt is 5.09% higher (worse) than a.txt", 0), 0u) << sentence;
     EXPECT_EQ(verdictWord(c), "different: worse");
+    const auto j = evidenceJson(*a, {});
+    EXPECT_EQ(j["comparisons"][0]["direction"], "higher");
+    EXPECT_LT(j["comparisons"][0]["delta_pct"].get<double>(), 0);
 }
 
 // Drift of negative values: the medians go from -100.9 to -104.9 (Spearman rho -1), a move down.

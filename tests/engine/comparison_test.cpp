@@ -192,6 +192,11 @@ TEST(Paired, AZeroDifferenceNeverGivesAPBelowWhatTheExactTestCanReach)
         warned = warned || w.find("with 7 pairs (6 unequal) the signed-rank test cannot reach p < 0.03125") == 0;
     }
     EXPECT_TRUE(warned);
+    // Nor does it claim a detectable difference at the six pairs the test has.
+    EXPECT_TRUE(std::isnan(c.mdePct)) << c.mdePct;
+    o.alpha = 0.05;
+    auto at5 = comparePaired(base, cand, o);
+    EXPECT_TRUE(std::isfinite(at5.mdePct));
 }
 
 TEST(Verdict, DifferentEquivalentInconclusive)
