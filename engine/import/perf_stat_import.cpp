@@ -255,45 +255,12 @@ double at(const std::map<std::string, double>& v, const std::string& key)
     return it == v.end() ? kNaN : it->second;
 }
 
-ImportTable intervalTable(const Block& block, const std::vector<Column>& cols)
+// The columns counted somewhere in `values` (one map per run or interval); each column never
+// counted is recorded in the table as unsupported, with the reason perf gave, and not stored: an
+// event never counted is not a column of zeros or NaN.
+std::vector<Column> countedColumns(const std::vector<Column>& cols, const std::vector<std::map<std::string, double>>& values,
+                                   const Block& first, ImportTable& table)
 {
-    ImportTable table;
-    for (const auto& c : cols) {
-        table.layout.quantities.push_back(c.quantity);
-        if (c.metric) {
-            table.layout.metrics.push_back({c.quantity, c.unit + "/s", c.quantity, "seconds", 1.0, false,
-                                            "perf stat -I: " + c.quantity + " per second", ""});
-        }
-    }
-    table.layout.quantities.emplace_back("seconds");
-    std::vector<ImportSample> samples;
-    double previous = 0;
-    for (std::size_t i = 0; i < block.intervals.size(); ++i) {
-        const auto v = valuesOf(block, static_cast<int>(i));
-        ImportSample s;
-        s.duration = block.intervals[i] - previous;
-        previous = block.intervals[i];
-        for (const auto& c : cols) {
-            s.values.push_back(at(v, c.quantity));
-        }
-        s.values.push_back(s.duration);
-        samples.push_back(std::move(s));
-    }
-    table.repetitions.push_back(std::move(samples));
-    return table;
-}
-
-Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>& blocks,
-                              const std::vector<Column>& cols)
-{
-    ImportTable table;
-    const auto& first = blocks.front();
-    // Columns never counted in any run are recorded as unsupported, not stored.
-    std::vector<std::map<std::string, double>> values;
-    values.reserve(blocks.size());
-    for (const auto& b : blocks) {
-        values.push_back(valuesOf(b, -1));
-    }
     std::vector<Column> kept;
     for (const auto& c : cols) {
         const bool counted =
@@ -322,6 +289,57 @@ Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>&
                                                 : total ? (*missing)->missing + " on " + (*missing)->scope
                                                         : (*missing)->missing}});
     }
+    return kept;
+}
+
+Result<ImportTable> intervalTable(const ImportSource& src, const Block& block, const std::vector<Column>& allColumns)
+{
+    ImportTable table;
+    std::vector<std::map<std::string, double>> values;
+    values.reserve(block.intervals.size());
+    for (std::size_t i = 0; i < block.intervals.size(); ++i) {
+        values.push_back(valuesOf(block, static_cast<int>(i)));
+    }
+    const std::vector<Column> cols = countedColumns(allColumns, values, block, table);
+    for (const auto& c : cols) {
+        table.layout.quantities.push_back(c.quantity);
+        if (c.metric) {
+            table.layout.metrics.push_back({c.quantity, c.unit + "/s", c.quantity, "seconds", 1.0, false,
+                                            "perf stat -I: " + c.quantity + " per second", ""});
+        }
+    }
+    table.layout.quantities.emplace_back("seconds");
+    if (table.layout.metrics.empty()) {
+        return importError(src, 0, "no event was counted in any interval");
+    }
+    std::vector<ImportSample> samples;
+    double previous = 0;
+    for (std::size_t i = 0; i < block.intervals.size(); ++i) {
+        const auto& v = values[i];
+        ImportSample s;
+        s.duration = block.intervals[i] - previous;
+        previous = block.intervals[i];
+        for (const auto& c : cols) {
+            s.values.push_back(at(v, c.quantity));
+        }
+        s.values.push_back(s.duration);
+        samples.push_back(std::move(s));
+    }
+    table.repetitions.push_back(std::move(samples));
+    return table;
+}
+
+Result<ImportTable> runsTable(const ImportSource& src, const std::vector<Block>& blocks,
+                              const std::vector<Column>& cols)
+{
+    ImportTable table;
+    const auto& first = blocks.front();
+    std::vector<std::map<std::string, double>> values;
+    values.reserve(blocks.size());
+    for (const auto& b : blocks) {
+        values.push_back(valuesOf(b, -1));
+    }
+    const std::vector<Column> kept = countedColumns(cols, values, first, table);
     const bool elapsed = !std::isnan(first.elapsed);
     const bool user = !std::isnan(first.user) && !first.summary;
     const bool sys = !std::isnan(first.sys) && !first.summary;
@@ -494,7 +512,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     const auto& first = blocks.front();
     const auto cols = columnsOf(first, first.summary);
     auto table =
-        NF_TRY(first.interval ? Result<ImportTable>(intervalTable(first, cols)) : runsTable(src, blocks, cols));
+        NF_TRY(first.interval ? intervalTable(src, first, cols) : runsTable(src, blocks, cols));
     table.detected = detectedOf(blocks, numbers ? &*numbers : nullptr, style);
     noteSkipped(table, src.text, blocks);
     table.tool = "perf stat";

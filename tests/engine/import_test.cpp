@@ -653,6 +653,41 @@ TEST(PerfStatImport, EventNotSupportedOnEveryCpuIsNotStoredAsZero)
     EXPECT_EQ(t->repetitions[0][0].values[quantityAt(*t, "cycles")], 3000);
 }
 
+// The same with -I: every interval has the event <not supported> on each CPU. Its total column was
+// kept as NaN in every interval.
+TEST(PerfStatImport, EventNotSupportedOnEveryCpuInEveryIntervalIsNotStored)
+{
+    const std::string text =
+        "#           time CPU                    counts unit events\n"
+        "     1.001082535 CPU0                  1,000      cycles\n"
+        "     1.001082535 CPU1                  2,000      cycles\n"
+        "     1.001082535 CPU0      <not supported>      stalled-cycles-frontend\n"
+        "     1.001082535 CPU1      <not supported>      stalled-cycles-frontend\n"
+        "     2.002164861 CPU0                  1,100      cycles\n"
+        "     2.002164861 CPU1                  2,200      cycles\n"
+        "     2.002164861 CPU0      <not supported>      stalled-cycles-frontend\n"
+        "     2.002164861 CPU1      <not supported>      stalled-cycles-frontend\n";
+    auto t = parse("perf-stat", {"i.txt", text});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const auto& q = t->layout.quantities;
+    EXPECT_EQ(std::count(q.begin(), q.end(), "stalled-cycles-frontend"), 0) << t->unsupported.dump();
+    EXPECT_EQ(std::count(q.begin(), q.end(), "CPU1 stalled-cycles-frontend"), 0);
+    bool total = false;
+    for (const auto& u : t->unsupported) {
+        total = total || (u["name"] == "stalled-cycles-frontend" && u["reason"] == "<not supported> on CPU0");
+    }
+    EXPECT_TRUE(total) << t->unsupported.dump();
+    ASSERT_EQ(t->repetitions[0].size(), 2u);
+    EXPECT_EQ(t->repetitions[0][1].values[quantityAt(*t, "cycles")], 3300);
+
+    const std::string nothing =
+        "     1.001082535 CPU0      <not supported>      cycles\n"
+        "     1.001082535 CPU1      <not supported>      cycles\n";
+    auto none = parse("perf-stat", {"n.txt", nothing});
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().message.rfind("n.txt: no ", 0), 0u) << none.error().message;
+}
+
 TEST(PerfStatImport, OldTaskClockMsecsIsInMilliseconds)
 {
     const std::string text =
