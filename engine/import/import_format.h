@@ -138,8 +138,9 @@ struct NumberStyle {
 std::optional<double> parseStyled(std::string_view text, NumberStyle style);
 
 // How a tool prints a field: an integer with thousands grouping (perf's counts, xdpsock's pps), a
-// decimal without grouping (perf's metrics and times, sar), or either.
-enum class NumberKind { Integer, Decimal, Either };
+// decimal without grouping (perf's metrics and times, sar), either, or a decimal with '.' whatever
+// the locale (perf's -I time stamps, printed as "%6lu.%09lu"), which says nothing of the style.
+enum class NumberKind { Integer, Decimal, Either, PointDecimal };
 
 // Collects the evidence a file gives of its number style, number by number, and decides.
 class NumberStyleVote {

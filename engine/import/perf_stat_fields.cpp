@@ -109,6 +109,12 @@ bool isScope(std::string_view word, bool& aggregate)
 
 Result<double> Numbers::read(std::string_view token, std::size_t line, NumberKind kind, const char* what)
 {
+    if (kind == NumberKind::PointDecimal) {
+        if (const auto value = parseNumber(token)) {
+            return voting() ? 0.0 : *value;
+        }
+        kind = NumberKind::Decimal;  // not as the tool prints it: read in the file's style
+    }
     if (m_style == nullptr) {
         if (!looksNumeric(token)) {
             return importError(m_src, line, std::string(what) + " '" + std::string(token) + "' is not a number");

@@ -376,7 +376,7 @@ private:
         }
         const std::string stamp(words[0]);
         if (m_block.intervalText.empty() || m_block.intervalText.back() != stamp) {
-            auto ts = NF_TRY(m_num.read(words[0], number, NumberKind::Decimal, "interval time"));
+            auto ts = NF_TRY(m_num.read(words[0], number, NumberKind::PointDecimal, "interval time"));
             m_block.intervals.push_back(ts);
             m_block.intervalText.push_back(stamp);
         }

@@ -61,6 +61,25 @@ TEST(ImportFailures, PerfStatInRuLocaleIsReadInThatLocale)
     EXPECT_NE(t->detected.find("de_DE/da_DK style"), std::string::npos);
 }
 
+// perf stat -I under de_DE: the counts and times follow the locale (1.000.123 cycles, 1.001,23
+// msec), the time stamps do not (perf prints them as "%6lu.%09lu"). They were read as a second
+// number style and the file refused as "outputs of two locales mixed".
+TEST(ImportFailures, IntervalTimeStampsKeepTheirPointUnderACommaLocale)
+{
+    const std::string text =
+        "#           time             counts unit events\n"
+        "     1.001082535          1.000.123      cycles\n"
+        "     1.001082535           1.001,23 msec task-clock\n"
+        "     2.002164861          1.100.456      cycles\n"
+        "     2.002164861           1.000,50 msec task-clock\n";
+    auto t = parse("perf-stat", text);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_DOUBLE_EQ(value(*t, "seconds", 0, 0), 1.001082535);
+    EXPECT_DOUBLE_EQ(value(*t, "seconds", 0, 1), 2.002164861 - 1.001082535);
+    EXPECT_DOUBLE_EQ(value(*t, "cycles", 0, 1), 1100456);
+    EXPECT_DOUBLE_EQ(value(*t, "task-clock", 0, 0), 1001.23);
+}
+
 // A number that reads two ways, with nothing else in the file to tell, is refused with its line.
 TEST(ImportFailures, AnAmbiguousNumberIsRefusedWithItsLine)
 {
