@@ -30,6 +30,10 @@ void RunWatch::addOne(const Sample& s)
         return;
     }
     const Key key{s.repetition, m_spec.alternating() ? s.pair : 0};
+    if (m_spec.alternating() && s.pair >= 0) {
+        auto& durations = m_chunkDurations[s.variant];
+        durations.insert(std::upper_bound(durations.begin(), durations.end(), s.duration), s.duration);
+    }
     auto& open = m_open[key];
     open.push_back(s);
     if (m_spec.alternating()) {
@@ -63,6 +67,16 @@ void RunWatch::finishRepetition(const RepetitionResult& rep)
     m_sequence = m_monitor.sequence();
 }
 
+double RunWatch::medianChunk(int variant) const
+{
+    const auto& d = m_chunkDurations[variant];
+    if (d.empty()) {
+        return INFINITY;
+    }
+    const std::size_t mid = d.size() / 2;
+    return d.size() % 2 == 1 ? d[mid] : (d[mid - 1] + d[mid]) / 2;
+}
+
 // The unit's log ratio candidate / baseline, as DecisionMonitor::add forms it.
 void RunWatch::close(const Key& key)
 {
@@ -71,15 +85,16 @@ void RunWatch::close(const Key& key)
         return;
     }
     std::vector<const std::vector<double>*> rows[2];
-    bool switched = false;
+    bool preempted = false;
     const auto col = static_cast<std::size_t>(m_switches);
     for (const auto& s : it->second) {
         rows[s.variant].push_back(&s.values);
-        if (m_spec.alternating() && m_switches >= 0 && col < s.values.size() && s.values[col] > 0) {
-            switched = true;
+        if (m_spec.alternating()) {
+            const bool switched = m_switches >= 0 && col < s.values.size() && s.values[col] > 0;
+            preempted = preempted || switched || s.duration > 1.5 * medianChunk(s.variant);
         }
     }
-    if (!m_layout.metrics.empty() && !switched && !rows[0].empty() && !rows[1].empty()) {
+    if (!m_layout.metrics.empty() && !preempted && !rows[0].empty() && !rows[1].empty()) {
         const auto& metric = m_layout.metrics.front();
         const auto b = metricValue(metric, m_layout.quantities, rows[0]);
         const auto c = metricValue(metric, m_layout.quantities, rows[1]);

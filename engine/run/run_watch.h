@@ -3,9 +3,10 @@
 // candidate (variant 1) and the baseline (variant 0) as the confidence sequence of the
 // run-until-decided method (engine/analysis/sequential.h) sees it, after every batch of samples
 // that arrives, not only after a stored repetition. Within a repetition a chunk pair counts as soon
-// as both of its chunks are measured (a pair with a context switch left out); at its end the
-// sequence is DecisionMonitor's, whose pairs are the fixed-n analysis's (stalled chunks left out
-// too). A whole repetition is one unit when the run does not alternate. Because the sequence is
+// as both of its chunks are measured, left out by the fixed-n analysis's rule (preemptedChunks): a
+// chunk with a context switch, or one longer than 1.5x its variant's median chunk so far (a
+// stall); at its end the sequence is DecisionMonitor's, whose pairs are the fixed-n analysis's
+// (the median then over the whole run, and every chunk kept when a variant would lose over 90%). A whole repetition is one unit when the run does not alternate. Because the sequence is
 // time-uniform, looking at it this often does not make it wrong; the decision it shows is still
 // provisional (a run stops only on a stored repetition's look).
 
@@ -65,6 +66,7 @@ private:
     using Key = std::tuple<int, int>;  // repetition, pair (0 when not alternating)
     void addOne(const Sample& s);
     void close(const Key& key);
+    double medianChunk(int variant) const;  // of the chunks so far; infinite before the first
 
     ExperimentSpec m_spec;
     RunLayout m_layout;
@@ -73,6 +75,7 @@ private:
     int m_switches = -1;
     std::map<Key, std::vector<Sample>> m_open;  // units not complete yet
     std::map<int, std::size_t> m_seen;          // samples added per repetition
+    std::vector<double> m_chunkDurations[2];    // per variant, every chunk's so far, ascending
     double m_elapsed = 0;
     std::size_t m_samples = 0;  // of every variant
 };

@@ -112,6 +112,22 @@ TEST(RunWatch, AChunkPairCountsOnceBothChunksAreIn)
     EXPECT_EQ(watch.units(), 10U);
 }
 
+// A stalled chunk (five times the others: the vCPU was descheduled) leaves its pair out while the
+// repetition goes on, as the fixed-n analysis and the decision at the repetition's end do; it
+// was counted until the repetition ended.
+TEST(RunWatch, AStalledChunkLeavesItsPairOutAsSoonAsItIsIn)
+{
+    const auto s = spec(0.01);
+    RunWatch watch(s, layout());
+    std::mt19937_64 rng(5);
+    auto rep = repetition(0, 10, true, rng);
+    rep.samples[3].duration = 0.05;  // b's chunk of pair 1
+    watch.add({rep.samples.begin(), rep.samples.begin() + 6});
+    EXPECT_EQ(watch.units(), 2U);
+    watch.finishRepetition(rep);
+    EXPECT_EQ(watch.units(), 9U);
+}
+
 TEST(RunWatch, TimeLeftFollowsThePlanAndTheEstimateShowsTheDifference)
 {
     auto s = spec(0.01);
