@@ -75,9 +75,11 @@ private:
             m_block.line = number;
             m_block.complete = true;
             m_open = true;
-            // -I: a timestamp before the value ("1.001196053,8012.72,msec,cpu-clock,...").
-            m_block.interval =
-                parseNumber(f[0]).has_value() && f.size() > 3 && isValue(f[1]) && !f[3].empty() && !parseNumber(f[3]);
+            // -I: a timestamp before the value ("1.001196053,8012.72,msec,cpu-clock,...") or before the
+            // scope of -A / --per-socket / --per-core ("0.001813453,S0,1,1.87,msec,cpu-clock,...").
+            bool aggregate = false;
+            m_block.interval = parseNumber(f[0]).has_value() && f.size() > 3 &&
+                               ((isValue(f[1]) && !f[3].empty() && !parseNumber(f[3])) || isScope(f[1], aggregate));
             m_width = 0;
         }
         return row(f, number);
@@ -113,6 +115,11 @@ private:
         c.line = number;
         c.interval = interval;
         bool aggregate = false;
+        // perf before 6.1 (ad353b710c74) printed the metric line of a scope with one separator too many
+        // before the scope: ",S0,1,,,,,,,2.00,stalled cycles per insn", "0.001813453,,S0,1,,,,,,,1.34,...".
+        if (i + 1 < f.size() && f[i].empty() && isScope(f[i + 1], aggregate)) {
+            ++i;
+        }
         if (i < f.size() && isScope(f[i], aggregate)) {
             c.scope = std::string(f[i++]);
             if (aggregate) {

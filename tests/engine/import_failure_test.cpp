@@ -139,6 +139,26 @@ TEST(ImportFailures, PerSocketCsvPrefixesAreRead)
     EXPECT_DOUBLE_EQ(value(*core, "S0-D0-C3 power/energy-core/"), 5.72);
 }
 
+// perf before 6.1 printed the metric-only line of a socket with one separator too many
+// (",S0,1,,,,,,,2.00,stalled cycles per insn"); it was refused as "not a perf stat -x, metric line".
+// With -I the time came before the scope ("0.001813453,S0,1,1.87,msec,cpu-clock,...") and the first
+// line was refused as having no event name. Both from the mail that fixed perf (real/*_athira.txt).
+TEST(ImportFailures, PerSocketCsvMetricLinesOfPerfBefore61AreRead)
+{
+    auto before = real("perf-stat_csv-per-socket_continuation-leading-sep_before-fix_athira.txt");
+    ASSERT_TRUE(before.ok()) << before.error().message;
+    EXPECT_DOUBLE_EQ(value(*before, "S0 instructions"), 288430);
+    EXPECT_DOUBLE_EQ(value(*before, "instructions"), 288430);
+    EXPECT_DOUBLE_EQ(value(*before, "S0 cpu-clock"), 1.78);
+    auto after = real("perf-stat_csv-per-socket_continuation_after-fix_athira.txt");
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    EXPECT_DOUBLE_EQ(value(*after, "S0 instructions"), 88766);
+    // The -I sample was cut by its author ("------"): the lines after the cut start another
+    // output, which is refused with its line, never joined to the first.
+    expectError(real("perf-stat_csv-interval-per-socket_elided_before-fix_athira.txt"),
+                "_athira.txt:5: a second perf stat -I output (the first starts at line 2)");
+}
+
 // Two -r summaries of one command are two summaries (each n runs), never n1 + n2 runs merged.
 TEST(ImportFailures, TwoSummariesOfOneCommandStayTwo)
 {

@@ -631,6 +631,57 @@ TEST(PerfStatImport, PerSocketCsvMetricLinesBelongToTheirCounter)
     EXPECT_EQ(reading(*t, "event S1 cycles count"), 2000000);
 }
 
+// -I with --per-socket or -A: the time comes before the scope. perf before 6.1 also printed one
+// separator too many before the scope of a metric-only line (",S0,1,,,,,,,2.00,..." and
+// "0.001813453,,S0,1,,,,,,,1.34,...", as in tests/data/import/real/*_before-fix_athira.txt); the
+// lines here are written in that shape.
+TEST(PerfStatImport, PerSocketCsvIntervalsAndOldMetricLinesAreRead)
+{
+    const std::string old =
+        "S0,1,875807,,cycles,1769826,100.00,0.491,GHz\n"
+        "S0,1,288430,,instructions,1762246,100.00,0.33,insn per cycle\n"
+        ",S0,1,,,,,,,2.00,stalled cycles per insn\n";
+    auto t = parse("perf-stat", {"old.csv", old});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(reading(*t, "event S0 instructions continuation metric stalled cycles per insn"), 2.00);
+    EXPECT_EQ(reading(*t, "events"), 2);
+
+    const std::string intervals =
+        "1.001813453,S0,4,1000,,cycles,1856754,100.00,,\n"
+        "1.001813453,S0,4,1340,,instructions,1856754,100.00,1.34,insn per cycle\n"
+        "1.001813453,,S0,4,,,,,,,0.50,stalled cycles per insn\n"
+        "1.001813453,S1,4,2000,,cycles,1856754,100.00,,\n"
+        "1.001813453,S1,4,1000,,instructions,1856754,100.00,0.50,insn per cycle\n"
+        "1.001813453,S1,4,,,,,,,1.50,stalled cycles per insn\n"
+        "2.003627906,S0,4,1100,,cycles,1856754,100.00,,\n"
+        "2.003627906,S0,4,1430,,instructions,1856754,100.00,1.30,insn per cycle\n"
+        "2.003627906,S1,4,2200,,cycles,1856754,100.00,,\n"
+        "2.003627906,S1,4,1210,,instructions,1856754,100.00,0.55,insn per cycle\n";
+    auto i = parse("perf-stat", {"sockets.csv", intervals});
+    ASSERT_TRUE(i.ok()) << i.error().message;
+    EXPECT_NE(i->detected.find("-I intervals, per socket/die/core"), std::string::npos) << i->detected;
+    EXPECT_EQ(reading(*i, "intervals"), 2);
+    EXPECT_EQ(reading(*i, "scopes"), 2);
+    EXPECT_EQ(reading(*i, "interval 2.003627906 S1 instructions"), 1210);
+    EXPECT_EQ(reading(*i, "interval 1.001813453 S0 aggregated cpus"), 4);
+    EXPECT_EQ(reading(*i, "interval 1.001813453 event S0 instructions continuation metric stalled cycles per insn"),
+              0.50);
+    EXPECT_EQ(reading(*i, "interval 1.001813453 event S1 instructions continuation metric stalled cycles per insn"),
+              1.50);
+    ASSERT_EQ(i->repetitions[0].size(), 2u);
+    EXPECT_EQ(i->repetitions[0][1].values[quantityAt(*i, "cycles")], 3300);
+
+    const std::string perCpu =
+        "1.001082535,CPU0,1000,,cycles,1001082535,100.00,,\n"
+        "1.001082535,CPU1,2000,,cycles,1001082535,100.00,,\n"
+        "2.002164861,CPU0,1100,,cycles,1001082535,100.00,,\n"
+        "2.002164861,CPU1,2200,,cycles,1001082535,100.00,,\n";
+    auto c = parse("perf-stat", {"cpus.csv", perCpu});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(reading(*c, "intervals"), 2);
+    EXPECT_EQ(reading(*c, "interval 2.002164861 CPU1 cycles"), 2200);
+}
+
 TEST(PerfStatImport, EventNotSupportedOnEveryCpuIsNotStoredAsZero)
 {
     const std::string text =
