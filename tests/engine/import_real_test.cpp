@@ -1,8 +1,8 @@
 // Every real tool output in tests/data/import/real (published by the tools' users, PROVENANCE.md)
 // imported as `noisefloor import FILE` would: the tool detected from the content, every value of
 // expected/NAME.json found among what the importer read (rows counts included), every number
-// stored in the table equal to what the file printed, and the files marked "refuse" refused with
-// one line naming the file and the line.
+// stored in the table equal to what the file printed, the kernel and host where the expected file
+// names them, and the files marked "refuse" refused with one line naming the file and the line.
 
 #include <gtest/gtest.h>
 
@@ -152,6 +152,13 @@ TEST(RealImports, EveryFileImportsRightOrIsRefusedWithItsLine)
                     }
                     const double want = check["value"].get<double>();
                     EXPECT_NEAR(it->second, want, std::max(1e-12, std::fabs(want) * 1e-12)) << key;
+                }
+                // sar prints the kernel and host in its header: "Linux 4.4.0-51-generic (edgar-pc) ...".
+                if (f.expected.contains("kernel")) {
+                    EXPECT_EQ(table->kernel, f.expected["kernel"].get<std::string>());
+                }
+                if (f.expected.contains("host")) {
+                    EXPECT_EQ(table->host, f.expected["host"].get<std::string>());
                 }
                 ImportRequest request{tool, {path}, "real"};
                 EXPECT_TRUE(importedRun(*table, request).ok());
