@@ -9,6 +9,8 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "engine/import/import_format.h"
 #include "engine/import/imported_run.h"
@@ -26,7 +28,7 @@ ImportSource sample(const std::string& name)
     return {name, text.str()};
 }
 
-Result<ImportTable> parse(const std::string& format, const ImportSource& src, ImportOptions options = {})
+Result<ImportTable> parse(const std::string& format, const ImportSource& src, const ImportOptions& options = {})
 {
     return parseImportFiles(*findImportFormat(format), {src}, options);
 }
@@ -441,9 +443,10 @@ TEST(ImportFormats, EveryImporterIsOneCompleteDescriptor)
         EXPECT_FALSE(f.dictionary.empty());
         EXPECT_EQ(f.detect(""), detection::kNotIt);
     }
-#define NF_IMPORTER_COUNT(function, file) +1
-    EXPECT_EQ(importFormats().size(), std::size_t{0 NF_IMPORTERS(NF_IMPORTER_COUNT)});
-#undef NF_IMPORTER_COUNT
+#define NF_IMPORTER_NAME(function, file) #function,
+    const std::vector<std::string> listed = {NF_IMPORTERS(NF_IMPORTER_NAME)};
+#undef NF_IMPORTER_NAME
+    EXPECT_EQ(importFormats().size(), listed.size());
     EXPECT_EQ(tools.rfind("perf stat, sar, sadf, ", 0), 0U) << tools;
 }
 
