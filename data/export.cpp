@@ -88,20 +88,14 @@ std::string variantName(const engine::RunData& data, int variant)
 // A metric that is its own quantity per run, where every sample is one run (an imported perf stat
 // run: metric "cycles" = quantity "cycles" / "runs"): the quantity's column already holds it, and a
 // second column of the same name would repeat it.
-bool repeatsQuantity(const engine::RunData& data, const engine::MetricSpec& metric)
+bool repeatsQuantity(const engine::RunTable& table, const RowMetric& metric)
 {
-    const auto& q = data.layout.quantities;
-    const auto runs = std::find(q.begin(), q.end(), metric.denominator);
-    if (metric.name != metric.numerator || metric.scale != 1.0 || metric.denominator != "runs" || runs == q.end()) {
-        return false;
-    }
-    const auto at = static_cast<std::size_t>(runs - q.begin());
-    const engine::RunTable& table = data.samples;
-    if (at >= table.quantities()) {
+    const engine::MetricSpec& spec = *metric.spec;
+    if (spec.name != spec.numerator || spec.scale != 1.0 || spec.denominator != "runs" || !metric.columns) {
         return false;
     }
     for (std::size_t row = 0; row < table.size(); ++row) {
-        if (table.value(row, at) != 1.0) {
+        if (table.value(row, metric.columns->denominator) != 1.0) {
             return false;
         }
     }
@@ -112,7 +106,7 @@ bool repeatsQuantity(const engine::RunData& data, const engine::MetricSpec& metr
 std::vector<RowMetric> csvMetrics(const engine::RunData& data)
 {
     std::vector<RowMetric> metrics = rowMetrics(data);
-    std::erase_if(metrics, [&](const RowMetric& m) { return repeatsQuantity(data, *m.spec); });
+    std::erase_if(metrics, [&](const RowMetric& m) { return repeatsQuantity(data.samples, m); });
     return metrics;
 }
 

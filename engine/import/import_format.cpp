@@ -315,6 +315,16 @@ bool contains(std::string_view text, std::string_view part)
     return text.find(part) != std::string_view::npos;
 }
 
+bool containsAll(std::string_view text, std::initializer_list<std::string_view> parts)
+{
+    return std::all_of(parts.begin(), parts.end(), [&](std::string_view part) { return contains(text, part); });
+}
+
+bool containsAny(std::string_view text, std::initializer_list<std::string_view> parts)
+{
+    return std::any_of(parts.begin(), parts.end(), [&](std::string_view part) { return contains(text, part); });
+}
+
 std::vector<std::string_view> splitWords(std::string_view line)
 {
     std::vector<std::string_view> words;

@@ -5,6 +5,7 @@
 // text in, table out.
 
 #include <functional>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -83,6 +84,12 @@ namespace detection {
 inline constexpr int kNotIt = 0;
 inline constexpr int kLayout = 1;  // only its layout fits (perf stat -x, without its header)
 inline constexpr int kMarked = 2;  // it carries the tool's own marks (a header, a banner, a keyword)
+// kMarked when the text carries the tool's marks, else kNotIt: the whole detection of an importer
+// that looks only for marks (containsAll / containsAny of them).
+constexpr int markedIf(bool marks)
+{
+    return marks ? kMarked : kNotIt;
+}
 }  // namespace detection
 
 // One importer, declared once in its own file (importer_list.h lists them): everything that derives
@@ -123,6 +130,9 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
 Error importError(const ImportSource& src, std::size_t line, const std::string& what);  // line 0: no line
 std::vector<std::string_view> splitLines(std::string_view text);
 bool contains(std::string_view text, std::string_view part);
+// Whether `text` contains every one, or any one, of `parts` (the marks a detect function looks for).
+bool containsAll(std::string_view text, std::initializer_list<std::string_view> parts);
+bool containsAny(std::string_view text, std::initializer_list<std::string_view> parts);
 std::vector<std::string_view> splitWords(std::string_view line);
 std::string_view trim(std::string_view text);
 // A decimal number, all of `text`; with `grouped`, thousands separators (',') are allowed.

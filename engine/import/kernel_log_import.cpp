@@ -350,8 +350,7 @@ ImportFormat importers::timeBench()
         .summary = "time_bench lines 'Type:NAME Per elem: N cycles(tsc) X ns' (dmesg), one metric per Type",
         .detect =
             [](std::string_view text) {
-                return contains(text, "Per elem:") && contains(text, "cycles(tsc)") ? detection::kMarked
-                                                                                    : detection::kNotIt;
+                return detection::markedIf(containsAll(text, {"Per elem:", "cycles(tsc)"}));
             },
         .parse = parseTimeBench,
         .dictionary = {"Type:", "Per elem: ", " cycles(tsc) ", " ns", "Type:for_loop Per elem: 0 cycles(tsc) 0.334 ns",
@@ -365,10 +364,7 @@ ImportFormat importers::pageFragTest()
         .name = "page-frag-test",
         .tools = {"page_frag_test"},
         .summary = "page_frag_test.ko 'N of iterations for MODE testing took: Tus' (dmesg)",
-        .detect =
-            [](std::string_view text) {
-                return contains(text, "testing took:") ? detection::kMarked : detection::kNotIt;
-            },
+        .detect = [](std::string_view text) { return detection::markedIf(contains(text, "testing took:")); },
         .parse = parsePageFragTest,
         .dictionary = {" of iterations for ", " testing took: ", "us", "non-aligned", "aligned"},
     };

@@ -606,10 +606,10 @@ Result<ImportTable> parseNetperf(const ImportSource& src, const ImportOptions& /
 
 int detectNetperf(std::string_view text)
 {
-    if (contains(text, "THROUGHPUT=") && contains(text, "THROUGHPUT_UNITS=")) {
+    if (containsAll(text, {"THROUGHPUT=", "THROUGHPUT_UNITS="})) {
         return detection::kMarked;
     }
-    if (!contains(text, " TEST from ") && !contains(text, " TEST to ") && !contains(text, " TEST\n")) {
+    if (!containsAny(text, {" TEST from ", " TEST to ", " TEST\n"})) {
         return detection::kNotIt;
     }
     for (const auto line : splitLines(text)) {

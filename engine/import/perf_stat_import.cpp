@@ -476,8 +476,8 @@ bool looksLikeCsv(std::string_view text)
 
 int detectPerfStat(std::string_view text)
 {
-    if (contains(text, "Performance counter stats for") || contains(text, "\"counter-value\"") ||
-        contains(text, "counts unit events") || contains(text, "seconds time elapsed")) {
+    if (containsAny(text, {"Performance counter stats for", "\"counter-value\"", "counts unit events",
+                           "seconds time elapsed"})) {
         return detection::kMarked;
     }
     return looksLikeCsv(text) ? detection::kLayout : detection::kNotIt;

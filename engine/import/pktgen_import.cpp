@@ -168,8 +168,7 @@ ImportFormat importers::pktgen()
         .summary = "/proc/net/pktgen/DEV or the samples/pktgen scripts' output (-t N threads summed)",
         .detect =
             [](std::string_view text) {
-                return contains(text, "Result: OK:") || contains(text, "Result: ERROR:") ? detection::kMarked
-                                                                                         : detection::kNotIt;
+                return detection::markedIf(containsAny(text, {"Result: OK:", "Result: ERROR:"}));
             },
         .parse = parsePktgen,
         .dictionary = {"Result: OK: ", "(c", "+d", ") usec, ", "byte,", "frags)", "pps ", "Mb/sec (", "bps) errors: "},

@@ -525,10 +525,8 @@ ImportFormat importers::sar()
         .summary = "sar -n DEV (live, -f history, Average only), sadf -d and -j: one interface (--iface)",
         .detect =
             [](std::string_view text) {
-                return contains(text, "rxpck/s") || contains(text, "\"net-dev\"") ||
-                               (contains(text, "\"sysstat\"") && contains(text, "\"hosts\""))
-                           ? detection::kMarked
-                           : detection::kNotIt;
+                return detection::markedIf(containsAny(text, {"rxpck/s", "\"net-dev\""}) ||
+                                           containsAll(text, {"\"sysstat\"", "\"hosts\""}));
             },
         .parse = parseSar,
         .dictionary = {"Linux", "IFACE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "Average:", "AM", "PM", "12:00:00",

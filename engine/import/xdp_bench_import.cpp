@@ -235,8 +235,7 @@ ImportFormat importers::xdpBench()
         .name = "xdp-bench",
         .tools = {"xdp-bench"},
         .summary = "xdp-bench (xdp-tools) summary lines: rx/s, err,drop/s and xmit/s per interval",
-        .detect =
-            [](std::string_view text) { return contains(text, " rx/s") ? detection::kMarked : detection::kNotIt; },
+        .detect = [](std::string_view text) { return detection::markedIf(contains(text, " rx/s")); },
         .parse = parseXdpBench,
         .dictionary = {"Summary", "veth0->veth1", "rx/s", "err,drop/s", "xmit/s", "4,177,843"},
     };

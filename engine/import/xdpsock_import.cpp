@@ -241,9 +241,7 @@ ImportFormat importers::xdpsock()
         .summary = "xdpsock / AF_XDP-example interval statistics: rx and tx pps per interval",
         .detect =
             [](std::string_view text) {
-                return contains(text, " pps ") && contains(text, " pkts ") && contains(text, "sock")
-                           ? detection::kMarked
-                           : detection::kNotIt;
+                return detection::markedIf(containsAll(text, {" pps ", " pkts ", "sock"}));
             },
         .parse = parseXdpsock,
         .dictionary = {"sock0@veth0:0", "sock1@veth0:1", "pps", "pkts", "rx", "tx", "calls/s", "intrs/s", "1,234,567",
