@@ -313,8 +313,8 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
     const auto reps = NF_TRY(loadRepetitions(db, run.row.id));
     // Schema 6 on: each row's checksum (a file read as it is from before has none).
     const char* checksum = NF_TRY(storedSchemaVersion(db)) >= 6 ? "checksum" : "NULL";
-    auto stmt = NF_TRY(db.prepare(std::string("SELECT idx, coalesce(pair, -1), start_s, duration_s, vals, ") + checksum +
-                                  " FROM samples WHERE repetition_id = ? ORDER BY idx"));
+    auto stmt = NF_TRY(db.prepare(std::string("SELECT idx, coalesce(pair, -1), start_s, duration_s, vals, ") +
+                                  checksum + " FROM samples WHERE repetition_id = ? ORDER BY idx"));
     const std::size_t width = run.data.layout.quantities.size();
     engine::RunTable& table = run.data.samples;
     table = engine::RunTable(width);
@@ -346,8 +346,8 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
                 return badBlob(db, run, row, blob.size());
             }
             if (!sample.isNull(5) &&
-                sample.int64(5) != sampleChecksum(row.index, row.pair >= 0 ? std::optional<std::int64_t>(row.pair)
-                                                                           : std::nullopt,
+                sample.int64(5) != sampleChecksum(row.index,
+                                                  row.pair >= 0 ? std::optional<std::int64_t>(row.pair) : std::nullopt,
                                                   row.start, row.duration, blob)) {
                 return damagedSample(db, run, row);
             }

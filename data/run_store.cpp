@@ -168,8 +168,9 @@ public:
         auto rep =
             NF_TRY(db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status) "
                               "VALUES (?, ?, ?, ?, ?, ?, 'complete')"));
-        auto sample = NF_TRY(db.prepare(
-            "INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+        auto sample =
+            NF_TRY(db.prepare("INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals, checksum) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?)"));
         return RepetitionWriter(db, runId, quantities, seq, std::move(rep), std::move(sample));
     }
 

@@ -60,9 +60,8 @@ int withLateSignal(int status)
         }
     }
     if (pending <= 0) {
-        nf::cli::answerLateSignals(set, [&](int sig) {
-            return "noisefloor: " + nf::cli::terminalText(interrupted(sig)) + "\n";
-        });
+        nf::cli::answerLateSignals(
+            set, [&](int sig) { return "noisefloor: " + nf::cli::terminalText(interrupted(sig)) + "\n"; });
     }
     return status;
 }

@@ -258,8 +258,9 @@ double at(const std::map<std::string, double>& v, const std::string& key)
 // The columns counted somewhere in `values` (one map per run or interval); each column never
 // counted is recorded in the table as unsupported, with the reason perf gave, and not stored: an
 // event never counted is not a column of zeros or NaN.
-std::vector<Column> countedColumns(const std::vector<Column>& cols, const std::vector<std::map<std::string, double>>& values,
-                                   const Block& first, ImportTable& table)
+std::vector<Column> countedColumns(const std::vector<Column>& cols,
+                                   const std::vector<std::map<std::string, double>>& values, const Block& first,
+                                   ImportTable& table)
 {
     std::vector<Column> kept;
     for (const auto& c : cols) {
@@ -511,8 +512,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     NF_TRY(checkBlocks(src, blocks));
     const auto& first = blocks.front();
     const auto cols = columnsOf(first, first.summary);
-    auto table =
-        NF_TRY(first.interval ? intervalTable(src, first, cols) : runsTable(src, blocks, cols));
+    auto table = NF_TRY(first.interval ? intervalTable(src, first, cols) : runsTable(src, blocks, cols));
     table.detected = detectedOf(blocks, numbers ? &*numbers : nullptr, style);
     noteSkipped(table, src.text, blocks);
     table.tool = "perf stat";

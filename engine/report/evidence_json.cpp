@@ -58,7 +58,9 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"delta_pct", number(r.interval.estimatePct)},
                         // The sign of candidate - baseline, which the ratio's delta_pct does not
                         // carry for negative values.
-                        {"direction", r.direction > 0 ? "higher" : r.direction < 0 ? "lower" : "equal"},
+                        {"direction", r.direction > 0   ? "higher"
+                                      : r.direction < 0 ? "lower"
+                                                        : "equal"},
                         {"ci_low_pct", number(r.interval.ci.low)},
                         {"ci_high_pct", number(r.interval.ci.high)},
                         {"tost_low_pct", number(r.tost.ci.low)},

@@ -6,7 +6,8 @@
 // as both of its chunks are measured, left out by the fixed-n analysis's rule (preemptedChunks): a
 // chunk with a context switch, or one longer than 1.5x its variant's median chunk so far (a
 // stall); at its end the sequence is DecisionMonitor's, whose pairs are the fixed-n analysis's
-// (the median then over the whole run, and every chunk kept when a variant would lose over 90%). A whole repetition is one unit when the run does not alternate. Because the sequence is
+// (the median then over the whole run, and every chunk kept when a variant would lose over
+// 90%). A whole repetition is one unit when the run does not alternate. Because the sequence is
 // time-uniform, looking at it this often does not make it wrong; the decision it shows is still
 // provisional (a run stops only on a stored repetition's look).
 
