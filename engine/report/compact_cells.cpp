@@ -44,6 +44,7 @@ std::string shortVerdict(const Comparison& r)
 {
     switch (r.verdict) {
         case Verdict::Different: return "different";
+        case Verdict::Negligible: return "negligible";
         case Verdict::Equivalent: return "equivalent";
         case Verdict::Inconclusive: break;
     }

@@ -189,19 +189,23 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
     const auto& r = c.result;
     const std::string level = levelText(r.interval, alpha);
     switch (r.verdict) {
-        case Verdict::Different: {
+        case Verdict::Different:
+        case Verdict::Negligible: {
             // The direction is the sign of candidate - baseline, not of the ratio's change: with
             // negative values a ratio below 1 is a candidate above the baseline.
             const bool better = (r.direction < 0) != c.higherIsBetter;
             const std::string direction =
                 isSpeed(c) ? (better ? "faster" : "slower")
                            : fmt::format("{} ({})", r.direction > 0 ? "higher" : "lower", better ? "better" : "worse");
-            const std::string margin =
-                r.withinMargin ? fmt::format("; smaller than the +-{:g}% equivalence margin", o.marginPct) : "";
-            return fmt::format("{} is {:.2f}% {} than {} ({} {}, {} CI {}, {}){}", c.candidate,
-                               std::fabs(r.interval.estimatePct), direction, c.baseline, c.metric,
-                               signedPct(r.interval.estimatePct), level,
-                               percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted), margin);
+            const std::string difference = fmt::format(
+                "{} is {:.2f}% {} than {} ({} {}, {} CI {}, {})", c.candidate, std::fabs(r.interval.estimatePct),
+                direction, c.baseline, c.metric, signedPct(r.interval.estimatePct), level,
+                percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted));
+            if (r.verdict == Verdict::Negligible) {
+                return fmt::format("negligible: {}; the whole interval lies inside the +-{:g}% margin", difference,
+                                   o.marginPct);
+            }
+            return difference;
         }
         case Verdict::Equivalent:
             return fmt::format("equivalent: {} vs {} lies within {} ({} CI), inside the +-{:g}% margin", c.candidate,
