@@ -303,12 +303,16 @@ void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& o, b
     }
     const auto adjusted = holmCorrection ? stats::holm(ps) : ps;
     for (std::size_t i = 0; i < family.size(); ++i) {
-        auto& c = *family[i];
-        c.pAdjusted = adjusted[i];
-        c.withinMargin =
-            c.tost.bounded() && c.tost.reachesLevel() && c.tost.ci.low > -o.marginPct && c.tost.ci.high < o.marginPct;
-        c.verdict = decide(c, o, &c.verdictReason);
+        decideAdjusted(*family[i], adjusted[i], o);
     }
+}
+
+void decideAdjusted(Comparison& c, double pAdjusted, const CompareOptions& o)
+{
+    c.pAdjusted = pAdjusted;
+    c.withinMargin =
+        c.tost.bounded() && c.tost.reachesLevel() && c.tost.ci.low > -o.marginPct && c.tost.ci.high < o.marginPct;
+    c.verdict = decide(c, o, &c.verdictReason);
 }
 
 }  // namespace nf::engine

@@ -88,6 +88,10 @@ Comparison compareSummaries(const SummaryStats& base, const SummaryStats& cand, 
 // Sets pAdjusted with Holm's method over `family`, then each verdict.
 void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& options, bool holmCorrection);
 
+// Sets pAdjusted, withinMargin and the verdict of `c`, whose intervals are already at the level
+// that matches pAdjusted (its p where nothing was adjusted).
+void decideAdjusted(Comparison& c, double pAdjusted, const CompareOptions& options);
+
 // The verdict from pAdjusted and the intervals:
 // - a difference is shown when a test exists, pAdjusted < alpha, and the 1 - alpha interval (at
 //   its level) excludes 0: negligible when that interval lies inside +-margin, else different;

@@ -146,6 +146,9 @@ std::array<std::string, 3> compactChange(const Analysis& a, const MetricComparis
     if (i.bounded() && !i.reachesLevel()) {
         ci += "^";
     }
+    if (i.bounded() && i.nominalLevel > 1 - a.options.compare.alpha + 1e-12) {
+        ci += "h";  // wider: the level that matches its Holm-adjusted p
+    }
     return {change, ci, shortVerdict(c.result)};
 }
 

@@ -58,7 +58,9 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"delta_pct", number(r.interval.estimatePct)},
                         // The sign of candidate - baseline, which the ratio's delta_pct does not
                         // carry for negative values.
-                        {"direction", r.direction > 0 ? "higher" : r.direction < 0 ? "lower" : "equal"},
+                        {"direction", r.direction > 0   ? "higher"
+                                      : r.direction < 0 ? "lower"
+                                                        : "equal"},
                         {"ci_low_pct", number(r.interval.ci.low)},
                         {"ci_high_pct", number(r.interval.ci.high)},
                         {"tost_low_pct", number(r.tost.ci.low)},
@@ -112,6 +114,8 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
     };
     for (const auto& c : a.comparisons) {
         auto j = comparisonJson(c, a.options.compare);
+        // The metric tested at alpha alone ("primary" marks the design the verdict rests on).
+        j["primary_metric"] = c.metric == a.primaryMetric;
         // The interval the text shows for a rate or count: held to the ratio's range; null else.
         const bool positive = noneBelowZero(c.baseline, c.metric) && noneBelowZero(c.candidate, c.metric);
         const auto held = heldChangeInterval(a, c);

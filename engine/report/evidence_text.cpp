@@ -197,7 +197,7 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
             const std::string direction =
                 isSpeed(c) ? (better ? "faster" : "slower")
                            : fmt::format("{} ({})", r.direction > 0 ? "higher" : "lower", better ? "better" : "worse");
-            const std::string difference = fmt::format(
+            std::string difference = fmt::format(
                 "{} is {:.2f}% {} than {} ({} {}, {} CI {}, {})", c.candidate, std::fabs(r.interval.estimatePct),
                 direction, c.baseline, c.metric, signedPct(r.interval.estimatePct), level,
                 percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted));
@@ -240,7 +240,11 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
     }
     emit(out,
          fmt::format("alpha {:g}{}, equivalence margin +-{:g}%{}", o.compare.alpha,
-                     o.holm && metrics > 1 ? fmt::format(", Holm-corrected over {} metrics", metrics) : "",
+                     o.holm && metrics > 1
+                         ? fmt::format(", the primary metric at alpha and the {} others Holm-corrected among "
+                                       "themselves (one quantity in other units counts once)",
+                                       metrics - 1)
+                         : "",
                      o.compare.marginPct, o.dropOutliers ? ", outliers dropped (--drop-outliers)" : ""),
          "  ");
     std::vector<std::string> seen;
