@@ -195,10 +195,33 @@ ALTER TABLE samples ADD COLUMN checksum INTEGER;
 UPDATE samples SET checksum = nf_sample_checksum(idx, pair, start_s, duration_s, vals);
 )sql";
 
+// Migration 7: a run until decided may stop on `negligible` (a difference shown whose whole
+// interval lies inside the margin), the fourth verdict. SQLite cannot change a CHECK in place: the
+// table is made again with every row.
+constexpr const char* kMigration7 = R"sql(
+CREATE TABLE decisions_7 (
+    run_id         INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    method         TEXT NOT NULL,
+    metric         TEXT NOT NULL,
+    unit           TEXT NOT NULL,
+    alpha          REAL NOT NULL,
+    margin_pct     REAL NOT NULL,
+    max_time_s     REAL NOT NULL,
+    decision       TEXT NOT NULL CHECK (decision IN ('different', 'negligible', 'equivalent', 'inconclusive')),
+    stop_reason    TEXT NOT NULL,
+    seconds_needed REAL
+);
+INSERT INTO decisions_7 SELECT run_id, method, metric, unit, alpha, margin_pct, max_time_s, decision, stop_reason,
+    seconds_needed FROM decisions;
+DROP TABLE decisions;
+ALTER TABLE decisions_7 RENAME TO decisions;
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5}, {6, kMigration6},
+        {7, kMigration7},
     };
     return list;
 }

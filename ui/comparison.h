@@ -38,7 +38,7 @@ struct DifferenceView {
     double ciLowPct = std::numeric_limits<double>::quiet_NaN();  // NaN: unbounded on that side
     double ciHighPct = std::numeric_limits<double>::quiet_NaN();
     double levelPct = std::numeric_limits<double>::quiet_NaN();  // the coverage the interval has
-    QString verdict;                                             // different, equivalent, inconclusive
+    QString verdict;                                             // different, negligible, equivalent, inconclusive
 };
 
 struct PanelView {

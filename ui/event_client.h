@@ -52,7 +52,7 @@ struct LiveLook {
     double detectablePct = NAN;
     double secondsToDecision = NAN;
     double secondsLeft = NAN;
-    QString decision;  // different, equivalent, inconclusive
+    QString decision;  // different, negligible, equivalent, inconclusive
 };
 
 class EventClient : public QObject {

@@ -27,7 +27,7 @@ struct SweepDifference {
     double tostHighPct = kNone;
     double tostLevelPct = kNone;
     QString design;   // "paired chunk log-ratios", "independent repetitions"
-    QString verdict;  // different, equivalent, inconclusive; "" for the baseline
+    QString verdict;  // different, negligible, equivalent, inconclusive; "" for the baseline
 };
 
 struct SweepPointView {

@@ -104,7 +104,7 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
         sub->add_option("--order", o.order, "interleaved (A B B A), random (seeded) or blocked")->capture_default_str();
         sub->add_option(
             "--until", o.until,
-            "decided: alternate until the primary metric is different or equivalent within --margin "
+            "decided: alternate until the primary metric is different, negligible or equivalent within --margin "
             "(a confidence sequence, valid at every look; --reps is then as many as fit in --max-time) or --max-time "
             "passes");
         sub->add_option("--max-time", o.decided.maxTime, "With --until decided: seconds of measuring at most")

@@ -11,6 +11,7 @@
 #include <future>
 #include <thread>
 
+#include "engine/analysis/multiplicity.h"
 #include "engine/stats/robust.h"
 
 namespace nf::engine {
@@ -236,6 +237,7 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
     NF_TRY(checkMagnitudes(in));
     Analysis a;
     a.options = o;
+    a.primaryMetric = in.metrics.empty() ? std::string() : in.metrics.front().name;
     std::size_t base = 0;
     if (!o.baseline.empty()) {
         const auto it = std::find(in.variants.begin(), in.variants.end(), o.baseline);
@@ -291,15 +293,15 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         // Metrics are independent of each other: compare them in parallel (a million chunk pairs
         // take a tenth of a second per metric), one per CPU at a time (more threads than CPUs
         // would only hold more copies of the pairs at once), then collect them in metric order.
-        auto compareMetric = [&](std::size_t m) {
+        auto compareMetric = [&](std::size_t m, const CompareOptions& options) {
             std::vector<Comparison> results;
             if (summaryAt(in, m, base) != nullptr || summaryAt(in, m, c) != nullptr) {
-                results.push_back(compareSummaries(sideStats(in, m, base), sideStats(in, m, c), o.compare));
+                results.push_back(compareSummaries(sideStats(in, m, base), sideStats(in, m, c), options));
                 return results;
             }
             if (m < in.runs.size()) {
                 const auto& floor = m < in.runFloors.size() ? in.runFloors[m] : std::nullopt;
-                results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, o.compare));
+                results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, options));
                 return results;
             }
             if (in.alternating || in.pairedRepetitions) {
@@ -308,16 +310,16 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                 std::vector<double> pc;
                 std::size_t dropped = 0;
                 if (!o.dropOutliers && allFinitePairs(source[base], source[c])) {
-                    results.push_back(comparePaired(source[base], source[c], o.compare));  // nothing to align
+                    results.push_back(comparePaired(source[base], source[c], options));  // nothing to align
                 } else {
                     dropped = alignPairs(source[base], source[c], o.dropOutliers, pb, pc);
-                    results.push_back(comparePaired(pb, pc, o.compare));
+                    results.push_back(comparePaired(pb, pc, options));
                 }
                 results.back().unit = in.pairUnit;
                 results.back().droppedOutliers = dropped;
             }
             results.push_back(
-                compareIndependent(finite(in.repetitions[m][base]), finite(in.repetitions[m][c]), o.compare));
+                compareIndependent(finite(in.repetitions[m][base]), finite(in.repetitions[m][c]), options));
             results.back().unit = in.unit;
             return results;
         };
@@ -328,28 +330,40 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         for (std::size_t w = 0; w < std::min(cpus, in.metrics.size()); ++w) {
             workers.push_back(std::async(std::launch::async, [&] {
                 for (std::size_t m = next++; m < perMetric.size(); m = next++) {
-                    perMetric[m] = compareMetric(m);
+                    perMetric[m] = compareMetric(m, o.compare);
                 }
             }));
         }
         for (auto& worker : workers) {
             worker.get();
         }
+        std::vector<std::size_t> metricOf;
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             const auto& metric = in.metrics[m];
             for (auto& result : perMetric[m]) {
                 const bool primary = (result.design == Design::Paired) == pairedFirst;
                 (primary ? primaries : secondaries).push_back(a.comparisons.size());
+                metricOf.push_back(m);
                 a.comparisons.push_back({metric.name, metric.unit, metric.higherIsBetter, in.variants[base],
                                          in.variants[c], primary, std::move(result)});
             }
         }
+        const std::size_t first = a.comparisons.size() - metricOf.size();
+        const auto same = [&](std::size_t x, std::size_t y) {
+            return oneQuantity(in.repetitions[x], in.repetitions[y]);
+        };
         for (auto* family : {&primaries, &secondaries}) {
-            std::vector<Comparison*> members;
+            std::vector<FamilyMember> members;
             for (auto i : *family) {
-                members.push_back(&a.comparisons[i].result);
+                members.push_back({&a.comparisons[i].result, metricOf[i - first]});
             }
-            adjustAndDecide(members, o.compare, o.holm);
+            const auto again = [&](std::size_t m, Design design, const CompareOptions& wider) {
+                auto results = compareMetric(m, wider);
+                const auto it = std::find_if(results.begin(), results.end(),
+                                             [&](const Comparison& r) { return r.design == design; });
+                return std::move(*it);
+            };
+            decideFamily(members, 0, o.compare, o.holm, same, again);
         }
     }
     return a;

@@ -116,6 +116,9 @@ struct MetricComparison {
 
 struct Analysis {
     AnalysisOptions options;
+    // The metric the question is about (the first of the input's): tested at alpha alone, the
+    // others Holm-adjusted among themselves (engine/analysis/multiplicity.h).
+    std::string primaryMetric;
     std::vector<VariantStats> variants;
     std::vector<MetricComparison> comparisons;
     std::vector<std::string> warnings;

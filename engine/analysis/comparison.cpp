@@ -114,10 +114,16 @@ std::string_view toString(Verdict verdict)
 {
     switch (verdict) {
         case Verdict::Different: return "different";
+        case Verdict::Negligible: return "negligible";
         case Verdict::Equivalent: return "equivalent";
         case Verdict::Inconclusive: return "inconclusive";
     }
     return "inconclusive";
+}
+
+bool foundDifference(Verdict verdict)
+{
+    return verdict == Verdict::Different || verdict == Verdict::Negligible;
 }
 
 Comparison comparePaired(const std::vector<double>& base, const std::vector<double>& cand, const CompareOptions& o)
@@ -256,8 +262,15 @@ Verdict decide(const Comparison& c, const CompareOptions& o, std::string* reason
     const bool tested = !std::isnan(c.pAdjusted);
     Verdict verdict = Verdict::Inconclusive;
     const bool inside = tost.bounded() && tost.ci.low > -o.marginPct && tost.ci.high < o.marginPct;
-    if (tested && c.pAdjusted < o.alpha && ci.bounded() && ci.reachesLevel() && (ci.ci.low > 0 || ci.ci.high < 0)) {
-        verdict = Verdict::Different;
+    const bool excludesZero = ci.bounded() && ci.reachesLevel() && (ci.ci.low > 0 || ci.ci.high < 0);
+    if (tested && c.pAdjusted < o.alpha && excludesZero) {
+        const bool small = ci.ci.low > -o.marginPct && ci.ci.high < o.marginPct;
+        verdict = small ? Verdict::Negligible : Verdict::Different;
+    } else if (excludesZero && tested) {
+        // The test and its interval part only at the boundary (a rank test's p beside the
+        // Hodges-Lehmann interval): neither a difference nor equivalence is claimed.
+        why = fmt::format("the {} interval excludes 0 but the test's p ({}) is not below {:g}", levelPct(ci.level),
+                          formatP(c.pAdjusted), o.alpha);
     } else if (inside && tost.reachesLevel()) {
         verdict = Verdict::Equivalent;
     } else if (inside) {
@@ -290,12 +303,16 @@ void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& o, b
     }
     const auto adjusted = holmCorrection ? stats::holm(ps) : ps;
     for (std::size_t i = 0; i < family.size(); ++i) {
-        auto& c = *family[i];
-        c.pAdjusted = adjusted[i];
-        c.withinMargin =
-            c.tost.bounded() && c.tost.reachesLevel() && c.tost.ci.low > -o.marginPct && c.tost.ci.high < o.marginPct;
-        c.verdict = decide(c, o, &c.verdictReason);
+        decideAdjusted(*family[i], adjusted[i], o);
     }
+}
+
+void decideAdjusted(Comparison& c, double pAdjusted, const CompareOptions& o)
+{
+    c.pAdjusted = pAdjusted;
+    c.withinMargin =
+        c.tost.bounded() && c.tost.reachesLevel() && c.tost.ci.low > -o.marginPct && c.tost.ci.high < o.marginPct;
+    c.verdict = decide(c, o, &c.verdictReason);
 }
 
 }  // namespace nf::engine

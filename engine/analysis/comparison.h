@@ -11,8 +11,16 @@
 
 namespace nf::engine {
 
-enum class Verdict { Different, Equivalent, Inconclusive };
+// The four verdicts, defined once (decide() below; the run-until-decided sequence uses the same
+// words on its confidence sequence):
+// - different: the interval excludes 0 and is not inside +-margin: a difference that can matter;
+// - negligible: the interval excludes 0 and lies inside +-margin: real, and smaller than matters;
+// - equivalent: the interval contains 0 and the 1 - 2 alpha (TOST) interval lies inside +-margin;
+// - inconclusive: neither shown.
+enum class Verdict { Different, Negligible, Equivalent, Inconclusive };
 std::string_view toString(Verdict verdict);
+// A difference was shown (different or negligible): what an A/A error rate counts.
+bool foundDifference(Verdict verdict);
 
 struct CompareOptions {
     double alpha = 0.05;
@@ -80,13 +88,19 @@ Comparison compareSummaries(const SummaryStats& base, const SummaryStats& cand, 
 // Sets pAdjusted with Holm's method over `family`, then each verdict.
 void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& options, bool holmCorrection);
 
+// Sets pAdjusted, withinMargin and the verdict of `c`, whose intervals are already at the level
+// that matches pAdjusted (its p where nothing was adjusted).
+void decideAdjusted(Comparison& c, double pAdjusted, const CompareOptions& options);
+
 // The verdict from pAdjusted and the intervals:
-// - different: a test exists, pAdjusted < alpha, and the 1 - alpha interval (at its level)
-//   excludes 0;
-// - equivalent: the 1 - 2 alpha interval, at its level, lies inside +-margin. It is the interval
-//   that decides, so a metric that never varies is equivalent when it lies within the margin;
+// - a difference is shown when a test exists, pAdjusted < alpha, and the 1 - alpha interval (at
+//   its level) excludes 0: negligible when that interval lies inside +-margin, else different;
+// - equivalent: no difference shown, and the 1 - 2 alpha interval, at its level, lies inside
+//   +-margin. It is the interval that decides, so a metric that never varies is equivalent when it
+//   lies within the margin;
 // - inconclusive otherwise, with `reason` set when a rule could not apply (too few pairs for the
-//   interval's level, no test possible, either interval unbounded).
+//   interval's level, no test possible, either interval unbounded, or an interval that excludes 0
+//   beside a test that does not reject: they part only at the boundary, and neither is claimed).
 Verdict decide(const Comparison& c, const CompareOptions& options, std::string* reason = nullptr);
 
 }  // namespace nf::engine

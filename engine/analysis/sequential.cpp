@@ -87,8 +87,9 @@ SequentialLook ConfidenceSequence::look() const
     if (m_n < m_options.warmupUnits) {
         return l;
     }
+    const bool inside = l.ci.low > -m_options.marginPct && l.ci.high < m_options.marginPct;
     if (l.ci.low > 0 || l.ci.high < 0) {
-        l.decision = Verdict::Different;
+        l.decision = inside ? Verdict::Negligible : Verdict::Different;
     } else if (l.ci.low > -m_options.marginPct && l.ci.high < m_options.marginPct) {
         l.decision = Verdict::Equivalent;
     }

@@ -63,7 +63,7 @@ struct DecisionLook {
     double lowPct = 0;  // NaN while there are too few units for a sequence
     double highPct = 0;
     double sdLog = 0;
-    std::string decision;  // "different", "equivalent" or "inconclusive"
+    std::string decision;  // "different", "negligible", "equivalent" or "inconclusive"
 };
 
 // How such a run ended: the method, what it decided and why it stopped.

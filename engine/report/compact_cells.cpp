@@ -44,6 +44,7 @@ std::string shortVerdict(const Comparison& r)
 {
     switch (r.verdict) {
         case Verdict::Different: return "different";
+        case Verdict::Negligible: return "negligible";
         case Verdict::Equivalent: return "equivalent";
         case Verdict::Inconclusive: break;
     }
@@ -144,6 +145,9 @@ std::array<std::string, 3> compactChange(const Analysis& a, const MetricComparis
     auto [change, ci] = changeCells(i, heldChangeInterval(a, c, hold), coarse);
     if (i.bounded() && !i.reachesLevel()) {
         ci += "^";
+    }
+    if (i.bounded() && i.nominalLevel > 1 - a.options.compare.alpha + 1e-12) {
+        ci += "h";  // wider: the level that matches its Holm-adjusted p
     }
     return {change, ci, shortVerdict(c.result)};
 }

@@ -117,7 +117,8 @@ Tables layOut(const Analysis& a, const std::vector<Block>& blocks, const std::st
             const auto* cand = statsOf(a, b.candidate, c->metric);
             const auto change = compactChange(a, *c, hold);
             const auto coarse = compactChange(a, *c, hold, true);
-            out.partialLevel = out.partialLevel || change[1].ends_with("^");
+            out.partialLevel = out.partialLevel || change[1].find('^') != std::string::npos;
+            out.holmLevel = out.holmLevel || change[1].ends_with("h");
             std::vector<std::string> means = {base != nullptr ? compactValue(base->summary.mean) : "-",
                                               base != nullptr ? compactSd(base->summary) : "-",
                                               cand != nullptr ? compactValue(cand->summary.mean) : "-",

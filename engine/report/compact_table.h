@@ -26,6 +26,7 @@ struct Tables {
     std::vector<std::vector<std::string>> blocks;              // the lines of each block's table
     std::vector<std::pair<std::string, std::string>> renamed;  // a variant's short name and its full one
     bool partialLevel = false;                                 // an interval below the level asked for
+    bool holmLevel = false;                                    // an interval wider for Holm's adjustment
 };
 
 // Every block laid out alike, within 72 columns: the names as they are where they fit; else metric

@@ -71,9 +71,10 @@ std::string optionsLine(const Analysis& a)
             metrics.push_back(c.metric);
         }
     }
-    return fmt::format("alpha {:g}{}, equivalence margin +-{:g}%{}", o.compare.alpha,
-                       o.holm && metrics.size() > 1 ? fmt::format(" (Holm over {} metrics)", metrics.size()) : "",
-                       o.compare.marginPct, o.dropOutliers ? ", outliers dropped" : "");
+    return fmt::format(
+        "alpha {:g}{}, equivalence margin +-{:g}%{}", o.compare.alpha,
+        o.holm && metrics.size() > 1 ? fmt::format(" ({} others Holm-adjusted)", metrics.size() - 1) : "",
+        o.compare.marginPct, o.dropOutliers ? ", outliers dropped" : "");
 }
 
 constexpr const char* kVirtualMachine = "measured in a virtual machine";
@@ -258,6 +259,10 @@ void writeCompactEvidence(const Analysis& a, const EvidenceContext& ctx, std::os
     std::vector<std::string> notes = {"* primary. sd%: stddev in % of mean. ~: inconclusive. --verbose: more"};
     if (tables.partialLevel) {
         notes.emplace_back("^ below the level asked for: the data allow no more (--verbose)");
+    }
+    if (tables.holmLevel) {
+        notes.push_back(fmt::format("h: wider than {:g}%, the level of its Holm-adjusted p (--verbose)",
+                                    (1 - a.options.compare.alpha) * 100));
     }
     if (const auto left = notShown(a, ctx); !left.empty()) {
         std::string text = "not shown: ";

@@ -114,6 +114,8 @@ nlohmann::json evidenceJson(const Analysis& a, const EvidenceContext& ctx)
     };
     for (const auto& c : a.comparisons) {
         auto j = comparisonJson(c, a.options.compare);
+        // The metric tested at alpha alone ("primary" marks the design the verdict rests on).
+        j["primary_metric"] = c.metric == a.primaryMetric;
         // The interval the text shows for a rate or count: held to the ratio's range; null else.
         const bool positive = noneBelowZero(c.baseline, c.metric) && noneBelowZero(c.candidate, c.metric);
         const auto held = heldChangeInterval(a, c);

@@ -189,19 +189,23 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
     const auto& r = c.result;
     const std::string level = levelText(r.interval, alpha);
     switch (r.verdict) {
-        case Verdict::Different: {
+        case Verdict::Different:
+        case Verdict::Negligible: {
             // The direction is the sign of candidate - baseline, not of the ratio's change: with
             // negative values a ratio below 1 is a candidate above the baseline.
             const bool better = (r.direction < 0) != c.higherIsBetter;
             const std::string direction =
                 isSpeed(c) ? (better ? "faster" : "slower")
                            : fmt::format("{} ({})", r.direction > 0 ? "higher" : "lower", better ? "better" : "worse");
-            const std::string margin =
-                r.withinMargin ? fmt::format("; smaller than the +-{:g}% equivalence margin", o.marginPct) : "";
-            return fmt::format("{} is {:.2f}% {} than {} ({} {}, {} CI {}, {}){}", c.candidate,
-                               std::fabs(r.interval.estimatePct), direction, c.baseline, c.metric,
-                               signedPct(r.interval.estimatePct), level,
-                               percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted), margin);
+            std::string difference = fmt::format(
+                "{} is {:.2f}% {} than {} ({} {}, {} CI {}, {})", c.candidate, std::fabs(r.interval.estimatePct),
+                direction, c.baseline, c.metric, signedPct(r.interval.estimatePct), level,
+                percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted));
+            if (r.verdict == Verdict::Negligible) {
+                return fmt::format("negligible: {}; the whole interval lies inside the +-{:g}% margin", difference,
+                                   o.marginPct);
+            }
+            return difference;
         }
         case Verdict::Equivalent:
             return fmt::format("equivalent: {} vs {} lies within {} ({} CI), inside the +-{:g}% margin", c.candidate,
@@ -236,7 +240,11 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
     }
     emit(out,
          fmt::format("alpha {:g}{}, equivalence margin +-{:g}%{}", o.compare.alpha,
-                     o.holm && metrics > 1 ? fmt::format(", Holm-corrected over {} metrics", metrics) : "",
+                     o.holm && metrics > 1
+                         ? fmt::format(", the primary metric at alpha and the {} others Holm-corrected among "
+                                       "themselves (one quantity in other units counts once)",
+                                       metrics - 1)
+                         : "",
                      o.compare.marginPct, o.dropOutliers ? ", outliers dropped (--drop-outliers)" : ""),
          "  ");
     std::vector<std::string> seen;

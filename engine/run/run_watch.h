@@ -37,7 +37,7 @@ struct WatchLook {
     double detectablePct = NAN;      // the sequence's half-width at the plan's end at today's spread
     double secondsToDecision = NAN;  // measuring time still needed at the current rate; NaN unknown
     double secondsLeft = NAN;        // until the plan (or the maximum time) ends at the current rate
-    std::string decision;            // "different", "equivalent" or "inconclusive"
+    std::string decision;            // "different", "negligible", "equivalent" or "inconclusive"
 };
 
 // A display that watches a run (the event stream), handed to runExperiment beside its observer:

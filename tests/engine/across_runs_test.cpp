@@ -44,7 +44,7 @@ std::vector<double> pooled(const std::vector<RunValues>& runs)
 
 bool different(const Comparison& c)
 {
-    return decide(c, {kAlpha, 1.0, {}, 0.8}) == Verdict::Different;
+    return foundDifference(decide(c, {kAlpha, 1.0, {}, 0.8}));
 }
 
 // The share called different may exceed alpha by three binomial standard errors at most.

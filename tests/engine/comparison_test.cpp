@@ -199,16 +199,33 @@ TEST(Paired, AZeroDifferenceNeverGivesAPBelowWhatTheExactTestCanReach)
     EXPECT_TRUE(std::isfinite(at5.mdePct));
 }
 
-TEST(Verdict, DifferentEquivalentInconclusive)
+TEST(Verdict, DifferentNegligibleEquivalentInconclusive)
 {
     CompareOptions o;
     Comparison c;
     c.interval.level = c.interval.nominalLevel = 0.95;
     c.tost.level = c.tost.nominalLevel = 0.9;
     c.pAdjusted = 0.001;
+    c.interval.ci = {0.5, 1.3};  // excludes 0, reaches past the 1% margin
+    c.tost.ci = {0.55, 0.95};
+    EXPECT_EQ(decide(c, o), Verdict::Different);
+    c.interval.ci = {-1.8, -0.2};
+    EXPECT_EQ(decide(c, o), Verdict::Different);
+    // page-pool early/late: -0.13%, 95% CI -0.21..-0.05, printed `different` before.
+    c.interval.ci = {-0.21, -0.05};
+    c.tost.ci = {-0.2, -0.06};
+    EXPECT_EQ(decide(c, o), Verdict::Negligible);
+    EXPECT_TRUE(foundDifference(Verdict::Negligible));
     c.interval.ci = {0.5, 0.9};
     c.tost.ci = {0.55, 0.85};
-    EXPECT_EQ(decide(c, o), Verdict::Different);
+    EXPECT_EQ(decide(c, o), Verdict::Negligible);
+    // A test that does not reject beside an interval that excludes 0 (they part only at the
+    // boundary): neither claimed.
+    c.pAdjusted = 0.06;
+    std::string why;
+    EXPECT_EQ(decide(c, o, &why), Verdict::Inconclusive);
+    EXPECT_NE(why.find("excludes 0 but the test's p"), std::string::npos) << why;
+    c.pAdjusted = 0.001;
     c.pAdjusted = 0.3;
     c.interval.ci.low = -0.4;
     c.tost.ci.low = -0.3;
@@ -243,7 +260,7 @@ TEST(Simulation, PairedFalsePositiveRateStaysWithinAlpha)
         const auto cand = noisyChunks(rng, 100, 0);
         auto c = comparePaired(base, cand, {});
         adjustAndDecide({&c}, {}, true);
-        different += c.verdict == Verdict::Different ? 1 : 0;
+        different += foundDifference(c.verdict) ? 1 : 0;
     }
     std::printf("paired A/A: %d of %d datasets 'different' (alpha 0.05)\n", different, kRuns);
     // alpha = 0.05 over 1000 runs: 50 expected, 3 sigma = 20.7
@@ -267,7 +284,7 @@ TEST(Simulation, IndependentFalsePositiveRateStaysWithinAlpha)
         }
         auto c = compareIndependent(a, b, {});
         adjustAndDecide({&c}, {}, true);
-        different += c.verdict == Verdict::Different ? 1 : 0;
+        different += foundDifference(c.verdict) ? 1 : 0;
     }
     std::printf("independent A/A: %d of 1000 datasets 'different' (alpha 0.05)\n", different);
     EXPECT_GE(different, 29);
@@ -299,7 +316,7 @@ TEST(Simulation, NNeededGivesEightyPercentPowerForOnePercent)
     for (int i = 0; i < kRuns; ++i) {
         auto c = comparePaired(chunks(n, 0), chunks(n, shift), o);
         adjustAndDecide({&c}, o, true);
-        found += c.verdict == Verdict::Different && c.interval.estimatePct > 0 ? 1 : 0;
+        found += foundDifference(c.verdict) && c.interval.estimatePct > 0 ? 1 : 0;
     }
     std::printf("1%% shift, n_needed = %zu pairs: found in %d of %d datasets\n", n, found, kRuns);
     // 80% power over 400 runs: sigma = 2%; allow 3 sigma below
@@ -347,7 +364,7 @@ double simulatedPower(Compare compare, const Draw& draw, std::size_t n, int sign
         const auto [b, c] = draw(n, rng);
         auto r = compare(b, c, {});
         adjustAndDecide({&r}, {}, true);
-        found += r.verdict == Verdict::Different && r.direction == sign ? 1 : 0;
+        found += foundDifference(r.verdict) && r.direction == sign ? 1 : 0;
     }
     return static_cast<double>(found) / kRuns;
 }

@@ -133,7 +133,7 @@ AaCount aaFalseDifferent(Draw draw, std::uint64_t seed)
             cs.add(x);
             sum += x;
             sum2 += x * x;
-            seq = seq || cs.look().decision == Verdict::Different;
+            seq = seq || foundDifference(cs.look().decision);
             if (n >= 30) {  // the same warm-up, then a t test at every look
                 const double m = sum / n;
                 const double se = std::sqrt((sum2 - n * m * m) / (n - 1) / n);
@@ -222,7 +222,7 @@ TEST(ConfidenceSequenceSimulation, TimeToDecisionForAOnePercentEffectAgainstTheF
             cs.add(unit(rng));
             const auto d = cs.look().decision;
             if (d != Verdict::Inconclusive) {
-                wrong += d == Verdict::Different ? 0 : 1;
+                wrong += foundDifference(d) ? 0 : 1;
                 break;
             }
         }
