@@ -220,8 +220,8 @@ ALTER TABLE decisions_7 RENAME TO decisions;
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
-        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5}, {6, kMigration6},
-        {7, kMigration7},
+        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4},
+        {5, kMigration5}, {6, kMigration6}, {7, kMigration7},
     };
     return list;
 }
