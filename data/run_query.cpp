@@ -345,10 +345,7 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
             if (blob.size() != width * kValueBytes) {
                 return badBlob(db, run, row, blob.size());
             }
-            if (!sample.isNull(5) &&
-                sample.int64(5) != sampleChecksum(row.index,
-                                                  row.pair >= 0 ? std::optional<std::int64_t>(row.pair) : std::nullopt,
-                                                  row.start, row.duration, blob)) {
+            if (!sample.isNull(5) && sample.int64(5) != sampleChecksum(row, blob)) {
                 return damagedSample(db, run, row);
             }
             decodeValues(blob, row.values.data());

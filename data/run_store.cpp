@@ -207,9 +207,7 @@ public:
             m_sample.bind(3, sample.pair);
         }
         m_sample.bind(4, sample.start).bind(5, sample.duration).bind(6, m_blob);
-        const std::optional<std::int64_t> pair =
-            sample.pair >= 0 ? std::optional<std::int64_t>(sample.pair) : std::nullopt;
-        m_sample.bind(7, sampleChecksum(sample.index, pair, sample.start, sample.duration, m_blob));
+        m_sample.bind(7, sampleChecksum(sample, m_blob));
         return m_sample.run();
     }
 

@@ -12,12 +12,20 @@
 #include <span>
 
 #include "base/result.h"
+#include "engine/model/run_data.h"
 
 namespace nf::data {
 
 // The checksum of one samples row; `pair` empty for NULL.
 std::int64_t sampleChecksum(std::int64_t index, std::optional<std::int64_t> pair, double start, double duration,
                             std::span<const unsigned char> values);
+
+// The same for a sample as the engine holds it (pair -1: NULL) with its encoded value blob.
+inline std::int64_t sampleChecksum(const engine::Sample& sample, std::span<const unsigned char> values)
+{
+    return sampleChecksum(sample.index, sample.pair >= 0 ? std::optional<std::int64_t>(sample.pair) : std::nullopt,
+                          sample.start, sample.duration, values);
+}
 
 // Makes the SQL function nf_sample_checksum(idx, pair, start_s, duration_s, vals) on this connection,
 // for the migration that fills the column and for checks over an attached database.

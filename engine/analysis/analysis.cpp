@@ -352,17 +352,17 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         const auto same = [&](std::size_t x, std::size_t y) {
             return oneQuantity(in.repetitions[x], in.repetitions[y]);
         };
+        const auto again = [&](std::size_t m, Design design, const CompareOptions& wider) {
+            auto results = compareMetric(m, wider);
+            const auto it =
+                std::find_if(results.begin(), results.end(), [&](const Comparison& r) { return r.design == design; });
+            return std::move(*it);
+        };
         for (auto* family : {&primaries, &secondaries}) {
             std::vector<FamilyMember> members;
             for (auto i : *family) {
                 members.push_back({&a.comparisons[i].result, metricOf[i - first]});
             }
-            const auto again = [&](std::size_t m, Design design, const CompareOptions& wider) {
-                auto results = compareMetric(m, wider);
-                const auto it = std::find_if(results.begin(), results.end(),
-                                             [&](const Comparison& r) { return r.design == design; });
-                return std::move(*it);
-            };
             decideFamily(members, 0, o.compare, o.holm, same, again);
         }
     }

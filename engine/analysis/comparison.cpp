@@ -294,19 +294,6 @@ Verdict decide(const Comparison& c, const CompareOptions& o, std::string* reason
     return verdict;
 }
 
-void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& o, bool holmCorrection)
-{
-    std::vector<double> ps;
-    ps.reserve(family.size());
-    for (const auto* c : family) {
-        ps.push_back(c->p);
-    }
-    const auto adjusted = holmCorrection ? stats::holm(ps) : ps;
-    for (std::size_t i = 0; i < family.size(); ++i) {
-        decideAdjusted(*family[i], adjusted[i], o);
-    }
-}
-
 void decideAdjusted(Comparison& c, double pAdjusted, const CompareOptions& o)
 {
     c.pAdjusted = pAdjusted;

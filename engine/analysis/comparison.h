@@ -85,9 +85,6 @@ struct SummaryStats {
 // says so.
 Comparison compareSummaries(const SummaryStats& base, const SummaryStats& cand, const CompareOptions& options);
 
-// Sets pAdjusted with Holm's method over `family`, then each verdict.
-void adjustAndDecide(std::vector<Comparison*> family, const CompareOptions& options, bool holmCorrection);
-
 // Sets pAdjusted, withinMargin and the verdict of `c`, whose intervals are already at the level
 // that matches pAdjusted (its p where nothing was adjusted).
 void decideAdjusted(Comparison& c, double pAdjusted, const CompareOptions& options);

@@ -70,7 +70,7 @@ TEST(Fieller, TinyDifferencesOfLargeCountersAreEquivalentNotDegenerate)
     for (const char* name : {"count1e9", "count1e12sd5"}) {
         const auto& f = reference()["fieller"][name];
         auto c = compareIndependent(referenceData(f["baseline"]), referenceData(f["candidate"]), {});
-        adjustAndDecide({&c}, {}, true);
+        decideAdjusted(c, c.p, {});
         EXPECT_EQ(c.verdict, Verdict::Equivalent) << name << ": " << c.verdictReason;
         EXPECT_GT(c.tost.ci.high - c.tost.ci.low, 0) << name;
         EXPECT_TRUE(c.warnings.empty() || c.warnings.front().find("zero") == std::string::npos) << c.warnings.front();
@@ -80,7 +80,7 @@ TEST(Fieller, TinyDifferencesOfLargeCountersAreEquivalentNotDegenerate)
 TEST(Fieller, UnboundedWhenTheBaselineMeanIsNotDistinguishableFromZero)
 {
     auto c = compareIndependent({-1, 1, -2, 2.5}, {1, 2, 3, 4}, {});
-    adjustAndDecide({&c}, {}, true);
+    decideAdjusted(c, c.p, {});
     EXPECT_FALSE(c.interval.bounded());
     EXPECT_EQ(c.verdict, Verdict::Inconclusive);
     EXPECT_NE(c.verdictReason.find("not distinguishable from zero"), std::string::npos) << c.verdictReason;
@@ -91,7 +91,7 @@ TEST(Fieller, UnboundedWhenTheBaselineMeanIsNotDistinguishableFromZero)
 TEST(Fieller, AnUnboundedIntervalIsTheReasonAlsoWhenTheEquivalenceIntervalIsBounded)
 {
     auto c = compareIndependent({1.3, 2.9, 1.4, 1.6, -0.8}, {4.1, 2.0, 3.6, 2.8, 2.6}, {});
-    adjustAndDecide({&c}, {}, true);
+    decideAdjusted(c, c.p, {});
     ASSERT_FALSE(c.interval.bounded());
     ASSERT_TRUE(c.tost.bounded());
     EXPECT_EQ(c.verdict, Verdict::Inconclusive);
@@ -106,7 +106,7 @@ TEST(Paired, TooFewPairsToReachTheLevelSayWhatTheyReach)
     for (int n = 2; n <= 6; ++n) {
         const auto& p = reference()["paired_small"][std::to_string(n)];
         auto c = comparePaired(p["base"].get<std::vector<double>>(), p["cand"].get<std::vector<double>>(), {});
-        adjustAndDecide({&c}, {}, true);
+        decideAdjusted(c, c.p, {});
         const double coverage = p["coverage_min_max"];
         std::printf("%d pairs: %s, 95%% CI at %.4g%%, 90%% CI at %.4g%%%s%s\n", n,
                     std::string(toString(c.verdict)).c_str(), c.interval.level * 100, c.tost.level * 100,
@@ -136,13 +136,13 @@ TEST(Verdict, ConstantMetricWithinTheMarginIsEquivalent)
 {
     const std::vector<double> five(10, 5.0);
     for (auto c : {compareIndependent(five, five, {}), comparePaired(five, five, {})}) {
-        adjustAndDecide({&c}, {}, true);
+        decideAdjusted(c, c.p, {});
         EXPECT_TRUE(std::isnan(c.p)) << toString(c.design);
         EXPECT_EQ(c.verdict, Verdict::Equivalent) << toString(c.design) << ": " << c.verdictReason;
         EXPECT_DOUBLE_EQ(c.interval.estimatePct, 0);
     }
     auto apart = compareIndependent(five, std::vector<double>(10, 6.0), {});
-    adjustAndDecide({&apart}, {}, true);
+    decideAdjusted(apart, apart.p, {});
     EXPECT_EQ(apart.verdict, Verdict::Inconclusive);
     EXPECT_NEAR(apart.interval.estimatePct, 20, 1e-12);
     EXPECT_EQ(apart.verdictReason.rfind("no test is possible", 0), 0u) << apart.verdictReason;
@@ -184,7 +184,7 @@ TEST(Paired, AZeroDifferenceNeverGivesAPBelowWhatTheExactTestCanReach)
     CompareOptions o;
     o.alpha = 0.03125;
     auto c = comparePaired(base, cand, o);
-    adjustAndDecide({&c}, o, true);
+    decideAdjusted(c, c.p, o);
     EXPECT_DOUBLE_EQ(*c.pWilcoxon, z["p_exact_nonzero"].get<double>());
     EXPECT_NE(c.verdict, Verdict::Different);
     bool warned = false;
@@ -259,7 +259,7 @@ TEST(Simulation, PairedFalsePositiveRateStaysWithinAlpha)
         const auto base = noisyChunks(rng, 100, 0);
         const auto cand = noisyChunks(rng, 100, 0);
         auto c = comparePaired(base, cand, {});
-        adjustAndDecide({&c}, {}, true);
+        decideAdjusted(c, c.p, {});
         different += foundDifference(c.verdict) ? 1 : 0;
     }
     std::printf("paired A/A: %d of %d datasets 'different' (alpha 0.05)\n", different, kRuns);
@@ -283,7 +283,7 @@ TEST(Simulation, IndependentFalsePositiveRateStaysWithinAlpha)
             x = 1000 * (1 + noise(rng));
         }
         auto c = compareIndependent(a, b, {});
-        adjustAndDecide({&c}, {}, true);
+        decideAdjusted(c, c.p, {});
         different += foundDifference(c.verdict) ? 1 : 0;
     }
     std::printf("independent A/A: %d of 1000 datasets 'different' (alpha 0.05)\n", different);
@@ -315,7 +315,7 @@ TEST(Simulation, NNeededGivesEightyPercentPowerForOnePercent)
     constexpr int kRuns = 400;
     for (int i = 0; i < kRuns; ++i) {
         auto c = comparePaired(chunks(n, 0), chunks(n, shift), o);
-        adjustAndDecide({&c}, o, true);
+        decideAdjusted(c, c.p, o);
         found += foundDifference(c.verdict) && c.interval.estimatePct > 0 ? 1 : 0;
     }
     std::printf("1%% shift, n_needed = %zu pairs: found in %d of %d datasets\n", n, found, kRuns);
@@ -363,7 +363,7 @@ double simulatedPower(Compare compare, const Draw& draw, std::size_t n, int sign
     for (int i = 0; i < kRuns; ++i) {
         const auto [b, c] = draw(n, rng);
         auto r = compare(b, c, {});
-        adjustAndDecide({&r}, {}, true);
+        decideAdjusted(r, r.p, {});
         found += foundDifference(r.verdict) && r.direction == sign ? 1 : 0;
     }
     return static_cast<double>(found) / kRuns;
