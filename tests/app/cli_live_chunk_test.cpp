@@ -165,7 +165,11 @@ TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
     const auto c = comparison();
     EXPECT_EQ(c["design"], "paired");
     EXPECT_EQ(c["unit_of_analysis"], "chunk pair");
-    EXPECT_NE(c["verdict"], "different") << c.dump();
+    // Identical variants: whatever the verdict (an A/A comparison is called `different` at the
+    // rate alpha, and this machine is shared), the difference found is small and its interval
+    // bounded. The false-positive rate itself is the seeded A/A benchmark's to measure.
+    EXPECT_LT(std::abs(c["delta_pct"].get<double>()), 3.0) << c.dump();
+    EXPECT_LT(c["ci_high_pct"].get<double>() - c["ci_low_pct"].get<double>(), 10.0) << c.dump();
     expectNothingLeft();
 }
 
