@@ -39,6 +39,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::MaxTime: return QObject::tr("Max time");
         case engine::SpecField::Margin: return QObject::tr("Margin");
         case engine::SpecField::Alpha: return QObject::tr("Alpha");
+        case engine::SpecField::Primary: return QObject::tr("Primary metric");
     }
     return {};
 }

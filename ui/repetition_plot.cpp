@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+
+#include "engine/analysis/chunk_cut.h"
 #include "ui/si_ticker.h"
 #include "ui/variant_palette.h"
 
@@ -136,6 +138,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     }
     const engine::MetricSpec& metric = run.layout.metrics.front();
     const int variants = static_cast<int>(run.variantNames.size());
+    const engine::ChunkCut cut = engine::chunkCut(run);  // the analysis's clean-chunk rule
 
     std::vector<Series> series;
     int lastRep = 0;  // highest repetition number plotted, 1-based
@@ -144,7 +147,7 @@ void RepetitionPlot::showRun(const QString& title, const engine::RunData& run)
     for (int v = 0; v < variants; ++v) {
         Series s;
         s.name = QString::fromStdString(run.variantNames[static_cast<std::size_t>(v)]);
-        const std::vector<double> values = run.repetitionValues(v, metric);
+        const std::vector<double> values = engine::repetitionValues(run, cut, v, metric);
         // repetitionValues() skips repetitions where the metric is undefined; only trust the
         // stored indices when nothing was skipped.
         // Repetition indices (as stored, 0-based) that hold samples of the variant, ascending.

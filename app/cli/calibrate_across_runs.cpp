@@ -12,6 +12,7 @@
 #include "app/cli/run_session.h"
 #include "data/noise_floor_store.h"
 #include "engine/analysis/across_runs.h"
+#include "engine/analysis/chunk_cut.h"
 #include "engine/report/text_table.h"
 
 namespace nf::cli {
@@ -49,7 +50,7 @@ Result<std::vector<Floor>> floorsOf(data::Database& db, const engine::RunRecord&
             if (it == ms.end()) {
                 continue;
             }
-            auto v = r->data.repetitionValues(0, *it);
+            auto v = engine::repetitionValues(r->data, engine::chunkCut(r->data), 0, *it);
             std::erase_if(v, [](double x) { return !std::isfinite(x); });
             if (v.size() < 2) {
                 continue;

@@ -210,6 +210,9 @@ Result<void> validateAnalysisOptions(const engine::AnalysisOptions& options)
 void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, bool& noHolm)
 {
     sub->add_option("--baseline", o.baseline, "Variant the others are compared against (default: the first)");
+    sub->add_option("--primary", o.primary,
+                    "The metric the verdict rests on, tested at alpha alone; the others are Holm-adjusted among "
+                    "themselves (default: the run's, first in its metric list)");
     sub->add_option("--alpha", o.compare.alpha, "Significance level (default for a run until decided: its own)")
         ->capture_default_str()
         ->each([&o](const std::string&) { o.alphaGiven = true; });

@@ -241,6 +241,9 @@ Command addImportCommand(CLI::App& app, Context& ctx)
     sub->add_option("--kernel", a->request.kernel, "Kernel the results come from (default: what the file says)");
     sub->add_option("--cpu-model", a->request.cpuModel, "CPU model of the machine the results come from");
     sub->add_option("--iface", a->options.iface, "sar: the interface to read");
+    sub->add_option("--primary", a->request.primary,
+                    "The metric the verdict rests on, tested at alpha alone (default: the tool's first, or IPC for "
+                    "perf stat of CPUs over a fixed time)");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
     sub->footer("Files up to " + std::to_string(engine::kMaxImportBytes >> 20) +

@@ -89,6 +89,7 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::MaxTime: return "--max-time";
         case engine::SpecField::Margin: return "--margin";
         case engine::SpecField::Alpha: return "--alpha";
+        case engine::SpecField::Primary: return "--primary";
     }
     return "?";
 }
@@ -142,6 +143,9 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
     sub->add_option("--seed", o.seed, "Seed for random order (default: drawn and recorded)")
         ->each([&o](const std::string&) { o.seedGiven = true; });
     sub->add_option("--label", o.spec.label, "A label to find the run by");
+    sub->add_option("--primary", o.spec.primaryMetric,
+                    "The metric the verdict rests on, tested at alpha alone (the others are Holm-adjusted among "
+                    "themselves); default: the workload's (noisefloor workloads names it)");
 }
 
 }  // namespace nf::cli

@@ -10,6 +10,7 @@
 #include "app/cli/run_options.h"
 #include "app/cli/signal_stop.h"
 #include "base/system_facts.h"
+#include "engine/analysis/chunk_cut.h"
 #include "engine/run/counter_columns.h"
 #include "engine/run/run_collector.h"
 #include "engine/run/scheduler.h"
@@ -132,9 +133,10 @@ int execute(SelftestOptions& o)
     }
     const auto& data = lin->data();
     const auto& tscPerOp = data.layout.metrics.front();
-    const double w1 = engine::mean(data.repetitionValues(0, tscPerOp));
-    const double w1000 = engine::mean(data.repetitionValues(1, tscPerOp));
-    const double w2000 = engine::mean(data.repetitionValues(2, tscPerOp));
+    const auto cut = engine::chunkCut(data);
+    const double w1 = engine::mean(engine::repetitionValues(data, cut, 0, tscPerOp));
+    const double w1000 = engine::mean(engine::repetitionValues(data, cut, 1, tscPerOp));
+    const double w2000 = engine::mean(engine::repetitionValues(data, cut, 2, tscPerOp));
     const double loop = lin->start().environment["measurement"].value("loop_overhead_ticks_per_op", 0.0);
     std::cout << fmt::format("harness loop overhead: {:.2f} ticks per call ({:.3f}% of a spin work=1000 call)\n", loop,
                              loop / w1000 * 100);
@@ -149,7 +151,8 @@ int execute(SelftestOptions& o)
     if (!reps) {
         return fail(kExitRuntime, reps.error().message);
     }
-    const auto values = reps->data().repetitionValues(0, reps->data().layout.metrics.front());
+    const auto& once = reps->data();
+    const auto values = engine::repetitionValues(once, engine::chunkCut(once), 0, once.layout.metrics.front());
     const auto s = engine::summarize(values);
     std::cout << fmt::format(
         "repetition means, {} x {:g} s of spin work=1000 (not alternating): mean {:.2f} "

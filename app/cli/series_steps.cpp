@@ -145,14 +145,14 @@ Result<Source> sourceOf(const Step& s, const engine::RunRecord& run, const engin
     return Source{&run, &*it};
 }
 
-// One run's repetition values of the metric, for the step's variant (looked up by name: pooled
+// One run's repetition values of the metric (over its clean chunks), for the step's variant (looked up by name: pooled
 // runs may list their variants in another order).
 std::vector<double> repetitionValuesOf(const Step& s, const Source& from)
 {
     const auto& names = from.run->data.variantNames;
     const auto& wanted = s.run->data.variantNames[static_cast<std::size_t>(s.variant)];
     const auto v = static_cast<int>(std::find(names.begin(), names.end(), wanted) - names.begin());
-    return from.run->data.repetitionValues(v, *from.metric);
+    return engine::repetitionValues(from.run->data, engine::chunkCut(from.run->data), v, *from.metric);
 }
 
 // The variants of one run that alternated them in chunks: per step, its chunk value in every round

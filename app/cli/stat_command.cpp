@@ -103,6 +103,11 @@ int execute(StatArgs& a)
         in.pairUnit = "line pair";
     }
     in.unit = "value";
+    if (!a.analysis.primary.empty()) {
+        if (auto r = engine::putPrimaryFirst(in, a.analysis.primary); !r) {
+            return failWith(usageError(r.error().message));
+        }
+    }
     auto analysis = engine::analyze(in, a.analysis);
     if (!analysis) {
         return failWith(usageError(analysis.error().message));

@@ -259,8 +259,9 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                       "leave out, so the chunk values include other tasks' time (a busy machine, or a "
                       "variant that blocks)",
                       in.preemptedChunks, in.chunks, pct)
-                : fmt::format("{} of {} chunks ({:.1f}%) left out of the paired analysis: the measuring thread was "
-                              "switched out (context-switches > 0) or stalled (over 1.5x the median chunk)",
+                : fmt::format("{} of {} chunks ({:.1f}%) left out of the chunk pairs and the repetition values: the "
+                              "measuring thread was switched out (context-switches > 0) or stalled (over 1.5x the "
+                              "median chunk)",
                               in.preemptedChunks, in.chunks, pct));
     }
     keptUpWarning(in, a.warnings);

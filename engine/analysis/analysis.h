@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/analysis/across_runs.h"
+#include "engine/analysis/chunk_cut.h"
 #include "engine/analysis/comparison.h"
 #include "engine/model/metric.h"
 #include "engine/model/run_data.h"
@@ -47,20 +48,6 @@ struct AnalysisInput {
     std::vector<std::optional<RunNoiseFloor>> runFloors;
 };
 
-// Which chunks of an alternating run are left out of its pairs, with their partner: those the
-// measuring thread was switched out of (quantity `contextSwitches` above zero; -1: not measured)
-// and those that stalled (over 1.5x their variant's median chunk); none when a variant would lose
-// more than 90% of its chunks (`keptAll`). Samples without a round (pair < 0) are not chunks. The
-// fixed-n analysis (analysisInput) and the until-decided monitor (engine/run/until_decided.h) both
-// take their chunk pairs from it, so the two cannot apply different rules.
-struct ChunkCut {
-    std::vector<bool> leftOut;  // per sample
-    std::size_t chunks = 0;     // samples with a round
-    std::size_t hit = 0;        // chunks the rule finds, also when keptAll keeps them
-    bool keptAll = false;
-};
-ChunkCut preemptedChunks(const RunTable& samples, int contextSwitches, std::size_t variants);
-
 // Builds the input from one run: repetition values and, when the run alternated, chunk values
 // (without the chunks in which the measuring thread was switched out, unless that is nearly all).
 // `metrics` empty: the metrics worth comparing (unit conversions of another metric left out).
@@ -83,9 +70,14 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
                                           const std::vector<std::vector<std::string>>& boots,
                                           const std::vector<std::string>& metrics);
 
+// Makes `metric` the primary metric (the first, tested at alpha alone): moves it and its values to
+// the front. An error names the metrics compared when it is not among them.
+Result<void> putPrimaryFirst(AnalysisInput& input, const std::string& metric);
+
 struct AnalysisOptions {
     CompareOptions compare;
     std::string baseline;  // "" = the first variant
+    std::string primary;   // --primary: "" = the run's (the first metric stored)
     bool holm = true;
     bool dropOutliers = false;
     // Whether the user set the margin and alpha; if not, a run that ran until decided is compared

@@ -49,65 +49,10 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
 
 }  // namespace
 
-// Which chunks to leave out of the pairs: those the measuring thread did not run through. Either
-// it was switched out (its context-switches count is above zero) or the whole CPU stalled (the
-// chunk took more than 1.5 times its variant's median chunk: a hypervisor that deschedules the
-// vCPU leaves no trace in the guest's counters). Chunks are calibrated to one length per variant,
-// so the cut is the same relative to every variant's own speed. When any variant would lose more
-// than 90% of its chunks (a variant that blocks by design, a machine too busy to measure on),
-// every chunk is kept and the report says so.
-ChunkCut preemptedChunks(const RunTable& table, int contextSwitches, std::size_t nv)
-{
-    ChunkCut out{std::vector<bool>(table.size(), false), 0, 0, false};
-    const auto q = static_cast<std::size_t>(contextSwitches);
-    const auto switches = contextSwitches >= 0 && q < table.quantities() ? table.column(q) : std::span<const double>();
-    const auto variants = table.variants();
-    const auto pairs = table.pairs();
-    const auto durations = table.durations();
-    std::vector<std::size_t> chunks(nv, 0);
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        chunks.at(variants[i]) += pairs[i] >= 0 ? 1 : 0;
-    }
-    std::vector<double> limit(nv, 0);
-    for (std::size_t v = 0; v < nv; ++v) {
-        std::vector<double> chunkDurations;
-        chunkDurations.reserve(chunks[v]);
-        for (std::size_t i = 0; i < table.size(); ++i) {
-            if (pairs[i] >= 0 && variants[i] == v) {
-                chunkDurations.push_back(durations[i]);
-            }
-        }
-        limit[v] = chunkDurations.empty() ? 0 : 1.5 * median(std::move(chunkDurations));
-    }
-    std::vector<std::size_t> hit(nv, 0);
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        if (pairs[i] < 0) {
-            continue;
-        }
-        const std::size_t v = variants[i];
-        const bool switched = !switches.empty() && switches[i] > 0;
-        if (switched || durations[i] > limit[v]) {
-            out.leftOut[i] = true;
-            ++hit[v];
-        }
-    }
-    for (std::size_t v = 0; v < nv; ++v) {
-        out.chunks += chunks[v];
-        out.hit += hit[v];
-        if (10 * hit[v] > 9 * chunks[v]) {
-            out.keptAll = true;
-        }
-    }
-    if (out.keptAll) {
-        std::fill(out.leftOut.begin(), out.leftOut.end(), false);
-    }
-    return out;
-}
-
 namespace {
 
-// Every quantity's total per variant and repetition, each summed in row order. Group
-// variant * slots + slot holds the rows of that variant in that repetition slot.
+// Every quantity's total per variant and repetition over the rows the chunk cut keeps, each summed
+// in row order. Group variant * slots + slot holds the rows of that variant in that repetition slot.
 struct RepetitionTotals {
     std::size_t slots = 0;
     std::size_t width = 0;
@@ -121,7 +66,7 @@ struct RepetitionTotals {
     }
 };
 
-RepetitionTotals repetitionTotals(const RunTable& table, std::size_t variants)
+RepetitionTotals repetitionTotals(const RunTable& table, std::size_t variants, const std::vector<bool>& leftOut)
 {
     const RepetitionSlots slots(table);
     RepetitionTotals totals{slots.count(), table.quantities(), {}, {}};
@@ -134,6 +79,9 @@ RepetitionTotals repetitionTotals(const RunTable& table, std::size_t variants)
     const auto vs = table.variants();
     const auto reps = table.repetitions();
     for (std::size_t i = 0; i < table.size(); ++i) {
+        if (leftOut[i]) {
+            continue;
+        }
         const std::size_t group = vs[i] * totals.slots + slots.slot(reps[i]);
         totals.held[group] = 1;
         double* sums = &totals.sums[group * totals.width];
@@ -142,6 +90,18 @@ RepetitionTotals repetitionTotals(const RunTable& table, std::size_t variants)
         }
     }
     return totals;
+}
+
+// Adds one run variant's chunks, and those the cut leaves out, to the input's counts (runs
+// compared across: each brings its own).
+void countCut(const ChunkCut& cut, std::size_t variant, AnalysisInput& in)
+{
+    if (variant >= cut.chunksOf.size()) {
+        return;
+    }
+    in.chunks += cut.chunksOf[variant];
+    in.preemptedChunks += cut.hitOf[variant];
+    in.keptPreempted = in.keptPreempted || cut.keptAll;
 }
 
 // Per variant, packets received over packets the generator offered, from its repetitions' totals;
@@ -301,12 +261,11 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
             fmt::format("a table of {} quantities and variants up to {} in a run of {} quantities and {} variants",
                         table.quantities(), table.variantCount(), data.layout.quantities.size(), nv)};
     }
-    const RepetitionTotals totals = repetitionTotals(table, nv);
-    receivedShares(data.layout, totals, in);
     const Rounds rounds(table);
     in.alternating = rounds.count() > 0;
-    auto cut = in.alternating ? preemptedChunks(table, data.layout.quantityIndex("context-switches"), nv)
-                              : ChunkCut{std::vector<bool>(table.size(), false), 0, 0, false};
+    auto cut = chunkCut(data);
+    const RepetitionTotals totals = repetitionTotals(table, nv, cut.leftOut);
+    receivedShares(data.layout, totals, in);
     in.chunks = cut.chunks;
     in.preemptedChunks = cut.hit;
     in.keptPreempted = cut.keptAll;
@@ -376,11 +335,13 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
     in.pairs.assign(in.metrics.size(), {});
     for (const auto& rv : selection) {
         in.variants.push_back(rv.name);
+        const auto cut = chunkCut(*rv.data);
+        countCut(cut, static_cast<std::size_t>(rv.variant), in);
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             const auto& ms = rv.data->layout.metrics;
             const auto it =
                 std::find_if(ms.begin(), ms.end(), [&](const MetricSpec& x) { return x.name == in.metrics[m].name; });
-            in.repetitions[m].push_back(rv.data->repetitionValues(rv.variant, *it));
+            in.repetitions[m].push_back(repetitionValues(*rv.data, cut, rv.variant, *it));
             in.pairs[m].emplace_back();
         }
     }
@@ -417,6 +378,9 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
     const auto across = NF_TRY(analysisInputAcross(flat, metrics));
     AnalysisInput in;
     in.variants = names;
+    in.chunks = across.chunks;
+    in.preemptedChunks = across.preemptedChunks;
+    in.keptPreempted = across.keptPreempted;
     in.metrics = across.metrics;
     in.repetitions.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
@@ -435,6 +399,32 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
     }
     in.unit = "run";
     return in;
+}
+
+Result<void> putPrimaryFirst(AnalysisInput& in, const std::string& metric)
+{
+    const auto it = std::ranges::find_if(in.metrics, [&](const MetricSpec& m) { return m.name == metric; });
+    if (it == in.metrics.end()) {
+        std::vector<std::string> names;
+        for (const auto& m : in.metrics) {
+            names.push_back(m.name);
+        }
+        return Error{fmt::format("--primary {}: not among the metrics compared ({}); name it with --metric", metric,
+                                 fmt::join(names, ", "))};
+    }
+    const auto at = static_cast<std::ptrdiff_t>(it - in.metrics.begin());
+    const auto toFront = [at](auto& perMetric) {
+        if (static_cast<std::ptrdiff_t>(perMetric.size()) > at) {
+            std::rotate(perMetric.begin(), perMetric.begin() + at, perMetric.begin() + at + 1);
+        }
+    };
+    toFront(in.metrics);
+    toFront(in.repetitions);
+    toFront(in.pairs);
+    toFront(in.summaries);
+    toFront(in.runs);
+    toFront(in.runFloors);
+    return {};
 }
 
 }  // namespace nf::engine

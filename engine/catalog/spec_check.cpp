@@ -168,6 +168,23 @@ void checkPmu(const ExperimentSpec& spec, const WorkloadDescriptor* w, Checker& 
     }
 }
 
+// The primary metric must be one the run gives. An external command's metrics come from its output
+// (extractor=): those are checked when the run starts (engine/run/scheduler.cpp).
+void checkPrimary(const ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& check)
+{
+    if (spec.primaryMetric.empty() || w.kind == WorkloadKind::External) {
+        return;
+    }
+    std::string names;
+    for (const auto& m : workloadMetrics(w, spec.counters)) {
+        if (m.name == spec.primaryMetric) {
+            return;
+        }
+        names += (names.empty() ? "" : ", ") + m.name;
+    }
+    check.add(SpecField::Primary, spec.primaryMetric, "not a metric of " + w.name + " (metrics: " + names + ")");
+}
+
 void checkCpus(const ExperimentSpec& spec, const base::SystemFacts& facts, Checker& check)
 {
     if (spec.cpus.empty() && facts.allowedCpus.empty()) {
@@ -292,6 +309,7 @@ std::string_view toString(SpecField field)
         case SpecField::MaxTime: return "max_time";
         case SpecField::Margin: return "margin";
         case SpecField::Alpha: return "alpha";
+        case SpecField::Primary: return "primary_metric";
     }
     return "workload";
 }
@@ -333,6 +351,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     }
     checkRepetitionSize(spec, *w, check);
     checkUntil(spec, *w, check);
+    checkPrimary(spec, *w, check);
     if (spec.until && result.ok()) {
         spec.repetitions = untilRepetitions(spec);
     }

@@ -41,7 +41,8 @@ enum class SpecField {
     Until,    // --until decided: what it needs of the experiment
     MaxTime,  // --max-time
     Margin,   // the equivalence margin an until-decided run decides with
-    Alpha     // the error rate it decides with
+    Alpha,    // the error rate it decides with
+    Primary   // the metric the verdict rests on
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...
 

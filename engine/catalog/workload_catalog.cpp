@@ -58,9 +58,10 @@ const WorkloadDescriptor* findWorkload(std::string_view name)
     return nullptr;
 }
 
-std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w)
+std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w, const std::vector<std::string>& chosen,
+                                        const std::string& primary)
 {
-    const std::vector<std::string> counters = base::defaultCounterNames(true);
+    const std::vector<std::string> counters = chosen.empty() ? base::defaultCounterNames(true) : chosen;
     std::vector<MetricSpec> metrics;
     if (w.kind == WorkloadKind::Live) {
         std::vector<std::string> live = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,
@@ -83,8 +84,8 @@ std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w)
                            .scale = 1e-6,
                            .description = "wall time of the command"});
     }
-    std::stable_partition(metrics.begin(), metrics.end(),
-                          [&](const MetricSpec& m) { return m.name == w.primaryMetric; });
+    const std::string& first = primary.empty() ? w.primaryMetric : primary;
+    std::stable_partition(metrics.begin(), metrics.end(), [&](const MetricSpec& m) { return m.name == first; });
     return metrics;
 }
 

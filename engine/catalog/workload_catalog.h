@@ -56,9 +56,11 @@ struct WorkloadDescriptor {
 // Every workload, in the order `noisefloor workloads` lists them.
 const std::vector<WorkloadDescriptor>& workloadCatalog();
 const WorkloadDescriptor* findWorkload(std::string_view name);
-// The metrics a run of the workload gives where every default counter opens (cycles,
-// instructions, branch and cache misses), primary first; counters that do not open drop theirs.
-std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& workload);
+// The metrics a run of the workload gives where every counter opens, primary first (the workload's,
+// or `primary` when it names one of them); counters that do not open drop theirs. `counters`
+// empty: the default set (cycles, instructions, branch and cache misses).
+std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& workload,
+                                        const std::vector<std::string>& counters = {}, const std::string& primary = {});
 // "spin, indirect-call, ..."
 std::string workloadNames();
 

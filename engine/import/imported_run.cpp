@@ -1,5 +1,10 @@
 #include "engine/import/imported_run.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace nf::engine {
 
 std::string importWorkloadName(const std::string& format)
@@ -55,6 +60,20 @@ Result<ImportedRun> importedRun(const ImportTable& table, const ImportRequest& r
     spec.chunk = 0.0;
     run.start.variantParams = {nlohmann::json::object()};
     run.start.layout = table.layout;
+    if (!request.primary.empty()) {
+        auto& metrics = run.start.layout.metrics;
+        std::vector<std::string> names;
+        for (const auto& m : metrics) {
+            names.push_back(m.name);
+        }
+        if (std::ranges::find(names, request.primary) == names.end()) {
+            return Error{
+                fmt::format("--primary {}: not a metric of this import ({})", request.primary, fmt::join(names, ", "))};
+        }
+        std::stable_partition(metrics.begin(), metrics.end(),
+                              [&](const MetricSpec& m) { return m.name == request.primary; });
+        spec.primaryMetric = request.primary;
+    }
     run.start.environment = {
         {"system", systemJson(table, request)},
         {"import", importJson(table, request)},

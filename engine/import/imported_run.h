@@ -18,6 +18,7 @@ struct ImportRequest {
     std::string host{};    // "" = what the file says, else unknown
     std::string kernel{};  // likewise
     std::string cpuModel{};
+    std::string primary{};      // --primary: "" = the importer's choice (its table's first metric)
     std::string commandLine{};  // the import command as typed
     std::string toolVersion{};
 };

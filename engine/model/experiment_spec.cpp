@@ -211,6 +211,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     j["pmu"] = toString(spec.pmu);
     j["chunk"] = spec.chunk ? nlohmann::json(*spec.chunk) : nlohmann::json(nullptr);
     j["seed"] = spec.seed ? nlohmann::json(*spec.seed) : nlohmann::json(nullptr);
+    if (!spec.primaryMetric.empty()) {  // written only when chosen
+        j["primary_metric"] = spec.primaryMetric;
+    }
     if (spec.shareCpus) {  // written only when set, so runs that did not share read as before
         j["share_cpus"] = true;
     }
@@ -266,6 +269,7 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         auto order = NF_TRY(parseOrder(j.value("order", std::string("interleaved"))));
         spec.order = order;
         spec.label = j.value("label", std::string());
+        spec.primaryMetric = j.value("primary_metric", std::string());
         if (j.contains("chunk") && !j["chunk"].is_null()) {
             spec.chunk = j["chunk"].get<double>();
         }

@@ -87,6 +87,9 @@ struct ExperimentSpec {
     Order order = Order::Interleaved;
     std::optional<std::uint64_t> seed;  // unset = drawn at run time and recorded
     std::string label;
+    // The metric the verdict rests on (--primary): tested at alpha alone, the others Holm-adjusted
+    // among themselves. "" = the workload's (or the importer's) default.
+    std::string primaryMetric;
     std::optional<SweepPoint> sweep;    // set on the runs of a sweep
     std::optional<UntilDecided> until;  // unset: a fixed number of repetitions
 

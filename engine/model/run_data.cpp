@@ -32,7 +32,8 @@ int RunLayout::quantityIndex(std::string_view name) const
     return it == quantities.end() ? -1 : static_cast<int>(it - quantities.begin());
 }
 
-std::vector<double> RunData::repetitionValues(int variant, const MetricSpec& metric) const
+std::vector<double> RunData::repetitionValues(int variant, const MetricSpec& metric,
+                                              const std::vector<bool>& leftOut) const
 {
     const auto columns = metricColumns(metric, layout.quantities);
     if (!columns || std::max(columns->numerator, columns->denominator) >= samples.quantities()) {
@@ -51,7 +52,7 @@ std::vector<double> RunData::repetitionValues(int variant, const MetricSpec& met
     const auto num = samples.column(columns->numerator);
     const auto den = samples.column(columns->denominator);
     for (std::size_t i = 0; i < samples.size(); ++i) {
-        if (variants[i] == variant) {
+        if (variants[i] == variant && (leftOut.empty() || !leftOut[i])) {
             Totals& t = totals[slots.slot(reps[i])];
             t.numerator += num[i];
             t.denominator += den[i];

@@ -128,8 +128,10 @@ struct RunData {
     std::optional<PooledSummary> summaryOf(int variant, const MetricSpec& metric) const;
 
     // The metric's value per repetition of `variant` (ratio of totals over the repetition's
-    // samples), ordered by repetition; repetitions where it is undefined are skipped.
-    std::vector<double> repetitionValues(int variant, const MetricSpec& metric) const;
+    // samples but those `leftOut` marks, per sample; empty: none), ordered by repetition;
+    // repetitions where it is undefined, or with no sample left, are skipped. Which samples to leave
+    // out is the analysis's chunk rule (engine/analysis/chunk_cut.h).
+    std::vector<double> repetitionValues(int variant, const MetricSpec& metric, const std::vector<bool>& leftOut) const;
 };
 
 }  // namespace nf::engine

@@ -119,6 +119,13 @@ std::vector<DerivedMetric> conversionsLeftOut(const RunLayout& layout, const Ana
     return out;
 }
 
+// compare --primary; without it the primary metric is the one the run stored first (its workload's,
+// its importer's or its own --primary).
+Result<void> choosePrimary(AnalysisInput& input, const AnalysisOptions& options)
+{
+    return options.primary.empty() ? Result<void>{} : putPrimaryFirst(input, options.primary);
+}
+
 // What the compact text says about the metrics beyond the analysis's.
 void describeMetrics(EvidenceContext& ctx, const AnalysisInput& input, const RunLayout& layout,
                      const std::vector<std::string>& asked)
@@ -142,6 +149,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     if (choices.size() == 1 && choices.front().variant.empty()) {
         const auto& run = *choices.front().run;
         auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), metrics));
+        NF_TRY(choosePrimary(input, options));
         AnalysisOptions used = options;
         if (run.decision) {
             used.compare.marginPct = options.marginGiven ? options.compare.marginPct : run.decision->marginPct;
@@ -170,6 +178,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         return compareLabels(sides, metrics, floors, options);
     }
     auto input = NF_TRY(analysisInputAcross(chosenVariants(choices), metrics));
+    NF_TRY(choosePrimary(input, options));
     auto analysis = NF_TRY(analyze(input, options));
     std::vector<const RunRecord*> runs;
     for (const auto& c : choices) {
@@ -216,6 +225,7 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
         }
     }
     auto input = NF_TRY(analysisInputPooled(names, groups, boots, metrics));
+    NF_TRY(choosePrimary(input, options));
     for (std::size_t m = 0; m < input.metrics.size(); ++m) {
         if (const auto it = floors.find(input.metrics[m].name); it != floors.end()) {
             input.runFloors[m] = it->second;

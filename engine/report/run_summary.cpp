@@ -1,5 +1,6 @@
 #include "engine/report/run_summary.h"
 
+#include "engine/analysis/chunk_cut.h"
 #include "engine/report/text_table.h"
 
 #include <cmath>
@@ -10,6 +11,7 @@ namespace nf::engine {
 std::vector<MetricSummary> summarizeRun(const RunData& data)
 {
     std::vector<MetricSummary> out;
+    const ChunkCut cut = chunkCut(data);
     for (const auto& metric : data.layout.metrics) {
         MetricSummary ms{metric, {}};
         for (std::size_t v = 0; v < data.variantNames.size(); ++v) {
@@ -25,7 +27,7 @@ std::vector<MetricSummary> summarizeRun(const RunData& data)
                 ms.perVariant.push_back(s);
                 continue;
             }
-            ms.perVariant.push_back(summarize(data.repetitionValues(static_cast<int>(v), metric)));
+            ms.perVariant.push_back(summarize(repetitionValues(data, cut, static_cast<int>(v), metric)));
         }
         out.push_back(std::move(ms));
     }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/analysis/chunk_cut.h"
 #include "engine/report/evidence_context.h"
 #include "engine/report/run_summary.h"
 
@@ -167,6 +168,26 @@ void printRunHeader(const RunRecord& run, std::ostream& out)
     printClock(run.environment, out);
 }
 
+namespace {
+
+// What a repetition value leaves out, when the run measured in chunks.
+std::string cleanChunksNote(const ChunkCut& cut)
+{
+    if (cut.chunks == 0) {
+        return "";
+    }
+    if (cut.keptAll) {
+        return fmt::format(", over every chunk ({} of {} were switched out or stalled: too many to leave out)", cut.hit,
+                           cut.chunks);
+    }
+    return fmt::format(
+        ", over the chunks the measuring thread ran through ({} of {} left out: switched out or "
+        "stalled)",
+        cut.hit, cut.chunks);
+}
+
+}  // namespace
+
 void printRunText(const RunRecord& run, const std::string& dbPath, std::ostream& out)
 {
     const auto& r = run.row;
@@ -181,10 +202,10 @@ void printRunText(const RunRecord& run, const std::string& dbPath, std::ostream&
             r.id, dbPath);
         return;
     }
-    out << fmt::format(
-        "\nn counts repetitions; each repetition's value is its total of the numerator over its "
-        "total of the denominator.\nstored as run {} in {}\n",
-        r.id, dbPath);
+    out << "\nn counts repetitions; each repetition's value is its total of the numerator over its total of the "
+           "denominator"
+        << cleanChunksNote(chunkCut(run.data)) << ".\n"
+        << fmt::format("stored as run {} in {}\n", r.id, dbPath);
 }
 
 }  // namespace nf::engine

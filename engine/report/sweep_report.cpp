@@ -52,10 +52,16 @@ nlohmann::json number(double v)
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
-std::string sweepMetric(const RunRecord& run, const std::vector<std::string>& metrics)
+std::string sweepMetric(const RunRecord& run, const std::vector<std::string>& metrics, const std::string& primary)
 {
+    if (!primary.empty()) {
+        return primary;
+    }
     if (!metrics.empty()) {
         return metrics.front();
+    }
+    if (!run.spec.primaryMetric.empty()) {
+        return run.spec.primaryMetric;
     }
     if (const auto* workload = findWorkload(run.row.workload)) {
         return workload->primaryMetric;
@@ -81,7 +87,7 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
         }
         auto run = NF_TRY(load(row.id));
         if (report.metric.empty()) {
-            report.metric = sweepMetric(run, metrics);
+            report.metric = sweepMetric(run, metrics, options.primary);
         }
         if (run.spec.pmu.simulated) {
             report.simulated = simulatedCountersNote(run.spec.pmu);

@@ -103,7 +103,7 @@ Result<void> Worker::setUp()
     }
     m_layout.metrics = callLoopMetrics(m_layout.quantities);
     std::stable_partition(m_layout.metrics.begin(), m_layout.metrics.end(),
-                          [&](const MetricSpec& m) { return m.name == m_p.workload->primaryMetric; });
+                          [&](const MetricSpec& m) { return m.name == m_p.primaryMetric(); });
     m_loopOverhead = loopOverheadTicks();
     return {};
 }

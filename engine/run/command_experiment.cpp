@@ -132,6 +132,14 @@ public:
         auto probe = NF_TRY(m_context.counters().open(probes::CounterTarget::callingThread()));
         const auto& first = m_configs.front();
         m_layout = makeLayout(first, probe.names(), !first.counterCpus.empty());
+        if (const auto& primary = m_p.spec.primaryMetric; !primary.empty()) {  // --primary: listed first
+            auto& metrics = m_layout.layout.metrics;
+            if (std::ranges::none_of(metrics, [&](const MetricSpec& m) { return m.name == primary; })) {
+                return Error{"--primary " + primary + ": not measured in this run"};
+            }
+            std::stable_partition(metrics.begin(), metrics.end(),
+                                  [&](const MetricSpec& m) { return m.name == primary; });
+        }
         for (const auto& c : m_configs) {
             if (c.hasMetric() != first.hasMetric() || c.metricName != first.metricName ||
                 c.counterCpus != first.counterCpus) {

@@ -145,7 +145,7 @@ RunLayout LiveWorker::layout(const std::vector<std::string>& sessionQuantities,
     }
     layout.metrics = liveMetrics(layout.quantities);
     std::stable_partition(layout.metrics.begin(), layout.metrics.end(),
-                          [&](const MetricSpec& m) { return m.name == m_p.workload->primaryMetric; });
+                          [&](const MetricSpec& m) { return m.name == m_p.primaryMetric(); });
     return layout;
 }
 

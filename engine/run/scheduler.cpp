@@ -123,6 +123,15 @@ bool Consumer::take(WorkerMessage message)
 
 void Consumer::ready(const WorkerReady& ready)
 {
+    // A chosen primary metric the run does not give (its counter did not open): nothing is stored,
+    // since the verdict would rest on another. The workers list it first when it is there.
+    const auto& metrics = ready.layout.metrics;
+    if (const auto& primary = m_p.spec.primaryMetric;
+        !primary.empty() && (metrics.empty() || metrics.front().name != primary)) {
+        m_observerError = Error{"--primary " + primary + ": not measured in this run (its counter did not open)"};
+        m_go.set_value(false);
+        return;
+    }
     RunStart start{m_p.spec, {}, ready.layout, ready.environment};
     for (const auto& params : m_p.params) {
         start.variantParams.emplace_back(params.all());

@@ -30,6 +30,13 @@ struct PreparedExperiment {
     std::optional<probes::SimulatedPmu> simulated;  // --pmu simulated: its settings
     int workerCpu = 0;
     base::SystemFacts facts;
+
+    // The metric the verdict rests on: --primary, else the workload's. The stored layout lists it
+    // first, and the until-decided monitor decides on it.
+    const std::string& primaryMetric() const
+    {
+        return spec.primaryMetric.empty() ? workload->primaryMetric : spec.primaryMetric;
+    }
 };
 
 // checkExperiment (engine/catalog/spec_check.h), then the counters and the seed, and the workload's

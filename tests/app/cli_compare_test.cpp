@@ -206,6 +206,46 @@ TEST_F(CliCompare, StatOnValuesNear1eMinus100)
     EXPECT_EQ(j["verdict"], "different");
 }
 
+// --primary chooses the metric the verdict rests on: stored with the run (listed first, tested at
+// alpha alone, `primary_metric: true` in the JSON), chosen again by compare, and refused when the
+// run does not measure it, before anything runs or is stored.
+TEST_F(CliCompare, PrimaryMetricIsChosenOnRunAndCompare)
+{
+    const auto r = run({"run", "spin", "--variant", "a:work=400", "--variant", "b:work=800", "--reps", "3",
+                        "--duration", "0.1", "--warmup", "0.05", "--primary", "ns_per_op"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto primaryOf = [](const nlohmann::json& report) {
+        std::vector<std::string> primary;
+        for (const auto& c : report["comparisons"]) {
+            if (c["primary_metric"].get<bool>()) {
+                primary.push_back(c["metric"]);
+            }
+        }
+        return primary;
+    };
+    const auto stored = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);
+    EXPECT_EQ(primaryOf(stored), std::vector<std::string>{"ns_per_op"});
+    EXPECT_EQ(stored["comparisons"][0]["metric"], "ns_per_op");
+    const auto exported = nlohmann::json::parse(run({"export", "last", "--format", "json"}).out);
+    EXPECT_EQ(exported["spec"]["primary_metric"], "ns_per_op");
+
+    const auto chosen =
+        nlohmann::json::parse(run({"compare", "last", "--format", "json", "--primary", "tsc_per_op"}).out);
+    EXPECT_EQ(primaryOf(chosen), std::vector<std::string>{"tsc_per_op"});
+    EXPECT_EQ(chosen["comparisons"][0]["metric"], "tsc_per_op");
+
+    const auto notCompared = run({"compare", "last", "--primary", "no_such_metric"});
+    EXPECT_EQ(notCompared.status, 2);
+    EXPECT_NE(notCompared.err.find("--primary no_such_metric: not among the metrics compared"), std::string::npos)
+        << notCompared.err;
+    const auto before = run({"list"}).out;
+    const auto refused = run({"run", "spin", "--reps", "2", "--duration", "0.05", "--primary", "pps"});
+    EXPECT_EQ(refused.status, 2);
+    EXPECT_NE(refused.err.find("--primary pps: not a metric of spin"), std::string::npos) << refused.err;
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+    EXPECT_EQ(run({"list"}).out, before) << "nothing stored";
+}
+
 TEST_F(CliCompare, CalibrateReportsTheNoiseFloor)
 {
     const auto r =

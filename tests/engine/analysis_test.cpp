@@ -124,7 +124,8 @@ TEST(Analyze, ChunksWithTheWorkerSwitchedOutAreLeftOutOfThePairs)
     EXPECT_NEAR(c.result.interval.estimatePct, 0, 0.1);
     bool said = false;
     for (const auto& w : a->warnings) {
-        said = said || w.find("100 of 600 chunks (16.7%) left out of the paired analysis") != std::string::npos;
+        said = said || w.find("100 of 600 chunks (16.7%) left out of the chunk pairs and the repetition values") !=
+                           std::string::npos;
     }
     EXPECT_TRUE(said);
 

@@ -45,7 +45,7 @@ std::vector<double> values(const ImportTable& table, const std::string& metric)
     }
     for (const auto& m : table.layout.metrics) {
         if (m.name == metric) {
-            return data.repetitionValues(0, m);
+            return data.repetitionValues(0, m, {});
         }
     }
     ADD_FAILURE() << "no metric " << metric;

@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "engine/analysis/chunk_cut.h"
 #include "engine/model/metric.h"
 #include "engine/net/cleanup.h"
 #include "engine/net/cpu_pin.h"
@@ -347,7 +348,7 @@ TEST(LiveRun, TwoVariantsStorePpsPerInterval)
         EXPECT_NEAR(s.values[static_cast<std::size_t>(elapsed)], 0.1e9, 0.05e9);
     }
     for (int v = 0; v < 2; ++v) {
-        const auto pps = data.repetitionValues(v, data.layout.metrics.front());
+        const auto pps = repetitionValues(data, chunkCut(data), v, data.layout.metrics.front());
         ASSERT_EQ(pps.size(), 2u);
         EXPECT_GT(pps[0], 100);
     }

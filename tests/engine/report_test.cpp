@@ -31,7 +31,7 @@ RunData twoVariants()
 TEST(Report, RepetitionValuesAreRatiosOfTotals)
 {
     const auto d = twoVariants();
-    const auto values = d.repetitionValues(1, d.layout.metrics[0]);
+    const auto values = d.repetitionValues(1, d.layout.metrics[0], {});
     EXPECT_EQ(values, (std::vector<double>{2000, 2001, 2002}));
 }
 

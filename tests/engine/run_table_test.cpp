@@ -139,7 +139,7 @@ TEST(RunTable, RepetitionValuesAreRatiosOfEachRepetitionsTotals)
                         expected.push_back(*value);
                     }
                 }
-                EXPECT_EQ(data.repetitionValues(v, metric), expected) << metric.name << " " << spread;
+                EXPECT_EQ(data.repetitionValues(v, metric, {}), expected) << metric.name << " " << spread;
                 EXPECT_EQ(expected.size(), 12u);
             }
         }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/analysis/chunk_cut.h"
 #include "engine/run/run_collector.h"
 #include "engine/stats/descriptive.h"
 
@@ -88,8 +89,8 @@ TEST(RunExperiment, AlternatesChunksAndMeasuresBothVariants)
     EXPECT_EQ(data.layout.metrics.front().name, "tsc_per_op");
     EXPECT_NE(data.layout.quantityIndex("task-clock"), -1);
     // work=400 costs about twice work=200: a loose bound, this checks the plumbing, not the speed.
-    const double a = mean(data.repetitionValues(0, data.layout.metrics.front()));
-    const double b = mean(data.repetitionValues(1, data.layout.metrics.front()));
+    const double a = mean(repetitionValues(data, chunkCut(data), 0, data.layout.metrics.front()));
+    const double b = mean(repetitionValues(data, chunkCut(data), 1, data.layout.metrics.front()));
     EXPECT_GT(b / a, 1.5);
     EXPECT_LT(b / a, 2.5);
     const auto& env = collector.start().environment;
