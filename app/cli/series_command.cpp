@@ -144,6 +144,9 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
         out << fmt::format("  steps {}..{} against {}..{}\n", r.steps[c.segmentBegin].name, r.steps[c.step - 1].name,
                            r.steps[c.step].name, r.steps[c.segmentEnd - 1].name);
     }
+    for (const auto& apart : r.apart) {  // not changes, and not dropped silently either
+        writeWrapped(engine::describe(apart, r.steps), out);
+    }
     out << '\n';
     for (const auto& line : engine::wrap("method: " + r.method, 72, "  ")) {
         out << line << '\n';
@@ -163,10 +166,20 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
     }
 }
 
+std::string apartKind(engine::StepApart::Kind kind)
+{
+    switch (kind) {
+        case engine::StepApart::Kind::Alone: return "alone";
+        case engine::StepApart::Kind::First: return "first";
+        case engine::StepApart::Kind::Last: return "last";
+    }
+    return "alone";
+}
+
 void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, std::ostream& out)
 {
     out << "step,name,metric,unit,n,mean,ci_low,ci_high,delta_prev_pct,p_prev_holm,change_here,change_delta_pct,"
-           "change_ci_low_pct,change_ci_high_pct,change_p_holm\n";
+           "change_ci_low_pct,change_ci_high_pct,change_p_holm,stands_apart\n";
     auto num = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.10g}", v); };
     for (std::size_t k = 0; k < r.steps.size(); ++k) {
         const auto& s = r.steps[k];
@@ -176,11 +189,12 @@ void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, s
         if (name.find_first_of(",\"") != std::string::npos) {
             name = "\"" + name + "\"";
         }
-        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k + 1, name, metric.name, metric.unit,
+        const auto apart = std::find_if(r.apart.begin(), r.apart.end(), [&](const auto& x) { return x.step == k; });
+        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k + 1, name, metric.name, metric.unit,
                            s.summary.n, num(s.summary.mean), num(s.ciLow), num(s.ciHigh), num(s.deltaPrevPct),
                            num(s.pPrev), here ? 1 : 0, here ? num(c->effect.interval.estimatePct) : "",
                            here ? num(c->effect.interval.ci.low) : "", here ? num(c->effect.interval.ci.high) : "",
-                           here ? num(c->pAdjusted) : "");
+                           here ? num(c->pAdjusted) : "", apart == r.apart.end() ? "" : apartKind(apart->kind));
     }
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "engine/analysis/across_runs.h"
@@ -16,6 +17,12 @@ namespace nf::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+constexpr const char* kPersistence =
+    "A change is a level that stays: a step alone between two changes, on the same side of both "
+    "neighbours, is named as standing apart and the search made again without it (at alpha / (1 + the "
+    "steps taken out)); a change right after the first step or at the last is reported as that step "
+    "differing from the rest, not as a change.";
 
 // E[the largest of n chi-square(1) values] = integral of 1 - F(x)^n, F(x) = erf(sqrt(x / 2)),
 // taken over u = sqrt(x) by the midpoint rule (the integrand is below 1e-30 past u = 12).
@@ -36,7 +43,8 @@ double trimmedConstant(std::size_t n)
     return n < 3 ? 1.0 : (static_cast<double>(n) - 1) / (static_cast<double>(n) - expectedLargestChiSquare1(n));
 }
 
-double betweenOfSteps(const std::vector<double>& means, const std::vector<double>& within, double constant)
+double betweenOfSteps(const std::vector<double>& means, const std::vector<double>& within, double constant,
+                      bool trim = true)
 {
     if (means.size() < 2) {
         return 0;
@@ -46,7 +54,7 @@ double betweenOfSteps(const std::vector<double>& means, const std::vector<double
         squares.push_back((means[k] - means[k - 1]) * (means[k] - means[k - 1]));
     }
     std::sort(squares.begin(), squares.end());
-    if (squares.size() >= 3) {
+    if (trim && squares.size() >= 3) {
         squares.pop_back();  // the largest: where a step changes, if one does
     }
     return std::max(0.0, constant * mean(squares) / 2 - mean(within));
@@ -249,6 +257,122 @@ void compareAdjacent(const std::vector<SeriesStep>& steps, std::vector<StepStats
     }
 }
 
+// Separate runs: how far step k stands from both neighbours on the same side: the nearer one's
+// distance over the standard error of a difference of two runs. 0 for the first and last step, and
+// where the neighbours lie on either side of it (a change passes through k).
+double aloneStatistic(const std::vector<double>& means, const std::vector<double>& within, double between,
+                      std::size_t k)
+{
+    if (k == 0 || k + 1 >= means.size()) {
+        return 0;
+    }
+    const double left = means[k] - means[k - 1];
+    const double right = means[k] - means[k + 1];
+    if (left * right <= 0) {
+        return 0;
+    }
+    const bool leftNearer = std::fabs(left) <= std::fabs(right);
+    const double d = std::min(std::fabs(left), std::fabs(right));
+    const double v = 2 * between + within[k] + within[leftNearer ? k - 1 : k + 1];
+    return v > 0 ? d / std::sqrt(v) : (d > 0 ? std::numeric_limits<double>::infinity() : 0);
+}
+
+struct Alone {
+    std::size_t step = 0;
+    double statistic = 0;
+    double between = 0;  // the between-run variance estimated without the step
+};
+
+// The step standing farthest apart, each judged against the between-run variance estimated without
+// it (one disturbed run inflates both differences beside it). `constant`: trimmedConstant of the
+// n - 2 adjacent differences left.
+Alone mostAlone(const std::vector<double>& means, const std::vector<double>& within, double constant)
+{
+    Alone best;
+    std::vector<double> m;
+    std::vector<double> w;
+    for (std::size_t k = 1; k + 1 < means.size(); ++k) {
+        m.clear();
+        w.clear();
+        for (std::size_t j = 0; j < means.size(); ++j) {
+            if (j != k) {
+                m.push_back(means[j]);
+                w.push_back(within[j]);
+            }
+        }
+        const double between = betweenOfSteps(m, w, constant, constant == 1.0 ? false : true);
+        const double t = aloneStatistic(means, within, between, k);
+        if (t > best.statistic) {
+            best = {k, t, between};
+        }
+    }
+    return best;
+}
+
+// The share of series simulated with neither a change nor a disturbed run (as simulatedP, with the
+// between-run variance estimated without the step found) whose step standing farthest apart stands
+// at least `observed` apart.
+double aloneP(const RunLevel& rl, double between, double observed, int draws, double constant, std::mt19937_64& rng)
+{
+    std::normal_distribution<double> z(0.0, 1.0);
+    std::vector<double> means(rl.means.size());
+    std::vector<double> within(rl.means.size());
+    int atLeast = 0;
+    for (int i = 0; i < draws; ++i) {
+        for (std::size_t k = 0; k < means.size(); ++k) {
+            means[k] = std::sqrt(between + rl.within[k]) * z(rng);
+            const double df = rl.reps[k] - 1;
+            within[k] = df >= 1 ? rl.within[k] * std::chi_squared_distribution<double>(df)(rng) / df : 0;
+        }
+        if (mostAlone(means, within, constant).statistic >= observed * (1 - 1e-12)) {
+            ++atLeast;
+        }
+    }
+    return (1.0 + atLeast) / (1.0 + draws);
+}
+
+std::vector<SeriesStep> subset(const std::vector<SeriesStep>& steps, const std::vector<std::size_t>& kept)
+{
+    std::vector<SeriesStep> out;
+    out.reserve(kept.size());
+    for (const auto k : kept) {
+        out.push_back(steps[k]);
+    }
+    return out;
+}
+
+double pctOf(double value, double reference)
+{
+    return reference != 0 ? (value / reference - 1) * 100 : kNaN;
+}
+
+// Separate runs: takes out, one at a time, the run standing farthest apart from both neighbours
+// while the simulated p of one standing that far in a series without one is below alpha. Each is
+// reported by name, and the change points are looked for in the steps left.
+void takeOutAloneRuns(const std::vector<SeriesStep>& steps, const SeriesOptions& options,
+                      std::vector<std::size_t>& kept, std::vector<StepApart>& apart)
+{
+    std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
+    // The first needs 4 steps (2 with neighbours on both sides); a further one 6 left, since the
+    // run-to-run variance of fewer is too rough to single out a second.
+    while (kept.size() >= (apart.empty() ? 4u : 6u)) {
+        const RunLevel rl = runLevel(subset(steps, kept));
+        const double constant = 1.0;
+        const auto best = mostAlone(rl.means, rl.within, constant);
+        if (best.statistic == 0) {
+            return;
+        }
+        // The first at alpha, the j-th at alpha / j: a run taken out makes the rest look quieter.
+        const double p = aloneP(rl, best.between, best.statistic, options.permutations, constant, rng);
+        if (!(p < options.alpha / static_cast<double>(apart.size() + 1))) {
+            return;
+        }
+        const double neighbours = (rl.means[best.step - 1] + rl.means[best.step + 1]) / 2;
+        apart.push_back({kept[best.step], StepApart::Kind::Alone, pctOf(rl.means[best.step], neighbours), p});
+        kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(best.step));
+    }
+}
+
 class Segmenter {
 public:
     Segmenter(const std::vector<SeriesStep>& steps, const SeriesOptions& options, const RunLevel* runs)
@@ -342,7 +466,134 @@ private:
     std::mt19937_64 m_rng;
 };
 
+struct Segments {
+    std::vector<ChangePoint> tested;   // every segment test, in the order made
+    std::vector<ChangePoint> changes;  // significant ones, by step
+};
+
+// Binary segmentation of `steps`: with `runs`, each step its own run (the run-level variance
+// estimated from them); otherwise as `options` says (exchangeable repetitions or blocked).
+Segments segment(const std::vector<SeriesStep>& steps, const SeriesOptions& options, bool runs)
+{
+    const RunLevel rl = runs ? runLevel(steps) : RunLevel{};
+    Segments s;
+    std::vector<int> parent;
+    Segmenter(steps, options, runs ? &rl : nullptr).run(0, steps.size(), s.tested, parent, -1);
+    std::vector<double> p;
+    for (const auto& c : s.tested) {
+        p.push_back(c.p);
+    }
+    // Separate runs: a segment is tested only when its parent is significant, and the parent's test
+    // guards the family (under no change at all, a change is reported at most alpha of the time).
+    const auto adjusted = runs ? p : stats::holm(p);
+    std::vector<bool> kept(s.tested.size(), false);
+    for (std::size_t i = 0; i < s.tested.size(); ++i) {  // parents come before their children
+        s.tested[i].pAdjusted = adjusted[i];
+        kept[i] = adjusted[i] < options.alpha && (parent[i] < 0 || kept[static_cast<std::size_t>(parent[i])]);
+        if (kept[i]) {
+            s.changes.push_back(s.tested[i]);
+        }
+    }
+    std::sort(s.changes.begin(), s.changes.end(), [](const auto& a, const auto& b) { return a.step < b.step; });
+    return s;
+}
+
+// A step alone between two changes and on the same side of both neighbours: one disturbed
+// measurement, not two changes. Its position in `steps`, if there is one.
+std::optional<std::size_t> aloneBetweenChanges(const std::vector<ChangePoint>& changes,
+                                               const std::vector<SeriesStep>& steps)
+{
+    for (std::size_t i = 0; i + 1 < changes.size(); ++i) {
+        const std::size_t k = changes[i].step;
+        if (changes[i + 1].step == k + 1 && k + 1 < steps.size()) {
+            const double here = mean(steps[k].values);
+            if ((here - mean(steps[k - 1].values)) * (here - mean(steps[k + 1].values)) > 0) {
+                return k;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// The change points of the steps `kept`, in the series' own step numbers, without those that do not
+// persist: a step alone between two changes is taken out and the rest searched again; a change
+// right after the first step or at the last leaves that step differing from the rest, said by name.
+void findChanges(const std::vector<SeriesStep>& steps, const SeriesOptions& options, bool runs,
+                 std::vector<std::size_t> kept, SeriesResult& r)
+{
+    for (;;) {
+        const auto sub = subset(steps, kept);
+        // Steps taken out leave the rest looking quieter than they are: the search is then made at
+        // alpha / (1 + the number taken out).
+        SeriesOptions o = options;
+        o.alpha = options.alpha / static_cast<double>(1 + r.apart.size());
+        auto found = segment(sub, o, runs && sub.size() >= 3);
+        if (const auto k = aloneBetweenChanges(found.changes, sub); k && kept.size() > 3) {
+            const double neighbours = (mean(sub[*k - 1].values) + mean(sub[*k + 1].values)) / 2;
+            r.apart.push_back({kept[*k], StepApart::Kind::Alone, pctOf(mean(sub[*k].values), neighbours), kNaN});
+            kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(*k));
+            continue;
+        }
+        const auto restMean = [&](std::size_t begin, std::size_t end, std::size_t without) {
+            std::vector<double> means;
+            for (std::size_t j = begin; j < end; ++j) {
+                if (j != without) {
+                    means.push_back(mean(sub[j].values));
+                }
+            }
+            return mean(means);
+        };
+        auto& changes = found.changes;
+        if (!changes.empty() && changes.back().step + 1 == sub.size()) {
+            const auto& c = changes.back();
+            const double rest = restMean(c.segmentBegin, c.segmentEnd, c.step);
+            r.apart.push_back(
+                {kept[c.step], StepApart::Kind::Last, pctOf(mean(sub[c.step].values), rest), c.pAdjusted});
+            changes.pop_back();
+        }
+        if (!changes.empty() && changes.front().step == 1 && sub.size() > 2) {
+            const auto& c = changes.front();
+            const double rest = restMean(c.segmentBegin, c.segmentEnd, 0);
+            r.apart.push_back({kept[0], StepApart::Kind::First, pctOf(mean(sub[0].values), rest), c.pAdjusted});
+            changes.erase(changes.begin());
+        }
+        const auto original = [&](std::size_t j) { return j < kept.size() ? kept[j] : steps.size(); };
+        for (auto* list : {&found.tested, &found.changes}) {
+            for (auto& c : *list) {
+                c.step = original(c.step);
+                c.segmentBegin = original(c.segmentBegin);
+                c.segmentEnd = original(c.segmentEnd);
+            }
+        }
+        r.tested = std::move(found.tested);
+        r.changes = std::move(found.changes);
+        std::sort(r.apart.begin(), r.apart.end(), [](const auto& a, const auto& b) { return a.step < b.step; });
+        return;
+    }
+}
+
 }  // namespace
+
+std::string describe(const StepApart& apart, const std::vector<StepStats>& steps)
+{
+    const std::string& name = steps.at(apart.step).name;
+    const std::string p = std::isnan(apart.p) ? std::string() : fmt::format(", p={:.3g}", apart.p);
+    switch (apart.kind) {
+        case StepApart::Kind::Alone:
+            return fmt::format("{} stands apart: rerun it ({:+.2f}% from its neighbours{})", name, apart.deltaPct, p);
+        case StepApart::Kind::First:
+            return fmt::format(
+                "{} differs from the rest ({:+.2f}%{}): a change or a disturbed run; rerun {} or add a step "
+                "before it",
+                name, apart.deltaPct, p, name);
+        case StepApart::Kind::Last:
+            return fmt::format(
+                "{} differs from the rest ({:+.2f}%{}): a change or a disturbed run; rerun {} or add a step after "
+                "it",
+                name, apart.deltaPct, p, name);
+    }
+    return name;
+}
 
 BestSplit bestSplit(const std::vector<double>& values, const std::vector<std::size_t>& sizes)
 {
@@ -415,7 +666,16 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
         }
     }
     const bool runs = options.separateRuns && !options.blocked && steps.size() >= 3;
-    const RunLevel rl = runs ? runLevel(steps) : RunLevel{};
+    std::vector<std::size_t> kept(steps.size());
+    std::iota(kept.begin(), kept.end(), std::size_t{0});
+    if (runs) {
+        takeOutAloneRuns(steps, options, kept, r.apart);
+    }
+    RunLevel rl = runs ? runLevel(steps) : RunLevel{};
+    if (runs && kept.size() < steps.size()) {  // the run-to-run variance without the runs standing apart
+        const RunLevel left = runLevel(subset(steps, kept));
+        rl.between = left.between;
+    }
     if (runs) {
         compareAdjacentRuns(rl, r.steps);
         widenStepIntervals(rl, options.alpha, r.steps);
@@ -431,24 +691,7 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
         }
     }
 
-    std::vector<int> parent;
-    Segmenter(steps, options, runs ? &rl : nullptr).run(0, steps.size(), r.tested, parent, -1);
-    std::vector<double> p;
-    for (const auto& c : r.tested) {
-        p.push_back(c.p);
-    }
-    // Separate runs: a segment is tested only when its parent is significant, and the parent's test
-    // guards the family (under no change at all, a change is reported at most alpha of the time).
-    const auto adjusted = runs ? p : stats::holm(p);
-    std::vector<bool> kept(r.tested.size(), false);
-    for (std::size_t i = 0; i < r.tested.size(); ++i) {  // parents come before their children
-        r.tested[i].pAdjusted = adjusted[i];
-        kept[i] = adjusted[i] < options.alpha && (parent[i] < 0 || kept[static_cast<std::size_t>(parent[i])]);
-        if (kept[i]) {
-            r.changes.push_back(r.tested[i]);
-        }
-    }
-    std::sort(r.changes.begin(), r.changes.end(), [](const auto& a, const auto& b) { return a.step < b.step; });
+    findChanges(steps, options, runs, kept, r);
     if (runs) {
         r.method = fmt::format(
             "each step is its own run: the run-to-run variance of the step means is estimated from the "
@@ -459,8 +702,12 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
             "within-run); its p-value is the share of {} series simulated without a change (seed {}), each "
             "estimating the run-to-run variance again, whose largest statistic is at least as large. A "
             "significant segment is split again and its halves tested at alpha {:g}; the first test guards "
-            "the family.",
-            r.betweenRunCv * 100, options.permutations, options.seed, options.alpha);
+            "the family. Before the search, the run standing farthest from both neighbours on one side (the "
+            "nearer one's distance over its standard error, the run-to-run variance estimated without it) is "
+            "taken out and named when as far is found in under alpha of {} series simulated without one, and "
+            "the next looked for. {}",
+            r.betweenRunCv * 100, options.permutations, options.seed, options.alpha, options.permutations,
+            kPersistence);
         return r;
     }
     if (options.blocked) {
@@ -473,8 +720,8 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
             "is the share of {} permutations of the steps within "
             "each block (seed {}) whose largest |t| is at least as large. Significant segments are split again; "
             "p-values are Holm-adjusted over every segment tested (alpha {:g}). A change's effect is paired too: "
-            "per block, the geometric mean of the steps after against the steps before.",
-            options.permutations, options.seed, options.alpha);
+            "per block, the geometric mean of the steps after against the steps before. {}",
+            options.permutations, options.seed, options.alpha, kPersistence);
         return r;
     }
     r.method =
@@ -484,7 +731,7 @@ Result<SeriesResult> analyzeSeries(const std::vector<SeriesStep>& steps, const S
         std::to_string(options.seed) +
         ") whose largest |t| is at least as large, so the search for the split is part of the test. "
         "Significant segments are split again; p-values are Holm-adjusted over every segment tested " +
-        fmt::format("(alpha {:g}).", options.alpha);
+        fmt::format("(alpha {:g}). {}", options.alpha, kPersistence);
     return r;
 }
 

@@ -54,8 +54,26 @@ struct ChangePoint {
     Comparison effect;     // after against before, over the segment (Fieller interval)
 };
 
+// A step the series cannot call a change at. A change is a level that stays: a run (or variant)
+// far from both neighbours in the same direction is one disturbed measurement, and a first or last
+// step that differs from the rest has nothing beyond it to show the new level stays.
+struct StepApart {
+    enum class Kind {
+        Alone,  // far from both neighbours, on the same side: rerun it
+        First,  // differs from the rest, with nothing before it
+        Last    // differs from the rest, with nothing after it
+    };
+    std::size_t step = 0;
+    Kind kind = Kind::Alone;
+    double deltaPct = 0;                                  // against its neighbours' mean (Alone), else the rest's
+    double p = std::numeric_limits<double>::quiet_NaN();  // the outlier test's; NaN when segmentation found it
+};
+// "s3 stands apart: rerun it (+12.40% from its neighbours, p=0.002)", and the like.
+std::string describe(const StepApart& apart, const std::vector<StepStats>& steps);
+
 struct SeriesResult {
     std::vector<StepStats> steps;
+    std::vector<StepApart> apart;      // by step: not changes, said by name
     std::vector<ChangePoint> changes;  // significant ones, by step
     std::vector<ChangePoint> tested;   // every segment test, in the order made
     std::vector<std::string> warnings;

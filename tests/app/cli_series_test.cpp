@@ -117,10 +117,12 @@ TEST_F(CliSeries, PoolsTheRunsOfALabelWithTheRunAsTheUnit)
 TEST_F(CliSeries, InterleavedMeasuresTheStepsAsVariantsOfOneRunAndPairsThem)
 {
     // s1 and s2 are the same: at the default alpha 0.05 one run in twenty would call them
-    // different by design, so the A/A half of this check runs at alpha 0.001.
-    auto r = run({"series", "--alpha", "0.001", "--interleaved", "--", "spin", "--variant", "s1:work=1000", "--variant",
-                  "s2:work=1000", "--variant", "s3:work=2000", "--reps", "6", "--duration", "0.05", "--warmup", "0",
-                  "--share-cpus"});
+    // different by design, so the A/A half of this check runs at alpha 0.001. s4 shows that the
+    // level s3 moved to stays (a last step that differs is not a change on its own).
+    auto r = run(
+        {"series",       "--alpha",   "0.001",        "--interleaved", "--",           "spin",      "--variant",
+         "s1:work=1000", "--variant", "s2:work=1000", "--variant",     "s3:work=2000", "--variant", "s4:work=2000",
+         "--reps",       "6",         "--duration",   "0.05",          "--warmup",     "0",         "--share-cpus"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("noisefloor series: tsc_per_op"), std::string::npos) << r.out;
     // spin alternates its variants in chunks: the rounds are the blocks.
@@ -141,6 +143,25 @@ TEST_F(CliSeries, InterleavedMeasuresTheStepsAsVariantsOfOneRunAndPairsThem)
     auto labels = run({"series", "--interleaved", "--label", "x", "--", "spin"});
     EXPECT_EQ(labels.status, 2);
     EXPECT_NE(labels.err.find("not --label"), std::string::npos) << labels.err;
+}
+
+// A last step that differs from the rest is said by name, with what to do, not called a change
+// (nothing after it shows that its level stays) and not hidden as "no change" either.
+TEST_F(CliSeries, ALastStepThatDiffersIsNamedWithWhatToDo)
+{
+    auto r = run({"series", "--interleaved", "--", "spin", "--variant", "s1:work=1000", "--variant", "s2:work=1000",
+                  "--variant", "s3:work=2000", "--reps", "6", "--duration", "0.05", "--warmup", "0", "--share-cpus"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = r.out;  // the sentence as one line, unwrapped
+    for (auto at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
+        text.replace(at, 3, " ");
+    }
+    EXPECT_EQ(text.find("change at s3"), std::string::npos) << r.out;
+    EXPECT_NE(text.find("s3 differs from the rest (+"), std::string::npos) << r.out;
+    EXPECT_NE(text.find("a change or a disturbed run; rerun s3 or add a step after it"), std::string::npos) << r.out;
+    const auto csv = run({"series", "last", "--format", "csv"});
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    EXPECT_NE(csv.out.find(",last\n"), std::string::npos) << csv.out;
 }
 
 TEST_F(CliSeries, OneStepOrAnUnknownMetricIsAUsageError)

@@ -60,7 +60,9 @@ TEST(SeriesRuns, AaSeriesOfSeparateRunsFindAChangeAtMostAlphaOfTheTime)
     std::printf("A/A series with a change: %d of %d (the repetitions as exchangeable: %d of 100)\n", called, trials,
                 naive);
     EXPECT_LE(called, (kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / trials)) * trials);
-    EXPECT_GT(naive, 50);
+    // Exchangeable repetitions take the run-to-run drift for changes (a change that does not
+    // persist is said as a step apart instead, so fewer than half are now called changes).
+    EXPECT_GT(naive, 20);
 }
 
 // The share of series in which the one change found is at the step where the level moves. With
@@ -104,6 +106,78 @@ TEST(SeriesRuns, TheRunToRunVarianceComesFromAdjacentStepsDespiteOneChange)
     }
     // The median of 5 absolute differences, one of them a 10% step, still reads about 2%.
     EXPECT_NEAR(sum / trials, kBetween, 0.006);
+}
+
+// A change is a level that stays. Series of eight (or six) separate runs (run-to-run SD 2%), 100
+// seeded trials each; a disturbed run is +25% (12.5 run-to-run SDs; preemption inflated page_frag's
+// repetition means 2-3 times). The run-to-run variance comes from the runs themselves, so fewer runs
+// name it less often: in six runs, 93-98 of 100 by position; one of +15% (7.5 SDs), about 80.
+struct Outcome {
+    int alone = 0;     // the disturbed step named as standing apart, and nothing else
+    int changes = 0;   // a change reported anywhere
+    int anyApart = 0;  // some step named as apart
+};
+
+Outcome judge(const std::vector<double>& effects, std::size_t disturbed, StepApart::Kind kind, std::uint64_t seed,
+              int trials)
+{
+    std::mt19937_64 rng(seed);
+    Outcome out;
+    for (int t = 0; t < trials; ++t) {
+        const auto steps = simulateSeries(rng, effects, 4);
+        auto r = analyzeSeries(steps, runOptions(static_cast<std::uint64_t>(t) + 11));
+        EXPECT_TRUE(r.ok());
+        out.changes += r->changes.empty() ? 0 : 1;
+        out.anyApart += r->apart.empty() ? 0 : 1;
+        out.alone += r->apart.size() == 1 && r->apart.front().step == disturbed && r->apart.front().kind == kind &&
+                             r->changes.empty()
+                         ? 1
+                         : 0;
+    }
+    return out;
+}
+
+TEST(SeriesRuns, OneDisturbedRunIsNamedNotCalledAChange)
+{
+    for (const std::size_t at : {1u, 3u, 6u}) {
+        std::vector<double> effects(8, 0.0);
+        effects[at] = 0.25;
+        const auto o = judge(effects, at, StepApart::Kind::Alone, 300 + at, 100);
+        std::printf("s%zu +25%%: named alone %d of 100, a change in %d\n", at + 1, o.alone, o.changes);
+        EXPECT_GE(o.alone, 90) << "s" << at + 1;  // measured 97, 96 and 93 of 100
+    }
+}
+
+TEST(SeriesRuns, ADifferingLastStepIsSaidNotCalledAChange)
+{
+    const auto o = judge({0, 0, 0, 0, 0, 0.25}, 5, StepApart::Kind::Last, 41, 100);
+    std::printf("last step +25%%: said to differ %d of 100, a change in %d\n", o.alone, o.changes);
+    EXPECT_GE(o.alone, 90);
+    EXPECT_LE(o.changes, 5);
+}
+
+TEST(SeriesRuns, APersistentTenPercentStepIsPlacedAtItsStep)
+{
+    std::mt19937_64 rng(53);
+    int placed = 0;
+    int named = 0;
+    for (int t = 0; t < 100; ++t) {
+        const auto steps = simulateSeries(rng, {0, 0, 0, 0.10, 0.10, 0.10}, 4);
+        auto r = analyzeSeries(steps, runOptions(static_cast<std::uint64_t>(t) + 5));
+        ASSERT_TRUE(r.ok());
+        placed += r->changes.size() == 1 && r->changes.front().step == 3 ? 1 : 0;
+        named += r->apart.empty() ? 0 : 1;
+    }
+    std::printf("+10%% from s4 (5 run-to-run SDs): placed at s4 %d of 100, a step named apart in %d\n", placed, named);
+    EXPECT_GE(placed, 65);  // 5 SDs: 75% at 300 trials (DISABLED_PowerBySize)
+    EXPECT_LE(named, 10);
+}
+
+TEST(SeriesRuns, AaSeriesNameARunApartAboutAlphaOfTheTime)
+{
+    const auto o = judge(std::vector<double>(6, 0.0), 99, StepApart::Kind::Alone, 61, 200);
+    std::printf("A/A: a step named apart in %d of 200, a change in %d\n", o.anyApart, o.changes);
+    EXPECT_LE(o.anyApart, 200 * (2 * kAlpha + 3 * std::sqrt(2 * kAlpha * (1 - 2 * kAlpha) / 200)));
 }
 
 }  // namespace
