@@ -241,16 +241,23 @@ void writeCompactEvidence(const Analysis& a, const EvidenceContext& ctx, std::os
     for (const auto& line : compactHeader(a, ctx)) {
         out << line << '\n';
     }
-    for (const auto& [shortName, name] : tables.renamed) {  // names too long for the columns
-        out << oneLine(shortName + " = " + name) << '\n';
-    }
     for (std::size_t i = 0; i < all.size(); ++i) {
         out << '\n';
         if (all.size() > 1) {
-            out << oneLine(all[i].candidate + " vs " + all[i].baseline + " (baseline):") << '\n';
+            for (const auto& line : wrap(all[i].candidate + " vs " + all[i].baseline + " (baseline):", kWidth, "  ")) {
+                out << line << '\n';
+            }
         }
         for (const auto& line : tables.blocks[i]) {
             out << line << '\n';
+        }
+    }
+    // The legend of the names the table cut short, each in full once.
+    for (const auto* renamed : {&tables.renamed, &tables.renamedMetrics}) {
+        for (const auto& [shortName, name] : *renamed) {
+            for (const auto& line : wrap(shortName + " = " + name, kWidth, "  ")) {
+                out << line << '\n';
+            }
         }
     }
     if (all.empty()) {

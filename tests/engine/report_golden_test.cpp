@@ -9,13 +9,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "engine/report/comparison_report.h"
 #include "engine/report/sweep_report.h"
+#include "engine/report/text_table.h"
 
 namespace nf::engine {
 namespace {
@@ -51,7 +55,15 @@ void expectGolden(const std::string& name, const std::string& text)
     EXPECT_EQ(text, want.str()) << "the layout of " << name << " changed; NF_UPDATE_GOLDEN=1 rewrites it";
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
-        EXPECT_LE(line.size(), 72u) << name << ": " << line;
+        EXPECT_LE(columns(line), 72u) << name << ": " << line;
+    }
+}
+
+void expectWithinAMail(const std::string& text)
+{
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_LE(columns(line), 72u) << line;
     }
 }
 
@@ -70,6 +82,21 @@ std::string rowOf(const std::string& text, const std::string& name)
         }
     }
     return "";
+}
+
+// The name `shown` stands for: the full name the legend below the table gives it ("short = full"),
+// else `shown` itself. Exactly one name: a legend that keys it twice gives "".
+std::string fullName(const std::string& text, const std::string& shown)
+{
+    std::string full = shown;
+    int found = 0;
+    for (auto at = text.find("\n" + shown + " = "); at != std::string::npos;
+         at = text.find("\n" + shown + " = ", at + 1)) {
+        const auto start = at + shown.size() + 4;
+        full = text.substr(start, text.find('\n', start) - start);
+        ++found;
+    }
+    return found <= 1 ? full : "";
 }
 
 RunRecord baseRecord(const std::string& workload, MeasurementKind kind)
@@ -236,9 +263,9 @@ TEST(ReportGolden, ThreeVariantsGiveOneBlockPerComparison)
     EXPECT_NE(text.find("b8 vs b1 (baseline):"), std::string::npos) << text;
 }
 
-// Variant names of 30 characters: elided in the middle in the columns and named in full once in
-// the header; every line within 72 columns, the metric's values on its own line.
-TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
+// Variant names of 30 characters: cut in the middle in the columns and named in full once below
+// the table; every line within 72 columns, the metric's values on its own line.
+TEST(ReportGolden, LongVariantNamesAreCutInTheColumnsAndNamedOnce)
 {
     auto run = inProcessRun();
     const std::vector<std::string> names = {"baseline_kernel_vanilla_build", "candidate_kernel_with_patch_v3"};
@@ -247,7 +274,7 @@ TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
     auto report = compareRuns({{&run, ""}}, {}, {});
     ASSERT_TRUE(report) << report.error().message;
     const auto text = comparisonText(*report);
-    expectGolden("long_names.txt", text);
+    expectGolden("long_variant_names.txt", text);
     for (const auto& name : names) {
         const auto at = text.find(" = " + name + "\n");
         ASSERT_NE(at, std::string::npos) << name << " is not named in full:\n" << text;
@@ -255,6 +282,7 @@ TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
     }
     EXPECT_GT(rowOf(text, "tsc/op").size(), 40u) << text;
     EXPECT_LE(lineCount(text), 25u) << text;
+    expectWithinAMail(comparisonText(*report, true));
 }
 
 // A command workload's count that is zero in most repetitions of one variant: the Fieller
@@ -370,6 +398,71 @@ TEST(ReportGolden, SweepOneRowPerPointAndVariant)
     std::ostringstream text;
     writeSweepText(sweep, text);
     expectGolden("sweep.txt", text.str());
+}
+
+// A sweep of page-pool's zero_size_pct with variants named as people name their kernels: within
+// 72 columns, each variant by a name only it matches, named in full below the table.
+TEST(ReportGolden, SweepWithLongNamesFitsAMail)
+{
+    SweepReport sweep;
+    sweep.id = "s2";
+    sweep.workload = "page-pool";
+    sweep.param = "zero_size_pct";
+    sweep.metric = "tsc_per_op";
+    const std::vector<std::string> names = {"net-next-6.13-dma-sync-late", "net-next-6.13-dma-sync-early"};
+    int id = 30;
+    for (const auto& [value, effect] : {std::pair<const char*, double>{"0", 1.0}, {"0.001", 0.998}, {"100", 0.6}}) {
+        auto run = inProcessRun(static_cast<unsigned>(id), effect);
+        run.data.variantNames = names;
+        auto input = analysisInput(run.data, true, {"tsc_per_op"});
+        ASSERT_TRUE(input) << input.error().message;
+        auto analysis = analyze(*input, {});
+        ASSERT_TRUE(analysis) << analysis.error().message;
+        sweep.points.push_back({value, id++, std::move(*analysis)});
+    }
+    sweep.missing = {"50 (run 33 aborted: interrupted by SIGINT after 2 of 5 repetitions, 2 stored)"};
+    std::ostringstream out;
+    writeSweepText(sweep, out);
+    const auto text = out.str();
+    expectGolden("sweep_long_names.txt", text);
+    EXPECT_TRUE(text.starts_with("Sweep of zero_size_pct (page-pool, 3 points)")) << text;
+    const auto header = text.find("\nzero_size_pct ");
+    ASSERT_NE(header, std::string::npos) << text;
+    std::set<std::string> shown;
+    std::istringstream rows(text.substr(text.find('\n', header + 1) + 1));
+    for (std::string row; std::getline(rows, row) && !row.empty() && row.find(" = ") == std::string::npos;) {
+        std::istringstream cells(row);
+        const std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
+        ASSERT_GE(words.size(), 3u) << row;
+        shown.insert(row.starts_with(" ") ? words[0] : words[2]);  // the point's first row: value, run, variant
+    }
+    ASSERT_EQ(shown.size(), 2u) << text;
+    std::set<std::string> full;
+    for (const auto& s : shown) {
+        full.insert(fullName(text, s));
+    }
+    EXPECT_EQ(full, std::set<std::string>(names.begin(), names.end())) << text;
+}
+
+// Every golden text, the compact reports and the sweeps a reviewer pastes into a mail: every line
+// within 72 columns, counted in code points (a label's "ö" is one column, two bytes).
+TEST(ReportGolden, EveryLineOfEveryGoldenTextFitsAMail)
+{
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(NF_REPORT_GOLDEN)) {
+        if (entry.path().extension() != ".txt") {
+            continue;
+        }
+        ++files;
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::size_t number = 0;
+        for (std::string line; std::getline(in, line);) {
+            ++number;
+            EXPECT_LE(columns(line), 72u) << entry.path().filename() << ":" << number << ": " << line;
+        }
+    }
+    EXPECT_GE(files, 7u);
+    EXPECT_EQ(columns("bj\u00f6rn"), 5u);
 }
 
 }  // namespace
