@@ -8,6 +8,7 @@
 
 #include "engine/report/compact_table.h"
 #include "engine/report/evidence.h"
+#include "engine/report/evidence_context.h"
 #include "engine/report/text_table.h"
 
 namespace nf::engine {
@@ -292,7 +293,9 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
 {
     emit(out, ctx.title, "  ");
     for (const auto& h : ctx.header) {
-        emit(out, h, "    ");
+        for (const auto& line : headerLines(h, kWidth, "    ")) {  // a command whole, to paste back
+            out << line << '\n';
+        }
     }
     const auto& o = a.options;
     emit(out, ctx.designNote, "  ");

@@ -99,6 +99,28 @@ std::string fullName(const std::string& text, const std::string& shown)
     return found <= 1 ? full : "";
 }
 
+// The command after `lead` in `text`, as a shell reads it back: a line ending in " \" goes on with
+// the next one, whose indentation is dropped.
+std::string unwrapCommand(const std::string& text, const std::string& lead)
+{
+    const auto at = text.find(lead);
+    if (at == std::string::npos) {
+        return "";
+    }
+    std::istringstream lines(text.substr(at + lead.size()));
+    std::string command;
+    for (std::string line; std::getline(lines, line);) {
+        if (!command.empty()) {
+            line.erase(0, line.find_first_not_of(' '));
+        }
+        if (!line.ends_with(" \\")) {
+            return command + line;
+        }
+        command += line.substr(0, line.size() - 1);
+    }
+    return command;
+}
+
 RunRecord baseRecord(const std::string& workload, MeasurementKind kind)
 {
     RunRecord r;
@@ -285,6 +307,108 @@ TEST(ReportGolden, LongVariantNamesAreCutInTheColumnsAndNamedOnce)
     expectWithinAMail(comparisonText(*report, true));
 }
 
+// A live run of udp-rx on the receiver thread's counters, stored under `label` with a command line
+// that does not fit one line: pps, and cycles, instructions, branches and branch misses per packet.
+RunRecord countedRun(std::int64_t id, const std::string& label, double branchMisses)
+{
+    auto r = baseRecord("udp-rx", MeasurementKind::Live);
+    r.row.id = id;
+    r.row.label = label;
+    r.environment.commandLine =
+        "noisefloor run udp-rx --label " + label +
+        " -p tx_cpu=2 -p rx_cpu=3 -p batch=64 --cpu 3 --reps 5 --duration 1 "
+        "--counters cycles,instructions,branches,branch-misses --db /var/tmp/noisefloor/runs.db";
+    r.environment.json["measurement"] = {{"design", "repetitions"}, {"design_reason", ""}};
+    r.spec.variants = {{"default", {}}};
+    r.spec.chunk = 0.0;
+    r.data.variantNames = {"default"};
+    r.data.layout.quantities = {quantity::kPackets, quantity::kElapsedNs, "rx_cycles",
+                                "rx_instructions",  "rx_branches",        "rx_branch-misses"};
+    r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
+    Noise noise(static_cast<unsigned>(id));
+    for (int rep = 0; rep < 5; ++rep) {
+        for (int i = 0; i < 10; ++i) {
+            const double packets = std::round(9500 * (1 + 0.05 * noise()));
+            const double branches = packets * 260 * (1 + 0.01 * noise());
+            r.data.samples.append(
+                Sample{0,
+                       rep,
+                       i,
+                       -1,
+                       0.1 * i,
+                       0.1,
+                       {packets, 1e8, packets * 1310 * (1 + 0.01 * noise()), packets * 1800 * (1 + 0.01 * noise()),
+                        branches, packets * branchMisses * (1 + 0.02 * noise())}});
+        }
+    }
+    return r;
+}
+
+// What testers pasted into netdev mails, each cut ambiguously before: two labels that share a long
+// prefix (and a non-ASCII letter), rx_branches and rx_branch-misses per packet, and a command line
+// longer than a line. Each label and metric is shown by a name that only it matches (start and
+// end), every cut one named in full below the table, and each command printed whole, broken with
+// " \" so that it pastes back into a shell.
+TEST(ReportGolden, LongLabelsAndMetricsStayDistinctAndCommandsWhole)
+{
+    const std::vector<std::string> labels = {"bj\u00f6rn_xsk_batch_before", "bj\u00f6rn_xsk_batch_restore"};
+    const auto before = countedRun(12, labels[0], 2.1);
+    const auto after = countedRun(13, labels[1], 1.4);
+    auto report = compareRuns({{&before, ""}, {&after, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    expectGolden("long_names.txt", text);
+    std::istringstream in(text);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    // The table's header names the two labels, each by a name of its own that a reader finds in
+    // the legend (or in full).
+    const auto header =
+        std::find_if(lines.begin(), lines.end(), [](const auto& l) { return l.starts_with("  metric "); });
+    ASSERT_NE(header, lines.end()) << text;
+    std::istringstream columns(*header);
+    std::vector<std::string> heads{std::istream_iterator<std::string>(columns), {}};
+    ASSERT_GE(heads.size(), 4u) << *header;
+    const std::vector<std::string> shown = {heads[1], heads[3]};
+    EXPECT_NE(shown[0], shown[1]) << text;
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(fullName(text, shown[i]), labels[i]) << text;
+    }
+    // rx_branches and rx_branch-misses per packet: two rows, two names, each resolving to its metric.
+    std::vector<std::string> metrics;
+    for (auto it = header + 1; it != lines.end() && !it->empty(); ++it) {
+        metrics.push_back(it->substr(2, it->find(' ', 2) - 2));
+    }
+    std::set<std::string> resolved;
+    for (const auto& m : metrics) {
+        resolved.insert(fullName(text, m));
+    }
+    EXPECT_EQ(resolved.size(), metrics.size()) << text;
+    EXPECT_TRUE(resolved.contains("rx_branches_per_packet") || resolved.contains("rx_branches/pkt")) << text;
+    EXPECT_TRUE(resolved.contains("rx_branch_misses_per_packet") || resolved.contains("rx_branch_misses/pkt")) << text;
+    // Each run's command, whole: unwrapped, it is the command the run recorded.
+    for (const auto* run : {&before, &after}) {
+        const std::string lead = "run " + std::to_string(run->row.id) + " '" + run->row.label + "': $ ";
+        EXPECT_EQ(unwrapCommand(text, lead), run->environment.commandLine) << text;
+    }
+    EXPECT_EQ(text.find("..."), std::string::npos) << "nothing of the header is cut:\n" << text;
+    // --verbose too: its per-metric tables name each label in full (or by a short name, given in
+    // full once).
+    const auto verbose = comparisonText(*report, true);
+    expectWithinAMail(verbose);
+    for (const auto& label : labels) {
+        EXPECT_TRUE(verbose.find("\n  " + label + " ") != std::string::npos ||
+                    verbose.find(" = " + label + "\n") != std::string::npos)
+            << verbose;
+    }
+    for (const auto* run : {&before, &after}) {
+        const std::string lead = "run " + std::to_string(run->row.id) + " '" + run->row.label + "': $ ";
+        EXPECT_EQ(unwrapCommand(verbose, lead), run->environment.commandLine) << verbose;
+    }
+}
+
 // A command workload's count that is zero in most repetitions of one variant: the Fieller
 // interval of the change reaches below -100%; the text holds it at -100% (no count below zero),
 // the JSON keeps Fieller's and adds the held one.
@@ -461,7 +585,7 @@ TEST(ReportGolden, EveryLineOfEveryGoldenTextFitsAMail)
             EXPECT_LE(columns(line), 72u) << entry.path().filename() << ":" << number << ": " << line;
         }
     }
-    EXPECT_GE(files, 7u);
+    EXPECT_GE(files, 8u);
     EXPECT_EQ(columns("bj\u00f6rn"), 5u);
 }
 

@@ -1,7 +1,10 @@
 #include "engine/report/run_summary.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -234,6 +237,76 @@ TEST(ReportNames, RandomNamesStayDistinctAtEveryWidth)
             }
         }
     }
+}
+
+// The words `sh` passes to a command given `command` (its continuation lines included), one per
+// line in brackets.
+std::string shellWords(const std::string& command)
+{
+    char path[] = "/tmp/nf_command_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+        return "mkstemp failed";
+    }
+    close(fd);
+    std::ofstream(path) << "printf '[%s]\\n' " << command << "\n";
+    std::string out;
+    if (FILE* p = popen(("sh " + std::string(path)).c_str(), "r")) {
+        char buffer[4096];
+        for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, p)) > 0;) {
+            out.append(buffer, n);
+        }
+        pclose(p);
+    }
+    unlink(path);
+    return out;
+}
+
+// A command as a report prints it, pasted back into a shell: the same words, every line within 72
+// columns; broken only between words, it unwraps to the command itself.
+TEST(ReportCommand, AWrappedCommandPastesBackAsTheSameWords)
+{
+    const std::string longPath = "/srv/lab/noisefloor/results/2025-06-01/net-next-6.13-page-pool-dma-sync/runs.db";
+    const std::vector<std::string> commands = {
+        "noisefloor run spin --variant a:work=1000",
+        std::string("noisefloor run udp-rx --label bj\u00f6rn_xsk_batch_before -p tx_cpu=2 -p rx_cpu=3 ") +
+            "-p batch=64 --reps 5 --duration 1 --counters cycles,instructions,branches,branch-misses " +
+            "--label 'before the fix'",
+        "noisefloor --db " + longPath + " run page-pool --variant late:check=late",
+        "noisefloor run command --variant " +
+            shellQuote("a:cmd=./bench.sh --mode fast --iterations 100000 --output /tmp/out-a.json --it's-quoted") +
+            " --reps 3",
+        std::string("noisefloor run command --variant \"b:cmd=./bench.sh --mode slow --iterations 100000 ") +
+            "--output /tmp/out-b.json\" --reps 3",
+        "noisefloor import perf-stat " + std::string(90, 'x') + "\\ " + std::string(10, 'y'),
+    };
+    for (const auto& command : commands) {
+        const auto lines = commandLines("$ ", command, 72);
+        std::string pasted;
+        bool brokenInsideAWord = false;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            EXPECT_LE(columns(lines[i]), 72u) << lines[i];
+            if (i + 1 < lines.size()) {
+                EXPECT_TRUE(lines[i].ends_with("\\")) << lines[i];
+                brokenInsideAWord = brokenInsideAWord || !lines[i].ends_with(" \\");
+            }
+            pasted += (i == 0 ? lines[i].substr(2) : lines[i]) + "\n";
+        }
+        ASSERT_TRUE(lines.front().starts_with("$ noisefloor ")) << lines.front();
+        EXPECT_EQ(shellWords(pasted), shellWords(command)) << pasted;
+        EXPECT_NE(shellWords(command).find("[noisefloor]"), std::string::npos) << shellWords(command);
+        if (!brokenInsideAWord) {  // unwrapped as a reader would: " \" and the next line's indentation go
+            std::string unwrapped;
+            for (std::size_t i = 0; i < lines.size(); ++i) {
+                std::string line = i == 0 ? lines[i].substr(2) : lines[i].substr(lines[i].find_first_not_of(' '));
+                unwrapped += i + 1 < lines.size() ? line.substr(0, line.size() - 1) : line;
+            }
+            EXPECT_EQ(unwrapped, command);
+        }
+    }
+    // The first fits one line and stays one; the long path is broken inside itself.
+    EXPECT_EQ(commandLines("$ ", commands[0], 72), std::vector<std::string>{"$ " + commands[0]});
+    EXPECT_GT(commandLines("$ ", commands[2], 72).size(), 1u);
 }
 
 // The code sizes `run` and `show` print for each variant, symbol by symbol, within a mail's 72
