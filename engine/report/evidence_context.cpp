@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/analysis/environment_diff.h"
+#include "engine/catalog/workload_catalog.h"
 #include "engine/model/metric.h"
 #include "engine/report/text_table.h"
 
@@ -240,6 +241,23 @@ void markSimulated(EvidenceContext& ctx, const std::vector<const RunRecord*>& ru
     }
 }
 
+// A report of in-process runs opens with what they are: the header's first lines say which kernel
+// code each workload models in user space, once per workload.
+void openWithModels(EvidenceContext& ctx, const std::vector<const RunRecord*>& runs)
+{
+    std::vector<std::string> lines;
+    for (const auto* run : runs) {
+        if (auto line = modelLine(run->row.workload);
+            !line.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) {
+            lines.push_back(std::move(line));
+        }
+    }
+    ctx.header.insert(ctx.header.begin(), lines.begin(), lines.end());
+    if (!ctx.briefHeader.empty()) {
+        ctx.briefHeader.insert(ctx.briefHeader.begin(), lines.begin(), lines.end());
+    }
+}
+
 // The compact header of several runs: the kernels when they differ, each run's command line, and
 // the machine once when every run has the same (else under each command line).
 std::vector<std::string> briefHeaderOf(const std::vector<const RunRecord*>& runs, const std::string& kernels)
@@ -430,6 +448,16 @@ std::vector<std::string> headerLines(const std::string& line, std::size_t width,
     return commandLines(line.substr(0, start), line.substr(start), width);
 }
 
+std::string modelLine(const std::string& workload)
+{
+    const auto* w = findWorkload(workload);
+    if (w == nullptr || w->kind != WorkloadKind::InProcess) {
+        return "";
+    }
+    return w->models.empty() ? "user-space calibration loop: no kernel code modelled"
+                             : "user-space model of " + w->models;
+}
+
 std::string runCommandLine(const RunRecord& run)
 {
     if (!run.environment.commandLine.empty()) {
@@ -476,6 +504,7 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     addEnvironmentWarnings(run, "", ctx.warnings);
     ctx.source = nlohmann::json::array({{{"run", run.row.id}, {"label", run.row.label}, {"kernel", run.row.kernel}}});
     markSimulated(ctx, {&run});
+    openWithModels(ctx, {&run});
     return ctx;
 }
 
@@ -512,6 +541,7 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
         "independent design across runs: the unit is the repetition; runs recorded at different times "
         "(or boots) cannot be paired, so run-to-run drift counts as noise.";
     markSimulated(ctx, runs);
+    openWithModels(ctx, runs);
     return ctx;
 }
 

@@ -41,4 +41,9 @@ std::vector<std::string> commandLines(const std::string& lead, const std::string
 // indented by `indent`.
 std::vector<std::string> headerLines(const std::string& line, std::size_t width, const std::string& indent);
 
+// What an in-process workload's results are, the line its reports open with: "user-space model of
+// net/core/page_pool.c: page_pool_dma_sync_for_device" (the catalogue's `models`); "" for a
+// workload measured on live traffic or by its own process.
+std::string modelLine(const std::string& workload);
+
 }  // namespace nf::engine

@@ -10,6 +10,7 @@
 #include "engine/catalog/workload_catalog.h"
 #include "engine/report/compact_table.h"
 #include "engine/report/evidence.h"
+#include "engine/report/evidence_context.h"
 #include "engine/report/text_table.h"
 
 namespace nf::engine {
@@ -207,6 +208,11 @@ void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
     const std::size_t width = verbose ? 1000 : 72;
     for (const auto& line : wrap(title, width, "  ")) {
         out << line << '\n';
+    }
+    if (const auto model = modelLine(r.workload); !model.empty()) {
+        for (const auto& line : wrap(model, width, "  ")) {
+            out << line << '\n';
+        }
     }
     out << '\n';
     TextTable table({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"});

@@ -409,6 +409,31 @@ TEST(ReportGolden, LongLabelsAndMetricsStayDistinctAndCommandsWhole)
     }
 }
 
+// A result measured in user space says so first, with the kernel code its workload models (the
+// catalogue's `models`), in the compact text and the verbose one; a live run's does not.
+TEST(ReportGolden, InProcessReportsOpenWithTheKernelCodeTheyModel)
+{
+    for (const auto& [workload, opening] : std::vector<std::pair<std::string, std::string>>{
+             {"page-pool", "user-space model of net/core/page_pool.c: page_pool_dma_sync_for_device"},
+             {"page-frag", "user-space model of mm/page_frag_cache.c: __page_frag_alloc_align"},
+             {"indirect-call", "user-space model of net/xdp/xsk.c: xsk_flush"},
+             {"spin", "user-space calibration loop: no kernel code modelled"}}) {
+        auto run = inProcessRun();
+        run.row.workload = workload;
+        auto report = compareRuns({{&run, ""}}, {}, {});
+        ASSERT_TRUE(report) << report.error().message;
+        for (const bool verbose : {false, true}) {
+            const auto text = comparisonText(*report, verbose);
+            const auto second = text.find('\n') + 1;
+            EXPECT_EQ(text.substr(second, text.find('\n', second) - second), opening) << text;
+        }
+    }
+    const auto live = liveRun();
+    auto report = compareRuns({{&live, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    EXPECT_EQ(comparisonText(*report).find("user-space"), std::string::npos) << comparisonText(*report);
+}
+
 // A command workload's count that is zero in most repetitions of one variant: the Fieller
 // interval of the change reaches below -100%; the text holds it at -100% (no count below zero),
 // the JSON keeps Fieller's and adds the held one.
@@ -550,6 +575,9 @@ TEST(ReportGolden, SweepWithLongNamesFitsAMail)
     const auto text = out.str();
     expectGolden("sweep_long_names.txt", text);
     EXPECT_TRUE(text.starts_with("Sweep of zero_size_pct (page-pool, 3 points)")) << text;
+    EXPECT_NE(text.find("\nuser-space model of net/core/page_pool.c: page_pool_dma_sync_for_device\n"),
+              std::string::npos)
+        << text;
     const auto header = text.find("\nzero_size_pct ");
     ASSERT_NE(header, std::string::npos) << text;
     std::set<std::string> shown;
