@@ -6,6 +6,7 @@ WorkloadDescriptor indirectCall()
 {
     WorkloadDescriptor info;
     info.summary = "a callback call: direct, through a function pointer, or through a retpoline";
+    info.models = "net/xdp/xsk.c: xsk_flush";
     info.description =
         "Models xsk_flush() calling sk->sk_data_ready(sk), which a patch replaced by a direct call to "
         "sock_def_readable() to avoid the retpoline that spectre_v2 mitigations put on every indirect "

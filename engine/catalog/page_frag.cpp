@@ -38,6 +38,7 @@ WorkloadDescriptor pageFrag()
 {
     WorkloadDescriptor info;
     info.summary = "page_frag_alloc_align(): one function vs the prepare + commit refactor, push/pop threads";
+    info.models = "mm/page_frag_cache.c: __page_frag_alloc_align";
     info.description =
         "Models mm/page_frag_cache.c (v6.13: encoded_page, order-3 pages, pagecnt_bias) as "
         "page_frag_test.ko drives it (seed 002). impl=monolithic is __page_frag_alloc_align() as one "

@@ -7,6 +7,7 @@ WorkloadDescriptor pagePool()
     WorkloadDescriptor info;
     info.summary =
         "page_pool alloc + direct recycle with page_pool_dma_sync_for_device(): where to check dma_sync_size";
+    info.models = "net/core/page_pool.c: page_pool_dma_sync_for_device";
     info.description =
         "Models the kernel v6.x page_pool fast path (net/core/page_pool.c) as bench_page_pool_simple "
         "drives it: each call is page_pool_alloc_pages() from alloc.cache (refilled in bulk from the "

@@ -35,6 +35,10 @@ struct WorkloadDescriptor {
     std::string name;         // from workload_list.h
     std::string summary;      // one line
     std::string description;  // a paragraph: what it models and what it measures
+    // The kernel code an in-process workload models, as "FILE: FUNCTION"
+    // ("net/core/page_pool.c: page_pool_dma_sync_for_device"); "" where it models none (spin). The
+    // reports of its runs open with it.
+    std::string models;
     std::vector<ParamSpec> params;
     std::string primaryMetric = "tsc_per_op";
     double defaultChunk = 0.002;                  // seconds; 0 = the workload cannot alternate in chunks

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "engine/report/evidence.h"
@@ -9,16 +11,91 @@
 
 namespace nf::engine::compact {
 
+namespace {
+
+// Where each code point of `name` starts, and its size at the end.
+std::vector<std::size_t> codePointStarts(const std::string& name)
+{
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if ((static_cast<unsigned char>(name[i]) & 0xC0) != 0x80) {
+            starts.push_back(i);
+        }
+    }
+    starts.push_back(name.size());
+    return starts;
+}
+
+// `name` cut to its first `head` and last `tail` code points around "..".
+struct Cut {
+    std::string head;
+    std::string tail;
+    std::size_t kept = 0;  // code points
+    bool matches(const std::string& name) const
+    {
+        return name.starts_with(head) && name.ends_with(tail) && columns(name) >= kept;
+    }
+};
+
+// The first cut of `name` (the middle first, then ever more of its start or its end, last only
+// its end or its start) that no other name of `names` matches; none if every cut does.
+std::optional<Cut> distinctCut(const std::string& name, const std::vector<std::string>& names, std::size_t keep)
+{
+    const auto starts = codePointStarts(name);
+    const std::size_t n = starts.size() - 1;
+    const std::size_t middle = (keep + 1) / 2;
+    std::vector<std::size_t> heads;  // the middle first, then ever more of the start or the end
+    for (std::size_t step = 0; step < 2 * keep; ++step) {
+        const std::size_t head = step % 2 == 0 ? middle + step / 2 : middle - (step + 1) / 2;
+        if (head >= 1 && head < keep) {
+            heads.push_back(head);
+        }
+    }
+    heads.push_back(0);  // only the end: "..fore"
+    heads.push_back(keep);
+    for (const std::size_t head : heads) {
+        const Cut cut{name.substr(0, starts[head]), name.substr(starts[n - (keep - head)]), keep};
+        if (std::none_of(names.begin(), names.end(),
+                         [&](const std::string& other) { return other != name && cut.matches(other); })) {
+            return cut;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::string oneLine(const std::string& text)
 {
-    if (text.size() <= kWidth) {
+    if (columns(text) <= kWidth) {
         return text;
     }
-    std::size_t cut = text.rfind(' ', kWidth - 4);
-    if (cut == std::string::npos || cut < kWidth / 2) {
-        cut = kWidth - 4;
+    const std::size_t room = codePointStarts(text)[kWidth - 4];  // the bytes of kWidth - 4 code points
+    std::size_t cut = text.rfind(' ', room);
+    if (cut == std::string::npos || cut < room / 2) {
+        cut = room;
     }
     return text.substr(0, cut) + " ...";
+}
+
+std::vector<std::string> abbreviate(const std::vector<std::string>& names, std::size_t limit)
+{
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto& name = names[i];
+        if (columns(name) <= limit || limit < 4) {
+            out.push_back(name);
+        } else if (const auto cut = distinctCut(name, names, limit - 2)) {
+            out.push_back(cut->head + ".." + cut->tail);
+        } else {
+            const std::string number = "#" + std::to_string(i + 1);
+            const auto starts = codePointStarts(name);
+            const std::size_t head = limit > number.size() ? limit - number.size() : 1;
+            out.push_back(name.substr(0, starts[std::min(head, starts.size() - 1)]) + number);
+        }
+    }
+    return out;
 }
 
 namespace {
@@ -58,17 +135,6 @@ std::string shortName(std::string name, bool aliases)
     return name;
 }
 
-// At most `limit` characters, the middle left out: "baseline_kernel_vanilla_build" at 12 reads
-// "basel..build".
-std::string elide(const std::string& name, std::size_t limit)
-{
-    if (name.size() <= limit || limit < 4) {
-        return name;
-    }
-    const std::size_t keep = limit - 2;
-    return name.substr(0, (keep + 1) / 2) + ".." + name.substr(name.size() - keep / 2);
-}
-
 struct Layout {
     int names = 0;  // 0 as they are, 1 short, 2 short with perf's aliases
     bool tight = false;
@@ -84,15 +150,23 @@ struct Row {
     std::vector<std::string> coarse;  // the same with a change of 10% or more in whole percents
 };
 
+// A name of the table and the name it is shown by.
+using Shown = std::map<std::string, std::string>;
+
+std::string displayName(const Row& r, const Layout& layout)
+{
+    return layout.names == 0 ? r.metric : shortName(r.metric, layout.names == 2);
+}
+
 std::vector<std::string> tableLines(const std::vector<Row>& rows, const std::string& baseline,
-                                    const std::string& candidate, const std::string& level, const Layout& layout)
+                                    const std::string& candidate, const std::string& level, const Layout& layout,
+                                    const Shown& metrics)
 {
     TextTable table({"  metric", ">" + baseline, ">sd%", ">" + candidate, ">sd%", ">change%", ">" + level, "verdict"});
     table.setGaps(layout.tight ? std::vector<std::size_t>{1, 1, 1, 1, 1, 1, 1}
                                : std::vector<std::size_t>{1, 1, 2, 1, 2, 1, 2});
     for (const auto& r : rows) {
-        std::string name = layout.names == 0 ? r.metric : shortName(r.metric, layout.names == 2);
-        std::vector<std::string> cells = {(r.primary ? "* " : "  ") + elide(name, layout.metricLimit)};
+        std::vector<std::string> cells = {(r.primary ? "* " : "  ") + metrics.at(displayName(r, layout))};
         const auto& values = layout.coarse ? r.coarse : r.cells;
         cells.insert(cells.end(), values.begin(), values.end());
         table.addRow(std::move(cells));
@@ -127,33 +201,50 @@ Tables layOut(const Analysis& a, const std::vector<Block>& blocks, const std::st
             row.cells.insert(row.cells.end(), change.begin(), change.end());
             row.coarse.insert(row.coarse.end(), coarse.begin(), coarse.end());
             block.push_back(std::move(row));
-            longestMetric = std::max(longestMetric, shortName(c->metric, true).size());
+            longestMetric = std::max(longestMetric, columns(shortName(c->metric, true)));
         }
     }
     const std::string level = fmt::format("{:g}% CI", (1 - a.options.compare.alpha) * 100);
-    // Every block with one layout, so a variant has one short name throughout.
-    auto render = [&](const Layout& layout, std::vector<std::pair<std::string, std::string>>& renamed) {
-        renamed.clear();
-        std::set<std::string> shortNames;
-        for (const auto& v : variants) {
-            const std::string s = elide(v, layout.variantLimit);
-            if (!shortNames.insert(s).second) {
-                return std::vector<std::vector<std::string>>{};  // two names alike once elided
-            }
-            if (s != v) {
-                renamed.emplace_back(s, v);
+    // Every block with one layout, so a variant and a metric have one short name throughout.
+    auto render = [&](const Layout& layout, Tables& into) {
+        into.renamed.clear();
+        into.renamedMetrics.clear();
+        const std::vector<std::string> names(variants.begin(), variants.end());
+        const auto shortVariants = abbreviate(names, layout.variantLimit);
+        Shown variantShown;
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            variantShown[names[i]] = shortVariants[i];
+            if (shortVariants[i] != names[i]) {
+                into.renamed.emplace_back(shortVariants[i], names[i]);
             }
         }
-        std::vector<std::vector<std::string>> lines;
+        std::vector<std::string> shown;  // the metrics' names as the layout shows them, once each
+        std::vector<std::string> full;
+        for (const auto& block : rows) {
+            for (const auto& r : block) {
+                if (std::find(shown.begin(), shown.end(), displayName(r, layout)) == shown.end()) {
+                    shown.push_back(displayName(r, layout));
+                    full.push_back(r.metric);
+                }
+            }
+        }
+        const auto shortMetrics = abbreviate(shown, layout.metricLimit);
+        Shown metricShown;
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            metricShown[shown[i]] = shortMetrics[i];
+            if (shortMetrics[i] != shown[i]) {
+                into.renamedMetrics.emplace_back(shortMetrics[i], full[i]);
+            }
+        }
+        into.blocks.clear();
         for (std::size_t i = 0; i < blocks.size(); ++i) {
-            lines.push_back(tableLines(rows[i], elide(blocks[i].baseline, layout.variantLimit),
-                                       elide(blocks[i].candidate, layout.variantLimit), level, layout));
+            into.blocks.push_back(tableLines(rows[i], variantShown.at(blocks[i].baseline),
+                                             variantShown.at(blocks[i].candidate), level, layout, metricShown));
         }
-        return lines;
     };
     auto fits = [](const std::vector<std::vector<std::string>>& tables) {
-        return !tables.empty() && std::all_of(tables.begin(), tables.end(), [](const auto& lines) {
-            return std::all_of(lines.begin(), lines.end(), [](const auto& l) { return l.size() <= kWidth; });
+        return std::all_of(tables.begin(), tables.end(), [](const auto& lines) {
+            return std::all_of(lines.begin(), lines.end(), [](const auto& l) { return columns(l) <= kWidth; });
         });
     };
     std::vector<Layout> layouts = {{0}, {1}, {2}, {2, true}, {2, true, true}};
@@ -162,17 +253,16 @@ Tables layOut(const Analysis& a, const std::vector<Block>& blocks, const std::st
         layouts.push_back({2, true, false, limit});
         layouts.push_back({2, true, true, limit});
     }
-    for (std::size_t limit = longestMetric; limit >= 8; --limit) {
-        layouts.push_back({2, true, true, 6, limit});
+    for (std::size_t metricLimit = longestMetric; metricLimit >= 8; --metricLimit) {
+        for (std::size_t limit = 12; limit >= 6; --limit) {
+            layouts.push_back({2, true, true, limit, metricLimit});
+        }
     }
     for (const auto& layout : layouts) {
-        out.blocks = render(layout, out.renamed);
+        render(layout, out);
         if (fits(out.blocks)) {
             return out;
         }
-    }
-    if (out.blocks.empty()) {  // every elision made two names alike: the short names as they are
-        out.blocks = render({2, true}, out.renamed);
     }
     return out;  // the narrowest tried: wider only for intervals beyond any layout
 }

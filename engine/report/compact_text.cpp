@@ -12,6 +12,7 @@
 #include "engine/analysis/across_runs.h"
 #include "engine/report/compact_table.h"
 #include "engine/report/evidence.h"
+#include "engine/report/evidence_context.h"
 
 namespace nf::engine {
 
@@ -194,14 +195,19 @@ std::vector<std::string> notShown(const Analysis& a, const EvidenceContext& ctx)
 std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext& ctx)
 {
     std::vector<std::string> lines;
+    auto add = [&](const std::string& text) {  // whole: the facts of the header are never cut
+        for (auto& line : headerLines(text, kWidth, "  ")) {
+            lines.push_back(std::move(line));
+        }
+    };
     if (!ctx.title.empty()) {
-        lines.push_back(oneLine(ctx.title));
+        add(ctx.title);
     }
     for (const auto& h : ctx.briefHeader.empty() ? ctx.header : ctx.briefHeader) {
-        lines.push_back(oneLine(h));
+        add(h);
     }
     if (auto design = designLine(a); !design.empty()) {
-        lines.push_back(oneLine(design));
+        add(design);
     }
     for (const auto& c : a.comparisons) {
         if (c.primary && !c.result.levels.empty()) {
@@ -224,9 +230,9 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
         }
     }
     for (const auto& d : ctx.designLines) {
-        lines.push_back(oneLine(d));
+        add(d);
     }
-    lines.push_back(oneLine(optionsLine(a)));
+    add(optionsLine(a));
     for (auto& w : warningLines(a, ctx, lines)) {
         lines.push_back(std::move(w));
     }
@@ -241,16 +247,23 @@ void writeCompactEvidence(const Analysis& a, const EvidenceContext& ctx, std::os
     for (const auto& line : compactHeader(a, ctx)) {
         out << line << '\n';
     }
-    for (const auto& [shortName, name] : tables.renamed) {  // names too long for the columns
-        out << oneLine(shortName + " = " + name) << '\n';
-    }
     for (std::size_t i = 0; i < all.size(); ++i) {
         out << '\n';
         if (all.size() > 1) {
-            out << oneLine(all[i].candidate + " vs " + all[i].baseline + " (baseline):") << '\n';
+            for (const auto& line : wrap(all[i].candidate + " vs " + all[i].baseline + " (baseline):", kWidth, "  ")) {
+                out << line << '\n';
+            }
         }
         for (const auto& line : tables.blocks[i]) {
             out << line << '\n';
+        }
+    }
+    // The legend of the names the table cut short, each in full once.
+    for (const auto* renamed : {&tables.renamed, &tables.renamedMetrics}) {
+        for (const auto& [shortName, name] : *renamed) {
+            for (const auto& line : wrap(shortName + " = " + name, kWidth, "  ")) {
+                out << line << '\n';
+            }
         }
     }
     if (all.empty()) {

@@ -7,7 +7,9 @@
 #include <fmt/ranges.h>
 
 #include "engine/analysis/environment_diff.h"
+#include "engine/catalog/workload_catalog.h"
 #include "engine/model/metric.h"
+#include "engine/report/text_table.h"
 
 namespace nf::engine {
 
@@ -239,6 +241,23 @@ void markSimulated(EvidenceContext& ctx, const std::vector<const RunRecord*>& ru
     }
 }
 
+// A report of in-process runs opens with what they are: the header's first lines say which kernel
+// code each workload models in user space, once per workload.
+void openWithModels(EvidenceContext& ctx, const std::vector<const RunRecord*>& runs)
+{
+    std::vector<std::string> lines;
+    for (const auto* run : runs) {
+        if (auto line = modelLine(run->row.workload);
+            !line.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) {
+            lines.push_back(std::move(line));
+        }
+    }
+    ctx.header.insert(ctx.header.begin(), lines.begin(), lines.end());
+    if (!ctx.briefHeader.empty()) {
+        ctx.briefHeader.insert(ctx.briefHeader.begin(), lines.begin(), lines.end());
+    }
+}
+
 // The compact header of several runs: the kernels when they differ, each run's command line, and
 // the machine once when every run has the same (else under each command line).
 std::vector<std::string> briefHeaderOf(const std::vector<const RunRecord*>& runs, const std::string& kernels)
@@ -278,6 +297,165 @@ std::string shellQuote(const std::string& arg)
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     }
     return out + "'";
+}
+
+namespace {
+
+// The words of a shell command line, each with its quoting as written: split at the spaces
+// outside quotes and escapes.
+std::vector<std::string> shellWords(const std::string& command)
+{
+    std::vector<std::string> words;
+    std::string word;
+    char quote = 0;
+    bool escaped = false;
+    for (const char c : command) {
+        if (escaped) {
+            escaped = false;
+        } else if (quote == '\'') {
+            quote = c == '\'' ? 0 : quote;
+        } else if (c == '\\') {
+            escaped = true;
+        } else if (quote == '"') {
+            quote = c == '"' ? 0 : quote;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == ' ') {
+            if (!word.empty()) {
+                words.push_back(std::move(word));
+                word.clear();
+            }
+            continue;
+        }
+        word += c;
+    }
+    if (!word.empty()) {
+        words.push_back(std::move(word));
+    }
+    return words;
+}
+
+// `word` in pieces of at most `first` columns, then `room`, each but the last ending in "\" (the
+// shell joins the lines again): cut between code points and never after an escaping backslash;
+// inside single quotes, where a backslash is literal, the quote is closed before the "\" and
+// opened again at the start of the next piece.
+std::vector<std::string> wordPieces(const std::string& word, std::size_t first, std::size_t room)
+{
+    std::vector<std::string> pieces;
+    std::string piece;
+    char quote = 0;
+    bool escaped = false;  // the byte before was an escaping backslash
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        const char c = word[i];
+        const bool startsCodePoint = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        const std::size_t limit = pieces.empty() ? first : room;
+        const std::size_t marks = quote == '\'' ? 2 : 1;  // "'\" or "\"
+        if (startsCodePoint && !escaped && columns(piece) + 1 + marks > limit && columns(piece) > 1) {
+            pieces.push_back(piece + (quote == '\'' ? "'\\" : "\\"));
+            piece = quote == '\'' ? "'" : "";
+        }
+        piece += c;
+        if (escaped) {
+            escaped = false;
+        } else if (quote == '\'') {
+            quote = c == '\'' ? 0 : quote;
+        } else if (c == '\\') {
+            escaped = true;
+        } else if (quote == '"') {
+            quote = c == '"' ? 0 : quote;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        }
+    }
+    pieces.push_back(piece);
+    return pieces;
+}
+
+// The words of `command` in the units a line keeps together: an option and its value
+// ("--label vanilla"), else one word.
+std::vector<std::string> commandUnits(const std::string& command)
+{
+    const auto words = shellWords(command);
+    std::vector<std::string> units;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i].starts_with("-") && i + 1 < words.size() && !words[i + 1].starts_with("-")) {
+            units.push_back(words[i] + " " + words[i + 1]);
+            ++i;
+        } else {
+            units.push_back(words[i]);
+        }
+    }
+    return units;
+}
+
+}  // namespace
+
+std::vector<std::string> commandLines(const std::string& lead, const std::string& command, std::size_t width)
+{
+    const std::string indent = "    ";
+    // An option and its value on one line where that fits a line; else each word on its own.
+    std::vector<std::string> words;
+    for (const auto& unit : commandUnits(command)) {
+        if (indent.size() + columns(unit) + 2 <= width) {
+            words.push_back(unit);
+        } else {
+            const auto parts = shellWords(unit);
+            words.insert(words.end(), parts.begin(), parts.end());
+        }
+    }
+    std::vector<std::string> lines;
+    std::string line = lead;
+    bool bare = true;  // no word on `line` yet
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        const std::size_t tail = i + 1 == words.size() ? 0 : 2;  // " \" after it
+        const std::size_t gap = bare ? 0 : 1;
+        if (columns(line) + gap + columns(word) + tail <= width) {
+            line += (bare ? "" : " ") + word;
+            bare = false;
+            continue;
+        }
+        if (!bare) {
+            lines.push_back(line + " \\");
+            line = indent;
+        }
+        if (columns(line) + columns(word) + tail <= width) {
+            line += word;
+        } else if (columns(word) + tail <= width) {  // whole at the start of a line, if not indented
+            line = word;
+        } else {  // too long for a line of its own
+            const std::size_t used = columns(line);
+            auto pieces = wordPieces(word, width > used + 2 ? width - used - 2 : 1, width > 2 ? width - 2 : 1);
+            line += pieces.front();
+            for (std::size_t p = 1; p < pieces.size(); ++p) {
+                lines.push_back(line);
+                line = pieces[p];
+            }
+        }
+        bare = false;
+    }
+    lines.push_back(line);
+    return lines;
+}
+
+std::vector<std::string> headerLines(const std::string& line, std::size_t width, const std::string& indent)
+{
+    const auto at = line.starts_with("$ ") ? 0 : line.find(": $ ");
+    if (at == std::string::npos) {
+        return wrap(line, width, indent);
+    }
+    const auto start = at == 0 ? 2 : at + 4;
+    return commandLines(line.substr(0, start), line.substr(start), width);
+}
+
+std::string modelLine(const std::string& workload)
+{
+    const auto* w = findWorkload(workload);
+    if (w == nullptr || w->kind != WorkloadKind::InProcess) {
+        return "";
+    }
+    return w->models.empty() ? "user-space calibration loop: no kernel code modelled"
+                             : "user-space model of " + w->models;
 }
 
 std::string runCommandLine(const RunRecord& run)
@@ -326,6 +504,7 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     addEnvironmentWarnings(run, "", ctx.warnings);
     ctx.source = nlohmann::json::array({{{"run", run.row.id}, {"label", run.row.label}, {"kernel", run.row.kernel}}});
     markSimulated(ctx, {&run});
+    openWithModels(ctx, {&run});
     return ctx;
 }
 
@@ -362,6 +541,7 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
         "independent design across runs: the unit is the repetition; runs recorded at different times "
         "(or boots) cannot be paired, so run-to-run drift counts as noise.";
     markSimulated(ctx, runs);
+    openWithModels(ctx, runs);
     return ctx;
 }
 

@@ -27,4 +27,23 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs);
 // Shell-quotes one argument where it needs it.
 std::string shellQuote(const std::string& arg);
 
+// A shell command within `width` columns, to be pasted back into a shell: `lead` ("$ ", "run 3
+// 'vanilla': $ ") and the command's words, broken between words with " \" at the end of every
+// line but the last and the lines after the first indented by four spaces (an option and its value
+// kept on one line). A word too long for an indented line starts a line of its own unindented; one
+// too long for any line is broken inside it, with "\" at the end and its rest at the start of the
+// next line (a single quote closed before the break and opened again after it), so the shell reads
+// the same words.
+std::vector<std::string> commandLines(const std::string& lead, const std::string& command, std::size_t width);
+
+// A line of a report's header within `width` columns, nothing cut: a command ("$ " and what
+// follows) by commandLines, anything else wrapped at its words, the lines after the first
+// indented by `indent`.
+std::vector<std::string> headerLines(const std::string& line, std::size_t width, const std::string& indent);
+
+// What an in-process workload's results are, the line its reports open with: "user-space model of
+// net/core/page_pool.c: page_pool_dma_sync_for_device" (the catalogue's `models`); "" for a
+// workload measured on live traffic or by its own process.
+std::string modelLine(const std::string& workload);
+
 }  // namespace nf::engine

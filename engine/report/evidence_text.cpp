@@ -1,10 +1,14 @@
 // The text report: at most 72 columns so it survives a mailing list.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
+#include "engine/report/compact_table.h"
 #include "engine/report/evidence.h"
+#include "engine/report/evidence_context.h"
 #include "engine/report/text_table.h"
 
 namespace nf::engine {
@@ -23,32 +27,91 @@ void emit(std::ostream& out, const std::string& text, const std::string& indent 
 // Outlier flags need enough values for the modified z-score to mean something.
 constexpr std::size_t kOutlierMinN = 5;
 
-void writeVariantTable(const Analysis& a, const std::string& metric, bool logScale, std::ostream& out)
+// How the variant tables show the variants: the gaps between their columns and each variant's
+// name in them.
+struct VariantColumns {
+    std::size_t gap = 2;
+    std::map<std::string, std::string> shown;  // a variant's name in the tables, where cut short
+};
+
+std::vector<std::string> variantTable(const Analysis& a, const std::string& metric, bool logScale,
+                                      const VariantColumns& layout)
 {
     TextTable table({"  variant", ">n", ">mean", ">median", ">stddev", ">cv", ">95% CI of mean"});
-    std::vector<std::string> notes;
+    table.setGaps(std::vector<std::size_t>(6, layout.gap));
     for (const auto& v : a.variants) {
         if (v.metric != metric) {
             continue;
         }
         const auto& s = v.summary;
         const auto [low, high] = logScale ? textInterval(v, a.options.compare.alpha) : std::pair{v.ciLow, v.ciHigh};
-        table.addRow({"  " + v.variant, std::to_string(s.n), formatValue(s.mean), formatValue(s.median),
-                      formatValue(s.stddev), formatPercent(s.cv),
+        const auto shown = layout.shown.find(v.variant);
+        table.addRow({"  " + (shown == layout.shown.end() ? v.variant : shown->second), std::to_string(s.n),
+                      formatValue(s.mean), formatValue(s.median), formatValue(s.stddev), formatPercent(s.cv),
                       std::isfinite(low) ? formatValue(low) + ".." + formatValue(high) : "-"});
-        if (!v.outliers.empty() && s.n + v.dropped >= kOutlierMinN) {
+    }
+    return table.lines();
+}
+
+// One way of showing the variants for every metric's table, within 72 columns where any is: the
+// names as they are, then narrower gaps, then the names cut by compact::abbreviate at the widest
+// limit that fits (named in full once, above the first table).
+VariantColumns fitVariantColumns(const Analysis& a, const std::vector<std::string>& metrics, bool logScale)
+{
+    std::vector<std::string> names;
+    std::size_t longest = 0;
+    for (const auto& v : a.variants) {
+        if (std::find(names.begin(), names.end(), v.variant) == names.end()) {
+            names.push_back(v.variant);
+            longest = std::max(longest, columns(v.variant));
+        }
+    }
+    auto fits = [&](const VariantColumns& c) {
+        return std::all_of(metrics.begin(), metrics.end(), [&](const std::string& m) {
+            const auto lines = variantTable(a, m, logScale, c);
+            return std::all_of(lines.begin(), lines.end(), [](const auto& l) { return columns(l) <= kWidth; });
+        });
+    };
+    VariantColumns c;
+    for (c.gap = 2; c.gap >= 1; --c.gap) {
+        if (fits(c)) {
+            return c;
+        }
+    }
+    c.gap = 1;
+    for (std::size_t limit = longest; limit-- > 6;) {
+        c.shown.clear();
+        const auto cut = compact::abbreviate(names, limit);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (cut[i] != names[i]) {
+                c.shown[names[i]] = cut[i];
+            }
+        }
+        if (fits(c)) {
+            break;
+        }
+    }
+    return c;  // the narrowest tried: wider only for values beyond any names
+}
+
+void writeVariantTable(const Analysis& a, const std::string& metric, bool logScale, const VariantColumns& layout,
+                       std::ostream& out)
+{
+    for (const auto& line : variantTable(a, metric, logScale, layout)) {
+        out << line << '\n';
+    }
+    for (const auto& v : a.variants) {
+        if (v.metric == metric && !v.outliers.empty() && v.summary.n + v.dropped >= kOutlierMinN) {
             std::string which;
             for (auto i : v.outliers) {
                 which += (which.empty() ? "" : ", ") + std::to_string(i + 1);
             }
-            notes.push_back(fmt::format("{}: repetition {} {} an outlier (modified z > 3.5){}", v.variant, which,
-                                        v.outliers.size() == 1 ? "is" : "are",
-                                        v.dropped > 0 ? "; dropped (--drop-outliers)" : "; kept"));
+            emit(out,
+                 fmt::format("  {}: repetition {} {} an outlier (modified z > 3.5){}", v.variant, which,
+                             v.outliers.size() == 1 ? "is" : "are",
+                             v.dropped > 0 ? "; dropped (--drop-outliers)" : "; kept"),
+                 "    ");
         }
-    }
-    table.write(out);
-    for (const auto& n : notes) {
-        emit(out, "  " + n, "    ");
     }
 }
 
@@ -170,7 +233,7 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, const 
         const std::string& prefix = lines.empty() ? firstIndent : indent;
         if (line.empty()) {
             line = prefix + word;
-        } else if (line.size() + 1 + word.size() <= width) {
+        } else if (columns(line) + 1 + columns(word) <= width) {
             line += " " + word;
         } else {
             lines.push_back(line);
@@ -230,7 +293,9 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
 {
     emit(out, ctx.title, "  ");
     for (const auto& h : ctx.header) {
-        emit(out, h, "    ");
+        for (const auto& line : headerLines(h, kWidth, "    ")) {  // a command whole, to paste back
+            out << line << '\n';
+        }
     }
     const auto& o = a.options;
     emit(out, ctx.designNote, "  ");
@@ -247,24 +312,32 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
                          : "",
                      o.compare.marginPct, o.dropOutliers ? ", outliers dropped (--drop-outliers)" : ""),
          "  ");
-    std::vector<std::string> seen;
+    std::vector<std::string> metricsShown;
     for (const auto& v : a.variants) {
-        if (std::find(seen.begin(), seen.end(), v.metric) != seen.end()) {
-            continue;
+        if (std::find(metricsShown.begin(), metricsShown.end(), v.metric) == metricsShown.end()) {
+            metricsShown.push_back(v.metric);
         }
-        seen.push_back(v.metric);
+    }
+    const auto variantColumns = fitVariantColumns(a, metricsShown, ctx.logScaleIntervals);
+    if (!variantColumns.shown.empty()) {
+        out << "\nvariants in the tables:\n";
+        for (const auto& [name, shown] : variantColumns.shown) {
+            emit(out, "  " + shown + " = " + name, "    ");
+        }
+    }
+    for (const auto& metric : metricsShown) {
         const auto first = std::find_if(a.comparisons.begin(), a.comparisons.end(),
-                                        [&](const MetricComparison& c) { return c.metric == v.metric; });
+                                        [&](const MetricComparison& c) { return c.metric == metric; });
         out << '\n';
         std::string about;
         if (first != a.comparisons.end()) {
             about = std::string(first->unit.empty() ? "" : first->unit + ", ") +
                     (first->higherIsBetter ? "higher is better" : "lower is better");
         }
-        emit(out, v.metric + (about.empty() ? "" : " (" + about + ")"), "  ");
-        writeVariantTable(a, v.metric, ctx.logScaleIntervals, out);
+        emit(out, metric + (about.empty() ? "" : " (" + about + ")"), "  ");
+        writeVariantTable(a, metric, ctx.logScaleIntervals, variantColumns, out);
         for (const auto& c : a.comparisons) {
-            if (c.metric == v.metric) {
+            if (c.metric == metric) {
                 writeComparison(a, c, ctx.logScaleIntervals, out);
             }
         }

@@ -8,6 +8,7 @@
 #include "engine/analysis/chunk_cut.h"
 #include "engine/report/evidence_context.h"
 #include "engine/report/run_summary.h"
+#include "engine/report/text_table.h"
 
 namespace nf::engine {
 
@@ -82,13 +83,22 @@ void printCodeSizes(const RunRecord& run, std::ostream& out)
             out << "    " << c.variant << ": " << (c.error.empty() ? "not recorded" : c.error) << '\n';
             continue;
         }
-        std::string parts;
-        for (const auto& s : c.symbols) {
-            parts += (parts.empty() ? "" : ", ") + s.value("name", std::string()) + " " +
-                     std::to_string(s.value("bytes", std::uint64_t{0}));
-        }
+        // Within a mail's 72 columns: a symbol and its size stay on one line.
         const std::string delta = c.deltaBytes ? fmt::format(" ({:+d})", *c.deltaBytes) : "";
-        out << fmt::format("    {}: {} bytes{}: {}\n", c.variant, *c.bytes, delta, parts);
+        std::string line = fmt::format("    {}: {} bytes{}:", c.variant, *c.bytes, delta);
+        for (std::size_t i = 0; i < c.symbols.size(); ++i) {
+            const auto& s = c.symbols[i];
+            const std::string part = s.value("name", std::string()) + " " +
+                                     std::to_string(s.value("bytes", std::uint64_t{0})) +
+                                     (i + 1 < c.symbols.size() ? "," : "");
+            if (columns(line) + 1 + columns(part) > 72) {
+                out << line << '\n';
+                line = "      " + part;
+            } else {
+                line += " " + part;
+            }
+        }
+        out << line << '\n';
     }
 }
 

@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 
 #include "engine/catalog/workload_catalog.h"
+#include "engine/report/compact_table.h"
 #include "engine/report/evidence.h"
+#include "engine/report/evidence_context.h"
 #include "engine/report/text_table.h"
 
 namespace nf::engine {
@@ -99,6 +103,98 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
     return report;
 }
 
+namespace {
+
+// One row of the compact sweep table: the point (on its first row), the variant, and the cells.
+struct SweepRow {
+    std::string value;
+    std::string run;
+    std::string variant;
+    std::vector<std::string> cells;   // mean, sd%, change%, interval, verdict
+    std::vector<std::string> coarse;  // the same with a change of 10% or more in whole percents
+};
+
+struct SweepLayout {
+    bool tight = false;
+    bool coarse = false;
+    std::size_t variantLimit = std::string::npos;
+    std::size_t valueLimit = std::string::npos;
+};
+
+// The short names of `names` at `limit` (compact::abbreviate), each cut one added to `legend`.
+std::map<std::string, std::string> shortNames(const std::vector<std::string>& names, std::size_t limit,
+                                              std::vector<std::string>& legend)
+{
+    const auto cut = compact::abbreviate(names, limit);
+    std::map<std::string, std::string> shown;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        shown[names[i]] = cut[i];
+        if (cut[i] != names[i]) {
+            legend.push_back(cut[i] + " = " + names[i]);
+        }
+    }
+    return shown;
+}
+
+// The table and its legend in `layout`.
+std::vector<std::string> sweepLines(const SweepReport& r, const std::vector<SweepRow>& rows, const SweepLayout& layout)
+{
+    std::vector<std::string> values;
+    std::vector<std::string> variants;
+    for (const auto& row : rows) {
+        if (!row.value.empty()) {
+            values.push_back(row.value);
+        }
+        if (std::find(variants.begin(), variants.end(), row.variant) == variants.end()) {
+            variants.push_back(row.variant);
+        }
+    }
+    std::vector<std::string> legend;
+    const auto value = shortNames(values, layout.valueLimit, legend);
+    const auto variant = shortNames(variants, layout.variantLimit, legend);
+    TextTable table({r.param, ">run", "variant", ">mean", ">sd%", ">change%", ">95% CI", "verdict"});
+    table.setGaps(layout.tight ? std::vector<std::size_t>{1, 1, 1, 1, 1, 1, 1}
+                               : std::vector<std::size_t>{2, 2, 2, 1, 2, 1, 2});
+    for (const auto& row : rows) {
+        std::vector<std::string> cells = {row.value.empty() ? "" : value.at(row.value), row.run,
+                                          variant.at(row.variant)};
+        const auto& rest = layout.coarse ? row.coarse : row.cells;
+        cells.insert(cells.end(), rest.begin(), rest.end());
+        table.addRow(std::move(cells));
+    }
+    auto lines = table.lines();
+    for (const auto& entry : legend) {
+        for (auto& line : wrap(entry, 72, "  ")) {
+            lines.push_back(std::move(line));
+        }
+    }
+    return lines;
+}
+
+// The compact table within 72 columns: narrower gaps, then changes of 10% or more in whole
+// percents, then variant names and last the parameter's values cut by compact::abbreviate, each
+// cut one named in full below the table.
+std::vector<std::string> fittedSweepLines(const SweepReport& r, const std::vector<SweepRow>& rows)
+{
+    std::vector<SweepLayout> layouts = {{}, {true}, {true, true}};
+    for (std::size_t limit = 12; limit >= 6; --limit) {
+        layouts.push_back({true, true, limit});
+    }
+    for (std::size_t limit = 12; limit >= 6; --limit) {
+        layouts.push_back({true, true, 6, limit});
+    }
+    std::vector<std::string> lines;
+    for (const auto& layout : layouts) {
+        lines = sweepLines(r, rows, layout);
+        if (std::all_of(lines.begin(), lines.end(), [](const std::string& l) { return columns(l) <= 72; })) {
+            break;
+        }
+    }
+    return lines;  // the narrowest tried: wider only for intervals beyond any layout
+}
+
+}  // namespace
+
 void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
 {
     const MetricComparison* any = nullptr;
@@ -115,16 +211,18 @@ void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
         title += fmt::format(" ({}; {} is better)", any->unit.empty() ? "no unit" : any->unit,
                              any->higherIsBetter ? "higher" : "lower");
     }
-    for (const auto& line : wrap(title, verbose ? 1000 : 72, "  ")) {
+    const std::size_t width = verbose ? 1000 : 72;
+    for (const auto& line : wrap(title, width, "  ")) {
         out << line << '\n';
     }
-    out << '\n';
-    TextTable table = verbose
-                          ? TextTable({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"})
-                          : TextTable({r.param, ">run", "variant", ">mean", ">sd%", ">change%", ">95% CI", "verdict"});
-    if (!verbose) {
-        table.setGaps({2, 2, 2, 1, 2, 1, 2});
+    if (const auto model = modelLine(r.workload); !model.empty()) {
+        for (const auto& line : wrap(model, width, "  ")) {
+            out << line << '\n';
+        }
     }
+    out << '\n';
+    TextTable table({r.param, ">run", "variant", ">mean", ">delta", ">95% CI", ">p", "verdict"});
+    std::vector<SweepRow> rows;
     for (const auto& p : r.points) {
         bool first = true;
         for (const auto& name : variantOrder(r)) {
@@ -146,15 +244,27 @@ void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
                               c != nullptr ? verdictWord(*c) : "baseline"});
                 continue;
             }
-            const auto cells =
-                c != nullptr ? compactChange(p.analysis, *c) : std::array<std::string, 3>{"", "", "baseline"};
-            table.addRow(
-                {value, run, name, compactValue(s->summary.mean), compactSd(s->summary), cells[0], cells[1], cells[2]});
+            const std::array<std::string, 3> none = {"", "", "baseline"};
+            const auto cells = c != nullptr ? compactChange(p.analysis, *c) : none;
+            const auto coarse = c != nullptr ? compactChange(p.analysis, *c, true, true) : none;
+            SweepRow row{value, run, name, {compactValue(s->summary.mean), compactSd(s->summary)}, {}};
+            row.coarse = row.cells;
+            row.cells.insert(row.cells.end(), cells.begin(), cells.end());
+            row.coarse.insert(row.coarse.end(), coarse.begin(), coarse.end());
+            rows.push_back(std::move(row));
         }
     }
-    table.write(out);
+    if (verbose) {
+        table.write(out);
+    } else {
+        for (const auto& line : fittedSweepLines(r, rows)) {
+            out << line << '\n';
+        }
+    }
     for (const auto& m : r.missing) {
-        out << "not compared: " << r.param << "=" << m << '\n';
+        for (const auto& line : wrap("not compared: " + r.param + "=" + m, width, "  ")) {
+            out << line << '\n';
+        }
     }
     out << (verbose ? "\nEach point is its own run with the variants alternated; 'noisefloor compare RUN' shows\n"
                       "one point in full.\n"

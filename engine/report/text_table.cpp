@@ -38,15 +38,15 @@ std::vector<std::string> TextTable::lines(const std::string& indent) const
     std::vector<std::string> out;
     std::vector<std::size_t> width(m_headers.size());
     for (std::size_t c = 0; c < m_headers.size(); ++c) {
-        width[c] = m_headers[c].size();
+        width[c] = columns(m_headers[c]);
         for (const auto& row : m_rows) {
-            width[c] = std::max(width[c], row[c].size());
+            width[c] = std::max(width[c], columns(row[c]));
         }
     }
     auto line = [&](const std::vector<std::string>& cells) {
         std::string text = indent;
         for (std::size_t c = 0; c < cells.size(); ++c) {
-            const std::string pad(width[c] - cells[c].size(), ' ');
+            const std::string pad(width[c] - columns(cells[c]), ' ');
             text += m_right[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
             if (c + 1 < cells.size()) {
                 text += std::string(c < m_gaps.size() ? m_gaps[c] : 2, ' ');
@@ -62,6 +62,13 @@ std::vector<std::string> TextTable::lines(const std::string& indent) const
         line(row);
     }
     return out;
+}
+
+std::size_t columns(std::string_view text)
+{
+    // Every byte but a UTF-8 continuation byte (10xxxxxx) starts a code point.
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string formatValue(double v)

@@ -1,8 +1,10 @@
 #pragma once
-// Plain-text tables for terminals and mail: columns padded to their widest cell.
+// Plain-text tables for terminals and mail: columns padded to their widest cell, counted in code
+// points so that a UTF-8 name lines up.
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nf::engine {
@@ -23,6 +25,9 @@ private:
     std::vector<std::size_t> m_gaps;
     std::vector<std::vector<std::string>> m_rows;
 };
+
+// The columns `text` takes in a terminal or a mail: its code points (UTF-8), not its bytes.
+std::size_t columns(std::string_view text);
 
 // Five significant digits, no exponent for everyday magnitudes: 1234.5, 0.012346, 2.4453e+09.
 std::string formatValue(double v);

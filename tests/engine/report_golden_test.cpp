@@ -9,13 +9,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "engine/report/comparison_report.h"
 #include "engine/report/sweep_report.h"
+#include "engine/report/text_table.h"
 
 namespace nf::engine {
 namespace {
@@ -51,7 +55,15 @@ void expectGolden(const std::string& name, const std::string& text)
     EXPECT_EQ(text, want.str()) << "the layout of " << name << " changed; NF_UPDATE_GOLDEN=1 rewrites it";
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
-        EXPECT_LE(line.size(), 72u) << name << ": " << line;
+        EXPECT_LE(columns(line), 72u) << name << ": " << line;
+    }
+}
+
+void expectWithinAMail(const std::string& text)
+{
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_LE(columns(line), 72u) << line;
     }
 }
 
@@ -70,6 +82,43 @@ std::string rowOf(const std::string& text, const std::string& name)
         }
     }
     return "";
+}
+
+// The name `shown` stands for: the full name the legend below the table gives it ("short = full"),
+// else `shown` itself. Exactly one name: a legend that keys it twice gives "".
+std::string fullName(const std::string& text, const std::string& shown)
+{
+    std::string full = shown;
+    int found = 0;
+    for (auto at = text.find("\n" + shown + " = "); at != std::string::npos;
+         at = text.find("\n" + shown + " = ", at + 1)) {
+        const auto start = at + shown.size() + 4;
+        full = text.substr(start, text.find('\n', start) - start);
+        ++found;
+    }
+    return found <= 1 ? full : "";
+}
+
+// The command after `lead` in `text`, as a shell reads it back: a line ending in " \" goes on with
+// the next one, whose indentation is dropped.
+std::string unwrapCommand(const std::string& text, const std::string& lead)
+{
+    const auto at = text.find(lead);
+    if (at == std::string::npos) {
+        return "";
+    }
+    std::istringstream lines(text.substr(at + lead.size()));
+    std::string command;
+    for (std::string line; std::getline(lines, line);) {
+        if (!command.empty()) {
+            line.erase(0, line.find_first_not_of(' '));
+        }
+        if (!line.ends_with(" \\")) {
+            return command + line;
+        }
+        command += line.substr(0, line.size() - 1);
+    }
+    return command;
 }
 
 RunRecord baseRecord(const std::string& workload, MeasurementKind kind)
@@ -236,9 +285,9 @@ TEST(ReportGolden, ThreeVariantsGiveOneBlockPerComparison)
     EXPECT_NE(text.find("b8 vs b1 (baseline):"), std::string::npos) << text;
 }
 
-// Variant names of 30 characters: elided in the middle in the columns and named in full once in
-// the header; every line within 72 columns, the metric's values on its own line.
-TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
+// Variant names of 30 characters: cut in the middle in the columns and named in full once below
+// the table; every line within 72 columns, the metric's values on its own line.
+TEST(ReportGolden, LongVariantNamesAreCutInTheColumnsAndNamedOnce)
 {
     auto run = inProcessRun();
     const std::vector<std::string> names = {"baseline_kernel_vanilla_build", "candidate_kernel_with_patch_v3"};
@@ -247,7 +296,7 @@ TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
     auto report = compareRuns({{&run, ""}}, {}, {});
     ASSERT_TRUE(report) << report.error().message;
     const auto text = comparisonText(*report);
-    expectGolden("long_names.txt", text);
+    expectGolden("long_variant_names.txt", text);
     for (const auto& name : names) {
         const auto at = text.find(" = " + name + "\n");
         ASSERT_NE(at, std::string::npos) << name << " is not named in full:\n" << text;
@@ -255,6 +304,134 @@ TEST(ReportGolden, LongVariantNamesAreElidedInTheColumnsAndNamedOnce)
     }
     EXPECT_GT(rowOf(text, "tsc/op").size(), 40u) << text;
     EXPECT_LE(lineCount(text), 25u) << text;
+    expectWithinAMail(comparisonText(*report, true));
+}
+
+// A live run of udp-rx on the receiver thread's counters, stored under `label` with a command line
+// that does not fit one line: pps, and cycles, instructions, branches and branch misses per packet.
+RunRecord countedRun(std::int64_t id, const std::string& label, double branchMisses)
+{
+    auto r = baseRecord("udp-rx", MeasurementKind::Live);
+    r.row.id = id;
+    r.row.label = label;
+    r.environment.commandLine =
+        "noisefloor run udp-rx --label " + label +
+        " -p tx_cpu=2 -p rx_cpu=3 -p batch=64 --cpu 3 --reps 5 --duration 1 "
+        "--counters cycles,instructions,branches,branch-misses --db /var/tmp/noisefloor/runs.db";
+    r.environment.json["measurement"] = {{"design", "repetitions"}, {"design_reason", ""}};
+    r.spec.variants = {{"default", {}}};
+    r.spec.chunk = 0.0;
+    r.data.variantNames = {"default"};
+    r.data.layout.quantities = {quantity::kPackets, quantity::kElapsedNs, "rx_cycles",
+                                "rx_instructions",  "rx_branches",        "rx_branch-misses"};
+    r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
+    Noise noise(static_cast<unsigned>(id));
+    for (int rep = 0; rep < 5; ++rep) {
+        for (int i = 0; i < 10; ++i) {
+            const double packets = std::round(9500 * (1 + 0.05 * noise()));
+            const double branches = packets * 260 * (1 + 0.01 * noise());
+            r.data.samples.append(
+                Sample{0,
+                       rep,
+                       i,
+                       -1,
+                       0.1 * i,
+                       0.1,
+                       {packets, 1e8, packets * 1310 * (1 + 0.01 * noise()), packets * 1800 * (1 + 0.01 * noise()),
+                        branches, packets * branchMisses * (1 + 0.02 * noise())}});
+        }
+    }
+    return r;
+}
+
+// What testers pasted into netdev mails, each cut ambiguously before: two labels that share a long
+// prefix (and a non-ASCII letter), rx_branches and rx_branch-misses per packet, and a command line
+// longer than a line. Each label and metric is shown by a name that only it matches (start and
+// end), every cut one named in full below the table, and each command printed whole, broken with
+// " \" so that it pastes back into a shell.
+TEST(ReportGolden, LongLabelsAndMetricsStayDistinctAndCommandsWhole)
+{
+    const std::vector<std::string> labels = {"bj\u00f6rn_xsk_batch_before", "bj\u00f6rn_xsk_batch_restore"};
+    const auto before = countedRun(12, labels[0], 2.1);
+    const auto after = countedRun(13, labels[1], 1.4);
+    auto report = compareRuns({{&before, ""}, {&after, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    expectGolden("long_names.txt", text);
+    std::istringstream in(text);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    // The table's header names the two labels, each by a name of its own that a reader finds in
+    // the legend (or in full).
+    const auto header =
+        std::find_if(lines.begin(), lines.end(), [](const auto& l) { return l.starts_with("  metric "); });
+    ASSERT_NE(header, lines.end()) << text;
+    std::istringstream columns(*header);
+    std::vector<std::string> heads{std::istream_iterator<std::string>(columns), {}};
+    ASSERT_GE(heads.size(), 4u) << *header;
+    const std::vector<std::string> shown = {heads[1], heads[3]};
+    EXPECT_NE(shown[0], shown[1]) << text;
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(fullName(text, shown[i]), labels[i]) << text;
+    }
+    // rx_branches and rx_branch-misses per packet: two rows, two names, each resolving to its metric.
+    std::vector<std::string> metrics;
+    for (auto it = header + 1; it != lines.end() && !it->empty(); ++it) {
+        metrics.push_back(it->substr(2, it->find(' ', 2) - 2));
+    }
+    std::set<std::string> resolved;
+    for (const auto& m : metrics) {
+        resolved.insert(fullName(text, m));
+    }
+    EXPECT_EQ(resolved.size(), metrics.size()) << text;
+    EXPECT_TRUE(resolved.contains("rx_branches_per_packet") || resolved.contains("rx_branches/pkt")) << text;
+    EXPECT_TRUE(resolved.contains("rx_branch_misses_per_packet") || resolved.contains("rx_branch_misses/pkt")) << text;
+    // Each run's command, whole: unwrapped, it is the command the run recorded.
+    for (const auto* run : {&before, &after}) {
+        const std::string lead = "run " + std::to_string(run->row.id) + " '" + run->row.label + "': $ ";
+        EXPECT_EQ(unwrapCommand(text, lead), run->environment.commandLine) << text;
+    }
+    EXPECT_EQ(text.find("..."), std::string::npos) << "nothing of the header is cut:\n" << text;
+    // --verbose too: its per-metric tables name each label in full (or by a short name, given in
+    // full once).
+    const auto verbose = comparisonText(*report, true);
+    expectWithinAMail(verbose);
+    for (const auto& label : labels) {
+        EXPECT_TRUE(verbose.find("\n  " + label + " ") != std::string::npos ||
+                    verbose.find(" = " + label + "\n") != std::string::npos)
+            << verbose;
+    }
+    for (const auto* run : {&before, &after}) {
+        const std::string lead = "run " + std::to_string(run->row.id) + " '" + run->row.label + "': $ ";
+        EXPECT_EQ(unwrapCommand(verbose, lead), run->environment.commandLine) << verbose;
+    }
+}
+
+// A result measured in user space says so first, with the kernel code its workload models (the
+// catalogue's `models`), in the compact text and the verbose one; a live run's does not.
+TEST(ReportGolden, InProcessReportsOpenWithTheKernelCodeTheyModel)
+{
+    for (const auto& [workload, opening] : std::vector<std::pair<std::string, std::string>>{
+             {"page-pool", "user-space model of net/core/page_pool.c: page_pool_dma_sync_for_device"},
+             {"page-frag", "user-space model of mm/page_frag_cache.c: __page_frag_alloc_align"},
+             {"indirect-call", "user-space model of net/xdp/xsk.c: xsk_flush"},
+             {"spin", "user-space calibration loop: no kernel code modelled"}}) {
+        auto run = inProcessRun();
+        run.row.workload = workload;
+        auto report = compareRuns({{&run, ""}}, {}, {});
+        ASSERT_TRUE(report) << report.error().message;
+        for (const bool verbose : {false, true}) {
+            const auto text = comparisonText(*report, verbose);
+            const auto second = text.find('\n') + 1;
+            EXPECT_EQ(text.substr(second, text.find('\n', second) - second), opening) << text;
+        }
+    }
+    const auto live = liveRun();
+    auto report = compareRuns({{&live, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    EXPECT_EQ(comparisonText(*report).find("user-space"), std::string::npos) << comparisonText(*report);
 }
 
 // A command workload's count that is zero in most repetitions of one variant: the Fieller
@@ -370,6 +547,74 @@ TEST(ReportGolden, SweepOneRowPerPointAndVariant)
     std::ostringstream text;
     writeSweepText(sweep, text);
     expectGolden("sweep.txt", text.str());
+}
+
+// A sweep of page-pool's zero_size_pct with variants named as people name their kernels: within
+// 72 columns, each variant by a name only it matches, named in full below the table.
+TEST(ReportGolden, SweepWithLongNamesFitsAMail)
+{
+    SweepReport sweep;
+    sweep.id = "s2";
+    sweep.workload = "page-pool";
+    sweep.param = "zero_size_pct";
+    sweep.metric = "tsc_per_op";
+    const std::vector<std::string> names = {"net-next-6.13-dma-sync-late", "net-next-6.13-dma-sync-early"};
+    int id = 30;
+    for (const auto& [value, effect] : {std::pair<const char*, double>{"0", 1.0}, {"0.001", 0.998}, {"100", 0.6}}) {
+        auto run = inProcessRun(static_cast<unsigned>(id), effect);
+        run.data.variantNames = names;
+        auto input = analysisInput(run.data, true, {"tsc_per_op"});
+        ASSERT_TRUE(input) << input.error().message;
+        auto analysis = analyze(*input, {});
+        ASSERT_TRUE(analysis) << analysis.error().message;
+        sweep.points.push_back({value, id++, std::move(*analysis)});
+    }
+    sweep.missing = {"50 (run 33 aborted: interrupted by SIGINT after 2 of 5 repetitions, 2 stored)"};
+    std::ostringstream out;
+    writeSweepText(sweep, out);
+    const auto text = out.str();
+    expectGolden("sweep_long_names.txt", text);
+    EXPECT_TRUE(text.starts_with("Sweep of zero_size_pct (page-pool, 3 points)")) << text;
+    EXPECT_NE(text.find("\nuser-space model of net/core/page_pool.c: page_pool_dma_sync_for_device\n"),
+              std::string::npos)
+        << text;
+    const auto header = text.find("\nzero_size_pct ");
+    ASSERT_NE(header, std::string::npos) << text;
+    std::set<std::string> shown;
+    std::istringstream rows(text.substr(text.find('\n', header + 1) + 1));
+    for (std::string row; std::getline(rows, row) && !row.empty() && row.find(" = ") == std::string::npos;) {
+        std::istringstream cells(row);
+        const std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
+        ASSERT_GE(words.size(), 3u) << row;
+        shown.insert(row.starts_with(" ") ? words[0] : words[2]);  // the point's first row: value, run, variant
+    }
+    ASSERT_EQ(shown.size(), 2u) << text;
+    std::set<std::string> full;
+    for (const auto& s : shown) {
+        full.insert(fullName(text, s));
+    }
+    EXPECT_EQ(full, std::set<std::string>(names.begin(), names.end())) << text;
+}
+
+// Every golden text, the compact reports and the sweeps a reviewer pastes into a mail: every line
+// within 72 columns, counted in code points (a label's "ö" is one column, two bytes).
+TEST(ReportGolden, EveryLineOfEveryGoldenTextFitsAMail)
+{
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(NF_REPORT_GOLDEN)) {
+        if (entry.path().extension() != ".txt") {
+            continue;
+        }
+        ++files;
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::size_t number = 0;
+        for (std::string line; std::getline(in, line);) {
+            ++number;
+            EXPECT_LE(columns(line), 72u) << entry.path().filename() << ":" << number << ": " << line;
+        }
+    }
+    EXPECT_GE(files, 8u);
+    EXPECT_EQ(columns("bj\u00f6rn"), 5u);
 }
 
 }  // namespace
