@@ -23,9 +23,9 @@ Result<std::vector<MetricSpec>> chooseMetrics(const RunLayout& layout, const std
     std::vector<MetricSpec> chosen;
     if (names.empty()) {
         // Unit conversions of another metric and per-CPU or device breakdowns are compared only when
-        // named.
+        // named, or when the run's primary metric (its first) is one.
         for (const auto& m : layout.metrics) {
-            if (m.aliasOf.empty() && !isBreakdown(m)) {
+            if ((m.aliasOf.empty() && !isBreakdown(m)) || &m == &layout.metrics.front()) {
                 chosen.push_back(m);
             }
         }

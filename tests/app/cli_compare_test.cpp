@@ -217,7 +217,7 @@ TEST_F(CliCompare, PrimaryMetricIsChosenOnRunAndCompare)
     const auto primaryOf = [](const nlohmann::json& report) {
         std::vector<std::string> primary;
         for (const auto& c : report["comparisons"]) {
-            if (c["primary_metric"].get<bool>()) {
+            if (c["primary_metric"].get<bool>() && c["primary"].get<bool>()) {  // its primary design
                 primary.push_back(c["metric"]);
             }
         }
