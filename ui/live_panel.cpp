@@ -312,6 +312,14 @@ void LivePanel::onFinished(const QString& status, const QString& reason)
     emit runEnded(m_info.runId, status);
 }
 
+void LivePanel::settle(qint64 runId, const QString& verdicts)
+{
+    if (!m_ended || runId != m_info.runId || runId == 0 || verdicts.isEmpty()) {
+        return;
+    }
+    m_verdict->setText(tr("Final, as Compare shows it: %1").arg(verdicts));
+}
+
 void LivePanel::onFailed(const QString& reason, const QString& stderrText)
 {
     appendLog(reason);

@@ -39,6 +39,9 @@ public:
     // The engine was started: it calibrates and warms up before the run is stored.
     void starting();
     void setRunning(bool running);
+    // Once run `runId` has ended and been compared: its last line says what Compare says (the
+    // fixed-n analysis of the primary metric), not the last provisional look. Ignored for another run.
+    void settle(qint64 runId, const QString& verdicts);
 
     QCustomPlot* customPlot() const { return m_plot; }
     int sampleCount() const { return m_samples; }

@@ -14,6 +14,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "ui/compare_panel.h"
 #include "ui/difference_plot.h"
 #include "ui/event_client.h"
 #include "ui/experiment_editor.h"
@@ -70,7 +71,11 @@ TEST_F(LiveViewTest, TheDifferenceFormsWhileARealRunGoesOn)
     EXPECT_GT(diff->pointCount(), 8) << live->verdictText().toStdString();
     EXPECT_GT(diff->intervalCount(), 8);
     EXPECT_EQ(live->lookCount(), looks.count());
-    EXPECT_TRUE(live->verdictText().startsWith("Provisional")) << live->verdictText().toStdString();
+    // Once stored and compared, the last line says what Compare says, not the last provisional look.
+    QTRY_VERIFY_WITH_TIMEOUT(live->verdictText().startsWith("Final, as Compare shows it: "), 30000);
+    const auto& primary = window.comparePanel()->view().metrics.front();
+    EXPECT_TRUE(live->verdictText().endsWith(primary.verdicts.join('\n'))) << live->verdictText().toStdString();
+    EXPECT_EQ(primary.metric, "tsc_per_op");
     // Samples of the partial events and of the repetitions are not counted twice: chunks of 2 ms
     // (spin's default), 500 a variant in each 1 s repetition.
     EXPECT_EQ(live->sampleCount(), 2 * 2 * 500);
