@@ -475,6 +475,18 @@ bool looksLikeCsv(std::string_view text)
     return lines > 0 && (2 * csv > lines || (csv > 0 && contains(text, "perf stat -x")));
 }
 
+// Blocks pasted without their header: what perf stat counted (CPUs, a command) is unknown, and the run says so.
+void noteTarget(ImportTable& table, const std::vector<Block>& blocks)
+{
+    for (const auto& b : blocks) {
+        if (b.headerless) {
+            table.notes.push_back("no 'Performance counter stats for' header before the counter lines at line " +
+                                  std::to_string(b.line) +
+                                  ": the target perf stat counted (CPUs, a command) is unknown");
+        }
+    }
+}
+
 int detectPerfStat(std::string_view text)
 {
     if (containsAny(text, {"Performance counter stats for", "\"counter-value\"", "counts unit events",
@@ -524,6 +536,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (!table.summarised()) {
         std::ranges::move(importedCounterMetrics(table.layout.quantities), std::back_inserter(table.layout.metrics));
     }
+    noteTarget(table, blocks);
     return checkedTable(src, std::move(table));
 }
 

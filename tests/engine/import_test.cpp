@@ -748,6 +748,44 @@ TEST(PerfStatImport, FragmentWithoutHeaderOrElapsedSaysWhatIsMissing)
               "other text");
 }
 
+// Seed 001's post-patch block, pasted without its header.
+const char* const kPostBlock = "real/perf-stat_C20_no-header_bjorn.txt";
+
+bool hasNote(const ImportTable& t, const std::string& part)
+{
+    return std::any_of(t.notes.begin(), t.notes.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+TEST(PerfStatImport, BlockWithoutHeaderButWithElapsedLineImportsWithItsTargetUnknown)
+{
+    auto t = parse("perf-stat", sample(kPostBlock));
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->repetitions.size(), 1u);
+    EXPECT_DOUBLE_EQ(values(*t, "cycles")[0], 29932353067.0);
+    EXPECT_DOUBLE_EQ(values(*t, "time_elapsed")[0], 10.000596454);
+    EXPECT_TRUE(hasNote(*t,
+                        "no 'Performance counter stats for' header before the counter lines at line 2: the "
+                        "target perf stat counted (CPUs, a command) is unknown"))
+        << ::testing::PrintToString(t->notes);
+    // The note is stored with the run.
+    auto run = importedRun(*t, {"perf-stat", {"post.txt"}, "post"});
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const auto notes = run->start.environment["import"]["notes"].dump();
+    EXPECT_NE(notes.find("the target perf stat counted (CPUs, a command) is unknown"), std::string::npos) << notes;
+
+    // Counter lines and an elapsed line with text between them that is not perf stat's: no block.
+    const std::string broken =
+        "     1,234,567,890      cycles          #    3.001 GHz\n"
+        "the mail goes on: 2 more lines\n"
+        "       1.000123456 seconds time elapsed\n";
+    EXPECT_EQ(
+        refusal(parse("perf-stat", {"broken.txt", broken})),
+        "broken.txt:1: perf stat counter lines without their 'Performance counter stats for' header, broken "
+        "off at line 2 ('the mail goes on: 2 more lines') before a 'seconds time elapsed' line: the block cannot be "
+        "told from other text");
+}
+
 TEST(PerfStatImport, AnotherToolsOutputAfterTheBlockIsNamed)
 {
     const std::string block =
