@@ -237,6 +237,31 @@ TEST_F(CliImportReal, BadInputIsOneLineExitTwoAndNothingStored)
     EXPECT_EQ(runs(), 0U);
 }
 
+// Seed 001 as pasted: the pre-patch block with its header ('CPU(s) 20'), the post-patch one without
+// it. perf stat -C 20 over 10 s counts cpu-clock 10,000 ms whatever the patch does: the primary
+// metric is ipc.
+TEST_F(CliImportReal, SeedBlocksImportAndCompareWithIpcFirst)
+{
+    ASSERT_EQ(run({"import", real("perf-stat_C20_mail-wrapped_bjorn.txt"), "--label", "pre"}).status, 0);
+    const auto post = run({"import", real("perf-stat_C20_no-header_bjorn.txt"), "--label", "post"});
+    ASSERT_EQ(post.status, 0) << post.err;
+    EXPECT_NE(post.out.find("  note: no 'Performance counter stats for' header before the counter lines at line 2: "
+                            "the target perf stat counted (CPUs, a command) is unknown"),
+              std::string::npos)
+        << post.out;
+    const auto cmp = run({"compare", "--label", "pre", "--label", "post", "--format", "json"});
+    ASSERT_EQ(cmp.status, 0) << cmp.err;
+    const auto comparisons = nlohmann::json::parse(cmp.out)["comparisons"];
+    ASSERT_FALSE(comparisons.empty());
+    EXPECT_EQ(comparisons[0]["metric"], "ipc");
+    EXPECT_EQ(comparisons[0]["primary_metric"], true);
+    for (std::size_t i = 1; i < comparisons.size(); ++i) {
+        EXPECT_EQ(comparisons[i]["primary_metric"], false) << comparisons[i]["metric"];
+    }
+    const auto text = run({"compare", "--label", "pre", "--label", "post"});
+    EXPECT_NE(text.out.find("* ipc                2.758   -   2.816   -      +2.13"), std::string::npos) << text.out;
+}
+
 // A file over the limit is refused before it is read: a sparse 1 GiB file costs nothing.
 TEST_F(CliImportReal, AFileOverTheSizeLimitIsRefusedUnread)
 {

@@ -748,8 +748,19 @@ TEST(PerfStatImport, FragmentWithoutHeaderOrElapsedSaysWhatIsMissing)
               "other text");
 }
 
-// Seed 001's post-patch block, pasted without its header.
+// Seed 001 as the mail has it: the pre-patch block with its header ('CPU(s) 20'), the post-patch block
+// without it.
+const char* const kPreBlock = "real/perf-stat_C20_mail-wrapped_bjorn.txt";
 const char* const kPostBlock = "real/perf-stat_C20_no-header_bjorn.txt";
+
+std::vector<std::string> metricNames(const ImportTable& t)
+{
+    std::vector<std::string> names;
+    for (const auto& m : t.layout.metrics) {
+        names.push_back(m.name);
+    }
+    return names;
+}
 
 bool hasNote(const ImportTable& t, const std::string& part)
 {
@@ -766,7 +777,8 @@ TEST(PerfStatImport, BlockWithoutHeaderButWithElapsedLineImportsWithItsTargetUnk
     EXPECT_DOUBLE_EQ(values(*t, "time_elapsed")[0], 10.000596454);
     EXPECT_TRUE(hasNote(*t,
                         "no 'Performance counter stats for' header before the counter lines at line 2: the "
-                        "target perf stat counted (CPUs, a command) is unknown"))
+                        "target perf stat counted (CPUs, a command) is unknown; its cpu-clock is 1 x its elapsed "
+                        "time"))
         << ::testing::PrintToString(t->notes);
     // The note is stored with the run.
     auto run = importedRun(*t, {"perf-stat", {"post.txt"}, "post"});
@@ -784,6 +796,42 @@ TEST(PerfStatImport, BlockWithoutHeaderButWithElapsedLineImportsWithItsTargetUnk
         "broken.txt:1: perf stat counter lines without their 'Performance counter stats for' header, broken "
         "off at line 2 ('the mail goes on: 2 more lines') before a 'seconds time elapsed' line: the block cannot be "
         "told from other text");
+}
+
+// perf stat -C LIST or -a counts whole CPUs for as long as it runs: cpu-clock is that time times the
+// CPUs, so the primary metric (the first) is ipc, or cycles without instructions. A command keeps
+// its order.
+TEST(PerfStatImport, CpuWideBlocksHaveIpcOrCyclesFirstAndCommandsKeepTheirOrder)
+{
+    for (const char* name : {kPreBlock, kPostBlock}) {
+        auto t = parse("perf-stat", sample(name));
+        ASSERT_TRUE(t.ok()) << t.error().message;
+        ASSERT_FALSE(t->layout.metrics.empty());
+        EXPECT_EQ(t->layout.metrics.front().name, "ipc") << name << ": " << ::testing::PrintToString(metricNames(*t));
+        EXPECT_NEAR(values(*t, "ipc")[0], name == kPreBlock ? 2.7576 : 2.8163, 1e-4);  // perf: 2.76, 2.82
+    }
+    auto pre = parse("perf-stat", sample(kPreBlock));
+    EXPECT_TRUE(hasNote(*pre, "ipc is the primary metric: perf stat of 'CPU(s) 20' counted whole CPUs"))
+        << ::testing::PrintToString(pre->notes);
+
+    const std::string cycles =
+        " Performance counter stats for 'system wide':\n\n"
+        "         40,002.31 msec cpu-clock                 #    4.000 CPUs utilized\n"
+        "    99,931,407,416      cycles                    #    2.498 GHz\n\n"
+        "      10.000578027 seconds time elapsed\n";
+    auto wide = parse("perf-stat", {"wide.txt", cycles});
+    ASSERT_TRUE(wide.ok()) << wide.error().message;
+    EXPECT_EQ(metricNames(*wide), (std::vector<std::string>{"cycles", "cpu-clock", "time_elapsed"}));
+
+    const std::string command =
+        " Performance counter stats for './xdpsock -r':\n\n"
+        "         10,002.31 msec task-clock                #    1.000 CPUs utilized\n"
+        "    29,931,407,416      cycles                    #    2.993 GHz\n"
+        "    82,538,852,331      instructions              #    2.76  insn per cycle\n\n"
+        "      10.000578027 seconds time elapsed\n";
+    auto own = parse("perf-stat", {"own.txt", command});
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    EXPECT_EQ(metricNames(*own).front(), "task-clock") << ::testing::PrintToString(metricNames(*own));
 }
 
 TEST(PerfStatImport, AnotherToolsOutputAfterTheBlockIsNamed)
