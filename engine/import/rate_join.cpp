@@ -69,13 +69,19 @@ Result<PacketRate> packetRateFigure(std::string_view text)
         return refused("not a packet rate");
     }
     const std::string unit = lower(m[3].str());
+    if (m[2].str().empty() && unit == "mpps") {
+        return refused("m is milli; M is million (22.8Mpps)");
+    }
     if (!unit.empty() && unit != "pps" && unit != "packets/s" && unit != "pkt/s") {
         return refused("'" + m[3].str() + "' is not a unit of packets per second");
     }
     const auto number = parseNumber(m[1].str(), true);
+    if (!number) {
+        return refused("not a number it can hold");
+    }
     const std::string prefix = m[2].str();
     const double scale = prefix == "M" ? 1e6 : prefix == "G" ? 1e9 : prefix.empty() ? 1.0 : 1e3;
-    const double pps = number ? *number * scale : 0.0;
+    const double pps = *number * scale;
     if (!(pps > 0) || !std::isfinite(pps)) {
         return refused("not a rate above zero");
     }
@@ -193,6 +199,7 @@ Result<ImportTable> joinPacketRate(ImportTable counters, const PacketRate& rate)
     sample.values.push_back(packets);
     // The per-packet metrics follow the primary metric, which stays what the counters alone answer.
     std::vector<MetricSpec> perPacket;
+    perPacket.reserve(counted.size());
     for (const auto& c : counted) {
         perPacket.push_back({.name = perPacketMetricName(c),
                              .unit = "per packet",

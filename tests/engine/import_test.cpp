@@ -862,6 +862,7 @@ TEST(RateJoin, FiguresAsMailsWriteThemAndNothingElse)
         EXPECT_EQ(r.error().message.rfind("--rate '" + std::string(text) + "': ", 0), 0u) << r.error().message;
         EXPECT_NE(r.error().message.find("22.8Mpps, 22.8 Mpps, 850Kpps, 1.2e6pps or 22800000"), std::string::npos);
     }
+    EXPECT_NE(refusal(packetRateFigure("22.8 mpps")).find("': m is milli; M is million (22.8Mpps)"), std::string::npos);
     EXPECT_EQ(refusal(packetRateFigure("10Gbps")),
               "--rate '10Gbps': 'bps' is not a unit of packets per second (give packets per second: 22.8Mpps, "
               "22.8 Mpps, 850Kpps, 1.2e6pps or 22800000, or a file of xdpsock, xdp-bench, sar -n DEV or pktgen "
