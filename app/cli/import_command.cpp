@@ -209,6 +209,10 @@ int execute(ImportArgs& a, const Context& ctx)
                                        (*format)->name + " output"));
         }
         auto rate = packetRate(a, signals.token());
+        if (signals.exitStatus() != 0) {
+            return fail(signals.exitStatus(),
+                        "import interrupted by " + signalName(signals.signal().load()) + "; nothing was stored");
+        }
         auto joined =
             rate ? engine::joinPacketRate(std::move(*table), *rate) : Result<engine::ImportTable>(rate.error());
         if (!joined) {
