@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "app/cli/signal_stop.h"
 #include "data/stored_import.h"
 #include "engine/import/imported_run.h"
+#include "engine/import/rate_join.h"
 #include "nf_version.h"
 
 namespace nf::cli {
@@ -30,6 +32,7 @@ struct ImportArgs {
     engine::ImportRequest request;
     engine::ImportOptions options;
     int runs = 0;
+    std::string rate;  // --rate: a figure or a file of a packet rate tool
 };
 
 // The file's text, read in pieces: at most kMaxImportBytes, and refused at the first NUL byte, so
@@ -136,6 +139,27 @@ Result<const engine::ImportFormat*> chooseFormat(const std::string& named,
     return format;
 }
 
+// --rate: a figure ("22.8Mpps"), else a file of xdpsock, xdp-bench, sar or pktgen output.
+Result<engine::PacketRate> packetRate(const ImportArgs& a, const std::stop_token& stop)
+{
+    auto figure = engine::packetRateFigure(a.rate);
+    if (figure) {
+        return figure;
+    }
+    if (::access(a.rate.c_str(), F_OK) != 0) {
+        const auto first = a.rate.find_first_not_of(" \t");
+        const bool number = first != std::string::npos &&
+                            (std::isdigit(static_cast<unsigned char>(a.rate[first])) != 0 || a.rate[first] == '.');
+        if (number) {
+            return figure;  // what is wrong with the figure
+        }
+        return usageError("--rate '" + a.rate + "': no such file, and not a packet rate (" + engine::kPacketRateForms +
+                          ")");
+    }
+    auto src = NF_TRY(readSource(a.rate, stop));
+    return engine::packetRateOfFile(src, a.options).withContext("--rate: ");
+}
+
 int execute(ImportArgs& a, const Context& ctx)
 {
     SignalStop signals;  // SIGINT/SIGTERM before the commit: nothing is stored
@@ -178,6 +202,23 @@ int execute(ImportArgs& a, const Context& ctx)
     auto table = engine::parseImportFiles(**format, sources, a.options);
     if (!table) {
         return failWith(usageError(table.error().message));
+    }
+    if (!a.rate.empty()) {
+        if ((*format)->name != "perf-stat") {
+            return failWith(usageError("--rate joins a packet rate with perf stat counters, not with " +
+                                       (*format)->name + " output"));
+        }
+        auto rate = packetRate(a, signals.token());
+        if (signals.exitStatus() != 0) {
+            return fail(signals.exitStatus(),
+                        "import interrupted by " + signalName(signals.signal().load()) + "; nothing was stored");
+        }
+        auto joined =
+            rate ? engine::joinPacketRate(std::move(*table), *rate) : Result<engine::ImportTable>(rate.error());
+        if (!joined) {
+            return failWith(usageError(joined.error().message));
+        }
+        table = std::move(joined);
     }
     if (named.empty() || named == "auto") {
         std::cout << "detected " << (*format)->name << ": " << table->detected << '\n';
@@ -244,6 +285,9 @@ Command addImportCommand(CLI::App& app, Context& ctx)
     sub->add_option("--primary", a->request.primary,
                     "The metric the verdict rests on, tested at alpha alone (default: the tool's first, or IPC for "
                     "perf stat of CPUs over a fixed time)");
+    sub->add_option("--rate", a->rate,
+                    "perf-stat: the packet rate of the same run, a figure (22.8Mpps, 850Kpps, 22800000) or a file of "
+                    "xdpsock, xdp-bench, sar -n DEV or pktgen output: counters per packet from it");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
     sub->footer("Files up to " + std::to_string(engine::kMaxImportBytes >> 20) +

@@ -71,6 +71,7 @@ struct ImportTable {
     std::string tool;                // the tool and mode as the file names it ("xdp-bench redirect"), else ""
     std::string toolVersion;         // when the file prints it, else ""
     std::vector<std::string> notes;  // recorded with the run
+    nlohmann::json rate;             // a packet rate joined with the counters (rate_join.h): where it came from
     std::vector<ImportReading> readings;
 
     bool summarised() const { return !summaries.empty(); }

@@ -26,7 +26,7 @@ nlohmann::json importJson(const ImportTable& table, const ImportRequest& request
     auto origin = [](const std::string& given, const std::string& fromFile) {
         return !given.empty() ? "option" : (!fromFile.empty() ? "file" : "unknown");
     };
-    return {
+    nlohmann::json out = {
         {"format", request.format},
         {"files", request.files},
         {"detected", table.detected},
@@ -37,6 +37,10 @@ nlohmann::json importJson(const ImportTable& table, const ImportRequest& request
         {"kernel_from", origin(request.kernel, table.kernel)},
         {"notes", table.notes},
     };
+    if (!table.rate.is_null()) {
+        out["rate"] = table.rate;
+    }
+    return out;
 }
 
 }  // namespace

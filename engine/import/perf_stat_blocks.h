@@ -43,9 +43,10 @@ struct GroupMetric {
 };
 
 struct Block {
-    std::string layout;    // "text", "csv", "json"
-    std::string command;   // what the header names: "'sleep 1'", "'system wide'", "" when not printed
-    bool summary = false;  // perf stat -r N
+    std::string layout;       // "text", "csv", "json"
+    std::string command;      // what the header names: "'sleep 1'", "'system wide'", "" when not printed
+    bool headerless = false;  // text counter lines and their elapsed line without the header before them
+    bool summary = false;     // perf stat -r N
     int runs = 1;
     bool interval = false;  // -I
     double elapsed = kNaN;

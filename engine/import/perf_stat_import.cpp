@@ -475,6 +475,60 @@ bool looksLikeCsv(std::string_view text)
     return lines > 0 && (2 * csv > lines || (csv > 0 && contains(text, "perf stat -x")));
 }
 
+// Whole CPUs counted for as long as perf ran (-a: 'system wide', -C LIST: 'CPU(s) 20'): cpu-clock is then
+// only the elapsed time times the CPUs, the same in every run. A block without its header counted CPUs
+// when its cpu-clock (the clock perf stat counts for -a and -C; a command gets task-clock) is a whole
+// number of CPUs times its elapsed time: the CPUs it counted, else 0.
+int cpusOfHeaderless(const Block& b)
+{
+    const auto clock = std::find_if(b.counts.begin(), b.counts.end(),
+                                    [](const Count& c) { return c.scope.empty() && c.event == "cpu-clock"; });
+    if (clock == b.counts.end() || clock->unit != "msec" || !(b.elapsed > 0) || !(clock->value > 0)) {
+        return 0;
+    }
+    const double cpus = clock->value / (b.elapsed * 1e3);
+    const double whole = std::round(cpus);
+    return whole >= 1 && std::fabs(cpus - whole) <= 0.005 * whole ? static_cast<int>(whole) : 0;
+}
+
+// What the first block counted, as notes, and the primary metric (the first) that follows from it: for
+// whole CPUs over a fixed time, ipc (or cycles where instructions were not counted), not a clock.
+void noteTarget(ImportTable& table, const std::vector<Block>& blocks)
+{
+    const auto& first = blocks.front();
+    bool cpuWide = first.command.rfind("'CPU(s) ", 0) == 0 || first.command == "'system wide'";
+    std::string why = "perf stat of " + first.command;
+    for (const auto& b : blocks) {
+        if (!b.headerless) {
+            continue;
+        }
+        const int cpus = cpusOfHeaderless(b);
+        std::string note = "no 'Performance counter stats for' header before the counter lines at line " +
+                           std::to_string(b.line) + ": the target perf stat counted (CPUs, a command) is unknown";
+        if (&b == &first && cpus > 0) {
+            note += "; its cpu-clock is " + std::to_string(cpus) +
+                    " x its elapsed time, as when perf stat -a or -C counts whole CPUs";
+            why = "the block";
+            cpuWide = true;
+        }
+        table.notes.push_back(std::move(note));
+    }
+    if (!cpuWide || first.interval) {
+        return;
+    }
+    auto& ms = table.layout.metrics;
+    for (const char* name : {"ipc", "cycles"}) {
+        const auto it = std::find_if(ms.begin(), ms.end(), [&](const MetricSpec& m) { return m.name == name; });
+        if (it != ms.end()) {
+            std::rotate(ms.begin(), it, it + 1);
+            table.notes.push_back(std::string(name) + " is the primary metric: " + why +
+                                  " counted whole CPUs for as long as perf ran, so its cpu-clock is only that "
+                                  "time times the CPUs");
+            return;
+        }
+    }
+}
+
 int detectPerfStat(std::string_view text)
 {
     if (containsAny(text, {"Performance counter stats for", "\"counter-value\"", "counts unit events",
@@ -524,6 +578,7 @@ Result<ImportTable> parsePerfStat(const ImportSource& src, const ImportOptions& 
     if (!table.summarised()) {
         std::ranges::move(importedCounterMetrics(table.layout.quantities), std::back_inserter(table.layout.metrics));
     }
+    noteTarget(table, blocks);
     return checkedTable(src, std::move(table));
 }
 

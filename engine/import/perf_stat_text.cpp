@@ -3,6 +3,8 @@
 // user/sys lines after it). Inside a block every line must be understood: a counter line, a "#"
 // continuation of the line above (a second metric, perf >= 6.5's TopdownL1/L2 groups), the tail
 // of a line a mail client wrapped, a note perf prints. Text around blocks is not read.
+// A block pasted without its header starts at its first counter line, and is one only if every
+// line up to a "seconds time elapsed" line is understood: until then it is text that might be one.
 
 #include <regex>
 
@@ -19,7 +21,17 @@ public:
     {
         const auto lines = splitLines(m_src.text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
-            NF_TRY(line(lines[i], i + 1));
+            if (auto r = line(lines[i], i + 1); !r) {
+                if (!m_open || !m_block.headerless || m_block.complete) {
+                    return r.error();
+                }
+                m_open = false;  // not a block after all: the lines were text that looked like one
+                if (m_broken == 0) {
+                    m_broken = i + 1;
+                    m_brokenText = quoteLine(trim(lines[i]));
+                }
+                NF_TRY(outside(trim(lines[i]), i + 1));
+            }
             if (m_open && !trim(lines[i]).empty()) {
                 m_block.lastLine = i + 1;
             }
@@ -67,13 +79,19 @@ private:
         return inside(text, number);
     }
 
-    // Outside a block only remember counter-looking lines: a block without its header is refused.
+    // Outside a block a counter line may start a block pasted without its header; the first such
+    // line is remembered for the error when no block is found.
     Result<void> outside(std::string_view text, std::size_t number)
     {
         const auto words = splitWords(text);
-        if (m_headerless == 0 && words.size() >= 2 && looksNumeric(words[0]) &&
-            text.find('#') != std::string_view::npos && (isUnit(words[1]) || words.size() >= 3)) {
-            m_headerless = number;
+        if (words.size() >= 2 && looksNumeric(words[0]) && text.find('#') != std::string_view::npos &&
+            (isUnit(words[1]) || words.size() >= 3)) {
+            m_headerless = m_headerless == 0 ? number : m_headerless;
+            open(number, "text");
+            m_block.headerless = true;
+            if (!counter(text, number)) {
+                m_open = false;
+            }
         }
         return {};
     }
@@ -113,6 +131,9 @@ private:
         m_block.endLine = number;
         if (m_block.interval) {
             m_block.complete = !m_block.counts.empty();
+        }
+        if (!m_block.complete && m_block.headerless) {
+            return {};  // counter lines with neither header nor elapsed line: text, not a block
         }
         if (!m_block.complete) {
             const std::size_t at = m_block.counts.empty() ? m_block.line : m_block.counts.back().line;
@@ -397,9 +418,26 @@ private:
     Last m_last = Last::None;
     bool m_lastHadMetric = false;
     std::size_t m_headerless = 0;
+    std::size_t m_broken = 0;  // the first line that showed counter lines without a header were no block
+    std::string m_brokenText;
 
 public:
     std::size_t headerless() const { return m_headerless; }
+    // Why the counter lines without a header were no block: what is missing, or the line that broke them off.
+    std::string headerlessReason() const
+    {
+        if (m_broken != 0) {
+            return "perf stat counter lines without their 'Performance counter stats for' header, broken off at line " +
+                   std::to_string(m_broken) + " (" + m_brokenText +
+                   ") before a 'seconds time elapsed' line: the block cannot be told from other text";
+        }
+        return contains(m_src.text, "seconds time elapsed")
+                   ? "perf stat counter lines without their 'Performance counter stats for' header, and their "
+                     "'seconds time elapsed' line not after them: the block cannot be told from other text"
+                   : "perf stat counter lines without their 'Performance counter stats for' header and without "
+                     "their 'seconds time elapsed' line (pasted without them?): the block cannot be told from "
+                     "other text";
+    }
 };
 
 }  // namespace
@@ -409,13 +447,7 @@ Result<std::vector<Block>> parseTextBlocks(const ImportSource& src, Numbers& num
     TextParser parser(src, numbers);
     auto blocks = parser.parse();
     if (blocks && blocks->empty() && parser.headerless() != 0) {
-        return importError(src, parser.headerless(),
-                           contains(src.text, "seconds time elapsed")
-                               ? "perf stat counter lines without their 'Performance counter stats for' header "
-                                 "(pasted without it?): the block cannot be told from other text"
-                               : "perf stat counter lines without their 'Performance counter stats for' header and "
-                                 "without their 'seconds time elapsed' line (pasted without them?): the block "
-                                 "cannot be told from other text");
+        return importError(src, parser.headerless(), parser.headerlessReason());
     }
     return blocks;
 }

@@ -116,7 +116,7 @@ void addBreakdownMetrics(const std::vector<std::string>& quantities, std::vector
                                           " (/proc/net/softnet_stat), per second"});
         } else if (cpu >= 0) {
             all.push_back(
-                {.name = metricName(q + "_per_packet"),
+                {.name = perPacketMetricName(q),
                  .unit = "per packet",
                  .numerator = q,
                  .denominator = quantity::kPackets,
@@ -141,6 +141,11 @@ int breakdownCpuOf(const std::string& name)
 }
 
 }  // namespace
+
+std::string perPacketMetricName(const std::string& quantity)
+{
+    return metricName(quantity + "_per_packet");
+}
 
 int breakdownCpu(const std::string& name)
 {
@@ -213,9 +218,7 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
             if (q.rfind(p, 0) != 0) {
                 continue;
             }
-            std::string name = q + "_per_packet";
-            std::replace(name.begin(), name.end(), '-', '_');
-            std::replace(name.begin(), name.end(), ':', '_');
+            std::string name = perPacketMetricName(q);
             std::string title;
             for (const auto& [counter, what] : titled) {
                 title = q.substr(p.size()) == counter ? what + titleWhere : title;

@@ -75,6 +75,10 @@ std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantiti
 // and rx_ipc / cpu_ipc where cycles and instructions are both present.
 std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities);
 
+// The metric of a counter quantity per packet received, named as every workload and import names it:
+// "rx_branch-misses" -> "rx_branch_misses_per_packet", "cycles" -> "cycles_per_packet".
+std::string perPacketMetricName(const std::string& quantity);
+
 // The CPU a per-CPU breakdown quantity or metric is of ("cpu3_task-clock" -> 3), else -1.
 int breakdownCpu(const std::string& name);
 // A per-CPU or device breakdown: shown by `show` and exported, compared only when asked for by

@@ -237,6 +237,97 @@ TEST_F(CliImportReal, BadInputIsOneLineExitTwoAndNothingStored)
     EXPECT_EQ(runs(), 0U);
 }
 
+// Seed 001 as pasted: the pre-patch block with its header ('CPU(s) 20'), the post-patch one without
+// it. perf stat -C 20 over 10 s counts cpu-clock 10,000 ms whatever the patch does: the primary
+// metric is ipc.
+TEST_F(CliImportReal, SeedBlocksImportAndCompareWithIpcFirst)
+{
+    ASSERT_EQ(run({"import", real("perf-stat_C20_mail-wrapped_bjorn.txt"), "--label", "pre"}).status, 0);
+    const auto post = run({"import", real("perf-stat_C20_no-header_bjorn.txt"), "--label", "post"});
+    ASSERT_EQ(post.status, 0) << post.err;
+    EXPECT_NE(post.out.find("  note: no 'Performance counter stats for' header before the counter lines at line 2: "
+                            "the target perf stat counted (CPUs, a command) is unknown"),
+              std::string::npos)
+        << post.out;
+    const auto cmp = run({"compare", "--label", "pre", "--label", "post", "--format", "json"});
+    ASSERT_EQ(cmp.status, 0) << cmp.err;
+    const auto comparisons = nlohmann::json::parse(cmp.out)["comparisons"];
+    ASSERT_FALSE(comparisons.empty());
+    EXPECT_EQ(comparisons[0]["metric"], "ipc");
+    EXPECT_EQ(comparisons[0]["primary_metric"], true);
+    for (std::size_t i = 1; i < comparisons.size(); ++i) {
+        EXPECT_EQ(comparisons[i]["primary_metric"], false) << comparisons[i]["metric"];
+    }
+    const auto text = run({"compare", "--label", "pre", "--label", "post"});
+    EXPECT_NE(text.out.find("* ipc                2.758   -   2.816   -      +2.13"), std::string::npos) << text.out;
+}
+
+// The rate the mail gives (or xdpsock's output of the same 10 s) joined with the counters: cycles and
+// branch misses per packet, as the live workloads name them.
+TEST_F(CliImportReal, ARateJoinedWithTheCountersGivesThemPerPacket)
+{
+    const auto pre =
+        run({"import", real("perf-stat_C20_mail-wrapped_bjorn.txt"), "--label", "pre", "--rate", "22.8Mpps"});
+    ASSERT_EQ(pre.status, 0) << pre.err;
+    EXPECT_NE(pre.out.find("  note: packets = 22.8 Mpps x 10.0006 s elapsed = 228014501: the per-packet counters rest "
+                           "on a packet rate measured apart from them (given as --rate 22.8Mpps)"),
+              std::string::npos)
+        << pre.out;
+    ASSERT_EQ(
+        run({"import", real("perf-stat_C20_no-header_bjorn.txt"), "--label", "post", "--rate", "23.2 Mpps"}).status, 0);
+    const auto show = run({"show", "1"});
+    EXPECT_NE(show.out.find("cycles_per_packet         per packet     default  1      131.27"), std::string::npos)
+        << show.out;
+    EXPECT_NE(show.out.find("(perf stat text, packets from --rate 22.8 Mpps measured apart)"), std::string::npos)
+        << show.out;
+    const auto exported = nlohmann::json::parse(run({"export", "1", "--format", "json"}).out);
+    const auto rate = exported["environment"]["import"]["rate"];
+    EXPECT_EQ(rate["figure"], "22.8Mpps") << exported["environment"].dump();
+    EXPECT_DOUBLE_EQ(rate["packets"].get<double>(), 22.8e6 * 10.000636027);
+    const auto cmp = run({"compare", "--label", "pre", "--label", "post", "--format", "json"});
+    ASSERT_EQ(cmp.status, 0) << cmp.err;
+    const auto comparisons = nlohmann::json::parse(cmp.out)["comparisons"];
+    ASSERT_GE(comparisons.size(), 2u);
+    EXPECT_EQ(comparisons[0]["metric"], "ipc");  // the counters' own question stays first
+    EXPECT_EQ(comparisons[1]["metric"], "cycles_per_packet");
+
+    const std::string xdpsock = std::string(NF_IMPORT_SAMPLES) + "/xdpsock_rxdrop_10s.txt";
+    const auto file =
+        run({"import", real("perf-stat_C20_mail-wrapped_bjorn.txt"), "--label", "pre-x", "--rate", xdpsock});
+    ASSERT_EQ(file.status, 0) << file.err;
+    EXPECT_NE(file.out.find("(rx_pps of xdpsock rxdrop output in " + xdpsock + ")"), std::string::npos) << file.out;
+    const auto fileShow = run({"show", "3"});
+    EXPECT_NE(fileShow.out.find("cycles_per_packet         per packet     default  1      131.27"), std::string::npos)
+        << fileShow.out;
+}
+
+// A rate of another length, a figure in another unit, a file that is not a rate: one line, exit
+// status 2, nothing stored.
+TEST_F(CliImportReal, ARateThatCannotBeJoinedIsOneLineExitTwo)
+{
+    const auto block = real("perf-stat_C20_mail-wrapped_bjorn.txt");
+    const auto other = real("xdpsock_rxdrop_2019-layout_bjorn.txt");
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{block, "--rate", other},
+         "--rate: the rate was measured over 1 s (rx_pps of xdpsock rxdrop output in " + other +
+             "), the perf stat block over 10.0006 s: more than 10% apart"},
+        {{block, "--rate", "10Gbps"}, "--rate '10Gbps': 'bps' is not a unit of packets per second"},
+        {{block, "--rate", "fast"}, "--rate 'fast': no such file, and not a packet rate (22.8Mpps, 22.8 Mpps"},
+        {{block, "--rate", block}, "--rate: " + block + ": perf-stat output, which gives no packet rate"},
+        {{other, "--rate", "1Mpps"}, "--rate joins a packet rate with perf stat counters, not with xdpsock output"},
+    };
+    for (const auto& [args, message] : cases) {
+        std::vector<std::string> all = {"import"};
+        all.insert(all.end(), args.begin(), args.end());
+        all.insert(all.end(), {"--label", "x"});
+        const auto r = run(all);
+        EXPECT_EQ(r.status, 2) << message << ": " << r.err;
+        EXPECT_EQ(r.err.rfind("noisefloor: " + message, 0), 0U) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    EXPECT_EQ(runs(), 0U);
+}
+
 // A file over the limit is refused before it is read: a sparse 1 GiB file costs nothing.
 TEST_F(CliImportReal, AFileOverTheSizeLimitIsRefusedUnread)
 {
