@@ -176,20 +176,40 @@ BestSplit bestSplitOfMeans(const std::vector<double>& means, const std::vector<d
 // run-to-run and within-run variances, each step's s^2 / m redrawn from its chi-square), with the
 // between-run variance estimated again in each, whose best split over [begin, end) is at least
 // `observed`: the estimate's own noise and the choice of the split are part of the test.
+// One series of step means simulated without a change or a disturbed run: each step's mean from
+// the normal with `between` plus its within-run variance, its s^2 / m redrawn from its chi-square.
+struct NullSeries {
+    std::vector<double> means;
+    std::vector<double> within;
+
+    NullSeries(const RunLevel& rl, double between) : m_rl(rl), m_between(between)
+    {
+        means.resize(rl.means.size());
+        within.resize(rl.means.size());
+    }
+    void draw(std::mt19937_64& rng)
+    {
+        for (std::size_t k = 0; k < means.size(); ++k) {
+            means[k] = std::sqrt(m_between + m_rl.within[k]) * m_z(rng);
+            const double df = m_rl.reps[k] - 1;
+            within[k] = df >= 1 ? m_rl.within[k] * std::chi_squared_distribution<double>(df)(rng) / df : 0;
+        }
+    }
+
+private:
+    const RunLevel& m_rl;
+    double m_between;
+    std::normal_distribution<double> m_z{0.0, 1.0};
+};
+
 double simulatedP(const RunLevel& rl, std::size_t begin, std::size_t end, double observed, int draws,
                   std::mt19937_64& rng)
 {
-    std::normal_distribution<double> z(0.0, 1.0);
-    std::vector<double> means(rl.means.size());
-    std::vector<double> within(rl.means.size());
+    NullSeries series(rl, rl.between);
     int atLeast = 0;
     for (int i = 0; i < draws; ++i) {
-        for (std::size_t k = 0; k < means.size(); ++k) {
-            means[k] = std::sqrt(rl.between + rl.within[k]) * z(rng);
-            const double df = rl.reps[k] - 1;
-            within[k] = df >= 1 ? rl.within[k] * std::chi_squared_distribution<double>(df)(rng) / df : 0;
-        }
-        if (bestSplitOfMeans(means, within, begin, end).statistic >= observed * (1 - 1e-12)) {
+        series.draw(rng);
+        if (bestSplitOfMeans(series.means, series.within, begin, end).statistic >= observed * (1 - 1e-12)) {
             ++atLeast;
         }
     }
@@ -314,17 +334,11 @@ Alone mostAlone(const std::vector<double>& means, const std::vector<double>& wit
 // at least `observed` apart.
 double aloneP(const RunLevel& rl, double between, double observed, int draws, double constant, std::mt19937_64& rng)
 {
-    std::normal_distribution<double> z(0.0, 1.0);
-    std::vector<double> means(rl.means.size());
-    std::vector<double> within(rl.means.size());
+    NullSeries series(rl, between);
     int atLeast = 0;
     for (int i = 0; i < draws; ++i) {
-        for (std::size_t k = 0; k < means.size(); ++k) {
-            means[k] = std::sqrt(between + rl.within[k]) * z(rng);
-            const double df = rl.reps[k] - 1;
-            within[k] = df >= 1 ? rl.within[k] * std::chi_squared_distribution<double>(df)(rng) / df : 0;
-        }
-        if (mostAlone(means, within, constant).statistic >= observed * (1 - 1e-12)) {
+        series.draw(rng);
+        if (mostAlone(series.means, series.within, constant).statistic >= observed * (1 - 1e-12)) {
             ++atLeast;
         }
     }

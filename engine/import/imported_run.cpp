@@ -67,6 +67,7 @@ Result<ImportedRun> importedRun(const ImportTable& table, const ImportRequest& r
     if (!request.primary.empty()) {
         auto& metrics = run.start.layout.metrics;
         std::vector<std::string> names;
+        names.reserve(metrics.size());
         for (const auto& m : metrics) {
             names.push_back(m.name);
         }

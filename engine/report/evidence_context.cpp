@@ -301,15 +301,15 @@ std::string shellQuote(const std::string& arg)
 
 namespace {
 
-// The words of a shell command line, each with its quoting as written: split at the spaces
-// outside quotes and escapes.
-std::vector<std::string> shellWords(const std::string& command)
-{
-    std::vector<std::string> words;
-    std::string word;
-    char quote = 0;
-    bool escaped = false;
-    for (const char c : command) {
+// Where a shell is in a command line, byte by byte: inside single or double quotes, or just after
+// an escaping backslash.
+struct ShellQuoting {
+    char quote = 0;        // ' or " while inside quotes
+    bool escaped = false;  // the byte before was an escaping backslash
+
+    // Takes byte `c`; true when it is a space that separates words (outside quotes and escapes).
+    bool separates(char c)
+    {
         if (escaped) {
             escaped = false;
         } else if (quote == '\'') {
@@ -320,7 +320,22 @@ std::vector<std::string> shellWords(const std::string& command)
             quote = c == '"' ? 0 : quote;
         } else if (c == '\'' || c == '"') {
             quote = c;
-        } else if (c == ' ') {
+        } else {
+            return c == ' ';
+        }
+        return false;
+    }
+};
+
+// The words of a shell command line, each with its quoting as written: split at the spaces
+// outside quotes and escapes.
+std::vector<std::string> shellWords(const std::string& command)
+{
+    std::vector<std::string> words;
+    std::string word;
+    ShellQuoting shell;
+    for (const char c : command) {
+        if (shell.separates(c)) {
             if (!word.empty()) {
                 words.push_back(std::move(word));
                 word.clear();
@@ -343,29 +358,18 @@ std::vector<std::string> wordPieces(const std::string& word, std::size_t first, 
 {
     std::vector<std::string> pieces;
     std::string piece;
-    char quote = 0;
-    bool escaped = false;  // the byte before was an escaping backslash
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        const char c = word[i];
+    ShellQuoting shell;
+    for (const char c : word) {
         const bool startsCodePoint = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
         const std::size_t limit = pieces.empty() ? first : room;
-        const std::size_t marks = quote == '\'' ? 2 : 1;  // "'\" or "\"
-        if (startsCodePoint && !escaped && columns(piece) + 1 + marks > limit && columns(piece) > 1) {
-            pieces.push_back(piece + (quote == '\'' ? "'\\" : "\\"));
-            piece = quote == '\'' ? "'" : "";
+        const bool single = shell.quote == '\'';
+        const std::size_t marks = single ? 2 : 1;  // "'\" or "\"
+        if (startsCodePoint && !shell.escaped && columns(piece) + 1 + marks > limit && columns(piece) > 1) {
+            pieces.push_back(piece + (single ? "'\\" : "\\"));
+            piece = single ? "'" : "";
         }
         piece += c;
-        if (escaped) {
-            escaped = false;
-        } else if (quote == '\'') {
-            quote = c == '\'' ? 0 : quote;
-        } else if (c == '\\') {
-            escaped = true;
-        } else if (quote == '"') {
-            quote = c == '"' ? 0 : quote;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        }
+        shell.separates(c);  // a word holds no separating space
     }
     pieces.push_back(piece);
     return pieces;
