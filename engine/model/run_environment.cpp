@@ -55,6 +55,20 @@ std::vector<NotMeasured> groupByReason(const nlohmann::json& unsupported)
     return out;
 }
 
+// The stored "rate" of an import --rate (rate_join.cpp): the figure as given, or the rate file's
+// metric, tool and path.
+std::string rateOrigin(const nlohmann::json& rate)
+{
+    if (!rate.is_object()) {
+        return "";
+    }
+    if (const auto figure = valueOr<std::string>(rate, "figure", ""); !figure.empty()) {
+        return "--rate " + figure;
+    }
+    return valueOr<std::string>(rate, "metric", "the rate") + " of " + valueOr<std::string>(rate, "tool", "?") +
+           " output in " + valueOr<std::string>(rate, "file", "?");
+}
+
 }  // namespace
 
 std::vector<std::string> RunEnvironment::notMeasuredLines() const
@@ -123,6 +137,7 @@ RunEnvironment RunEnvironment::fromJson(nlohmann::json j)
             .toolVersion = valueOr<std::string>(imp, "tool_version", ""),
             .summaries = valueOr(imp, "summaries", false),
             .notes = strings(imp.value("notes", nlohmann::json())),
+            .rate = rateOrigin(imp.value("rate", nlohmann::json())),
         };
         env.kind = MeasurementKind::Import;
     } else if (valueOr<std::string>(measurement, "kind", "") == "live") {

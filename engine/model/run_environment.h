@@ -26,6 +26,9 @@ struct ImportOrigin {
     std::string toolVersion;     // when the file printed it
     bool summaries = false;      // stored as summaries (n, mean, standard error)
     std::vector<std::string> notes;
+    // Where the packets of the per-packet metrics came from (import --rate): "--rate 22.8Mpps" or
+    // "rx_pps of xdpsock rxdrop output in x.txt"; "" when no rate was joined.
+    std::string rate;
 
     // "perf-stat output in a.txt, b.txt (perf stat text, -r 200 summary)".
     std::string describe() const;

@@ -19,7 +19,6 @@ namespace nf::engine {
 namespace {
 
 using compact::kWidth;
-using compact::oneLine;
 
 bool isDerived(const EvidenceContext& ctx, const std::string& metric)
 {
@@ -57,7 +56,7 @@ std::string designLine(const Analysis& a)
     }
     const auto& r = it->result;
     const std::string count = r.design == Design::Paired || r.n == r.nCandidate
-                                  ? fmt::format("{} {}s", r.n, r.unit)
+                                  ? fmt::format("{} {}{}", r.n, r.unit, r.n == 1 ? "" : "s")
                                   : fmt::format("{} and {} {}s", r.n, r.nCandidate, r.unit);
     return fmt::format("design: {}, {}{}", toString(r.design), count,
                        r.primaryTest.empty() ? "" : "; " + r.primaryTest);
@@ -80,7 +79,7 @@ std::string optionsLine(const Analysis& a)
 
 constexpr const char* kVirtualMachine = "measured in a virtual machine";
 
-// The warnings of the compact header, one line each: the same warning of every run said once,
+// The warnings of the compact header, each whole (wrapped, never cut): the same warning of every run said once,
 // "not measured" lines folded into one, and the virtual machine left to the "(VM)" of the machine
 // line when the header has one.
 std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& ctx,
@@ -125,9 +124,10 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
         lines.push_back("not measured: " + notMeasured);
     }
     std::vector<std::string> out;
-    out.reserve(lines.size());
     for (const auto& line : lines) {
-        out.push_back(oneLine("! " + line));
+        for (auto& part : wrap("! " + line, kWidth, "  ")) {
+            out.push_back(std::move(part));
+        }
     }
     return out;
 }

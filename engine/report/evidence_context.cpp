@@ -206,10 +206,9 @@ void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std
                       "values rebuilt from perf stat -r summaries (stored by 0.1.0): the means, intervals and Welch's "
                       "t are exact, the rank tests are not meaningful");
     }
-    if (env.import && env.import->summaries) {
-        out.push_back(prefix +
-                      "perf stat -r summaries (n, mean, standard error): Welch's t and the ratio interval from them; "
-                      "rank tests need the runs and were not run");
+    if (env.import && !env.import->rate.empty()) {
+        out.push_back(prefix + "per packet: the packets are a rate measured apart from the counters (" +
+                      env.import->rate + "), not counted with them");
     }
     if (env.tscInvariant && !*env.tscInvariant) {
         out.push_back(prefix + "the TSC is not invariant: tsc_per_op moves with the CPU frequency");

@@ -290,6 +290,13 @@ TEST_F(CliImportReal, ARateJoinedWithTheCountersGivesThemPerPacket)
     ASSERT_GE(comparisons.size(), 2u);
     EXPECT_EQ(comparisons[0]["metric"], "ipc");  // the counters' own question stays first
     EXPECT_EQ(comparisons[1]["metric"], "cycles_per_packet");
+    // The compact text says, for each run, that its per-packet values rest on a rate from elsewhere.
+    const auto text = run({"compare", "--label", "pre", "--label", "post"});
+    EXPECT_NE(text.out.find("! run 1 'pre': per packet: the packets are a rate measured apart from\n"
+                            "  the counters (--rate 22.8Mpps), not counted with them"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("(--rate 23.2 Mpps)"), std::string::npos) << text.out;
 
     const std::string xdpsock = std::string(NF_IMPORT_SAMPLES) + "/xdpsock_rxdrop_10s.txt";
     const auto file =

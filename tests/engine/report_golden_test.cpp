@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
@@ -234,8 +235,10 @@ TEST(ReportGolden, LiveRunRatesStayPositiveAndMultiplesAreNamedOnce)
     expectGolden("live.txt", text);
     EXPECT_NE(text.find("bytes_per_sec (64 x pps)"), std::string::npos) << text;
     EXPECT_EQ(text.find("\n  bytes_per_sec"), std::string::npos) << text;
-    // Eight metrics and two variants: a header of one-line facts, each metric on one line.
-    EXPECT_LE(lineCount(text), 25u) << text;
+    // Eight metrics and two variants: a header of one-line facts and two warnings, each whole
+    // (wrapped, never cut), each metric on one line.
+    EXPECT_LE(lineCount(text), 28u) << text;
+    EXPECT_EQ(text.find("..."), std::string::npos) << text;
     for (const auto* name : {"pps", "drops/s", "gen_pps", "rx_task_clock/pkt", "rx_cs/pkt", "cpu_task_clock/pkt",
                              "cpu_cs/pkt", "cpu_faults/pkt"}) {
         EXPECT_NE(rowOf(text, name).find(" b"), 0u) << name << " has no line of its own:\n" << text;
@@ -506,6 +509,85 @@ TEST(ReportGolden, ConversionsAreNamedOnceAndShownWhenAskedFor)
     EXPECT_NE(rowOf(both, "tsc_per_op"), "") << both;
     EXPECT_NE(rowOf(both, "ns_per_op"), "") << both;
     EXPECT_EQ(both.find("not shown"), std::string::npos) << both;
+}
+
+std::string underscored(std::string name)
+{
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+// The four verdicts side by side, one metric each, from paired chunks of a seeded simulation:
+// cycles per op 3% up (different), instructions per op 0.3% up with a tight interval (negligible: real,
+// inside the +-1% margin), branches per op unchanged (equivalent), branch misses per op unchanged
+// in noise of 30% (inconclusive). The text, the verbose text and the JSON give each the same verdict.
+TEST(ReportGolden, FourVerdictsSideBySide)
+{
+    auto r = baseRecord("spin", MeasurementKind::CallLoop);
+    r.environment.commandLine = "noisefloor run spin --variant a:work=1000 --variant b:work=1030";
+    r.spec.variants = {{"a", {{"work", "1000"}}}, {"b", {{"work", "1030"}}}};
+    r.spec.chunk = 0.002;
+    r.data.variantNames = {"a", "b"};
+    r.data.layout.quantities = {quantity::kOps, "cycles", "instructions", "branches", "branch-misses"};
+    const std::vector<std::pair<std::string, double>> metrics = {{"cycles", 1.03},
+                                                                 {"instructions", 1.003},
+                                                                 {"branches", 1.0},
+                                                                 {"branch-misses", 1.0}};
+    for (const auto& [counter, effect] : metrics) {
+        r.data.layout.metrics.push_back(
+            {.name = underscored(counter) + "_per_op", .unit = counter + "/op", .numerator = counter, .denominator = quantity::kOps});
+    }
+    const std::vector<double> perOp = {2000, 3000, 600, 2};
+    const std::vector<double> noiseOf = {0.004, 0.004, 0.004, 0.5};
+    Noise noise(35);
+    for (int rep = 0; rep < 5; ++rep) {
+        for (int pair = 0; pair < 40; ++pair) {
+            for (int k = 0; k < 2; ++k) {
+                const int v = (pair % 2 == 0) ? k : 1 - k;
+                const double ops = 5000;
+                std::vector<double> values = {ops};
+                for (std::size_t m = 0; m < metrics.size(); ++m) {
+                    values.push_back(ops * perOp[m] * (v == 1 ? metrics[m].second : 1.0) * (1 + noiseOf[m] * noise()));
+                }
+                r.data.samples.append(Sample{v, rep, pair, pair, 0, 0.002, values});
+            }
+        }
+    }
+    auto report = compareRuns({{&r, ""}}, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    const auto text = comparisonText(*report);
+    expectGolden("four_verdicts.txt", text);
+    const std::vector<std::pair<std::string, std::string>> want = {{"cycles_per_op", "different"},
+                                                                   {"instructions_per_op", "negligible"},
+                                                                   {"branches_per_op", "equivalent"},
+                                                                   {"branch_misses_per_op", "~"}};
+    // The table's rows in order, each name resolved through the legend.
+    auto at = text.find("\n  metric ");
+    ASSERT_NE(at, std::string::npos) << text;
+    for (const auto& [metric, verdict] : want) {
+        at = text.find('\n', at + 1);
+        const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+        const auto shown = row.substr(2, row.find(' ', 2) - 2);
+        const auto full = fullName(text, shown);
+        EXPECT_TRUE(full == metric || full == metric.substr(0, metric.size() - 7) + "/op") << row << "\n" << text;
+        EXPECT_TRUE(row.ends_with(" " + verdict)) << metric << " should read " << verdict << ":\n" << text;
+    }
+    const auto verbose = comparisonText(*report, true);
+    expectWithinAMail(verbose);
+    EXPECT_NE(verbose.find("negligible: "), std::string::npos) << verbose;
+    std::ostringstream json;
+    writeComparison(*report, "json", json);
+    const auto parsed = nlohmann::json::parse(json.str());
+    std::map<std::string, std::string> decided;
+    for (const auto& c : parsed["comparisons"]) {
+        if (c["primary"].get<bool>()) {
+            decided[c["metric"].get<std::string>()] = c["verdict"].get<std::string>();
+        }
+    }
+    EXPECT_EQ(decided["cycles_per_op"], "different") << json.str();
+    EXPECT_EQ(decided["instructions_per_op"], "negligible") << json.str();
+    EXPECT_EQ(decided["branches_per_op"], "equivalent") << json.str();
+    EXPECT_EQ(decided["branch_misses_per_op"], "inconclusive") << json.str();
 }
 
 // Variant a of two runs, one per kernel: the independent design across runs.
