@@ -529,13 +529,13 @@ TEST(ReportGolden, FourVerdictsSideBySide)
     r.spec.chunk = 0.002;
     r.data.variantNames = {"a", "b"};
     r.data.layout.quantities = {quantity::kOps, "cycles", "instructions", "branches", "branch-misses"};
-    const std::vector<std::pair<std::string, double>> metrics = {{"cycles", 1.03},
-                                                                 {"instructions", 1.003},
-                                                                 {"branches", 1.0},
-                                                                 {"branch-misses", 1.0}};
+    const std::vector<std::pair<std::string, double>> metrics = {
+        {"cycles", 1.03}, {"instructions", 1.003}, {"branches", 1.0}, {"branch-misses", 1.0}};
     for (const auto& [counter, effect] : metrics) {
-        r.data.layout.metrics.push_back(
-            {.name = underscored(counter) + "_per_op", .unit = counter + "/op", .numerator = counter, .denominator = quantity::kOps});
+        r.data.layout.metrics.push_back({.name = underscored(counter) + "_per_op",
+                                         .unit = counter + "/op",
+                                         .numerator = counter,
+                                         .denominator = quantity::kOps});
     }
     const std::vector<double> perOp = {2000, 3000, 600, 2};
     const std::vector<double> noiseOf = {0.004, 0.004, 0.004, 0.5};
