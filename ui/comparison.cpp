@@ -259,6 +259,26 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
         std::erase_if(common,
                       [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
     }
+    // Variants of one run keep its design (chunk or repetition pairs), as compareRuns does.
+    const bool oneRun =
+        std::all_of(runs.begin(), runs.end(), [&](const auto* r) { return r->row.id == runs.front()->row.id; });
+    if (oneRun && runs.size() > 1 && variants.size() >= static_cast<qsizetype>(runs.size()) &&
+        !variants.contains(QString())) {
+        const auto& run = *runs.front();
+        auto input = engine::analysisInput(run.data, run.spec.interleaved(), common);
+        if (input) {
+            std::vector<std::string> names;
+            for (const auto& v : variants) {
+                if (std::find(names.begin(), names.end(), v.toStdString()) == names.end()) {
+                    names.push_back(v.toStdString());
+                }
+            }
+            if (auto kept = engine::keepVariants(*input, names); !kept) {
+                input = kept.error();
+            }
+        }
+        return build(choices, input, title.join(" vs "), baseline, floors);
+    }
     return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), baseline, floors);
 }
 

@@ -74,6 +74,11 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
 // the front. An error names the metrics compared when it is not among them.
 Result<void> putPrimaryFirst(AnalysisInput& input, const std::string& metric);
 
+// Keeps the variants named, in the order named (the first the baseline), with the values of the run's
+// own design: variants of one run are compared as that run measured them (chunk pairs, repetition
+// pairs) whichever of them are chosen. An error names a variant the input does not hold.
+Result<void> keepVariants(AnalysisInput& input, const std::vector<std::string>& names);
+
 struct AnalysisOptions {
     CompareOptions compare;
     std::string baseline;  // "" = the first variant

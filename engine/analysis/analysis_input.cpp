@@ -427,4 +427,43 @@ Result<void> putPrimaryFirst(AnalysisInput& in, const std::string& metric)
     return {};
 }
 
+Result<void> keepVariants(AnalysisInput& in, const std::vector<std::string>& names)
+{
+    std::vector<std::size_t> kept;
+    for (const auto& name : names) {
+        const auto it = std::ranges::find(in.variants, name);
+        if (it == in.variants.end()) {
+            return Error{
+                fmt::format("no variant '{}' in the run (its variants: {})", name, fmt::join(in.variants, ", "))};
+        }
+        kept.push_back(static_cast<std::size_t>(it - in.variants.begin()));
+    }
+    const auto select = [&](auto& perVariant) {
+        if (perVariant.empty()) {
+            return;
+        }
+        std::remove_reference_t<decltype(perVariant)> chosen;
+        chosen.reserve(kept.size());
+        for (const auto v : kept) {
+            chosen.push_back(perVariant[v]);
+        }
+        perVariant = std::move(chosen);
+    };
+    select(in.variants);
+    select(in.receivedShare);
+    select(in.summarised);
+    for (auto* perMetric : {&in.repetitions, &in.pairs}) {
+        for (auto& m : *perMetric) {
+            select(m);
+        }
+    }
+    for (auto& m : in.summaries) {
+        select(m);
+    }
+    for (auto& m : in.runs) {
+        select(m);
+    }
+    return {};
+}
+
 }  // namespace nf::engine

@@ -103,6 +103,43 @@ std::vector<LabelChoice> oneRunPerSide(const std::vector<RunChoice>& choices)
     return sides;
 }
 
+// The run every choice names (each choice may hold its own copy of it), nullptr when they name several.
+const RunRecord* oneRun(const std::vector<RunChoice>& choices)
+{
+    const auto* run = choices.front().run;
+    const bool same = std::all_of(choices.begin(), choices.end(),
+                                  [&](const RunChoice& c) { return c.run == run || c.run->row.id == run->row.id; });
+    return same ? run : nullptr;
+}
+
+// The variants chosen of one run, in the order chosen; empty when a choice takes them all.
+std::vector<std::string> chosenOf(const std::vector<RunChoice>& choices)
+{
+    std::vector<std::string> names;
+    for (const auto& c : choices) {
+        if (c.variant.empty()) {
+            return {};
+        }
+        if (std::find(names.begin(), names.end(), c.variant) == names.end()) {
+            names.push_back(c.variant);
+        }
+    }
+    return names;
+}
+
+// A breakdown row's means of the chosen variants only, in their order.
+void keepChosen(MetricSummary& ms, const std::vector<std::string>& all, const std::vector<std::string>& chosen)
+{
+    decltype(ms.perVariant) kept;
+    for (const auto& name : chosen) {
+        const auto at = static_cast<std::size_t>(std::find(all.begin(), all.end(), name) - all.begin());
+        if (at < ms.perVariant.size()) {
+            kept.push_back(ms.perVariant[at]);
+        }
+    }
+    ms.perVariant = std::move(kept);
+}
+
 // The unit conversions in `layout` of a metric `input` compares, not compared themselves.
 std::vector<DerivedMetric> conversionsLeftOut(const RunLayout& layout, const AnalysisInput& input)
 {
@@ -146,9 +183,15 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         return Error{"nothing to compare"};
     }
     ComparisonReport report;
-    if (choices.size() == 1 && choices.front().variant.empty()) {
-        const auto& run = *choices.front().run;
+    if (const auto* only = oneRun(choices)) {
+        const auto& run = *only;
         auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), metrics));
+        const auto variants = chosenOf(choices);
+        if (!variants.empty()) {
+            if (auto kept = keepVariants(input, variants); !kept) {
+                return Error{"run " + std::to_string(run.row.id) + ": " + kept.error().message};
+            }
+        }
         NF_TRY(choosePrimary(input, options));
         AnalysisOptions used = options;
         if (run.decision) {
@@ -162,13 +205,15 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         report.analysis = std::move(analysis);
         report.context = contextForRun(run, input);
         describeMetrics(report.context, input, run.data.layout, metrics);
-        report.breakdownVariants = run.data.variantNames;
-        report.decision = run.decision;
+        report.breakdownVariants = input.variants;
+        // The run's decision (--until decided) was made on all its variants, in their order.
+        report.decision = variants.empty() || variants == run.data.variantNames ? run.decision : std::nullopt;
         for (auto& ms : summarizeRun(run.data)) {
             const auto& compared = report.analysis.comparisons;
             const bool isCompared = std::any_of(compared.begin(), compared.end(),
                                                 [&](const auto& c) { return c.metric == ms.metric.name; });
             if (isBreakdown(ms.metric) && !isCompared) {
+                keepChosen(ms, run.data.variantNames, input.variants);
                 report.breakdown.push_back(std::move(ms));
             }
         }

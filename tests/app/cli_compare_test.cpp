@@ -140,6 +140,43 @@ TEST_F(CliCompare, AcrossRunsByLabelIsIndependent)
     EXPECT_EQ(nlohmann::json::parse(byId.out)["comparisons"][0]["design"], "independent");
 }
 
+// Two variants chosen of a run of three keep the run's design: the chunk pairs of those two, the
+// same figures as the run's own comparison of them (not two runs' independent repetitions).
+TEST_F(CliCompare, VariantsOfOneRunKeepItsDesignWhicheverAreChosen)
+{
+    ASSERT_EQ(run({"run", "spin", "--variant", "direct:work=400", "--variant", "indirect:work=440", "--variant",
+                   "retpoline:work=480", "--reps", "2", "--duration", "0.1", "--warmup", "0", "--share-cpus"})
+                  .status,
+              0);
+    const auto all = run({"compare", "1", "--format", "json"});
+    ASSERT_EQ(all.status, 0) << all.err;
+    const auto allJson = nlohmann::json::parse(all.out);
+    nlohmann::json whole;
+    for (const auto& c : allJson["comparisons"]) {
+        if (c["primary"].get<bool>() && c["primary_metric"].get<bool>() && c["candidate"] == "indirect") {
+            whole = c;
+        }
+    }
+    ASSERT_TRUE(whole.is_object()) << all.out;
+    const auto two = run({"compare", "1:direct", "1:indirect", "--format", "json"});
+    ASSERT_EQ(two.status, 0) << two.err;
+    const auto c = nlohmann::json::parse(two.out)["comparisons"][0];
+    EXPECT_EQ(c["design"], "paired") << two.out;
+    EXPECT_EQ(c["baseline"], "direct");
+    EXPECT_EQ(c["candidate"], "indirect");
+    EXPECT_EQ(c["n"], whole["n"]);
+    EXPECT_DOUBLE_EQ(c["delta_pct"].get<double>(), whole["delta_pct"].get<double>());
+    EXPECT_DOUBLE_EQ(c["ci_low_pct"].get<double>(), whole["ci_low_pct"].get<double>());
+    const auto text = run({"compare", "1:direct", "1:indirect"});
+    EXPECT_EQ(text.out.find("run-to-run calibration"), std::string::npos) << text.out;
+    // In the order chosen: the first is the baseline.
+    const auto swapped = run({"compare", "1:indirect", "1:direct", "--format", "json"});
+    ASSERT_EQ(swapped.status, 0) << swapped.err;
+    EXPECT_EQ(nlohmann::json::parse(swapped.out)["comparisons"][0]["baseline"], "indirect");
+    const auto missing = run({"compare", "1:direct", "1:nosuch"});
+    EXPECT_EQ(missing.status, 2) << missing.err;
+}
+
 TEST_F(CliCompare, StatMatchesScipyOnPlainFiles)
 {
     // The same data as the Welch/Mann-Whitney reference in tests/engine/stats_test.cpp.

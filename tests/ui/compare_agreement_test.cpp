@@ -189,6 +189,26 @@ TEST_F(CompareAgreement, OneRunPerSideSaysThatTheRunToRunCalibrationIsMissing)
     EXPECT_NEAR(drawn->high, json.value("ci_high_pct").toDouble(), 1e-9);
 }
 
+// Two of a run's three variants (the third unticked): the run's own design and figures, the same
+// as `compare RUN` gives for that pair, and no run-to-run warning (they ran side by side).
+TEST_F(CompareAgreement, TwoVariantsOfARunOfThreeKeepItsPairedDesign)
+{
+    const std::int64_t id = runSpin(m_db, {"--variant", "c:work=108"});
+    ASSERT_GT(id, 0);
+    MainWindow window(QString::fromStdString(m_db));
+    ASSERT_TRUE(window.compare({{id, "a"}, {id, "b"}}));
+    window.waitForLoads();
+    const auto& view = window.comparePanel()->view();
+    for (const auto& w : view.warnings) {
+        EXPECT_FALSE(w.contains("run-to-run")) << w.toStdString();
+    }
+    const ComparePlot& tsc = *window.comparePanel()->panel(3);
+    ASSERT_EQ(tsc.shownMetric(), "tsc_per_op");
+    EXPECT_TRUE(tsc.differenceTitle().contains("paired chunk log-ratios")) << tsc.differenceTitle().toStdString();
+    // The whole run's b against a (its first candidate's comparison).
+    expectSameDifference(tsc, primary(m_db, {QString::number(id)}, "tsc_per_op"));
+}
+
 // A run until decided: Compare leads with its sequential decision, the lines `compare` prints in
 // its header, and the panels use the margin the run decided with (0.5% here, not the default 1%).
 TEST_F(CompareAgreement, ARunUntilDecidedShowsItsDecisionAndItsOwnMargin)
