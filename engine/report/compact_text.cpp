@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 
 #include "engine/analysis/across_runs.h"
 #include "engine/report/compact_table.h"
@@ -79,22 +77,14 @@ std::string optionsLine(const Analysis& a)
 
 constexpr const char* kVirtualMachine = "measured in a virtual machine";
 
-// The warnings of the compact header, each whole (wrapped, never cut): the same warning of every run said once,
-// "not measured" lines folded into one, and the virtual machine left to the "(VM)" of the machine
-// line when the header has one.
+// The warnings of the compact header, each whole (wrapped, never cut): "not measured" lines folded
+// into one, and the virtual machine left to the "(VM)" of the machine line when the header has
+// one. (A warning every run gives is said once already: contextForRuns.)
 std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& ctx,
                                       const std::vector<std::string>& header)
 {
     std::vector<std::string> all = a.warnings;
     all.insert(all.end(), ctx.warnings.begin(), ctx.warnings.end());
-    std::map<std::string, std::set<std::string>> runsOf;  // a run's warning without its prefix: the runs
-    for (const auto& w : all) {
-        for (const auto& run : ctx.runNames) {
-            if (w.starts_with(run + ": ")) {
-                runsOf[w.substr(run.size() + 2)].insert(run);
-            }
-        }
-    }
     const bool vmInHeader = std::any_of(header.begin(), header.end(),
                                         [](const std::string& h) { return h.find("(VM)") != std::string::npos; });
     std::vector<std::string> lines;
@@ -105,14 +95,7 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
             lines.push_back(w);
         }
     };
-    for (std::string w : all) {
-        for (const auto& run : ctx.runNames) {
-            if (ctx.runNames.size() > 1 && w.starts_with(run + ": ") &&
-                runsOf[w.substr(run.size() + 2)].size() == ctx.runNames.size()) {
-                w = w.substr(run.size() + 2);
-                break;
-            }
-        }
+    for (const auto& w : all) {
         const auto at = w.find("not measured: ");
         if (at == std::string::npos) {
             add(w);

@@ -42,9 +42,6 @@ struct EvidenceContext {
     // The compact header's lines in place of `header` when not empty: the facts several runs
     // share said once.
     std::vector<std::string> briefHeader;
-    // The runs' names as their warnings start ("run 3 'vanilla'"), for saying a warning every run
-    // has once.
-    std::vector<std::string> runNames;
     // Further facts about the design for the compact header, one line each (pooled runs,
     // sequential stopping): shown after the design line.
     std::vector<std::string> designLines;

@@ -511,18 +511,47 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     return ctx;
 }
 
+namespace {
+
+// The runs' warnings, a warning every run gives said once, the others each prefixed with its run's
+// name ("run 2 'patched': ...").
+std::vector<std::string> foldedWarnings(const std::vector<const RunRecord*>& runs,
+                                        const std::vector<std::vector<std::string>>& warningsOf)
+{
+    const auto everyRun = [&](const std::string& w) {
+        return runs.size() > 1 && std::all_of(warningsOf.begin(), warningsOf.end(), [&](const auto& ws) {
+                   return std::find(ws.begin(), ws.end(), w) != ws.end();
+               });
+    };
+    std::vector<std::string> out;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        for (const auto& w : warningsOf[r]) {
+            if (!everyRun(w)) {
+                out.push_back(runName(*runs[r]) + ": " + w);
+            } else if (std::find(out.begin(), out.end(), w) == out.end()) {
+                out.push_back(w);
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
 {
     EvidenceContext ctx;
     std::string names;
     ctx.source = nlohmann::json::array();
+    std::vector<std::vector<std::string>> warningsOf;  // each run's, unprefixed
     for (const auto* run : runs) {
         names += (names.empty() ? "" : " vs ") + runName(*run);
         ctx.header.push_back(runName(*run) + ": $ " + runCommandLine(*run));
         ctx.header.push_back("  " + machineLine(*run) + "; " + scheduleLine(*run));
-        addEnvironmentWarnings(*run, runName(*run) + ": ", ctx.warnings);
+        addEnvironmentWarnings(*run, "", warningsOf.emplace_back());
         ctx.source.push_back({{"run", run->row.id}, {"label", run->row.label}, {"kernel", run->row.kernel}});
     }
+    ctx.warnings = foldedWarnings(runs, warningsOf);
     ctx.title = "noisefloor: " + names;
     std::vector<RunFacts> facts;
     facts.reserve(runs.size());
@@ -533,9 +562,6 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
     ctx.header.insert(ctx.header.begin(), kernelsLine(facts));
     if (runs.size() > 1) {
         ctx.briefHeader = briefHeaderOf(runs, ctx.header.front());
-    }
-    for (const auto* run : runs) {
-        ctx.runNames.push_back(runName(*run));
     }
     for (auto& line : environmentDifferences(facts)) {
         ctx.warnings.push_back(std::move(line));
