@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "ui/engine_program.h"
+#include "ui/remote_engine.h"
 
 namespace nf::ui {
 
@@ -48,9 +49,25 @@ void EnvironmentPanel::refuseChecks(const QString& why)
     m_loaded = true;
 }
 
+void EnvironmentPanel::checkOn(const RemoteEngine* remote)
+{
+    m_remote = remote;
+    m_loaded = false;
+    m_table->setRowCount(0);
+    m_again->setVisible(m_remote != nullptr || m_refusal.isEmpty());
+    m_summary->setText(m_remote == nullptr && !m_refusal.isEmpty()
+                           ? m_refusal
+                           : tr("What %1 can measure and what adds noise (`noisefloor check`).").arg(where()));
+}
+
+QString EnvironmentPanel::where() const
+{
+    return m_remote == nullptr ? tr("this machine") : tr("host %1 (over ssh)").arg(m_remote->host().dest);
+}
+
 void EnvironmentPanel::refresh()
 {
-    if (!m_refusal.isEmpty()) {
+    if (m_remote == nullptr && !m_refusal.isEmpty()) {
         return;  // refuseChecks said why
     }
     if (m_process != nullptr && m_process->state() != QProcess::NotRunning) {
@@ -58,12 +75,12 @@ void EnvironmentPanel::refresh()
     }
     delete m_process;
     m_process = new QProcess(this);
-    m_summary->setText(tr("checking this machine..."));
+    m_summary->setText(tr("checking %1...").arg(where()));
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         const QByteArray out = m_process->readAllStandardOutput();
         if (status != QProcess::NormalExit || code != 0 || !showCheckOutput(out)) {
-            m_summary->setText(tr("`noisefloor check` failed: %1")
-                                   .arg(QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
+            m_summary->setText(tr("`noisefloor check` on %1 failed: %2")
+                                   .arg(where(), QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
         }
         m_loaded = true;
     });
@@ -74,7 +91,12 @@ void EnvironmentPanel::refresh()
         }
     });
     m_loaded = false;
-    m_process->start(engineProgram(), {QStringLiteral("check"), QStringLiteral("--format"), QStringLiteral("json")});
+    const QStringList check = {QStringLiteral("check"), QStringLiteral("--format"), QStringLiteral("json")};
+    if (m_remote != nullptr) {
+        m_process->start(QStringLiteral("ssh"), m_remote->arguments(check));
+    } else {
+        m_process->start(engineProgram(), check);
+    }
 }
 
 bool EnvironmentPanel::showCheckOutput(const QByteArray& json)
@@ -115,7 +137,8 @@ bool EnvironmentPanel::showCheckOutput(const QByteArray& json)
         }
     }
     m_table->resizeRowsToContents();
-    m_summary->setText(tr("%1 checks, %2 warning(s) and %3 failure(s), highlighted; each comes with its fix.")
+    m_summary->setText(tr("%1: %2 checks, %3 warning(s) and %4 failure(s), highlighted; each comes with its fix.")
+                           .arg(where().left(1).toUpper() + where().mid(1))
                            .arg(m_table->rowCount())
                            .arg(m_warnings)
                            .arg(failures));

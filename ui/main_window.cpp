@@ -373,6 +373,7 @@ void MainWindow::stopRun()
 void MainWindow::setRemoteHost(const RemoteHost& host)
 {
     m_runs->setRemoteHost(host);
+    m_environment->checkOn(m_runs->remoteEngine());
     setWindowTitle(tr("noisefloor - runs on %1").arg(host.dest));
 }
 

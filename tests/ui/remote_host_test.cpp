@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "data/schema.h"
 #include "tests/support/ssh_lab.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/environment_panel.h"
 #include "ui/event_client.h"
 #include "ui/experiment_editor.h"
 #include "ui/live_panel.h"
@@ -105,6 +107,22 @@ TEST_F(RemoteHostTest, ARunOnTheHostIsWatchedLiveAndArrivesHere)
     EXPECT_EQ(copy->data.samples.size(), original->data.samples.size());
     EXPECT_EQ(copy->environment.json["copied_from"]["origin"].get<std::string>().rfind("dut:", 0), 0u);
     EXPECT_TRUE(failed.isEmpty());
+}
+
+// The Environment tab checks the host the runs go to, over ssh, and says so.
+TEST_F(RemoteHostTest, TheEnvironmentTabChecksTheHostTheRunsGoTo)
+{
+    auto w = window(2, 0.5);
+    EnvironmentPanel* environment = w->environmentPanel();
+    EXPECT_TRUE(environment->summaryText().contains("host dut (over ssh)")) << environment->summaryText().toStdString();
+    environment->refresh();
+    EXPECT_TRUE(environment->summaryText().startsWith("checking host dut (over ssh)"))
+        << environment->summaryText().toStdString();
+    environment->waitForCheck(60000);
+    QTRY_VERIFY_WITH_TIMEOUT(environment->loaded(), 60000);
+    EXPECT_TRUE(environment->summaryText().startsWith("Host dut (over ssh): "))
+        << environment->summaryText().toStdString();
+    EXPECT_GT(environment->table()->rowCount(), 3);
 }
 
 TEST_F(RemoteHostTest, StopEndsTheRemoteRunAsAbortedAndNothingIsLeftRunning)
