@@ -4,8 +4,12 @@
 #include <QApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemModel>
+#include <QHeaderView>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QStyle>
+#include <QTreeView>
 
 namespace nf::ui {
 
@@ -31,12 +35,37 @@ std::function<void(QFileDialog*)>& observer()
     return callback;
 }
 
+// Every column of the detail view as wide as its widest entry once a directory is listed (names
+// of captures run to 70 characters; Qt's defaults cut them, and the size and date, in the middle),
+// and a dialog large enough to show them, within the screen.
+void showWholeNames(QFileDialog& dialog)
+{
+    dialog.setViewMode(QFileDialog::Detail);
+    auto* view = dialog.findChild<QTreeView*>(QStringLiteral("treeView"));
+    auto* model = dialog.findChild<QFileSystemModel*>();
+    if (view == nullptr || model == nullptr) {
+        return;
+    }
+    const auto fit = [view] {
+        for (int column = 0; column < view->header()->count(); ++column) {
+            view->resizeColumnToContents(column);
+        }
+    };
+    QObject::connect(model, &QFileSystemModel::directoryLoaded, view, fit);
+    QSize size(980, 560);
+    if (const QScreen* screen = dialog.screen()) {
+        size = size.boundedTo(screen->availableSize() * 0.9);
+    }
+    dialog.resize(size);
+}
+
 QString run(QFileDialog& dialog)
 {
     static StatOnlyIconProvider provider;  // outlives every dialog; the dialog does not own it
     dialog.setOptions(QFileDialog::DontUseNativeDialog | QFileDialog::DontResolveSymlinks |
                       QFileDialog::DontUseCustomDirectoryIcons);
     dialog.setIconProvider(&provider);
+    showWholeNames(dialog);
     if (observer()) {
         observer()(&dialog);
     }
