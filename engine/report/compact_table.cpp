@@ -153,6 +153,23 @@ struct Row {
 // A name of the table and the name it is shown by.
 using Shown = std::map<std::string, std::string>;
 
+// Each of `names` (as shown) mapped to its form within `limit` (abbreviate); `legend` gets "short =
+// full" for each one cut, `full[i]` being the name `names[i]` stands for.
+Shown shortened(const std::vector<std::string>& names, const std::vector<std::string>& full, std::size_t limit,
+                std::vector<std::pair<std::string, std::string>>& legend)
+{
+    legend.clear();
+    const auto cut = abbreviate(names, limit);
+    Shown out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        out[names[i]] = cut[i];
+        if (cut[i] != names[i]) {
+            legend.emplace_back(cut[i], full[i]);
+        }
+    }
+    return out;
+}
+
 std::string displayName(const Row& r, const Layout& layout)
 {
     return layout.names == 0 ? r.metric : shortName(r.metric, layout.names == 2);
@@ -207,17 +224,8 @@ Tables layOut(const Analysis& a, const std::vector<Block>& blocks, const std::st
     const std::string level = fmt::format("{:g}% CI", (1 - a.options.compare.alpha) * 100);
     // Every block with one layout, so a variant and a metric have one short name throughout.
     auto render = [&](const Layout& layout, Tables& into) {
-        into.renamed.clear();
-        into.renamedMetrics.clear();
         const std::vector<std::string> names(variants.begin(), variants.end());
-        const auto shortVariants = abbreviate(names, layout.variantLimit);
-        Shown variantShown;
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            variantShown[names[i]] = shortVariants[i];
-            if (shortVariants[i] != names[i]) {
-                into.renamed.emplace_back(shortVariants[i], names[i]);
-            }
-        }
+        const Shown variantShown = shortened(names, names, layout.variantLimit, into.renamed);
         std::vector<std::string> shown;  // the metrics' names as the layout shows them, once each
         std::vector<std::string> full;
         for (const auto& block : rows) {
@@ -228,14 +236,7 @@ Tables layOut(const Analysis& a, const std::vector<Block>& blocks, const std::st
                 }
             }
         }
-        const auto shortMetrics = abbreviate(shown, layout.metricLimit);
-        Shown metricShown;
-        for (std::size_t i = 0; i < shown.size(); ++i) {
-            metricShown[shown[i]] = shortMetrics[i];
-            if (shortMetrics[i] != shown[i]) {
-                into.renamedMetrics.emplace_back(shortMetrics[i], full[i]);
-            }
-        }
+        const Shown metricShown = shortened(shown, full, layout.metricLimit, into.renamedMetrics);
         into.blocks.clear();
         for (std::size_t i = 0; i < blocks.size(); ++i) {
             into.blocks.push_back(tableLines(rows[i], variantShown.at(blocks[i].baseline),
