@@ -6,15 +6,40 @@
 #include "base/system_facts.h"
 #include "engine/net/iface_check.h"
 #include "engine/report/text_table.h"
+#include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 
 namespace nf::cli {
 
 namespace {
 
+// Which CPUs other runs measure on now: where a run would be refused (or share, --share-cpus).
+engine::MachineCheck cpusCheck(const std::vector<int>& online)
+{
+    const auto inUse = engine::cpusInUse(online);
+    if (inUse.empty()) {
+        return {.name = "CPUs in use",
+                .level = engine::MachineCheck::Level::Ok,
+                .detail = "no run measures on any CPU now",
+                .fix = ""};
+    }
+    std::string detail;
+    for (const auto& line : inUse) {
+        detail += (detail.empty() ? "" : "; ") + line;
+    }
+    return {.name = "CPUs in use",
+            .level = engine::MachineCheck::Level::Info,
+            .detail = detail,
+            .fix =
+                "a run on these CPUs is refused until they are free: choose other CPUs, wait, or pass "
+                "--share-cpus (its figures then carry the other run's load)"};
+}
+
 int runChecks(const std::string& format, const std::string& iface)
 {
-    auto checks = engine::checkMachine(base::readSystemFacts());
+    const auto facts = base::readSystemFacts();
+    auto checks = engine::checkMachine(facts);
+    checks.push_back(cpusCheck(facts.onlineCpus));
     if (!iface.empty()) {
         auto net = engine::net::checkInterface(iface);
         if (!net) {

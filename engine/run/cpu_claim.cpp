@@ -257,6 +257,21 @@ std::vector<int> measuredCpus(const PreparedExperiment& prepared)
     return cpus;
 }
 
+std::vector<std::string> cpusInUse(const std::vector<int>& cpus, const std::string& dir)
+{
+    std::vector<std::string> out;
+    for (const int cpu : cpus) {
+        const std::string name = std::to_string(cpu);
+        if (const auto pid = keyHolder(keyName(dir, name)); pid && *pid != ::getpid()) {
+            out.push_back("CPU " + name + ": " + describePid(*pid));
+        }
+        for (const int pid : sharers(dir, name)) {
+            out.push_back("CPU " + name + ": " + describePid(pid) + ", sharing it (--share-cpus)");
+        }
+    }
+    return out;
+}
+
 Result<CpuClaims> claimCpus(const std::vector<int>& cpus, const std::string& description, bool share,
                             const std::string& dir)
 {

@@ -87,6 +87,11 @@ struct CpuClaims {
 // else /run/user/<uid>/noisefloor.
 std::string userLockDir();
 
+// The runs measuring on each of `cpus` now, as its key and the keys of its sharers name them: one
+// line per run, "CPU 1: pid 4242 (noisefloor run into x.db (spin))" (", sharing it (--share-cpus)"
+// for a sharer). Empty when none is. For `check` and the Environment tab.
+std::vector<std::string> cpusInUse(const std::vector<int>& cpus, const std::string& dir = kOwnerLockDir);
+
 // Takes the lock of every CPU in `cpus` for `description` ("noisefloor run udp-rx"). A CPU held by a
 // live run is an error naming it, or with `share` a warning. Errors also when the lock directory
 // cannot be used.

@@ -63,6 +63,35 @@ TEST_F(CliCpuLocks, ARunOnAHeldCpuRefusesAndNamesTheHolderUnlessToldToShare)
               std::string::npos);
 }
 
+// `check` names the runs measuring now, CPU by CPU (the Environment tab shows it), and no longer a
+// run that has ended.
+TEST_F(CliCpuLocks, CheckNamesTheCpusOtherRunsMeasureOn)
+{
+    auto held = engine::claimCpus({std::stoi(m_cpu)}, "the test's other run", false);
+    ASSERT_TRUE(held) << held.error().message;
+    const auto checked = run({"check", "--format", "json"});
+    ASSERT_EQ(checked.status, 0) << checked.err;
+    nlohmann::json inUse;
+    for (const auto& c : nlohmann::json::parse(checked.out)) {
+        if (c["name"] == "CPUs in use") {
+            inUse = c;
+        }
+    }
+    ASSERT_TRUE(inUse.is_object()) << checked.out;
+    EXPECT_EQ(inUse["level"], "info");
+    const std::string detail = inUse["detail"];
+    EXPECT_NE(detail.find("CPU " + m_cpu + ": pid " + std::to_string(::getpid())), std::string::npos) << detail;
+    EXPECT_NE(inUse["fix"].get<std::string>().find("--share-cpus"), std::string::npos);
+    held->keys.clear();
+    held->locks.clear();
+    const auto free = nlohmann::json::parse(run({"check", "--format", "json"}).out);
+    for (const auto& c : free) {
+        if (c["name"] == "CPUs in use") {
+            EXPECT_EQ(c["detail"].get<std::string>().find("CPU " + m_cpu + ":"), std::string::npos) << c.dump();
+        }
+    }
+}
+
 // Deleting a live run's lock file does not let a second run measure on its CPU: the CPU's key
 // (an abstract socket) has no file to delete.
 TEST_F(CliCpuLocks, DeletingTheLockFileOfALiveRunDoesNotFreeItsCpu)
