@@ -161,6 +161,88 @@ TEST_F(RunControlTest, ARunUntilDecidedSaysItStoppedEarlyAndWhy)
     EXPECT_TRUE(status.contains(reason)) << status.toStdString() << " / " << reason.toStdString();
 }
 
+TEST_F(RunControlTest, TheEditorTabsFromTheWorkloadToItsParameters)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    window.showTab("experiment");
+    ExperimentEditor* editor = window.editor();
+    ASSERT_TRUE(editor->selectWorkload("spin"));
+    auto* workload = editor->findChildren<QComboBox*>().front();
+    workload->setFocus();
+    QTest::keyClick(workload, Qt::Key_Tab);
+    QWidget* next = QApplication::focusWidget();
+    ASSERT_NE(next, nullptr);
+    EXPECT_EQ(next->parentWidget(), editor->paramField("work")->parentWidget())
+        << "Tab went to " << next->metaObject()->className() << " " << next->objectName().toStdString();
+}
+
+TEST_F(RunControlTest, UntilDecidedTakesRepetitionsFromTheMaxTime)
+{
+    MainWindow window(m_db);
+    ExperimentEditor* editor = window.editor();
+    auto* reps = editor->findChildren<QSpinBox*>().front();
+    EXPECT_TRUE(reps->isEnabled());
+    editor->setUntilDecided(true, 60, 1);
+    EXPECT_FALSE(reps->isEnabled());
+    editor->setUntilDecided(false);
+    EXPECT_TRUE(reps->isEnabled());
+}
+
+TEST_F(RunControlTest, TheCommandShownNamesTheDatabase)
+{
+    MainWindow window(m_db);
+    ExperimentEditor* editor = window.editor();
+    ASSERT_TRUE(editor->selectWorkload("spin"));
+    QString command;
+    for (auto* label : editor->messageArea()->findChildren<QLabel*>()) {
+        if (label->text().startsWith("$ ")) {
+            command = label->text();
+        }
+    }
+    EXPECT_TRUE(command.contains("--db " + m_db)) << command.toStdString();
+}
+
+TEST_F(RunControlTest, TheFilterUnknownFindsRunsWithoutAKernel)
+{
+    ASSERT_GT(test::storeRun(m_db.toStdString(), "imported"), 0);  // its environment names no kernel
+    MainWindow window(m_db);
+    window.history()->setFilters(QString(), QString(), "unknown", QString());
+    EXPECT_EQ(window.history()->filterModel()->rowCount(), 1);
+    // Matched, not only kept because it is the selected run.
+    EXPECT_TRUE(window.history()->filterModel()->pinnedOutsideFilter().empty())
+        << window.history()->filterNote().toStdString();
+    EXPECT_EQ(window.runModel()->data(window.runModel()->index(0, RunListModel::Kernel)).toString(), "unknown");
+}
+
+TEST_F(RunControlTest, ADurationItCannotTakeSaysWhyItReverts)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    window.showTab("experiment");
+    ExperimentEditor* editor = window.editor();
+    editor->setDuration(1.0);
+    auto* duration = editor->findChildren<QDoubleSpinBox*>().front();  // the first: duration
+    ASSERT_EQ(duration->value(), 1.0);
+    duration->setFocus();
+    duration->selectAll();
+    QTest::keyClicks(duration, "0");
+    const auto problems = [&] {
+        QString text;
+        for (auto* label : editor->messageArea()->findChildren<QLabel*>()) {
+            text += label->isVisibleTo(editor) ? label->text() + "\n" : QString();
+        }
+        return text;
+    };
+    EXPECT_TRUE(problems().contains("Duration per variant: \"0\" is not taken (0.01 to 3600)"))
+        << problems().toStdString();
+    QTest::keyClick(duration, Qt::Key_Return);
+    EXPECT_EQ(duration->value(), 1.0);
+    EXPECT_TRUE(
+        problems().contains("Duration per variant: that value was not taken (0.01 to 3600); it is 1.00 s again"))
+        << problems().toStdString();
+}
+
 TEST_F(RunControlTest, ARefusedRunSaysWhyOnceInTheLogAndOnceInTheHeadline)
 {
     LivePanel live;
