@@ -6,9 +6,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
@@ -113,6 +115,7 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     for (const auto& [edit, hint] : filters) {
         edit->setPlaceholderText(hint);
         edit->setClearButtonEnabled(true);
+        edit->installEventFilter(this);
         filterRow->addWidget(edit);
         connect(edit, &QLineEdit::textChanged, this, &HistoryPanel::applyFilters);
     }
@@ -157,6 +160,22 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     layout->addLayout(filterRow);
     layout->addWidget(m_filterNote);
     layout->addWidget(splitter, 1);
+}
+
+bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    auto* edit = qobject_cast<QLineEdit*>(watched);
+    if (edit != nullptr && (event->type() == QEvent::KeyPress || event->type() == QEvent::ShortcutOverride)) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier) {
+            if (event->type() == QEvent::KeyPress) {
+                edit->clear();
+            }
+            event->accept();  // an override: the key comes here, not to a shortcut
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void HistoryPanel::setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date)
@@ -246,7 +265,49 @@ std::vector<std::int64_t> HistoryPanel::selectedInTable() const
     return ids;
 }
 
-bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
+bool HistoryPanel::revealRuns(const std::vector<std::int64_t>& ids)
+{
+    for (auto id : ids) {
+        if (m_model->rowOf(id) < 0) {
+            return false;
+        }
+    }
+    m_order = ids;
+    applyFilters();  // pins them: listed whatever the filter says
+    return selectRuns(ids);
+}
+
+HistoryPanel::ViewPlace HistoryPanel::viewPlace() const
+{
+    ViewPlace place;
+    const auto runAt = [this](const QModelIndex& index) -> std::int64_t {
+        const engine::RunRow* run = index.isValid() ? m_model->runAt(m_filter->mapToSource(index).row()) : nullptr;
+        return run != nullptr ? run->id : -1;
+    };
+    const QModelIndex top = m_table->indexAt(QPoint(0, 0));
+    place.top = runAt(top);
+    place.offset = top.isValid() ? -m_table->visualRect(top).top() : 0;
+    place.current = runAt(m_table->currentIndex());
+    return place;
+}
+
+void HistoryPanel::restoreViewPlace(const ViewPlace& place)
+{
+    const auto indexOf = [this](std::int64_t id) {
+        return id < 0 ? QModelIndex() : m_filter->mapFromSource(m_model->index(m_model->rowOf(id), 0));
+    };
+    if (const QModelIndex current = indexOf(place.current); current.isValid()) {
+        m_table->selectionModel()->setCurrentIndex(current, QItemSelectionModel::NoUpdate);
+    }
+    if (const QModelIndex top = indexOf(place.top); top.isValid()) {
+        m_table->scrollTo(top, QAbstractItemView::PositionAtTop);
+        if (place.offset != 0) {
+            m_table->verticalScrollBar()->setValue(m_table->verticalScrollBar()->value() + place.offset);
+        }
+    }
+}
+
+bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids, bool scroll)
 {
     QItemSelection selection;
     bool all = true;
@@ -269,7 +330,7 @@ bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
             m_order.push_back(id);
         }
     }
-    if (first.isValid()) {
+    if (first.isValid() && scroll) {
         m_table->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
         m_table->scrollTo(first);
     }

@@ -90,6 +90,130 @@ protected:
     QString m_db = QString::fromStdString(m_dir.file("runs.db"));
 };
 
+// Presses Esc on `widget` (which has the focus) and says whether the run is still going a little
+// later: a stopped engine ends within a moment.
+bool stillRunsAfterEscapeOn(MainWindow& window, QWidget* widget)
+{
+    widget->setFocus();
+    QTest::keyClick(widget, Qt::Key_Escape);
+    serve(400);
+    return window.runController()->running();
+}
+
+TEST_F(RunControlTest, EscapeStopsOnlyWhenNoEditorOrPopupWantsIt)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    design(window, 30, 1.0);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    QSignalSpy looks(window.eventClient(), &EventClient::lookArrived);
+    ASSERT_TRUE(window.startRun());
+    ASSERT_TRUE(looks.wait(60000)) << window.eventClient()->stderrText().toStdString();
+
+    // Esc in the History filter clears the filter, and the run goes on.
+    window.showTab("history");
+    auto* filter = window.history()->findChildren<QLineEdit*>().front();
+    filter->setFocus();
+    QTest::keyClicks(filter, "nothing like it");
+    EXPECT_TRUE(stillRunsAfterEscapeOn(window, filter));
+    EXPECT_TRUE(filter->text().isEmpty()) << filter->text().toStdString();
+    EXPECT_TRUE(stillRunsAfterEscapeOn(window, filter));  // an empty filter: still no Stop
+    EXPECT_TRUE(stillRunsAfterEscapeOn(window, window.runTable()));
+
+    // Esc closing an open drop-down closes it, and the run goes on.
+    window.showTab("experiment");
+    auto* combo = window.editor()->findChildren<QComboBox*>().front();
+    combo->setFocus();
+    combo->showPopup();
+    QTRY_VERIFY(combo->view()->isVisible());
+    QTest::keyClick(combo->view(), Qt::Key_Escape);
+    serve(400);
+    EXPECT_FALSE(combo->view()->isVisible());
+    EXPECT_TRUE(window.runController()->running());
+    EXPECT_TRUE(stillRunsAfterEscapeOn(window, combo));
+    EXPECT_TRUE(stillRunsAfterEscapeOn(window, window.editor()->findChildren<QSpinBox*>().front()));
+
+    // A run longer than the confirmation threshold asks; Esc in the question only closes it.
+    window.showTab("live");
+    window.setConfirmStopAfterMs(0);
+    int asked = 0;
+    const auto answer = [&](bool stop) {
+        QTimer::singleShot(300, [&asked, stop] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            ASSERT_NE(box, nullptr);
+            EXPECT_EQ(box->objectName(), "confirmStop");
+            ++asked;
+            if (stop) {
+                box->button(QMessageBox::Yes)->click();
+            } else {
+                QTest::keyClick(box, Qt::Key_Escape);
+            }
+        });
+    };
+    answer(false);
+    EXPECT_TRUE(stillRunsAfterEscapeOn(window, window.livePanel()->stopButton()));
+    EXPECT_EQ(asked, 1);
+    answer(true);
+    window.livePanel()->stopButton()->setFocus();
+    QTest::keyClick(window.livePanel()->stopButton(), Qt::Key_Escape);
+    EXPECT_EQ(asked, 2);
+    ASSERT_TRUE(ended.count() > 0 || ended.wait(30000));
+    EXPECT_FALSE(window.runController()->running());
+}
+
+TEST_F(RunControlTest, EscapeOnTheLiveTabStopsAShortRunWithoutAsking)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    design(window, 30, 1.0);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    QSignalSpy runEnded(window.livePanel(), &LivePanel::runEnded);
+    QSignalSpy looks(window.eventClient(), &EventClient::lookArrived);
+    ASSERT_TRUE(window.startRun());
+    ASSERT_TRUE(looks.wait(60000)) << window.eventClient()->stderrText().toStdString();
+    window.livePanel()->stopButton()->setFocus();
+    QTest::keyClick(window.livePanel()->stopButton(), Qt::Key_Escape);
+    ASSERT_TRUE(ended.count() > 0 || ended.wait(30000));
+    ASSERT_GE(runEnded.count(), 1);
+    EXPECT_EQ(runEnded.last().at(1).toString(), "aborted");
+    // Stopped inside its first repetition: what it measured is not stored, and the plot says so.
+    EXPECT_GT(window.livePanel()->unstoredCount(), 0);
+    EXPECT_TRUE(window.livePanel()->logText().contains("not stored")) << window.livePanel()->logText().toStdString();
+    QCustomPlot* plot = window.livePanel()->customPlot();
+    QCPGraph* cut = plot->graph(plot->graphCount() - 1);
+    EXPECT_EQ(cut->name(), "not stored (repetition cut short)");
+    bool found = false;
+    EXPECT_TRUE(plot->yAxis->range().contains(cut->getValueRange(found).center()))
+        << "the grey samples are off the axes";
+}
+
+TEST_F(RunControlTest, AFinishedRunOpensInCompareWhateverTheFilter)
+{
+    ASSERT_GT(test::storeRun(m_db.toStdString(), "old one"), 0);
+    MainWindow window(m_db);
+    showWindow(window);
+    window.showTab("history");
+    window.history()->setFilters("old", QString(), QString(), QString());
+    ASSERT_EQ(window.history()->filterModel()->rowCount(), 1);
+    window.runTable()->selectRow(0);
+    design(window, 2, 0.05, "fresh");
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    ASSERT_TRUE(window.startRun());
+    ASSERT_TRUE(ended.wait(120000)) << window.eventClient()->stderrText().toStdString();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.loader()->busy(), 30000);
+    window.waitForLoads();
+    serve(100);
+    ASSERT_EQ(window.runModel()->rowCount(), 2);
+    const std::int64_t fresh = window.runModel()->runAt(0)->id;
+    EXPECT_EQ(window.tabs()->currentWidget(), window.comparePanel());
+    EXPECT_TRUE(window.comparePanel()->titleText().contains("fresh"))
+        << window.comparePanel()->titleText().toStdString();
+    EXPECT_EQ(window.history()->selectedRuns(), std::vector<std::int64_t>{fresh});
+    EXPECT_EQ(window.runTable()->selectionModel()->selectedRows().size(), 1);
+    EXPECT_TRUE(window.history()->filterNote().contains(QString::number(fresh)))
+        << window.history()->filterNote().toStdString();
+}
+
 TEST_F(RunControlTest, StopStaysAvailableThroughEveryPointOfASweep)
 {
     MainWindow window(m_db);
@@ -260,6 +384,51 @@ TEST_F(RunControlTest, ARefusedRunSaysWhyOnceInTheLogAndOnceInTheHeadline)
     const QString all = live.logText() + "\n" + live.statusText();
     EXPECT_EQ(all.count("not a CPU of this machine"), 2) << all.toStdString();
     EXPECT_TRUE(live.statusText().contains("--cpu 99: not a CPU")) << live.statusText().toStdString();
+}
+
+// The run at the top of History's view.
+std::int64_t topRun(MainWindow& window)
+{
+    QTableView* table = window.runTable();
+    const QModelIndex top = table->indexAt(QPoint(0, 0));
+    const engine::RunRow* run = window.runModel()->runAt(window.history()->filterModel()->mapToSource(top).row());
+    return run != nullptr ? run->id : -1;
+}
+
+TEST_F(RunControlTest, HistoryStaysWhereItWasBrowsedWhenAnotherProcessCommits)
+{
+    for (int i = 0; i < 40; ++i) {
+        ASSERT_GT(test::storeRun(m_db.toStdString(), QStringLiteral("run %1").arg(i).toStdString()), 0);
+    }
+    MainWindow window(m_db);
+    showWindow(window);
+    window.showTab("history");
+    window.waitForLoads();
+    QTableView* table = window.runTable();
+    // The user selects the newest run, then scrolls down to look at older ones.
+    const QRect second = table->visualRect(table->model()->index(1, 0));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, second.center());
+    serve(200);
+    EXPECT_EQ(table->visualRect(table->model()->index(1, 0)), second) << "rows moved after the first click";
+    table->verticalScrollBar()->setValue(table->verticalScrollBar()->maximum());
+    serve(100);
+    const std::int64_t browsed = topRun(window);
+    ASSERT_GT(browsed, 0);
+    const std::vector<std::int64_t> selected = window.history()->selectedRuns();
+
+    QProcess cli;  // another process commits a run
+    cli.start(QStringLiteral(NF_CLI_PATH),
+              {"run", "spin", "--db", m_db, "--reps", "1", "--duration", "0.05", "--warmup", "0.01", "--share-cpus",
+               "--variant", "a:work=100", "--variant", "b:work=110"});
+    ASSERT_TRUE(cli.waitForStarted());
+    while (cli.state() != QProcess::NotRunning) {
+        serve(20);
+    }
+    ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runModel()->rowCount() == 41, 5000);
+    serve(500);
+    EXPECT_EQ(topRun(window), browsed);
+    EXPECT_EQ(window.history()->selectedRuns(), selected);
 }
 
 }  // namespace
