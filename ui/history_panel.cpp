@@ -104,6 +104,7 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
+    m_table->viewport()->installEventFilter(this);
     m_table->setToolTip(tr("Select one run to compare its variants, or several (Ctrl/Shift) to compare across runs"));
 
     const std::pair<QLineEdit*, QString> filters[] = {{m_labelFilter, tr("label")},
@@ -164,6 +165,14 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
 
 bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == m_table->viewport() && event->type() == QEvent::MouseButtonPress) {
+        // A click on a row the view shows only in part would scroll it into view: the rows move
+        // under the pointer between the clicks of a double click, or while one is aiming. The view
+        // scrolls for the keyboard and for a drag past its edge, not for the click itself.
+        m_table->setAutoScroll(false);
+        QTimer::singleShot(0, m_table, [table = m_table] { table->setAutoScroll(true); });
+        return false;
+    }
     auto* edit = qobject_cast<QLineEdit*>(watched);
     if (edit != nullptr && (event->type() == QEvent::KeyPress || event->type() == QEvent::ShortcutOverride)) {
         const auto* key = static_cast<QKeyEvent*>(event);

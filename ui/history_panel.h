@@ -97,7 +97,8 @@ signals:
     void variantsTicked(const nf::ui::RunSelection& selection);
 
 protected:
-    // Esc in a filter field clears it (and goes no further: it never stops a run).
+    // Esc in a filter field clears it (and goes no further: it never stops a run); a click on a row
+    // shown in part does not scroll the table.
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
