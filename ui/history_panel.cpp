@@ -92,7 +92,8 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
       m_kernelFilter(new QLineEdit(this)),
       m_dateFilter(new QLineEdit(this)),
       m_filterNote(new QLabel(this)),
-      m_pinTimer(new QTimer(this))
+      m_pinTimer(new QTimer(this)),
+      m_autoScrollTimer(new QTimer(this))
 {
     m_filter->setSourceModel(m_model);
     m_table->setModel(m_filter);
@@ -154,6 +155,9 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     m_pinTimer->setSingleShot(true);
     m_pinTimer->setInterval(0);
     connect(m_pinTimer, &QTimer::timeout, this, &HistoryPanel::refreshPins);
+    m_autoScrollTimer->setSingleShot(true);
+    m_autoScrollTimer->setInterval(0);
+    connect(m_autoScrollTimer, &QTimer::timeout, this, [this] { m_table->setAutoScroll(true); });
     m_filterNote->setWordWrap(true);
     m_filterNote->setStyleSheet(QStringLiteral("color: #8a5a00;"));
     m_filterNote->hide();
@@ -170,7 +174,7 @@ bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
         // under the pointer between the clicks of a double click, or while one is aiming. The view
         // scrolls for the keyboard and for a drag past its edge, not for the click itself.
         m_table->setAutoScroll(false);
-        QTimer::singleShot(0, m_table, [table = m_table] { table->setAutoScroll(true); });
+        m_autoScrollTimer->start();  // on again once the press is handled
         return false;
     }
     auto* edit = qobject_cast<QLineEdit*>(watched);

@@ -117,7 +117,8 @@ private:
     QLineEdit* m_kernelFilter;
     QLineEdit* m_dateFilter;
     QLabel* m_filterNote;
-    QTimer* m_pinTimer;  // refreshPins() once the selection change is handled
+    QTimer* m_pinTimer;         // refreshPins() once the selection change is handled
+    QTimer* m_autoScrollTimer;  // the table's auto-scroll back on after a click (eventFilter())
     bool m_updatingVariants = false;
     std::vector<std::int64_t> m_order;  // the selected runs, first selected first
 };
