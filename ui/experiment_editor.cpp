@@ -238,11 +238,19 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     connect(m_until, &QCheckBox::toggled, this, [this](bool on) {
         m_maxTime->setEnabled(on);
         m_margin->setEnabled(on);
+        // Until decided, the engine plans as many repetitions as fit in the max time.
+        m_reps->setEnabled(!on);
+        m_reps->setToolTip(on ? tr("Set by the max time: as many repetitions as fit in it") : QString());
         validate();
     });
     for (auto* spin : {m_maxTime, m_margin}) {
         connect(spin, &QAbstractSpinBox::editingFinished, this, [this] { validate(); });
     }
+    watchNumber(m_reps, tr("Repetitions"));
+    watchNumber(m_duration, tr("Duration per variant"));
+    watchNumber(m_warmup, tr("Warmup"));
+    watchNumber(m_maxTime, tr("Max time"));
+    watchNumber(m_margin, tr("Margin"));
     m_sweep->setPlaceholderText(tr("PARAM=v1,v2,... e.g. zero_size_pct=0,1,10,50 (one run per value)"));
     m_sweep->setProperty("help", tr("Runs every variant at each value; the Explore tab plots the metric against it"));
     connect(m_cpus, &QListWidget::itemChanged, this, [this] { validate(); });
@@ -357,6 +365,14 @@ void ExperimentEditor::buildParamForm()
         m_paramForm->addRow(p.unit.empty() ? qs(p.name) : QStringLiteral("%1 (%2)").arg(qs(p.name), qs(p.unit)), field);
         m_paramFields.push_back(field);
     }
+    // Made after the rest of the form: Tab goes from the workload through its parameters to the
+    // variants, not from the last field of the form back to the parameters.
+    QWidget* previous = m_workload;
+    for (QWidget* field : m_paramFields) {
+        setTabOrder(previous, field);
+        previous = field;
+    }
+    setTabOrder(previous, m_variants);
     validate();
 }
 
@@ -412,12 +428,63 @@ void ExperimentEditor::validate()
     const RequestProblems problems = requestProblems(f, r, m_facts);
     m_problems = problems.lines;
     markProblems(r, problems.checked);
-    m_problemsLabel->setText(m_problems.join('\n'));
-    m_problemsLabel->setVisible(!m_problems.isEmpty());
-    m_command->setText(m_problems.isEmpty() ? QStringLiteral("$ ") + ui::commandLine(runArguments(r, QString()))
+    showProblems();
+    m_command->setText(m_problems.isEmpty() ? QStringLiteral("$ ") + ui::commandLine(runArguments(r, m_database))
                                             : QString());
     m_command->setVisible(m_problems.isEmpty());
     m_run->setEnabled(runEnabled());
+}
+
+void ExperimentEditor::showProblems()
+{
+    QStringList lines;
+    for (const auto& [spin, note] : m_numberNotes) {
+        lines << note;
+    }
+    lines << m_problems;
+    m_problemsLabel->setText(lines.join('\n'));
+    m_problemsLabel->setVisible(!lines.isEmpty());
+}
+
+void ExperimentEditor::watchNumber(QAbstractSpinBox* spin, const QString& name)
+{
+    auto* edit = spin->findChild<QLineEdit*>();
+    if (edit == nullptr) {
+        return;
+    }
+    const auto range = [spin] {
+        if (const auto* d = qobject_cast<QDoubleSpinBox*>(spin)) {
+            return tr("%1 to %2").arg(d->minimum()).arg(d->maximum());
+        }
+        const auto* i = qobject_cast<QSpinBox*>(spin);
+        return i != nullptr ? tr("%1 to %2").arg(i->minimum()).arg(i->maximum()) : QString();
+    };
+    const auto bare = [spin](QString text) {  // without the field's " s" or "±"
+        const QString prefix = spin->property("prefix").toString();
+        const QString suffix = spin->property("suffix").toString();
+        if (!prefix.isEmpty() && text.startsWith(prefix)) {
+            text.remove(0, prefix.size());
+        }
+        if (!suffix.isEmpty() && text.endsWith(suffix)) {
+            text.chop(suffix.size());
+        }
+        return text.trimmed();
+    };
+    connect(edit, &QLineEdit::textEdited, this, [this, spin, name, range, bare](const QString& text) {
+        if (spin->hasAcceptableInput()) {
+            m_numberNotes.erase(spin);
+        } else {
+            m_numberNotes[spin] = tr("%1: \"%2\" is not taken (%3); leaving the field keeps the last good value")
+                                      .arg(name, bare(text), range());
+        }
+        showProblems();
+    });
+    connect(spin, &QAbstractSpinBox::editingFinished, this, [this, spin, name, range] {
+        if (auto it = m_numberNotes.find(spin); it != m_numberNotes.end()) {
+            it->second = tr("%1: that value was not taken (%2); it is %3 again").arg(name, range(), spin->text());
+            showProblems();
+        }
+    });
 }
 
 void ExperimentEditor::markProblems(const ExperimentRequest& r, const std::vector<engine::SpecProblem>& problems)
@@ -509,6 +576,12 @@ QStringList ExperimentEditor::arguments(const QString& dbPath) const
 QString ExperimentEditor::commandLine(const QString& dbPath) const
 {
     return ui::commandLine(arguments(dbPath));
+}
+
+void ExperimentEditor::setDatabase(const QString& path)
+{
+    m_database = path;
+    validate();
 }
 
 bool ExperimentEditor::isSweep() const

@@ -9,6 +9,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -19,6 +20,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QAbstractSpinBox;
 class QCheckBox;
 class QFormLayout;
 class QLabel;
@@ -71,6 +73,9 @@ public:
     bool isSweep() const;
     void setSweep(const QString& text);
     void setRunning(bool running);
+    // The database a run from here writes: the command shown under the form names it (--db), so
+    // that it can be copied and run as it is. "" leaves --db out (a run on another host).
+    void setDatabase(const QString& path);
 
     QLineEdit* paramField(const QString& name) const;
     QTableWidget* variantsTable() const { return m_variants; }
@@ -90,6 +95,10 @@ private:
     void validate();
     void markProblems(const ExperimentRequest& r, const std::vector<engine::SpecProblem>& problems);
     QString paramValue(int index) const;
+    // A number field given what it cannot take (out of its range, not a number) keeps its last good
+    // value when it is left: the message area says so, while it is typed and after.
+    void watchNumber(QAbstractSpinBox* spin, const QString& name);
+    void showProblems();
     const engine::WorkloadDescriptor* current() const;
 
     std::vector<const engine::WorkloadDescriptor*> m_workloads;
@@ -118,7 +127,9 @@ private:
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;
     QStringList m_problems;
-    QString m_refusal;  // why Run stays disabled on this machine; "" = it may run
+    std::map<QAbstractSpinBox*, QString> m_numberNotes;  // by watchNumber()
+    QString m_refusal;                                   // why Run stays disabled on this machine; "" = it may run
+    QString m_database;                                  // for the command shown
     bool m_running = false;
 };
 

@@ -6,9 +6,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
@@ -90,7 +92,8 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
       m_kernelFilter(new QLineEdit(this)),
       m_dateFilter(new QLineEdit(this)),
       m_filterNote(new QLabel(this)),
-      m_pinTimer(new QTimer(this))
+      m_pinTimer(new QTimer(this)),
+      m_autoScrollTimer(new QTimer(this))
 {
     m_filter->setSourceModel(m_model);
     m_table->setModel(m_filter);
@@ -102,6 +105,7 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
+    m_table->viewport()->installEventFilter(this);
     m_table->setToolTip(tr("Select one run to compare its variants, or several (Ctrl/Shift) to compare across runs"));
 
     const std::pair<QLineEdit*, QString> filters[] = {{m_labelFilter, tr("label")},
@@ -113,6 +117,7 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     for (const auto& [edit, hint] : filters) {
         edit->setPlaceholderText(hint);
         edit->setClearButtonEnabled(true);
+        edit->installEventFilter(this);
         filterRow->addWidget(edit);
         connect(edit, &QLineEdit::textChanged, this, &HistoryPanel::applyFilters);
     }
@@ -150,6 +155,9 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     m_pinTimer->setSingleShot(true);
     m_pinTimer->setInterval(0);
     connect(m_pinTimer, &QTimer::timeout, this, &HistoryPanel::refreshPins);
+    m_autoScrollTimer->setSingleShot(true);
+    m_autoScrollTimer->setInterval(0);
+    connect(m_autoScrollTimer, &QTimer::timeout, this, [this] { m_table->setAutoScroll(true); });
     m_filterNote->setWordWrap(true);
     m_filterNote->setStyleSheet(QStringLiteral("color: #8a5a00;"));
     m_filterNote->hide();
@@ -157,6 +165,30 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
     layout->addLayout(filterRow);
     layout->addWidget(m_filterNote);
     layout->addWidget(splitter, 1);
+}
+
+bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::MouseButtonPress) {
+        // A click on a row the view shows only in part would scroll it into view: the rows move
+        // under the pointer between the clicks of a double click, or while one is aiming. The view
+        // scrolls for the keyboard and for a drag past its edge, not for the click itself.
+        m_table->setAutoScroll(false);
+        m_autoScrollTimer->start();  // on again once the press is handled
+        return false;
+    }
+    auto* edit = qobject_cast<QLineEdit*>(watched);
+    if (edit != nullptr && (event->type() == QEvent::KeyPress || event->type() == QEvent::ShortcutOverride)) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier) {
+            if (event->type() == QEvent::KeyPress) {
+                edit->clear();
+            }
+            event->accept();  // an override: the key comes here, not to a shortcut
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void HistoryPanel::setFilters(const QString& label, const QString& workload, const QString& kernel, const QString& date)
@@ -246,7 +278,49 @@ std::vector<std::int64_t> HistoryPanel::selectedInTable() const
     return ids;
 }
 
-bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
+bool HistoryPanel::revealRuns(const std::vector<std::int64_t>& ids)
+{
+    for (auto id : ids) {
+        if (m_model->rowOf(id) < 0) {
+            return false;
+        }
+    }
+    m_order = ids;
+    applyFilters();  // pins them: listed whatever the filter says
+    return selectRuns(ids);
+}
+
+HistoryPanel::ViewPlace HistoryPanel::viewPlace() const
+{
+    ViewPlace place;
+    const auto runAt = [this](const QModelIndex& index) -> std::int64_t {
+        const engine::RunRow* run = index.isValid() ? m_model->runAt(m_filter->mapToSource(index).row()) : nullptr;
+        return run != nullptr ? run->id : -1;
+    };
+    const QModelIndex top = m_table->indexAt(QPoint(0, 0));
+    place.top = runAt(top);
+    place.offset = top.isValid() ? -m_table->visualRect(top).top() : 0;
+    place.current = runAt(m_table->currentIndex());
+    return place;
+}
+
+void HistoryPanel::restoreViewPlace(const ViewPlace& place)
+{
+    const auto indexOf = [this](std::int64_t id) {
+        return id < 0 ? QModelIndex() : m_filter->mapFromSource(m_model->index(m_model->rowOf(id), 0));
+    };
+    if (const QModelIndex current = indexOf(place.current); current.isValid()) {
+        m_table->selectionModel()->setCurrentIndex(current, QItemSelectionModel::NoUpdate);
+    }
+    if (const QModelIndex top = indexOf(place.top); top.isValid()) {
+        m_table->scrollTo(top, QAbstractItemView::PositionAtTop);
+        if (place.offset != 0) {
+            m_table->verticalScrollBar()->setValue(m_table->verticalScrollBar()->value() + place.offset);
+        }
+    }
+}
+
+bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids, bool scroll)
 {
     QItemSelection selection;
     bool all = true;
@@ -269,7 +343,7 @@ bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids)
             m_order.push_back(id);
         }
     }
-    if (first.isValid()) {
+    if (first.isValid() && scroll) {
         m_table->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
         m_table->scrollTo(first);
     }

@@ -69,8 +69,22 @@ public:
     // Runs selected in the table, in the order they were selected: the first is the baseline (as
     // `noisefloor compare A B` makes A the baseline).
     std::vector<std::int64_t> selectedRuns() const;
-    // Selects exactly these runs; false when one is not shown.
-    bool selectRuns(const std::vector<std::int64_t>& ids);
+    // Selects exactly these runs; false when one is not shown. With `scroll` the first is scrolled
+    // into view.
+    bool selectRuns(const std::vector<std::int64_t>& ids, bool scroll = true);
+    // Selects these runs and lists them even where the filter hides them (in italics, named in the
+    // line under the filters); false when one is not in the database's list.
+    bool revealRuns(const std::vector<std::int64_t>& ids);
+    // The run at the top of the table's view and the current one, to keep them where they are when
+    // the list is read again (another process committed): browsing is not thrown back to the
+    // selection.
+    struct ViewPlace {
+        std::int64_t top = -1;
+        std::int64_t current = -1;
+        int offset = 0;  // pixels of the top row above the view
+    };
+    ViewPlace viewPlace() const;
+    void restoreViewPlace(const ViewPlace& place);
     // Lists the variants of the loaded runs, ticked when `ticked` is empty or names them.
     void setVariants(const std::vector<std::pair<std::int64_t, QStringList>>& runs, const RunSelection& ticked);
     // The ticked variants, one entry each.
@@ -81,6 +95,11 @@ signals:
     void runsSelected(const std::vector<std::int64_t>& ids);
     // The ticked variants changed.
     void variantsTicked(const nf::ui::RunSelection& selection);
+
+protected:
+    // Esc in a filter field clears it (and goes no further: it never stops a run); a click on a row
+    // shown in part does not scroll the table.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     std::vector<std::int64_t> selectedInTable() const;  // in table order
@@ -98,7 +117,8 @@ private:
     QLineEdit* m_kernelFilter;
     QLineEdit* m_dateFilter;
     QLabel* m_filterNote;
-    QTimer* m_pinTimer;  // refreshPins() once the selection change is handled
+    QTimer* m_pinTimer;         // refreshPins() once the selection change is handled
+    QTimer* m_autoScrollTimer;  // the table's auto-scroll back on after a click (eventFilter())
     bool m_updatingVariants = false;
     std::vector<std::int64_t> m_order;  // the selected runs, first selected first
 };

@@ -11,6 +11,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/difference_plot.h"
@@ -63,7 +64,9 @@ LivePanel::LivePanel(QWidget* parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_verdict->setWordWrap(true);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_stop->setToolTip(tr("Stop the run (Esc): it is stored as aborted, with the repetitions measured so far"));
+    m_stop->setToolTip(
+        tr("Stop the run (Esc, Ctrl+.): it is stored as aborted, with the repetitions measured so "
+           "far; a run that has gone on for more than a minute asks first"));
     m_stop->setEnabled(false);
     connect(m_stop, &QPushButton::clicked, this, &LivePanel::stopRequested);
     m_tick->setInterval(250);
@@ -108,7 +111,10 @@ void LivePanel::attach(EventClient* client)
     connect(client, &EventClient::lookArrived, this, &LivePanel::onLook);
     connect(client, &EventClient::warning, this,
             [this](const QString& text) { appendLog(tr("warning: %1").arg(text)); });
-    connect(client, &EventClient::error, this, [this](const QString& text) { appendLog(tr("error: %1").arg(text)); });
+    connect(client, &EventClient::error, this, [this](const QString& text) {
+        m_errors << text;
+        appendLog(tr("error: %1").arg(text));
+    });
     connect(client, &EventClient::finished, this, &LivePanel::onFinished);
     connect(client, &EventClient::engineFailed, this, &LivePanel::onFailed);
 }
@@ -121,6 +127,7 @@ void LivePanel::clear()
     m_plot->xAxis->setRange(0, 5);  // the last run's axes go with it
     m_plot->yAxis->setRange(0, 5);
     m_log->clear();
+    m_errors.clear();
     if (m_plot->width() > 0 && m_plot->height() > 0) {
         m_plot->replot();  // unsized (a tab never shown): replots when laid out
     }
@@ -128,10 +135,13 @@ void LivePanel::clear()
     m_samples = 0;
     m_variants = 0;
     m_outside = 0;
+    m_unstored = 0;
     m_ended = false;
     m_starting = false;
     m_done = 0;
     m_total = 0;
+    m_boundary = 0;
+    m_latest = 0;
     m_looks = 0;
     m_countdown.reset();
     m_tick->stop();
@@ -195,10 +205,8 @@ void LivePanel::onStarted(const LiveRunInfo& info)
         0, m_variants > 4 ? Qt::AlignTop | Qt::AlignHCenter : Qt::AlignTop | Qt::AlignRight);
     m_yLabel = QStringLiteral("%1 (%2)").arg(info.primaryMetric, info.primaryUnit);
     m_plot->yAxis->setLabel(m_yLabel);
-    const int total = info.repetitions * static_cast<int>(info.variants.size());
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setFormat(tr("%v of %m variant-repetitions"));
-    m_total = total;
+    m_total = info.repetitions * static_cast<int>(info.variants.size());
+    showProgress();
     if (info.variants.size() >= 2) {
         m_diff->setTitle(info.variants[1], info.variants[0], info.primaryMetric, variantColour(1));
     }
@@ -220,6 +228,7 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
 {
     const bool wasSmall = m_samples <= kDotsAbove;
     for (const auto& s : samples) {
+        m_latest = std::max(m_latest, s.start + s.duration);
         if (s.variant >= 0 && s.variant < m_variants && std::isfinite(s.primary)) {
             m_plot->graph(s.variant)->addData(s.start + s.duration / 2, s.primary);
             ++m_samples;
@@ -231,11 +240,13 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
             m_plot->graph(v)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, variantColour(v, 140), 1));
         }
     }
+    showProgress();
     scheduleReplot();
 }
 
 void LivePanel::onBoundary(int /*repetition*/, double /*start*/, double end)
 {
+    m_boundary = std::max(m_boundary, end);
     auto* line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(end, 0);
     line->point2->setCoords(end, 1);
@@ -243,12 +254,28 @@ void LivePanel::onBoundary(int /*repetition*/, double /*start*/, double end)
     scheduleReplot();
 }
 
+void LivePanel::showProgress()
+{
+    if (m_ended || m_total <= 0) {
+        return;
+    }
+    // The repetition being measured: each of its variants measures m_info.duration seconds, in
+    // chunks that alternate, so its samples' time since the last boundary says how far it is.
+    const double partial =
+        m_info.duration > 0 && m_latest > m_boundary
+            ? std::clamp((m_latest - m_boundary) / m_info.duration, 0.0, std::max(m_variants, 1) - 0.01)
+            : 0.0;
+    const double done = std::min(m_done + partial, static_cast<double>(m_total));
+    m_progress->setRange(0, m_total * kBarSteps);
+    m_progress->setValue(static_cast<int>(std::lround(done * kBarSteps)));
+    m_progress->setFormat(tr("%1 of %2 variant-repetitions").arg(m_done).arg(m_total));
+}
+
 void LivePanel::onProgress(int done, int total, double secondsLeft)
 {
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(done);
     m_done = done;
     m_total = total;
+    showProgress();
     m_countdown.update(secondsLeft, static_cast<double>(m_clock.elapsed()) / 1000);
     refreshStatus();
 }
@@ -301,15 +328,82 @@ void LivePanel::onFinished(const QString& status, const QString& reason)
 {
     m_ended = true;
     m_tick->stop();
-    setRunning(false);
-    m_status->setText(tr("run %1: %2 %3%4")
-                          .arg(m_info.runId)
-                          .arg(m_info.workload, status, reason.isEmpty() ? QString() : " (" + reason + ")"));
-    if (status == QLatin1String("complete")) {
-        m_progress->setValue(m_progress->maximum());
+    // Stop stays as the engine's process has it (setRunning): a sweep's next point is still to come.
+    QString text = tr("run %1: %2 %3%4")
+                       .arg(m_info.runId)
+                       .arg(m_info.workload, status, reason.isEmpty() ? QString() : " (" + reason + ")");
+    const int perRepetition = std::max(m_variants, 1);
+    if (status == QLatin1String("complete") && m_total > 0 && m_done < m_total) {
+        // --until decided: the run ends when it is decided or out of time, not after the planned
+        // repetitions. The bar is full (the run is done) and says how far it got.
+        text += tr(" - stopped early after %1 of %2 planned repetitions")
+                    .arg(m_done / perRepetition)
+                    .arg(m_total / perRepetition);
+        m_progress->setRange(0, 1);
+        m_progress->setValue(1);
+        m_progress->setFormat(tr("stopped early: %1 of %2 variant-repetitions (%3)")
+                                  .arg(m_done)
+                                  .arg(m_total)
+                                  .arg(reason.isEmpty() ? tr("the engine's rule") : reason));
+    } else if (status == QLatin1String("complete")) {
+        m_progress->setRange(0, 1);
+        m_progress->setValue(1);
+        m_progress->setFormat(tr("%1 of %2 variant-repetitions").arg(m_total).arg(m_total));
+    } else {
+        // Stopped or failed: the bar stays where the stored repetitions put it.
+        m_progress->setRange(0, std::max(m_total, 1));
+        m_progress->setValue(m_done);
+        m_progress->setFormat(tr("%1: %2 of %3 variant-repetitions stored").arg(status).arg(m_done).arg(m_total));
     }
+    m_status->setText(text);
+    markUnstored();
     replotNow();
     emit runEnded(m_info.runId, status);
+}
+
+void LivePanel::markUnstored()
+{
+    if (m_variants == 0 || m_samples == 0) {
+        return;
+    }
+    QCPGraph* cut = nullptr;
+    for (int v = 0; v < m_variants; ++v) {
+        const auto points = m_plot->graph(v)->data();
+        auto from = points->findBegin(m_boundary, false);
+        while (from != points->constEnd() && from->key <= m_boundary) {
+            ++from;
+        }
+        if (from == points->constEnd()) {
+            continue;
+        }
+        if (cut == nullptr) {
+            cut = m_plot->addGraph();
+            cut->setLineStyle(QCPGraph::lsNone);
+            cut->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(150, 150, 150), 5));
+        }
+        for (auto it = from; it != points->constEnd(); ++it) {
+            cut->addData(it->key, it->value);
+            ++m_unstored;
+        }
+        points->removeAfter(m_boundary);
+    }
+    if (cut != nullptr) {
+        cut->setName(tr("not stored (repetition cut short)"));
+        m_samples -= m_unstored;
+        auto* band = new QCPItemRect(m_plot);
+        band->topLeft->setTypeX(QCPItemPosition::ptPlotCoords);
+        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setTypeX(QCPItemPosition::ptPlotCoords);
+        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->topLeft->setCoords(m_boundary, 0);
+        band->bottomRight->setCoords(m_latest, 1);
+        band->setPen(Qt::NoPen);
+        band->setBrush(QColor(0, 0, 0, 18));
+        band->setLayer(QStringLiteral("background"));
+        appendLog(tr("%1 samples of the repetition cut short are not stored: drawn grey after the last stored "
+                     "repetition")
+                      .arg(m_unstored));
+    }
 }
 
 void LivePanel::settle(qint64 runId, const QString& verdicts)
@@ -323,8 +417,17 @@ void LivePanel::settle(qint64 runId, const QString& verdicts)
 void LivePanel::onFailed(const QString& reason, const QString& stderrText)
 {
     appendLog(reason);
-    if (!stderrText.trimmed().isEmpty()) {
-        appendLog(tr("engine stderr:\n%1").arg(stderrText.trimmed()));
+    // The engine's stderr, less the lines its error events already put in the log: a refused run's
+    // reason is said once there, and once in the headline.
+    QStringList rest;
+    for (const QString& line : stderrText.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        if (std::none_of(m_errors.begin(), m_errors.end(),
+                         [&](const QString& e) { return !e.isEmpty() && line.contains(e); })) {
+            rest << line;
+        }
+    }
+    if (!rest.join(QString()).trimmed().isEmpty()) {
+        appendLog(tr("engine stderr:\n%1").arg(rest.join(QLatin1Char('\n')).trimmed()));
     }
     // The engine says why in its last line on stderr (a refused spec: "--reps 0: must be ..."); the
     // headline gives that, not the exit status.
@@ -387,9 +490,15 @@ void LivePanel::placeSamples()
     bool any = false;
     QCPRange x;
     RobustRange r;
-    for (int v = 0; v < m_variants; ++v) {
+    // The variants' samples, and those not stored (markUnstored()), which may be all there are.
+    const int unstoredGraph = 3 * m_variants;
+    const int graphs = m_unstored > 0 && m_plot->graphCount() > unstoredGraph ? unstoredGraph + 1 : m_variants;
+    for (int g = 0; g < graphs; ++g) {
+        if (g >= m_variants && g < unstoredGraph) {
+            continue;  // the edge markers
+        }
         std::vector<double> ys;
-        const auto points = m_plot->graph(v)->data();
+        const auto points = m_plot->graph(g)->data();
         std::size_t i = 0;
         for (auto it = points->constBegin(); it != points->constEnd(); ++it, ++i) {
             if (i % stride == 0) {
@@ -401,7 +510,7 @@ void LivePanel::placeSamples()
             r = std::isnan(r.low) ? own : RobustRange{std::min(r.low, own.low), std::max(r.high, own.high)};
         }
         bool ok = false;
-        const QCPRange keys = m_plot->graph(v)->getKeyRange(ok);
+        const QCPRange keys = m_plot->graph(g)->getKeyRange(ok);
         if (ok) {
             x = any ? QCPRange(std::min(x.lower, keys.lower), std::max(x.upper, keys.upper)) : keys;
             any = true;

@@ -47,7 +47,9 @@ public:
     int sampleCount() const { return m_samples; }
     int replotCount() const { return m_replots; }
     int outsideCount() const { return m_outside; }
+    int unstoredCount() const { return m_unstored; }
     QString statusText() const;
+    QProgressBar* progressBar() const { return m_progress; }
     QString verdictText() const;
     DifferencePlot* differencePlot() const { return m_diff; }
     int lookCount() const { return m_looks; }
@@ -56,6 +58,7 @@ public:
 
     static constexpr int kMinReplotMs = 40;  // at most 25 replots a second
     static constexpr int kDotsAbove = 5000;  // samples shown as discs up to this count, then as dots
+    static constexpr int kBarSteps = 100;    // steps of the bar per variant-repetition
 
 signals:
     // The run ended (any status) with this id; 0 when it never started.
@@ -69,12 +72,17 @@ private:
     void onProgress(int done, int total, double secondsLeft);
     void onLook(const LiveLook& look);
     void refreshStatus();
+    // The bar: whole variant-repetitions done plus how far the one being measured has got.
+    void showProgress();
     void onFinished(const QString& status, const QString& reason);
     void onFailed(const QString& reason, const QString& stderrText);
     void appendLog(const QString& html);
     void scheduleReplot();
     void replotNow();
     void placeSamples();
+    // Once the run has ended: the samples after its last stored repetition (one cut short by Stop)
+    // are not in the database; they are drawn grey and named so.
+    void markUnstored();
 
     DifferencePlot* m_diff = nullptr;
     QLabel* m_verdict = nullptr;
@@ -84,6 +92,8 @@ private:
     QElapsedTimer m_clock;
     int m_done = 0;
     int m_total = 0;
+    double m_boundary = 0;  // where the last finished repetition ended (s since the first measurement)
+    double m_latest = 0;    // the end of the newest sample
     int m_looks = 0;
     bool m_starting = false;
     QCustomPlot* m_plot = nullptr;
@@ -95,8 +105,11 @@ private:
     LiveRunInfo m_info;
     int m_samples = 0;
     int m_variants = 0;
-    int m_outside = 0;  // samples outside the y axis, marked at its edge
+    int m_outside = 0;
+    int m_unstored = 0;  // samples of a repetition that was not stored (markUnstored)  // samples outside the y axis,
+                         // marked at its edge
     QString m_yLabel;
+    QStringList m_errors;  // the engine's error events, already in the log
     int m_replots = 0;
     bool m_dirty = false;
     bool m_ended = false;

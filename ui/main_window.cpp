@@ -1,12 +1,20 @@
 #include "ui/main_window.h"
 
+#include <QAbstractItemView>
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTextEdit>
 #include <QTimer>
 
 #include <qcustomplot.h>
@@ -67,8 +75,8 @@ MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* 
         }
     });
     connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
-    connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::stopRun);
-    connect(m_live, &LivePanel::stopRequested, this, &MainWindow::stopRun);
+    connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::requestStop);
+    connect(m_live, &LivePanel::stopRequested, this, &MainWindow::requestStop);
     connect(m_runs, &RunController::started, this, [this] { m_tabs->setCurrentWidget(m_live); });
     connect(m_runs, &RunController::status, this, &MainWindow::setStatus);
     connect(m_runs, &RunController::runStored, this, &MainWindow::showStoredRun);
@@ -128,8 +136,10 @@ void MainWindow::createMenus()
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     QAction* run = runMenu->addAction(tr("&Run the experiment"), this, [this] { startRun(); });
     run->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
-    QAction* stop = runMenu->addAction(tr("&Stop the run"), this, [this] { stopRun(); });
-    stop->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_Period)});
+    // Esc is not a shortcut: a shortcut would fire from a filter field or an open drop-down too
+    // (keyPressEvent() takes the Esc no widget wanted).
+    QAction* stop = runMenu->addAction(tr("&Stop the run\tEsc"), this, [this] { requestStop(); });
+    stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
     QMenu* exportMenu = menuBar()->addMenu(tr("&Export"));
     exportMenu->addAction(tr("Copy evidence report (text for a mail)"), this,
                           [this] { m_exports->copyEvidenceReport(m_selection); });
@@ -187,6 +197,7 @@ void MainWindow::reload()
         return;
     }
     const auto keep = m_history->selectedRuns();
+    const auto place = m_history->viewPlace();
     if (auto loaded = m_store->read([this](data::Database& db) { return m_model->load(db); }); !loaded) {
         plot()->showMessage(QString(), tr("cannot read the run list"));
         setStatus(tr("Cannot read runs from %1: %2").arg(m_path, QString::fromStdString(loaded.error().message)));
@@ -200,9 +211,10 @@ void MainWindow::reload()
         return;
     }
     setStatus((runs == 1 ? tr("1 run in %1") : tr("%1 runs in %2").arg(runs)).arg(m_path));
-    if (keep.empty() || !m_history->selectRuns(keep)) {
+    if (keep.empty() || !m_history->selectRuns(keep, false)) {
         selectNewestRun();
     } else {
+        m_history->restoreViewPlace(place);  // where the user browsed to, not back to the selection
         // The same runs: keep the ticked variants and the baseline.
         std::vector<std::int64_t> shown;
         for (const auto& [id, variant] : m_selection) {
@@ -223,7 +235,7 @@ void MainWindow::reload()
 
 bool MainWindow::selectRun(std::int64_t runId)
 {
-    if (!m_history->selectRuns({runId})) {
+    if (!m_history->revealRuns({runId})) {  // a filter that hides it names it
         return false;
     }
     requestLoad({{runId, QString()}});
@@ -370,6 +382,64 @@ void MainWindow::stopRun()
     m_runs->stopRun();
 }
 
+bool MainWindow::requestStop()
+{
+    if (!m_runs->running()) {
+        return false;
+    }
+    const qint64 ms = m_runs->runningMs();
+    if (ms > m_confirmStopAfterMs) {
+        QMessageBox ask(QMessageBox::Question, tr("Stop the run?"),
+                        tr("The run has been going for %1 min. Stop it now? It is stored as aborted, "
+                           "with the repetitions measured so far.")
+                            .arg(static_cast<double>(ms) / 60000, 0, 'f', 1),
+                        QMessageBox::Yes | QMessageBox::No, this);
+        ask.setObjectName(QStringLiteral("confirmStop"));
+        ask.setDefaultButton(QMessageBox::No);
+        ask.setEscapeButton(QMessageBox::No);
+        ask.button(QMessageBox::Yes)->setText(tr("Stop the run"));
+        ask.button(QMessageBox::No)->setText(tr("Keep running"));
+        if (ask.exec() != QMessageBox::Yes || !m_runs->running()) {
+            return false;
+        }
+    }
+    stopRun();
+    return true;
+}
+
+bool MainWindow::escapeStops() const
+{
+    if (QApplication::activePopupWidget() != nullptr) {
+        return false;
+    }
+    if (QWidget* modal = QApplication::activeModalWidget(); modal != nullptr && modal != this) {
+        return false;
+    }
+    QWidget* focus = focusWidget();
+    if (focus == nullptr) {
+        return true;
+    }
+    if (const auto* text = qobject_cast<QPlainTextEdit*>(focus)) {
+        return text->isReadOnly();  // the engine's log
+    }
+    if (const auto* text = qobject_cast<QTextEdit*>(focus)) {
+        return text->isReadOnly();
+    }
+    return qobject_cast<QLineEdit*>(focus) == nullptr && qobject_cast<QAbstractSpinBox*>(focus) == nullptr &&
+           qobject_cast<QComboBox*>(focus) == nullptr && qobject_cast<QAbstractItemView*>(focus) == nullptr;
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event)
+{
+    // Only an Esc that no widget took arrives here: a popup or a dialog is a window of its own.
+    if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier && m_runs->running() && escapeStops()) {
+        event->accept();
+        requestStop();
+        return;
+    }
+    QMainWindow::keyPressEvent(event);
+}
+
 void MainWindow::setRemoteHost(const RemoteHost& host)
 {
     m_runs->setRemoteHost(host);
@@ -392,7 +462,9 @@ void MainWindow::showStoredRun(qint64 runId, const QString& runStatus)
     reload();
     if (runId > 0 && selectRun(runId)) {
         setStatus(tr("run %1 %2").arg(runId).arg(runStatus));
-        if (runStatus == QLatin1String("complete")) {
+        // What was measured opens in Compare, a stopped run's repetitions too; a failed run stays
+        // on Live, where the engine's reason is.
+        if (runStatus == QLatin1String("complete") || runStatus == QLatin1String("aborted")) {
             m_tabs->setCurrentWidget(m_compare);
         }
     }

@@ -75,7 +75,16 @@ public:
     // Starts the experiment the editor describes (RunController); false when its input is invalid, a
     // run is going or this machine cannot run it.
     bool startRun();
+    // Stops the run at once (as a SIGTERM to the engine would).
     void stopRun();
+    // Stop as the window offers it (the Stop buttons, Run > Stop, Esc): a run that has gone on
+    // longer than confirmStopAfterMs() asks first; false when it goes on.
+    bool requestStop();
+    void setConfirmStopAfterMs(qint64 ms) { m_confirmStopAfterMs = ms; }
+    qint64 confirmStopAfterMs() const { return m_confirmStopAfterMs; }
+    // Whether Esc pressed now stops the run: not while the focus is in an editor (a filter field, a
+    // spin box, a drop-down, a list), a popup is open or a dialog is in front of the window.
+    bool escapeStops() const;
     // From here on runs go to `host` over ssh (noisefloor-gui --host) and each finished run is
     // copied into this window's database (ui/remote_engine.h).
     void setRemoteHost(const RemoteHost& host);
@@ -97,6 +106,9 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     // What the status bar says ("3 runs in /path/runs.db").
     QString statusText() const;
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     void createMenus();
@@ -128,6 +140,7 @@ private:
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
+    qint64 m_confirmStopAfterMs = 60000;                             // a run this long asks before Stop ends it
     StartPage* m_start = nullptr;                                    // while there is no database
     RunSelection m_selection;                                        // what the Compare tab shows
     QString m_baseline;                                              // chosen in Compare; "" = the first selected

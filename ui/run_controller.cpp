@@ -29,6 +29,14 @@ RunController::RunController(ExperimentEditor* editor, LivePanel* live, LocalEng
     }
 }
 
+void RunController::setDatabase(const QString& path)
+{
+    m_database = path;
+    if (m_remote == nullptr) {
+        m_editor->setDatabase(path);  // the command shown is the one run
+    }
+}
+
 bool RunController::startRun()
 {
     if (m_client->running() || !m_editor->runEnabled() || (m_remote == nullptr && m_local == LocalEngine::NotBuilt)) {
@@ -38,6 +46,7 @@ bool RunController::startRun()
         m_remoteStopGrace->stop();  // a late Stop of the previous run must not end this one
     }
     m_live->starting();
+    m_since.start();
     m_editor->setRunning(true);
     m_ownRun = true;
     m_sweepRun = m_editor->isSweep();
@@ -48,7 +57,7 @@ bool RunController::startRun()
         emit status(tr("running on %1: %2").arg(m_remote->host().dest, m_editor->commandLine(QString())));
     } else {
         m_client->start(engineProgram(), m_editor->arguments(m_database));
-        emit status(tr("running: %1").arg(m_editor->commandLine(QString())));
+        emit status(tr("running: %1").arg(m_editor->commandLine(m_database)));
     }
     emit started();
     return true;
@@ -73,6 +82,7 @@ void RunController::setRemoteHost(const RemoteHost& host)
     }
     delete m_remote;
     m_remote = new RemoteEngine(host, this);
+    m_editor->setDatabase(QString());  // the host's own database
     if (m_remoteStopGrace == nullptr) {
         m_remoteStopGrace = new QTimer(this);
         m_remoteStopGrace->setSingleShot(true);
@@ -95,6 +105,11 @@ void RunController::setRemoteHost(const RemoteHost& host)
 bool RunController::running() const
 {
     return m_client->running();
+}
+
+qint64 RunController::runningMs() const
+{
+    return m_client->running() && m_since.isValid() ? m_since.elapsed() : 0;
 }
 
 void RunController::onRunEnded(qint64 runId, const QString& runStatus)

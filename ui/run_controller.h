@@ -5,6 +5,7 @@
 // RemoteEngine). The Live tab follows the engine's events; this object says what has arrived in
 // the database, and the window shows it.
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 
@@ -28,7 +29,7 @@ public:
     RunController(ExperimentEditor* editor, LivePanel* live, LocalEngine local, QObject* parent = nullptr);
 
     // The database a local run writes and a remote run is copied into.
-    void setDatabase(const QString& path) { m_database = path; }
+    void setDatabase(const QString& path);
 
     // Starts the experiment; false when its input is invalid, a run is going, or this machine
     // cannot run it.
@@ -38,6 +39,8 @@ public:
     void setRemoteHost(const RemoteHost& host);
 
     bool running() const;
+    // How long the run this window started has been going (0 when none is).
+    qint64 runningMs() const;
     EventClient* eventClient() const { return m_client; }
     RemoteEngine* remoteEngine() const { return m_remote; }
 
@@ -67,6 +70,7 @@ private:
     RemoteEngine* m_remote = nullptr;     // runs go to another host (--host), else nullptr
     QString m_remoteDb;                   // that host's database, as its run_started said
     QTimer* m_remoteStopGrace = nullptr;  // Stop on a remote run: ends ssh if the run does not end
+    QElapsedTimer m_since;                // since the engine was started
 };
 
 }  // namespace nf::ui

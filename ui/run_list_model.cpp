@@ -131,7 +131,7 @@ QVariant RunListModel::displayText(const engine::RunRow& run, int column) const
         case Sweep: return sweepText(run);
         case Variants: return run.variants;
         case Reps: return run.repetitions;
-        case Kernel: return qs(run.kernel);
+        case Kernel: return run.kernel.empty() ? tr("unknown") : qs(run.kernel);  // an import that did not say
         default: return {};
     }
 }
