@@ -1,5 +1,6 @@
 // noisefloor check: what this machine can measure and what adds noise, with fixes.
 
+#include <algorithm>
 #include <iostream>
 
 #include "app/cli/cli.h"
@@ -33,6 +34,25 @@ engine::MachineCheck cpusCheck(const std::vector<int>& online)
             .fix =
                 "a run on these CPUs is refused until they are free: choose other CPUs, wait, or pass "
                 "--share-cpus (its figures then carry the other run's load)"};
+}
+
+// check --cpus: the CPU topology alone, for choosing CPUs on this host from another (the GUI's --host).
+int showCpus(const std::string& format)
+{
+    const auto facts = base::readCpuFacts();
+    if (format == "json") {
+        std::cout << engine::cpuTopologyJson(facts).dump(2) << '\n';
+        return 0;
+    }
+    engine::TextTable table({"cpu", "core", "package", "smt siblings", "allowed"});
+    for (const auto& c : facts.cpus) {
+        const bool allowed =
+            std::find(facts.allowedCpus.begin(), facts.allowedCpus.end(), c.id) != facts.allowedCpus.end();
+        table.addRow({std::to_string(c.id), std::to_string(c.core), std::to_string(c.package),
+                      base::formatCpuList(c.siblings), allowed ? "yes" : "no"});
+    }
+    table.write(std::cout);
+    return 0;
 }
 
 int runChecks(const std::string& format, const std::string& iface)
@@ -73,7 +93,9 @@ Command addCheckCommand(CLI::App& app)
     sub->add_option("--iface", *iface,
                     "also report network facts of this interface: driver, queues, IRQ affinity, GRO, busy "
                     "polling, irqbalance, RPS/XPS");
-    return {sub, [format, iface] { return runChecks(*format, *iface); }};
+    auto cpus = std::make_shared<bool>(false);
+    sub->add_flag("--cpus", *cpus, "only the CPUs runs could measure on: id, core, package, SMT siblings, allowed");
+    return {sub, [format, iface, cpus] { return *cpus ? showCpus(*format) : runChecks(*format, *iface); }};
 }
 
 }  // namespace nf::cli

@@ -42,6 +42,17 @@ nlohmann::json systemFactsJson(const base::SystemFacts& f)
     };
 }
 
+nlohmann::json cpuTopologyJson(const base::SystemFacts& f)
+{
+    nlohmann::json cpus = nlohmann::json::array();
+    for (const auto& c : f.cpus) {
+        cpus.push_back(
+            {{"id", c.id}, {"core", c.core}, {"package", c.package}, {"siblings", base::formatCpuList(c.siblings)}});
+    }
+    return {
+        {"online", base::formatCpuList(f.onlineCpus)}, {"allowed", base::formatCpuList(f.allowedCpus)}, {"cpus", cpus}};
+}
+
 nlohmann::json tscJson(const probes::TscCalibration& cal)
 {
     return {

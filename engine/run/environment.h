@@ -14,6 +14,9 @@
 namespace nf::engine {
 
 nlohmann::json systemFactsJson(const base::SystemFacts& facts);
+// The CPUs a run could measure on, for a front end choosing them on another host (`check --cpus`):
+// {"online", "allowed", "cpus": [{"id", "core", "package", "siblings"}]}, lists as "0-3,8".
+nlohmann::json cpuTopologyJson(const base::SystemFacts& facts);
 nlohmann::json tscJson(const probes::TscCalibration& cal);
 // What opened, what did not and why, where they count, which counted user mode only, and with the
 // simulated PMU its settings and rates.
