@@ -8,6 +8,7 @@
 
 #include "ui/difference_marks.h"
 #include "ui/explore_panel.h"
+#include "ui/si_format.h"
 #include "ui/variant_palette.h"
 
 namespace nf::ui {
@@ -16,7 +17,7 @@ namespace {
 
 QString percent(double value)
 {
-    return std::isfinite(value) ? QString::asprintf("%+.2f%%", value) : QObject::tr("unbounded");
+    return std::isfinite(value) ? QString::fromStdString(percentText(value)) : QObject::tr("unbounded");
 }
 
 }  // namespace

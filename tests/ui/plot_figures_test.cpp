@@ -1,0 +1,149 @@
+// The figures the plots print: tick labels with the digits that tell neighbours apart, percents
+// that never read as zero when they are not, and the +-margin band inside its axis rect (and so in
+// a PDF).
+
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QProcess>
+#include <QSet>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <qcustomplot.h>
+
+#include "tests/support/temp_dir.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/compare_plot.h"
+#include "ui/si_format.h"
+#include "ui/si_ticker.h"
+
+namespace nf::ui {
+namespace {
+
+using nf::ui::test::application;
+
+// The labels a SiTicker gives the axis range low..high.
+QStringList tickLabels(double low, double high)
+{
+    SiTicker ticker;
+    QVector<double> ticks;
+    QVector<double> subTicks;
+    QVector<QString> labels;
+    ticker.generate(QCPRange(low, high), QLocale::c(), QLatin1Char('g'), 6, ticks, &subTicks, &labels);
+    return QStringList(labels.begin(), labels.end());
+}
+
+void expectDistinct(const QStringList& labels)
+{
+    ASSERT_GE(labels.size(), 3);
+    EXPECT_EQ(QSet<QString>(labels.begin(), labels.end()).size(), labels.size()) << labels.join(", ").toStdString();
+}
+
+TEST(PlotFigures, TickLabelsTellNeighboursApart)
+{
+    // IPC in a narrow range, History's 133-134 k, and ticks on the halves.
+    expectDistinct(tickLabels(1.2105, 1.2195));
+    expectDistinct(tickLabels(133.1e3, 134.4e3));
+    const QStringList halves = tickLabels(121, 129);
+    expectDistinct(halves);
+    EXPECT_TRUE(halves.contains("127.5") || halves.contains("128")) << halves.join(", ").toStdString();
+    EXPECT_FALSE(halves.contains("128") && halves.contains("127.5"));
+    if (tickLabels(121, 129).contains("122.5")) {
+        EXPECT_FALSE(halves.contains("122"));
+    }
+    // Wide ranges keep their short labels.
+    EXPECT_EQ(tickLabels(-0.5, 10.5).value(1), "2");
+    EXPECT_TRUE(tickLabels(0, 1.2e7).contains("10 M")) << tickLabels(0, 1.2e7).join(", ").toStdString();
+}
+
+TEST(PlotFigures, DigitsToResolve)
+{
+    EXPECT_EQ(digitsToResolve(127.5, 2.5), 4);
+    EXPECT_EQ(digitsToResolve(1.2125, 0.0025), 5);
+    EXPECT_EQ(digitsToResolve(134000, 500), 4);
+    EXPECT_EQ(digitsToResolve(10, 2), 3);  // never fewer than asked
+    EXPECT_EQ(siNumber(127.5, digitsToResolve(127.5, 2.5)), "127.5");
+    EXPECT_EQ(siNumber(122.5, digitsToResolve(122.5, 2.5)), "122.5");
+}
+
+TEST(PlotFigures, APercentReadsAsZeroOnlyWhenZero)
+{
+    EXPECT_EQ(percentText(-0.002), "-0.0020%");
+    EXPECT_EQ(percentText(0.0004), "+0.00040%");
+    EXPECT_EQ(percentText(1.234), "+1.23%");
+    EXPECT_EQ(percentText(-12.5), "-12.50%");
+    EXPECT_EQ(percentText(0), "+0.00%");
+    EXPECT_EQ(percentText(0.002, false), "0.0020%");
+    EXPECT_EQ(percentText(NAN), "");
+}
+
+PanelView tinyDifference()
+{
+    PanelView panel;
+    panel.title = "IPC";
+    panel.metric = "ipc";
+    panel.marginPct = 1;
+    for (const char* name : {"a", "b"}) {
+        VariantView v;
+        v.name = name;
+        v.repetitions = {1.2101, 1.2102, 1.2103};
+        v.mean = 1.2102;
+        v.ciLow = 1.2100;
+        v.ciHigh = 1.2104;
+        panel.variants.push_back(v);
+    }
+    panel.differences.push_back({.candidate = "b",
+                                 .baseline = "a",
+                                 .design = "paired chunk log-ratios",
+                                 .method = "median",
+                                 .estimatePct = -0.002,
+                                 .ciLowPct = -0.003,
+                                 .ciHighPct = -0.001,
+                                 .levelPct = 95,
+                                 .verdict = "different"});
+    return panel;
+}
+
+// The band is a finite rectangle inside the difference axis rect: a PDF draws it where the screen
+// does (it once ran to x = -1e12, which overflowed in the PDF and was lost).
+TEST(PlotFigures, MarginBandStaysInsideItsAxisRect)
+{
+    application();
+    ComparePlot plot;
+    plot.setAttribute(Qt::WA_DontShowOnScreen);
+    plot.resize(640, 480);
+    plot.show();
+    plot.showPanel(tinyDifference());
+    QApplication::processEvents();
+    plot.customPlot()->replot();
+    QCPItemRect* band = nullptr;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
+        if (auto* r = qobject_cast<QCPItemRect*>(plot.customPlot()->item(i))) {
+            band = r;
+        }
+    }
+    ASSERT_NE(band, nullptr);
+    const QRect rect = band->clipAxisRect()->rect();
+    const QPointF topLeft = band->topLeft->pixelPosition();
+    const QPointF bottomRight = band->bottomRight->pixelPosition();
+    EXPECT_NEAR(topLeft.x(), rect.left(), 1.5);
+    EXPECT_NEAR(bottomRight.x(), rect.left() + rect.width(), 1.5);
+    EXPECT_LT(topLeft.y(), bottomRight.y());
+    EXPECT_GE(topLeft.y(), rect.top());
+    EXPECT_LE(bottomRight.y(), rect.bottom() + 1);
+    EXPECT_NEAR(band->topLeft->coords().y(), 1.0, 1e-12);
+    // The figures beside the diamond: a real -0.002% is not "-0.00%".
+    bool figure = false;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
+        if (auto* t = qobject_cast<QCPItemText*>(plot.customPlot()->item(i))) {
+            figure = figure || t->text().contains("-0.0020%");
+            EXPECT_FALSE(t->text().contains("-0.00%")) << t->text().toStdString();
+        }
+    }
+    EXPECT_TRUE(figure);
+}
+
+}  // namespace
+}  // namespace nf::ui
