@@ -90,6 +90,15 @@ void ComparePlot::relabel()
             changed || plan.step != c.plan.step || plan.upright != c.plan.upright || plan.elideTo != c.plan.elideTo;
         c.plan = plan;
     }
+    // The values side's caption, wrapped to its width: it is never cut at the panel's edge.
+    QCPAxis* valuesX = m_values->axis(QCPAxis::atBottom);
+    if (!m_valuesCaption.isEmpty() && m_values->width() > 0) {
+        const QString caption = wrapToWidth(m_valuesCaption, QFontMetrics(valuesX->labelFont()), m_values->width());
+        if (caption != valuesX->label()) {
+            valuesX->setLabel(caption);
+            changed = true;
+        }
+    }
     changed = fitDifferenceAxis() || changed;
     if (changed) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
@@ -184,6 +193,7 @@ void ComparePlot::reset(const QString& title)
     m_estimates = nullptr;
     m_intervals = nullptr;
     m_figures.clear();
+    m_valuesCaption.clear();
     m_differenceCaption.clear();
     m_marginPct = 0;
     m_title->setText(title);
@@ -311,8 +321,11 @@ void ComparePlot::drawValues(const PanelView& panel)
     }
     categories.plan = applyCategoryTicks(x, categories.at, categories.names);
     // Many variants: their upright names take the room of the legend line, which goes to the tooltip.
-    const QString legend = tr("each variant: circles one per repetition,\nsquare and bars the mean and its 95% CI");
-    x->setLabel(panel.variants.size() > 4 ? QString() : legend);
+    // The repetition values come from the clean chunks, the ones the verdict's pairs use
+    // (engine/analysis/chunk_cut.h): both halves rest on the same chunks.
+    const QString legend = tr("circles: one per repetition (clean chunks);\nsquare, bars: mean and 95% CI");
+    m_valuesCaption = panel.variants.size() > 4 ? QString() : legend;
+    x->setLabel(m_valuesCaption);
     if (panel.variants.size() > 4) {
         m_plot->setToolTip(QString(legend).replace('\n', ' '));
     }
@@ -330,9 +343,10 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     const QString design = panel.differences.empty() ? tr("no candidate") : panel.differences.front().design;
     // A long baseline name is shortened in the middle: the label must fit the axis's height.
     y->setLabel(tr("vs %1, %").arg(QFontMetrics(y->labelFont()).elidedText(baseline, Qt::ElideMiddle, 90)));
-    const double level = panel.differences.empty() ? 95.0 : panel.differences.front().levelPct;
+    // The level each interval has, as the report names it: a secondary metric's is the level of
+    // its Holm-adjusted p (the report's "h"), so that interval and verdict agree.
     m_differenceCaption =
-        tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct);
+        tr("%1\n%2; band: \u00b1%3% margin").arg(design, levelCaption(panel.differences)).arg(panel.marginPct);
     x->setLabel(m_differenceCaption);
 
     drawMarginAndZero(m_plot, m_difference, panel.marginPct);
@@ -389,8 +403,9 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         label->position->setCoords(at, d.estimatePct);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(kFigureOffset, 0, 0, 0));  // clear of the diamond at any width
-        label->setText(
-            tr("%1\n[%2, %3]\n%4").arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct), d.verdict));
+        label->setText(tr("%1\n[%2, %3]%4\n%5")
+                           .arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct),
+                                d.holmLevel ? QStringLiteral(" h") : QString(), d.verdict));
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 0.8);
         label->setFont(f);

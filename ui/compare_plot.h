@@ -94,6 +94,7 @@ private:
     QCPTextElement* m_verdictElement = nullptr;
     QCPGraph* m_estimates = nullptr;
     QCPErrorBars* m_intervals = nullptr;
+    QString m_valuesCaption;              // the values axis's label before it is wrapped
     QString m_differenceCaption;          // the difference axis's label before it is wrapped
     std::vector<QCPItemText*> m_figures;  // the figures beside each difference, when shown
     double m_differencesEnd = 1;          // the last candidate's position on its axis

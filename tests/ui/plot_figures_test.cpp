@@ -1,10 +1,13 @@
 // The figures the plots print: tick labels with the digits that tell neighbours apart, percents
-// that never read as zero when they are not, and the +-margin band inside its axis rect (and so in
-// a PDF).
+// that never read as zero when they are not, the +-margin band inside its axis rect (and so in a
+// PDF), and each difference's interval at the level of its verdict (Holm's, for a secondary metric).
 
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSet>
 #include <cmath>
@@ -15,14 +18,18 @@
 
 #include "tests/support/temp_dir.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/compare_panel.h"
 #include "ui/compare_plot.h"
+#include "ui/main_window.h"
 #include "ui/si_format.h"
 #include "ui/si_ticker.h"
 
 namespace nf::ui {
 namespace {
 
+using nf::test::TempDir;
 using nf::ui::test::application;
+using nf::ui::test::cli;
 
 // The labels a SiTicker gives the axis range low..high.
 QStringList tickLabels(double low, double high)
@@ -102,6 +109,8 @@ PanelView tinyDifference()
                                  .ciLowPct = -0.003,
                                  .ciHighPct = -0.001,
                                  .levelPct = 95,
+                                 .level = "95%",
+                                 .holmLevel = false,
                                  .verdict = "different"});
     return panel;
 }
@@ -143,6 +152,89 @@ TEST(PlotFigures, MarginBandStaysInsideItsAxisRect)
         }
     }
     EXPECT_TRUE(figure);
+}
+
+TEST(PlotFigures, LevelCaptionNamesTheLevelAndHolm)
+{
+    DifferenceView at95;
+    at95.level = "95%";
+    DifferenceView holm;
+    holm.level = "98.33%";
+    holm.holmLevel = true;
+    DifferenceView holm2;
+    holm2.level = "97.5%";
+    holm2.holmLevel = true;
+    EXPECT_EQ(levelCaption({at95}), "95% CI");
+    EXPECT_EQ(levelCaption({holm}), "98.33% CI, Holm-adjusted");
+    EXPECT_EQ(levelCaption({holm, holm2}), "97.5%-98.33% CI, Holm-adjusted");
+    EXPECT_EQ(levelCaption({}), "CI");  // never "nan% CI"
+    EXPECT_EQ(levelCaption({DifferenceView{}}), "CI");
+}
+
+// A run with several metrics: the secondary ones are Holm-adjusted, and each panel shows the
+// interval at the level of its adjusted p (the CLI's "h"), says so, and the left half says its
+// repetition values come from the clean chunks the verdict's pairs use.
+TEST(PlotFigures, SecondaryMetricsShowTheirHolmLevel)
+{
+    application();
+    TempDir dir;
+    const QString db = QString::fromStdString(dir.file("holm.db"));
+    cli({"run", "spin", "--db", db, "--reps", "3", "--duration", "0.1", "--share-cpus", "--pmu",
+         "simulated:running=0.75", "--variant", "a:work=1000", "--variant", "b:work=1010"});
+    const auto doc = QJsonDocument::fromJson(cli({"--db", db, "compare", "1", "--format", "json"}));
+    MainWindow window(db);
+    ASSERT_TRUE(window.selectRun(1));
+    window.waitForLoads();
+    const ComparisonView& view = window.comparePanel()->view();
+    int holm = 0;
+    for (const auto& c : doc.object().value("comparisons").toArray()) {
+        const auto o = c.toObject();
+        if (!o.value("primary").toBool()) {
+            continue;
+        }
+        const QString metric = o.value("metric").toString();
+        const auto panel = std::find_if(view.metrics.begin(), view.metrics.end(),
+                                        [&](const PanelView& p) { return p.metric == metric; });
+        ASSERT_NE(panel, view.metrics.end()) << metric.toStdString();
+        if (panel->source != QStringLiteral("noisefloor compare") || panel->differences.empty()) {
+            continue;  // a metric compared on its own (compare --metric NAME): at alpha
+        }
+        const DifferenceView& d = panel->differences.front();
+        const double p = o.value("p").toDouble();
+        const bool widened = o.value("p_adjusted").toDouble() > p * (1 + 1e-9) && p > 0 && std::isfinite(d.ciLowPct) &&
+                             std::isfinite(d.ciHighPct);
+        EXPECT_EQ(d.holmLevel, widened) << metric.toStdString();
+        if (d.holmLevel) {
+            ++holm;
+            EXPECT_TRUE(levelCaption(panel->differences).contains("Holm-adjusted"));
+            EXPECT_NE(d.level, "95%") << metric.toStdString();
+            // The report's own line for the metric names the same level.
+            EXPECT_TRUE(o.value("verdict_text").toString().contains(d.level) ||
+                        o.value("verdict").toString() == "equivalent")
+                << o.value("verdict_text").toString().toStdString() << " vs " << d.level.toStdString();
+        }
+    }
+    EXPECT_GT(holm, 0) << "no Holm-adjusted metric to look at";
+    // A panel on a Holm-adjusted metric says so under its difference side.
+    for (int i = 0; i < 4; ++i) {
+        const ComparePlot* plot = window.comparePanel()->panel(i);
+        const auto& metrics = view.metrics;
+        const auto shown = std::find_if(metrics.begin(), metrics.end(),
+                                        [&](const PanelView& p) { return p.metric == plot->shownMetric(); });
+        if (shown != metrics.end() && !shown->differences.empty() && shown->differences.front().holmLevel) {
+            EXPECT_TRUE(plot->differenceTitle().contains("Holm-adjusted")) << plot->differenceTitle().toStdString();
+        }
+        if (shown != metrics.end() && !shown->differences.empty()) {
+            EXPECT_FALSE(plot->differenceTitle().contains("nan")) << plot->differenceTitle().toStdString();
+            EXPECT_TRUE(plot->customPlot()
+                            ->axisRect()
+                            ->axis(QCPAxis::atBottom)
+                            ->label()
+                            .simplified()
+                            .contains("clean chunks") ||
+                        plot->customPlot()->toolTip().contains("clean chunks"));
+        }
+    }
 }
 
 }  // namespace
