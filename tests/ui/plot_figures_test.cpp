@@ -1,6 +1,6 @@
 // The figures the plots print: tick labels with the digits that tell neighbours apart, percents
 // that never read as zero when they are not, the +-margin band inside its axis rect (and so in a
-// PDF), and each difference's interval at the level of its verdict (Holm's, for a secondary metric).
+// PDF), and the evidence flags (--report, --export-pdf) writing what the window shows.
 
 #include <gtest/gtest.h>
 
@@ -235,6 +235,45 @@ TEST(PlotFigures, SecondaryMetricsShowTheirHolmLevel)
                         plot->customPlot()->toolTip().contains("clean chunks"));
         }
     }
+}
+
+// noisefloor-gui --report and --export-pdf write what the window shows, without a display: the
+// report is the one `noisefloor compare` prints ("Copy evidence report"), the PDF the plots.
+TEST(PlotFigures, EvidenceFlagsWriteTheReportAndThePlots)
+{
+    TempDir dir;
+    const std::string db = dir.file("fixture.db");
+    std::filesystem::copy_file(NF_UI_FIXTURE_DB, db);
+    const QString report = QString::fromStdString(dir.file("report.txt"));
+    const QString pdf = QString::fromStdString(dir.file("plots.pdf"));
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    gui.setProcessEnvironment(env);
+    gui.start(QStringLiteral(NF_GUI_PATH), {"--db", QString::fromStdString(db), "--run", "1", "--size", "1024x700",
+                                            "--report", report, "--export-pdf", pdf});
+    ASSERT_TRUE(gui.waitForFinished(120000));
+    ASSERT_EQ(gui.exitCode(), 0) << gui.readAllStandardError().toStdString();
+    const QByteArray printed = cli({"--db", QString::fromStdString(db), "compare", "1", "--format", "text"});
+    QFile written(report);
+    ASSERT_TRUE(written.open(QIODevice::ReadOnly));
+    EXPECT_EQ(written.readAll().toStdString(), printed.toStdString());
+    QFile plots(pdf);
+    ASSERT_TRUE(plots.open(QIODevice::ReadOnly));
+    const QByteArray bytes = plots.readAll();
+    EXPECT_TRUE(bytes.startsWith("%PDF-"));
+    EXPECT_TRUE(bytes.trimmed().endsWith("%%EOF"));
+    EXPECT_GT(bytes.size(), 10000);
+
+    // Without a selection there is nothing to report: a usage error, nothing written.
+    QProcess bare;
+    bare.setProcessEnvironment(env);
+    bare.start(QStringLiteral(NF_GUI_PATH), {"--db", QString::fromStdString(db), "--report", report + ".none"});
+    ASSERT_TRUE(bare.waitForFinished(60000));
+    EXPECT_EQ(bare.exitCode(), 2);
+    EXPECT_FALSE(QFile::exists(report + ".none"));
 }
 
 }  // namespace
