@@ -1,6 +1,7 @@
 // The figures the plots print: tick labels with the digits that tell neighbours apart, percents
 // that never read as zero when they are not, the +-margin band inside its axis rect (and so in a
-// PDF), and the evidence flags (--report, --export-pdf) writing what the window shows.
+// PDF), each difference's interval at the level of its verdict (Holm's, for a secondary metric),
+// and the evidence flags (--report, --export-pdf) writing what the window shows, as valid PDF.
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <cmath>
 #include <filesystem>
@@ -84,6 +86,55 @@ TEST(PlotFigures, APercentReadsAsZeroOnlyWhenZero)
     EXPECT_EQ(percentText(0), "+0.00%");
     EXPECT_EQ(percentText(0.002, false), "0.0020%");
     EXPECT_EQ(percentText(NAN), "");
+}
+
+// The content streams of `pdf`, inflated (QPdfWriter compresses them with zlib).
+QList<QByteArray> pdfStreams(const QByteArray& pdf)
+{
+    QList<QByteArray> streams;
+    qsizetype at = 0;
+    while ((at = pdf.indexOf("stream\n", at)) >= 0) {
+        const qsizetype begin = at + 7;
+        const qsizetype end = pdf.indexOf("endstream", begin);
+        if (end < 0) {
+            break;
+        }
+        QByteArray sized(4, '\0');
+        const quint32 hint = 64U << 20U;  // qUncompress's size header: an upper bound will do
+        for (int i = 0; i < 4; ++i) {
+            sized[i] = static_cast<char>((hint >> (24 - 8 * i)) & 0xffU);
+        }
+        const QByteArray inflated = qUncompress(sized + pdf.mid(begin, end - begin));
+        streams << (inflated.isEmpty() ? pdf.mid(begin, end - begin) : inflated);
+        at = end;
+    }
+    return streams;
+}
+
+// Path operators in `pdf`'s content that close or paint a path that was never begun: what
+// pdftoppm reports as "No current point in closepath".
+int emptyPaths(const QByteArray& pdf)
+{
+    int found = 0;
+    static const QRegularExpression number(QStringLiteral("^-?[0-9.]+$"));
+    const QList<QByteArray> construct = {"m", "l", "c", "v", "y", "re"};
+    for (const QByteArray& stream : pdfStreams(pdf)) {
+        const QList<QByteArray> tokens = stream.simplified().split(' ');
+        bool open = false;
+        for (const QByteArray& token : tokens) {
+            if (number.match(QString::fromLatin1(token)).hasMatch()) {
+                continue;
+            }
+            if (construct.contains(token)) {
+                open = true;
+            } else if (token == "h" && !open) {
+                ++found;
+            } else if (token == "f" || token == "S" || token == "n" || token == "B" || token == "f*" || token == "b") {
+                open = false;
+            }
+        }
+    }
+    return found;
 }
 
 PanelView tinyDifference()
@@ -266,6 +317,7 @@ TEST(PlotFigures, EvidenceFlagsWriteTheReportAndThePlots)
     EXPECT_TRUE(bytes.startsWith("%PDF-"));
     EXPECT_TRUE(bytes.trimmed().endsWith("%%EOF"));
     EXPECT_GT(bytes.size(), 10000);
+    EXPECT_EQ(emptyPaths(bytes), 0);
 
     // Without a selection there is nothing to report: a usage error, nothing written.
     QProcess bare;
@@ -274,6 +326,34 @@ TEST(PlotFigures, EvidenceFlagsWriteTheReportAndThePlots)
     ASSERT_TRUE(bare.waitForFinished(60000));
     EXPECT_EQ(bare.exitCode(), 2);
     EXPECT_FALSE(QFile::exists(report + ".none"));
+}
+
+// The Explore tab's export of a sweep (--sweep ID --export-pdf) is valid PDF: its thick 90% bars
+// once left empty paths (a closepath with no current point) that PDF readers report as errors.
+TEST(PlotFigures, SweepPdfHasNoEmptyPaths)
+{
+    TempDir dir;
+    const QString db = QString::fromStdString(dir.file("sweep.db"));
+    const QString printed = QString::fromUtf8(
+        cli({"run", "page-pool", "--db", db, "--reps", "2", "--duration", "0.1", "--share-cpus", "--variant",
+             "late:check=late", "--variant", "early:check=early", "--sweep", "pool_size=16,128"}));
+    const auto match = QRegularExpression(QStringLiteral("Sweep (\\S+):")).match(printed);
+    ASSERT_TRUE(match.hasMatch()) << printed.toStdString();
+    const QString pdf = QString::fromStdString(dir.file("sweep.pdf"));
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    gui.setProcessEnvironment(env);
+    gui.start(QStringLiteral(NF_GUI_PATH), {"--db", db, "--sweep", match.captured(1), "--export-pdf", pdf});
+    ASSERT_TRUE(gui.waitForFinished(120000));
+    ASSERT_EQ(gui.exitCode(), 0) << gui.readAllStandardError().toStdString();
+    QFile file(pdf);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    ASSERT_FALSE(pdfStreams(bytes).isEmpty());
+    EXPECT_EQ(emptyPaths(bytes), 0);
 }
 
 }  // namespace
