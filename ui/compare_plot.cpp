@@ -128,6 +128,22 @@ bool ComparePlot::fitDifferenceAxis()
         widest = std::max(widest, box.width());
         tallest = std::max(tallest, box.height());
     }
+    // Two candidates' figures side by side need a figure's width between the diamonds; where the
+    // axis is too narrow for that they would overlap the next diamond and each other, and the
+    // verdict lines below give the same numbers: they are hidden, as is a figure wider than most of
+    // the axis, which would be cut at its edge.
+    const bool fits = (m_figures.size() < 2 || widest + kFigureOffset + 12 <= width / (m_differencesEnd + 1)) &&
+                      widest + kFigureOffset + 12 <= width * 0.8;
+    for (auto* figure : m_figures) {
+        if (figure->visible() != fits) {
+            figure->setVisible(fits);
+            changed = true;
+        }
+    }
+    if (!fits) {
+        widest = 0;
+        tallest = 0;
+    }
     // The last figure starts kFigureOffset pixels right of the last candidate; the axis, from 0.5,
     // must leave it its width and a few pixels.
     const double lower = 0.5;
@@ -141,10 +157,21 @@ bool ComparePlot::fitDifferenceAxis()
         x->setRange(lower, upper);
         changed = true;
     }
-    // Each figure is centred on its estimate: the value axis reaches half its height (and a few
-    // pixels) beyond, so a figure near the edge is not cut.
+    // The baseline's name is shortened to the axis's height: a short panel cut "vs baseline, %".
     QCPAxis* y = m_difference->axis(QCPAxis::atLeft);
     const int height = m_difference->height();
+    if (height > 0 && !m_baselineName.isEmpty()) {
+        const QFontMetrics metrics(y->labelFont());
+        const int room = std::max(height - metrics.horizontalAdvance(tr("vs %1, %").arg(QString())) - 4, 24);
+        const QString label =
+            tr("vs %1, %").arg(metrics.elidedText(m_baselineName, Qt::ElideMiddle, std::min(room, 90)));
+        if (label != y->label()) {
+            y->setLabel(label);
+            changed = true;
+        }
+    }
+    // Each figure is centred on its estimate: the value axis reaches half its height (and a few
+    // pixels) beyond, so a figure near the edge is not cut.
     const double share = (tallest / 2.0 + 3) / std::max(height, 1);
     if (tallest > 0 && share < 0.45) {
         QCPRange range(m_differenceLow, m_differenceHigh);
@@ -192,9 +219,11 @@ void ComparePlot::reset(const QString& title)
     m_plot->clearItems();
     m_estimates = nullptr;
     m_intervals = nullptr;
+    m_baselineLine = nullptr;
     m_figures.clear();
     m_valuesCaption.clear();
     m_differenceCaption.clear();
+    m_baselineName.clear();
     m_marginPct = 0;
     m_title->setText(title);
     m_verdictElement->setText(QString());
@@ -319,6 +348,23 @@ void ComparePlot::drawValues(const PanelView& panel)
             high = std::max(high, variant.ciHigh);
         }
     }
+    // The baseline's mean as a dashed line across the values: what every difference on the right
+    // is taken from, and what a swap moves.
+    const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
+    for (std::size_t v = 0; v < panel.variants.size(); ++v) {
+        if (panel.variants[v].name == baseline && std::isfinite(panel.variants[v].mean)) {
+            auto* line = new QCPItemStraightLine(m_plot);
+            line->setClipAxisRect(m_values);
+            line->point1->setAxes(x, y);
+            line->point2->setAxes(x, y);
+            line->point1->setCoords(0, panel.variants[v].mean);
+            line->point2->setCoords(1, panel.variants[v].mean);
+            QColor colour = variantColour(static_cast<int>(v));
+            colour.setAlpha(160);
+            line->setPen(QPen(colour, 1, Qt::DashLine));
+            m_baselineLine = line;
+        }
+    }
     categories.plan = applyCategoryTicks(x, categories.at, categories.names);
     // Many variants: their upright names take the room of the legend line, which goes to the tooltip.
     // The repetition values come from the clean chunks, the ones the verdict's pairs use
@@ -342,6 +388,7 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
     const QString design = panel.differences.empty() ? tr("no candidate") : panel.differences.front().design;
     // A long baseline name is shortened in the middle: the label must fit the axis's height.
+    m_baselineName = baseline;
     y->setLabel(tr("vs %1, %").arg(QFontMetrics(y->labelFont()).elidedText(baseline, Qt::ElideMiddle, 90)));
     // The level each interval has, as the report names it: a secondary metric's is the level of
     // its Holm-adjusted p (the report's "h"), so that interval and verdict agree.
@@ -438,6 +485,11 @@ std::optional<ComparePlot::Drawn> ComparePlot::drawnDifference(int index) const
         }
     }
     return std::nullopt;
+}
+
+double ComparePlot::drawnBaselineMean() const
+{
+    return m_baselineLine != nullptr ? m_baselineLine->point1->coords().y() : std::nan("");
 }
 
 double ComparePlot::drawnMarginPct() const

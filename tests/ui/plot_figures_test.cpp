@@ -356,5 +356,35 @@ TEST(PlotFigures, SweepPdfHasNoEmptyPaths)
     EXPECT_EQ(emptyPaths(bytes), 0);
 }
 
+// A swap shows everywhere: the title names which way the differences go, and the values side
+// draws the new baseline's mean as a dashed line.
+TEST(PlotFigures, SwapMovesTheTitleAndTheBaselineLine)
+{
+    application();
+    TempDir dir;
+    const QString db = QString::fromStdString(dir.file("swap.db"));
+    cli({"run", "spin", "--db", db, "--reps", "3", "--duration", "0.1", "--share-cpus", "--variant", "a:work=1000",
+         "--variant", "b:work=1010"});
+    MainWindow window(db);
+    ASSERT_TRUE(window.selectRun(1));
+    window.waitForLoads();
+    ComparePanel& compare = *window.comparePanel();
+    EXPECT_TRUE(compare.titleText().endsWith("b against a")) << compare.titleText().toStdString();
+    const auto mean = [&](const QString& variant) {
+        for (const auto& v : compare.view().panels[0].variants) {
+            if (v.name == variant) {
+                return v.mean;
+            }
+        }
+        return std::nan("");
+    };
+    EXPECT_DOUBLE_EQ(compare.panel(0)->drawnBaselineMean(), mean("a"));
+    compare.swapBaseline();
+    window.waitForLoads();
+    EXPECT_EQ(compare.view().baseline, "b");
+    EXPECT_TRUE(compare.titleText().endsWith("a against b")) << compare.titleText().toStdString();
+    EXPECT_DOUBLE_EQ(compare.panel(0)->drawnBaselineMean(), mean("b"));
+}
+
 }  // namespace
 }  // namespace nf::ui
