@@ -22,6 +22,7 @@
 #include "tests/ui/ui_test_support.h"
 #include "ui/compare_panel.h"
 #include "ui/compare_plot.h"
+#include "ui/explore_panel.h"
 #include "ui/main_window.h"
 #include "ui/si_format.h"
 #include "ui/si_ticker.h"
@@ -384,6 +385,38 @@ TEST(PlotFigures, SwapMovesTheTitleAndTheBaselineLine)
     EXPECT_EQ(compare.view().baseline, "b");
     EXPECT_TRUE(compare.titleText().endsWith("a against b")) << compare.titleText().toStdString();
     EXPECT_DOUBLE_EQ(compare.panel(0)->drawnBaselineMean(), mean("b"));
+}
+
+// A sweep stopped after its first point: the x axis spans that point's value either side, never
+// below zero, and the legend sits above the values rather than over them.
+TEST(PlotFigures, OnePointSweepKeepsItsAxisAndLegendClear)
+{
+    application();
+    TempDir dir;
+    const QString db = QString::fromStdString(dir.file("one.db"));
+    const QString printed = QString::fromUtf8(
+        cli({"run", "page-pool", "--db", db, "--reps", "2", "--duration", "0.1", "--share-cpus", "--variant",
+             "late:check=late", "--variant", "early:check=early", "--sweep", "pool_size=16"}));
+    const auto match = QRegularExpression(QStringLiteral("Sweep (\\S+):")).match(printed);
+    ASSERT_TRUE(match.hasMatch()) << printed.toStdString();
+    MainWindow window(db);
+    window.resize(1024, 700);
+    ASSERT_TRUE(window.showSweep(match.captured(1)));
+    window.showTab("explore");
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.show();
+    window.waitForLoads();
+    QApplication::processEvents();
+    QCustomPlot* plot = window.explorePanel()->customPlot();
+    plot->replot();
+    ASSERT_TRUE(window.explorePanel()->message().isEmpty()) << window.explorePanel()->message().toStdString();
+    const QCPRange x = plot->xAxis->range();
+    EXPECT_GE(x.lower, 0);
+    EXPECT_LT(x.lower, 16);
+    EXPECT_GT(x.upper, 16);
+    // The legend is not inside the values' axis rect, and does not overlap it.
+    EXPECT_FALSE(plot->axisRect()->insetLayout()->elements(false).contains(plot->legend));
+    EXPECT_FALSE(plot->legend->outerRect().intersects(plot->axisRect()->rect())) << "legend over the values";
 }
 
 }  // namespace
