@@ -22,6 +22,7 @@
 #include "tests/ui/ui_test_support.h"
 #include "ui/compare_panel.h"
 #include "ui/compare_plot.h"
+#include "ui/difference_plot.h"
 #include "ui/explore_panel.h"
 #include "ui/main_window.h"
 #include "ui/si_format.h"
@@ -417,6 +418,44 @@ TEST(PlotFigures, OnePointSweepKeepsItsAxisAndLegendClear)
     // The legend is not inside the values' axis rect, and does not overlap it.
     EXPECT_FALSE(plot->axisRect()->insetLayout()->elements(false).contains(plot->legend));
     EXPECT_FALSE(plot->legend->outerRect().intersects(plot->axisRect()->rect())) << "legend over the values";
+}
+
+// The Live difference plot's legend names everything drawn: the band of the margin and the
+// detectable lines too (items, which a legend does not list by itself), and its band stays inside
+// the axis rect.
+TEST(PlotFigures, LiveDifferenceLegendNamesTheBandAndTheDetectableLines)
+{
+    application();
+    DifferencePlot plot;
+    plot.setAttribute(Qt::WA_DontShowOnScreen);
+    plot.resize(600, 300);
+    plot.show();
+    for (int i = 1; i <= 5; ++i) {
+        LiveLook look;
+        look.elapsed = i;
+        look.estimatePct = 0.5;
+        look.lowPct = 0.5 - 2.0 / i;
+        look.highPct = 0.5 + 2.0 / i;
+        look.marginPct = 1;
+        look.detectablePct = 1.5;
+        plot.addLook(look);
+    }
+    plot.replot();
+    QApplication::processEvents();
+    const QStringList names = plot.legendNames();
+    EXPECT_TRUE(names.filter("margin").size() == 1) << names.join(", ").toStdString();
+    EXPECT_TRUE(names.filter("detectable").size() == 1) << names.join(", ").toStdString();
+    QCPItemRect* band = nullptr;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
+        if (auto* r = qobject_cast<QCPItemRect*>(plot.customPlot()->item(i))) {
+            band = r;
+        }
+    }
+    ASSERT_NE(band, nullptr);
+    const QRect rect = plot.customPlot()->axisRect()->rect();
+    EXPECT_NEAR(band->topLeft->pixelPosition().x(), rect.left(), 1.5);
+    EXPECT_NEAR(band->bottomRight->pixelPosition().x(), rect.left() + rect.width(), 1.5);
+    EXPECT_EQ(plot.pointCount(), 5);  // the legend's entries hold no data of their own
 }
 
 }  // namespace
