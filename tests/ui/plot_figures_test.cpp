@@ -18,6 +18,7 @@
 
 #include <qcustomplot.h>
 
+#include "engine/report/evidence.h"
 #include "tests/support/temp_dir.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/compare_panel.h"
@@ -456,6 +457,29 @@ TEST(PlotFigures, LiveDifferenceLegendNamesTheBandAndTheDetectableLines)
     EXPECT_NEAR(band->topLeft->pixelPosition().x(), rect.left(), 1.5);
     EXPECT_NEAR(band->bottomRight->pixelPosition().x(), rect.left() + rect.width(), 1.5);
     EXPECT_EQ(plot.pointCount(), 5);  // the legend's entries hold no data of their own
+}
+
+// The verdict line the panels show (the engine's verdictSentence, as the report prints it): a real
+// -0.002% is not "0.00% lower".
+TEST(PlotFigures, VerdictSentenceNeverSaysZeroForANonzero)
+{
+    engine::MetricComparison c;
+    c.metric = "ipc";
+    c.baseline = "a";
+    c.candidate = "b";
+    c.higherIsBetter = true;
+    c.result.verdict = engine::Verdict::Different;
+    c.result.direction = -1;
+    c.result.interval.estimatePct = -0.002;
+    c.result.interval.ci.low = -0.0031;
+    c.result.interval.ci.high = -0.0009;
+    c.result.interval.level = 0.95;
+    c.result.interval.nominalLevel = 0.95;
+    c.result.p = c.result.pAdjusted = 0.001;
+    const std::string sentence = engine::verdictSentence(c, engine::CompareOptions{});
+    EXPECT_NE(sentence.find("b is 0.0020% lower"), std::string::npos) << sentence;
+    EXPECT_NE(sentence.find("-0.0031..-0.00090%"), std::string::npos) << sentence;
+    EXPECT_EQ(sentence.find("0.00%"), std::string::npos) << sentence;
 }
 
 }  // namespace
