@@ -24,6 +24,7 @@ ComparePanel::ComparePanel(QWidget* parent)
       m_baseline(new QComboBox(this)),
       m_title(new QLabel(this)),
       m_warnings(new QLabel(this)),
+      m_warningScroll(new QScrollArea(this)),
       m_decision(new QLabel(this)),
       m_grid(new QWidget(this)),
       m_scroll(new QScrollArea(this)),
@@ -50,6 +51,14 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_warnings->setWordWrap(true);
     m_warnings->setStyleSheet(QStringLiteral("color: #8a5a00;"));
     m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_warnings->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    // Four warnings wrapped over eight lines took the height of the primary panel at 1024x700: the
+    // block is at most four lines high and scrolls (every warning is also in the report).
+    m_warningScroll->setWidget(m_warnings);
+    m_warningScroll->setWidgetResizable(true);
+    m_warningScroll->setFrameShape(QFrame::NoFrame);
+    m_warningScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_warningScroll->setVisible(false);
     m_decision->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_decision->setStyleSheet(QStringLiteral("background: #e8f0fb; padding: 3px;"));
     m_decision->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -100,7 +109,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     layout->addWidget(m_decision);
     layout->addWidget(m_scroll, 1);
     layout->addWidget(m_report, 1);
-    layout->addWidget(m_warnings);
+    layout->addWidget(m_warningScroll);
     showMessage(tr("Select a run in History (or finish one in Live) to compare its variants."));
 }
 
@@ -110,6 +119,7 @@ void ComparePanel::showMessage(const QString& text)
     m_view = ComparisonView{};
     m_baseline->clear();
     m_warnings->clear();
+    fitWarnings();
     m_decision->clear();
     m_decision->setVisible(false);
     m_report->clear();
@@ -157,7 +167,14 @@ void ComparePanel::showPanel(std::size_t index, const QString& metric)
 
 void ComparePanel::showComparison(const ComparisonView& view)
 {
-    m_title->setText(view.title);
+    // The title says which way the differences go, so a swap shows at the top as well as in the panels.
+    QStringList candidates = view.variants;
+    candidates.removeAll(view.baseline);
+    m_title->setText(
+        view.baseline.isEmpty() || candidates.isEmpty() ? view.title
+        : candidates.size() <= 3
+            ? tr("%1 - %2 against %3").arg(view.title, candidates.join(QStringLiteral(", ")), view.baseline)
+            : tr("%1 - %2 variants against %3").arg(view.title).arg(candidates.size()).arg(view.baseline));
     m_reportText = view.report;
     m_report->setPlainText(view.report);
     m_warningLines = view.warnings;
@@ -182,8 +199,26 @@ void ComparePanel::showComparison(const ComparisonView& view)
         lines << tr("warning: %1").arg(w);
     }
     m_warnings->setText(lines.join('\n'));
+    fitWarnings();
     m_decision->setText(view.decision.join('\n'));
     m_decision->setVisible(!view.decision.isEmpty());
+}
+
+void ComparePanel::fitWarnings()
+{
+    // As high as the wrapped text at the panel's width, up to four lines.
+    const int line = QFontMetrics(m_warnings->font()).lineSpacing();
+    const int textWidth = std::max(m_warningScroll->viewport()->width(), width() - 30);
+    const int needed = m_warnings->text().isEmpty() ? 0 : m_warnings->heightForWidth(std::max(textWidth, 100));
+    m_warningScroll->setFixedHeight(std::min(needed, line * 4 + 2));
+    m_warningScroll->setVisible(needed > 0);
+    m_warningScroll->setToolTip(m_warnings->text());
+}
+
+void ComparePanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitWarnings();
 }
 
 QString ComparePanel::decisionShown() const

@@ -57,14 +57,20 @@ signals:
     // The user chose another baseline (a variant as the report names it).
     void baselineRequested(const QString& baseline);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void showPanel(std::size_t index, const QString& metric);
+    void fitWarnings();
 
     ComparisonView m_view;
     std::array<QString, 4> m_picked;  // metrics the user picked, kept while they exist
     QComboBox* m_baseline = nullptr;
     QLabel* m_title = nullptr;
     QLabel* m_warnings = nullptr;
+    // Holds m_warnings: at most a few lines high, so that the panels keep the window's height.
+    QScrollArea* m_warningScroll = nullptr;
     QLabel* m_decision = nullptr;  // a run until decided: the sequential decision, above the panels
     QWidget* m_grid = nullptr;
     QScrollArea* m_scroll = nullptr;  // holds m_grid

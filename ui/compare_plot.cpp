@@ -29,7 +29,7 @@ double jitter(std::size_t i, std::size_t n)
 
 QString percent(double value)
 {
-    return std::isfinite(value) ? QString::asprintf("%+.2f%%", value) : QObject::tr("unbounded");
+    return std::isfinite(value) ? QString::fromStdString(percentText(value)) : QObject::tr("unbounded");
 }
 
 }  // namespace
@@ -90,6 +90,15 @@ void ComparePlot::relabel()
             changed || plan.step != c.plan.step || plan.upright != c.plan.upright || plan.elideTo != c.plan.elideTo;
         c.plan = plan;
     }
+    // The values side's caption, wrapped to its width: it is never cut at the panel's edge.
+    QCPAxis* valuesX = m_values->axis(QCPAxis::atBottom);
+    if (!m_valuesCaption.isEmpty() && m_values->width() > 0) {
+        const QString caption = wrapToWidth(m_valuesCaption, QFontMetrics(valuesX->labelFont()), m_values->width());
+        if (caption != valuesX->label()) {
+            valuesX->setLabel(caption);
+            changed = true;
+        }
+    }
     changed = fitDifferenceAxis() || changed;
     if (changed) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
@@ -119,6 +128,22 @@ bool ComparePlot::fitDifferenceAxis()
         widest = std::max(widest, box.width());
         tallest = std::max(tallest, box.height());
     }
+    // Two candidates' figures side by side need a figure's width between the diamonds; where the
+    // axis is too narrow for that they would overlap the next diamond and each other, and the
+    // verdict lines below give the same numbers: they are hidden, as is a figure wider than most of
+    // the axis, which would be cut at its edge.
+    const bool fits = (m_figures.size() < 2 || widest + kFigureOffset + 12 <= width / (m_differencesEnd + 1)) &&
+                      widest + kFigureOffset + 12 <= width * 0.8;
+    for (auto* figure : m_figures) {
+        if (figure->visible() != fits) {
+            figure->setVisible(fits);
+            changed = true;
+        }
+    }
+    if (!fits) {
+        widest = 0;
+        tallest = 0;
+    }
     // The last figure starts kFigureOffset pixels right of the last candidate; the axis, from 0.5,
     // must leave it its width and a few pixels.
     const double lower = 0.5;
@@ -132,10 +157,21 @@ bool ComparePlot::fitDifferenceAxis()
         x->setRange(lower, upper);
         changed = true;
     }
-    // Each figure is centred on its estimate: the value axis reaches half its height (and a few
-    // pixels) beyond, so a figure near the edge is not cut.
+    // The baseline's name is shortened to the axis's height: a short panel cut "vs baseline, %".
     QCPAxis* y = m_difference->axis(QCPAxis::atLeft);
     const int height = m_difference->height();
+    if (height > 0 && !m_baselineName.isEmpty()) {
+        const QFontMetrics metrics(y->labelFont());
+        const int room = std::max(height - metrics.horizontalAdvance(tr("vs %1, %").arg(QString())) - 4, 24);
+        const QString label =
+            tr("vs %1, %").arg(metrics.elidedText(m_baselineName, Qt::ElideMiddle, std::min(room, 90)));
+        if (label != y->label()) {
+            y->setLabel(label);
+            changed = true;
+        }
+    }
+    // Each figure is centred on its estimate: the value axis reaches half its height (and a few
+    // pixels) beyond, so a figure near the edge is not cut.
     const double share = (tallest / 2.0 + 3) / std::max(height, 1);
     if (tallest > 0 && share < 0.45) {
         QCPRange range(m_differenceLow, m_differenceHigh);
@@ -183,8 +219,11 @@ void ComparePlot::reset(const QString& title)
     m_plot->clearItems();
     m_estimates = nullptr;
     m_intervals = nullptr;
+    m_baselineLine = nullptr;
     m_figures.clear();
+    m_valuesCaption.clear();
     m_differenceCaption.clear();
+    m_baselineName.clear();
     m_marginPct = 0;
     m_title->setText(title);
     m_verdictElement->setText(QString());
@@ -309,10 +348,30 @@ void ComparePlot::drawValues(const PanelView& panel)
             high = std::max(high, variant.ciHigh);
         }
     }
+    // The baseline's mean as a dashed line across the values: what every difference on the right
+    // is taken from, and what a swap moves.
+    const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
+    for (std::size_t v = 0; v < panel.variants.size(); ++v) {
+        if (panel.variants[v].name == baseline && std::isfinite(panel.variants[v].mean)) {
+            auto* line = new QCPItemStraightLine(m_plot);
+            line->setClipAxisRect(m_values);
+            line->point1->setAxes(x, y);
+            line->point2->setAxes(x, y);
+            line->point1->setCoords(0, panel.variants[v].mean);
+            line->point2->setCoords(1, panel.variants[v].mean);
+            QColor colour = variantColour(static_cast<int>(v));
+            colour.setAlpha(160);
+            line->setPen(QPen(colour, 1, Qt::DashLine));
+            m_baselineLine = line;
+        }
+    }
     categories.plan = applyCategoryTicks(x, categories.at, categories.names);
     // Many variants: their upright names take the room of the legend line, which goes to the tooltip.
-    const QString legend = tr("each variant: circles one per repetition,\nsquare and bars the mean and its 95% CI");
-    x->setLabel(panel.variants.size() > 4 ? QString() : legend);
+    // The repetition values come from the clean chunks, the ones the verdict's pairs use
+    // (engine/analysis/chunk_cut.h): both halves rest on the same chunks.
+    const QString legend = tr("circles: one per repetition (clean chunks);\nsquare, bars: mean and 95% CI");
+    m_valuesCaption = panel.variants.size() > 4 ? QString() : legend;
+    x->setLabel(m_valuesCaption);
     if (panel.variants.size() > 4) {
         m_plot->setToolTip(QString(legend).replace('\n', ' '));
     }
@@ -329,10 +388,12 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     const QString baseline = panel.differences.empty() ? QString() : panel.differences.front().baseline;
     const QString design = panel.differences.empty() ? tr("no candidate") : panel.differences.front().design;
     // A long baseline name is shortened in the middle: the label must fit the axis's height.
+    m_baselineName = baseline;
     y->setLabel(tr("vs %1, %").arg(QFontMetrics(y->labelFont()).elidedText(baseline, Qt::ElideMiddle, 90)));
-    const double level = panel.differences.empty() ? 95.0 : panel.differences.front().levelPct;
+    // The level each interval has, as the report names it: a secondary metric's is the level of
+    // its Holm-adjusted p (the report's "h"), so that interval and verdict agree.
     m_differenceCaption =
-        tr("%1\n%2% CI; band: \u00b1%3% margin").arg(design).arg(level, 0, 'f', 0).arg(panel.marginPct);
+        tr("%1\n%2; band: \u00b1%3% margin").arg(design, levelCaption(panel.differences)).arg(panel.marginPct);
     x->setLabel(m_differenceCaption);
 
     drawMarginAndZero(m_plot, m_difference, panel.marginPct);
@@ -389,8 +450,9 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         label->position->setCoords(at, d.estimatePct);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(kFigureOffset, 0, 0, 0));  // clear of the diamond at any width
-        label->setText(
-            tr("%1\n[%2, %3]\n%4").arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct), d.verdict));
+        label->setText(tr("%1\n[%2, %3]%4\n%5")
+                           .arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct),
+                                d.holmLevel ? QStringLiteral(" h") : QString(), d.verdict));
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 0.8);
         label->setFont(f);
@@ -423,6 +485,11 @@ std::optional<ComparePlot::Drawn> ComparePlot::drawnDifference(int index) const
         }
     }
     return std::nullopt;
+}
+
+double ComparePlot::drawnBaselineMean() const
+{
+    return m_baselineLine != nullptr ? m_baselineLine->point1->coords().y() : std::nan("");
 }
 
 double ComparePlot::drawnMarginPct() const

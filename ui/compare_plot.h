@@ -19,6 +19,7 @@ class QComboBox;
 class QCPAxisRect;
 class QCPErrorBars;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCPItemText;
 class QCPTextElement;
 class QCustomPlot;
@@ -54,6 +55,8 @@ public:
         double high = 0;
     };
     std::optional<Drawn> drawnDifference(int index) const;
+    // The height of the dashed line at the baseline's mean on the values side (NaN when none).
+    double drawnBaselineMean() const;
     // The +-margin band drawn, in percent (0 when none).
     double drawnMarginPct() const;
     // The text below the plot: the verdict lines, or with many candidates a count of the verdicts
@@ -94,9 +97,12 @@ private:
     QCPTextElement* m_verdictElement = nullptr;
     QCPGraph* m_estimates = nullptr;
     QCPErrorBars* m_intervals = nullptr;
-    QString m_differenceCaption;          // the difference axis's label before it is wrapped
-    std::vector<QCPItemText*> m_figures;  // the figures beside each difference, when shown
-    double m_differencesEnd = 1;          // the last candidate's position on its axis
+    QCPItemStraightLine* m_baselineLine = nullptr;  // the baseline's mean on the values side
+    QString m_valuesCaption;                        // the values axis's label before it is wrapped
+    QString m_differenceCaption;                    // the difference axis's label before it is wrapped
+    QString m_baselineName;                         // the baseline the difference axis is labelled against
+    std::vector<QCPItemText*> m_figures;            // the figures beside each difference, when shown
+    double m_differencesEnd = 1;                    // the last candidate's position on its axis
     // The difference axis's range before the figures are fitted.
     double m_differenceLow = -1;
     double m_differenceHigh = 1;

@@ -32,7 +32,7 @@ bool fromCounters(const engine::MetricSpec& metric)
     return false;
 }
 
-DifferenceView difference(const engine::MetricComparison& c)
+DifferenceView difference(const engine::MetricComparison& c, double alpha)
 {
     const auto& interval = c.result.interval;
     return {
@@ -44,6 +44,8 @@ DifferenceView difference(const engine::MetricComparison& c)
         .ciLowPct = interval.ci.low,
         .ciHighPct = interval.ci.high,
         .levelPct = interval.level * 100.0,
+        .level = qs(engine::levelText(interval, alpha)),
+        .holmLevel = interval.bounded() && interval.nominalLevel > 1 - alpha + 1e-12,
         .verdict = qs(std::string(engine::toString(c.result.verdict))),
     };
 }
@@ -80,7 +82,7 @@ PanelView panelOf(const engine::AnalysisInput& input, std::size_t m, const engin
         if (c.metric != metric.name || !c.primary) {
             continue;
         }
-        panel.differences.push_back(difference(c));
+        panel.differences.push_back(difference(c, analysis.options.compare.alpha));
         std::string sentence = engine::verdictSentence(c, analysis.options.compare);
         if (sentence.rfind(c.candidate, 0) != 0) {
             sentence = c.candidate + " vs " + c.baseline + ": " + sentence;

@@ -22,7 +22,8 @@ namespace nf::ui {
 
 struct VariantView {
     QString name;
-    std::vector<double> repetitions;  // one value per repetition, in time order
+    std::vector<double> repetitions;  // one value per repetition, in time order, from its clean chunks
+                                      // (engine/analysis/chunk_cut.h): the chunks the verdict's pairs use
     double mean = 0;
     double ciLow = 0;
     double ciHigh = 0;
@@ -38,7 +39,12 @@ struct DifferenceView {
     double ciLowPct = std::numeric_limits<double>::quiet_NaN();  // NaN: unbounded on that side
     double ciHighPct = std::numeric_limits<double>::quiet_NaN();
     double levelPct = std::numeric_limits<double>::quiet_NaN();  // the coverage the interval has
-    QString verdict;                                             // different, negligible, equivalent, inconclusive
+    // The level as the report names it ("95%", "98.33%": engine::levelText), and whether it is wider
+    // than 1 - alpha, the level that matches the metric's Holm-adjusted p (the report's "h"): a
+    // secondary metric's verdict comes from that p, and the interval at that level agrees with it.
+    QString level;
+    bool holmLevel = false;
+    QString verdict;  // different, negligible, equivalent, inconclusive
 };
 
 struct PanelView {
@@ -92,6 +98,10 @@ const std::array<std::vector<std::string>, 4>& panelMetrics();
 // How a plot names the design a comparison's interval comes from: "paired chunk log-ratios",
 // "independent repetitions", "repetition means across runs", "no run-to-run calibration".
 QString designName(const engine::Comparison& comparison);
+
+// The level of a panel's differences as its caption names it: "95% CI", "98.33% CI, Holm-adjusted",
+// "97.5-98.33% CI, Holm-adjusted" (candidates at different levels); "CI" when none is known.
+QString levelCaption(const std::vector<DifferenceView>& differences);
 
 // What a panel says it shows for `metric` ("IPC, receiver thread"); the metric's own name when it
 // has no title of its own.

@@ -36,6 +36,26 @@ QString designName(const engine::Comparison& c)
                                               : QObject::tr("independent %1s").arg(unit);
 }
 
+QString levelCaption(const std::vector<DifferenceView>& differences)
+{
+    QStringList levels;
+    bool holm = false;
+    for (const auto& d : differences) {
+        if (!d.level.isEmpty() && !levels.contains(d.level)) {
+            levels << d.level;
+        }
+        holm = holm || d.holmLevel;
+    }
+    if (levels.isEmpty()) {
+        return QObject::tr("CI");
+    }
+    // Lowest to highest: "97.5%-98.33%" reads as a span.
+    std::sort(levels.begin(), levels.end(),
+              [](const QString& a, const QString& b) { return a.chopped(1).toDouble() < b.chopped(1).toDouble(); });
+    const QString level = levels.size() == 1 ? levels.front() : levels.front() + QStringLiteral("-") + levels.back();
+    return holm ? QObject::tr("%1 CI, Holm-adjusted").arg(level) : QObject::tr("%1 CI").arg(level);
+}
+
 QString metricTitle(const std::string& metric)
 {
     const std::string title = engine::metricTitle(metric);

@@ -39,9 +39,17 @@ DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent), m_plot(new QC
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
     m_plot->legend->setBrush(QColor(255, 255, 255, 170));  // the early, widest intervals show through
+    // Four entries in two columns: a short box over the plot's corner.
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(2);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     m_margin = new QCPItemRect(m_plot);
+    // Across the axis rect's width (x as a share of it), the margin in plot coordinates.
+    for (QCPItemPosition* corner : {m_margin->topLeft, m_margin->bottomRight}) {
+        corner->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        corner->setTypeY(QCPItemPosition::ptPlotCoords);
+    }
     m_margin->setPen(Qt::NoPen);
     m_margin->setBrush(QColor(44, 160, 44, 40));
     m_margin->setLayer(QStringLiteral("background"));
@@ -61,6 +69,16 @@ DifferencePlot::DifferencePlot(QWidget* parent) : QWidget(parent), m_plot(new QC
     m_estimate = m_plot->addGraph();
     m_estimate->setPen(QPen(ink, 2));
     m_estimate->setName(tr("estimate"));
+    // The band and the dotted lines are items, which a legend does not list: an empty graph drawn
+    // as each names it there.
+    QCPGraph* marginEntry = m_plot->addGraph();
+    marginEntry->setPen(Qt::NoPen);
+    marginEntry->setBrush(m_margin->brush());
+    marginEntry->setName(tr("\u00b1margin: equivalent inside"));
+    QCPGraph* detectableEntry = m_plot->addGraph();
+    detectableEntry->setPen(m_detectable[0]->pen());
+    detectableEntry->setName(tr("detectable by the run's end"));
+    m_legendOnly = {marginEntry, detectableEntry};
     clear();
 }
 
@@ -120,8 +138,8 @@ void DifferencePlot::addLook(const LiveLook& look)
     }
     if (std::isfinite(look.marginPct)) {
         m_marginPct = look.marginPct;
-        m_margin->topLeft->setCoords(-1e12, m_marginPct);
-        m_margin->bottomRight->setCoords(1e12, -m_marginPct);
+        m_margin->topLeft->setCoords(0, m_marginPct);
+        m_margin->bottomRight->setCoords(1, -m_marginPct);
         m_margin->setVisible(true);
     }
     m_detectablePct = look.detectablePct;
@@ -174,6 +192,17 @@ void DifferencePlot::replot()
 int DifferencePlot::pointCount() const
 {
     return m_estimate->dataCount();
+}
+
+QStringList DifferencePlot::legendNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_plot->legend->itemCount(); ++i) {
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i))) {
+            names << item->plottable()->name();
+        }
+    }
+    return names;
 }
 
 int DifferencePlot::intervalCount() const

@@ -7,6 +7,8 @@
 #include <QColor>
 #include <QWidget>
 
+#include <array>
+
 #include "ui/event_client.h"
 
 class QCustomPlot;
@@ -34,6 +36,8 @@ public:
     QCustomPlot* customPlot() const { return m_plot; }
     int pointCount() const;     // looks with an estimate
     int intervalCount() const;  // looks with an interval
+    // What the legend lists, in order.
+    QStringList legendNames() const;
 
 private:
     QCustomPlot* m_plot = nullptr;
@@ -43,6 +47,7 @@ private:
     QCPItemRect* m_margin = nullptr;
     QCPItemStraightLine* m_zero = nullptr;
     QCPItemStraightLine* m_detectable[2] = {nullptr, nullptr};
+    std::array<QCPGraph*, 2> m_legendOnly = {nullptr, nullptr};  // legend entries of the band and the lines
     double m_marginPct = NAN;
     double m_detectablePct = NAN;
 };

@@ -8,6 +8,7 @@
 
 #include "ui/difference_marks.h"
 #include "ui/explore_panel.h"
+#include "ui/si_format.h"
 #include "ui/variant_palette.h"
 
 namespace nf::ui {
@@ -16,7 +17,7 @@ namespace {
 
 QString percent(double value)
 {
-    return std::isfinite(value) ? QString::asprintf("%+.2f%%", value) : QObject::tr("unbounded");
+    return std::isfinite(value) ? QString::fromStdString(percentText(value)) : QObject::tr("unbounded");
 }
 
 }  // namespace
@@ -85,8 +86,13 @@ void ExplorePanel::drawDifferences(const QVector<double>& xs)
         series.estimates->removeFromLegend();
         series.tost = new QCPErrorBars(x, y);
         series.tost->setDataPlottable(series.estimates);
-        QColor thick = colour;
-        thick.setAlpha(110);
+        // The thick bar's colour faded toward white rather than made translucent: a PDF strokes a
+        // translucent pen as a filled outline, and the bars' zero-length whiskers then became
+        // empty paths, a closepath with no current point that PDF readers report as an error.
+        constexpr double kShare = 110.0 / 255;
+        const QColor thick = QColor::fromRgbF(static_cast<float>(colour.redF() * kShare + (1 - kShare)),
+                                              static_cast<float>(colour.greenF() * kShare + (1 - kShare)),
+                                              static_cast<float>(colour.blueF() * kShare + (1 - kShare)));
         series.tost->setPen(QPen(thick, 7, Qt::SolidLine, Qt::FlatCap));
         series.tost->setWhiskerWidth(0);
         series.tost->removeFromLegend();

@@ -52,7 +52,15 @@ ExplorePanel::ExplorePanel(QWidget* parent)
     grid->addElement(1, 0, m_differenceTitle);
     m_difference = new QCPAxisRect(m_plot);
     grid->addElement(2, 0, m_difference);
-    grid->setRowStretchFactors({1, 0.01, 1});
+    // The legend in a row of its own above the values, in one line: inside the axis rect it
+    // covered the points at its corner.
+    m_values->insetLayout()->take(m_plot->legend);
+    grid->insertRow(0);
+    grid->addElement(0, 0, m_plot->legend);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setMargins(QMargins(0, 0, 0, 0));
+    grid->setRowStretchFactors({0.001, 1, 0.01, 1});
     grid->setRowSpacing(0);
     auto* aligned = new QCPMarginGroup(m_plot);
     m_values->setMarginGroup(QCP::msLeft | QCP::msRight, aligned);
@@ -277,9 +285,8 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
 {
     const SweepView& v = m_view;
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
-    // Many variants: the legend in columns rather than one tall box over the data.
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(v.variants.size() > 5 ? 5 : 0);
+    // Many variants: the legend's line wraps after eight.
+    m_plot->legend->setWrap(v.variants.size() > 8 ? 8 : 0);
     for (int variant = 0; variant < v.variants.size(); ++variant) {
         const QColor colour = variantColour(variant);
         QVector<double> mean;
@@ -315,8 +322,24 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
     m_plot->yAxis->setTickLabels(true);
     m_plot->xAxis->setLabel(tr("each variant's mean; band: its 95% CI over repetitions"));
     m_plot->rescaleAxes();
-    m_plot->xAxis->scaleRange(1.1);
     m_plot->yAxis->scaleRange(1.15);
+    // The points' span and a margin; one point (a sweep stopped after its first) gets half its
+    // value either side, and values that are all above zero never get a negative axis.
+    double low = INFINITY;
+    double high = -INFINITY;
+    for (double x : xs) {
+        low = std::min(low, x);
+        high = std::max(high, x);
+    }
+    if (std::isfinite(low)) {
+        const double span = high > low ? high - low : std::max(std::abs(low) * 0.5, 0.5);
+        double lower = low - span * 0.05 - (high > low ? 0 : span);
+        const double upper = high + span * 0.05 + (high > low ? 0 : span);
+        if (low > 0 && lower < 0) {
+            lower = 0;
+        }
+        m_plot->xAxis->setRange(lower, upper);
+    }
 }
 
 }  // namespace nf::ui

@@ -1,7 +1,10 @@
 #include "ui/si_format.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
+
+#include "engine/report/evidence.h"
 
 namespace nf::ui {
 
@@ -88,6 +91,39 @@ std::string withUnit(double value, const std::string& unit, int digits)
         return number + unit;
     }
     return number + " " + unit;
+}
+
+int digitsToResolve(double value, double step, int digits)
+{
+    step = std::fabs(step);
+    if (!std::isfinite(value) || !std::isfinite(step) || step == 0 || value == 0) {
+        return digits;
+    }
+    // The decimal place of the step's last significant digit (a step is 1, 2, 2.5 or 5 times a
+    // power of ten: at most a place or two below its first).
+    int place = static_cast<int>(std::floor(std::log10(step)));
+    for (int i = 0; i < 3; ++i) {
+        const double scaled = step / std::pow(10.0, place);
+        if (std::fabs(scaled - std::round(scaled)) <= 1e-6 * scaled) {
+            break;
+        }
+        --place;
+    }
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+    return std::clamp(magnitude - place + 1, digits, 15);
+}
+
+std::string percentText(double value, bool sign)
+{
+    if (std::isnan(value)) {
+        return "";
+    }
+    if (std::isinf(value)) {
+        return value > 0 ? (sign ? "+inf%" : "inf%") : "-inf%";
+    }
+    // The reports' rule (engine/report/evidence.h): the GUI and the CLI print one figure alike.
+    const int decimals = engine::percentDecimals(value);
+    return sign ? fmt::format("{:+.{}f}%", value, decimals) : fmt::format("{:.{}f}%", value, decimals);
 }
 
 }  // namespace nf::ui

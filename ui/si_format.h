@@ -14,4 +14,14 @@ std::string siNumber(double value, int digits = 3);
 // "3.4 us".
 std::string withUnit(double value, const std::string& unit, int digits = 3);
 
+// The significant digits `value` needs (at least `digits`, at most 15) to read differently from a
+// neighbour `step` away: ticks 1.2125, 1.215, 1.2175 need 5, not the "1.2, 1.2, 1.2" three give;
+// 127.5 next to 125 needs 4, not "128".
+int digitsToResolve(double value, double step, int digits = 3);
+
+// A percentage: two decimals, more where a figure below 0.01 in size would read as zero, so that
+// "0.00%" means zero: "+1.25%", "-0.0020%", "+0.00%"; `sign` false: "1.25%", "0.0020%" (of a size).
+// "" for NaN.
+std::string percentText(double value, bool sign = true);
+
 }  // namespace nf::ui

@@ -1,5 +1,6 @@
 #pragma once
-// A QCustomPlot ticker whose labels read "10.5 M" rather than "1.05·10^7" (ui/si_format.h).
+// A QCustomPlot ticker whose labels read "10.5 M" rather than "1.05·10^7" (ui/si_format.h), each
+// with the digits that tell it from its neighbours: ticks 1.2125 and 1.215 never both read "1.21".
 
 #include <qcustomplot.h>
 
@@ -11,16 +12,21 @@ class SiTicker : public QCPAxisTicker {
 protected:
     QString getTickLabel(double tick, const QLocale& /*locale*/, QChar /*formatChar*/, int /*precision*/) override
     {
-        return QString::fromStdString(siNumber(std::fabs(tick) < 1e-12 * std::fabs(m_span) ? 0 : tick));
+        if (std::fabs(tick) < 1e-12 * std::fabs(m_span)) {
+            return QStringLiteral("0");
+        }
+        return QString::fromStdString(siNumber(tick, digitsToResolve(tick, m_step)));
     }
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override
     {
         m_span = range.size();
+        m_step = tickStep;
         return QCPAxisTicker::createTickVector(tickStep, range);
     }
 
 private:
     double m_span = 1;
+    double m_step = 0;
 };
 
 }  // namespace nf::ui

@@ -1,7 +1,7 @@
 // noisefloor-gui: design, run, watch and compare noisefloor experiments.
 //
 //   noisefloor-gui [--db FILE] [--run ID] [--compare ID[:VARIANT] ...] [--sweep ID] [--tab NAME] [--replay FILE.jsonl]
-//                  [--screenshot FILE.png]
+//                  [--screenshot FILE.png] [--report FILE] [--export-pdf FILE.pdf]
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -12,12 +12,14 @@
 
 #include "data/schema.h"
 #include "nf_version.h"
+#include "ui/compare_panel.h"
 #include "ui/event_client.h"
+#include "ui/explore_panel.h"
 #include "ui/main_window.h"
 
 namespace {
 
-// --help, --version and --screenshot need no display: without one (and without an explicit
+// --help, --version, --screenshot, --report and --export-pdf need no display: without one (and without an explicit
 // QT_QPA_PLATFORM) use the offscreen platform instead of failing to start.
 void preferOffscreenWithoutDisplay(int argc, char* argv[])
 {
@@ -27,11 +29,50 @@ void preferOffscreenWithoutDisplay(int argc, char* argv[])
     }
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
-        if (arg == "-h" || arg == "--help" || arg == "-v" || arg == "--version" || arg.startsWith("--screenshot")) {
+        if (arg == "-h" || arg == "--help" || arg == "-v" || arg == "--version" || arg.startsWith("--screenshot") ||
+            arg.startsWith("--report") || arg.startsWith("--export-pdf")) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
             return;
         }
     }
+}
+
+// --report and --export-pdf: what the window shows for the selection, written as the Compare tab's
+// "Copy evidence report" and "Save plots" (or the Explore tab's export) write it, laid out at the
+// window's size without a display. 0 when everything asked for was written.
+int writeExports(nf::ui::MainWindow& window, const QString& report, const QString& pdf, bool comparing,
+                 QTextStream& err)
+{
+    if (!window.isVisible()) {
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+    }
+    window.waitForLoads();
+    QApplication::processEvents();  // let layouts and queued replots settle
+    int status = 0;
+    if (!report.isEmpty()) {
+        const QString text = window.comparePanel()->reportText();
+        if (text.isEmpty()) {
+            err << "noisefloor-gui: no evidence report for this selection: " << window.statusText() << '\n';
+            status = 1;
+        } else if (report == QStringLiteral("-")) {
+            QTextStream(stdout) << text;
+        } else {
+            QFile file(report);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(text.toUtf8()) < 0) {
+                err << "noisefloor-gui: cannot write " << report << '\n';
+                status = 1;
+            }
+        }
+    }
+    if (!pdf.isEmpty()) {
+        const bool written = comparing ? window.comparePanel()->saveImage(pdf) : window.explorePanel()->exportTo(pdf);
+        if (!written) {
+            err << "noisefloor-gui: cannot write " << pdf << '\n';
+            status = 1;
+        }
+    }
+    return status;
 }
 
 }  // namespace
@@ -57,6 +98,16 @@ int main(int argc, char* argv[])
         QStringLiteral("screenshot"),
         QStringLiteral("Open the database, select the newest run, save the window as FILE (png) and exit."),
         QStringLiteral("FILE"));
+    const QCommandLineOption reportOption(
+        QStringLiteral("report"),
+        QStringLiteral("With --run or --compare: write the evidence report \"Copy evidence report\" gives for that "
+                       "selection to FILE (- for standard output) and exit."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption exportPdfOption(
+        QStringLiteral("export-pdf"),
+        QStringLiteral("Write the plots \"Save plots\" saves to FILE.pdf and exit: the Compare grid of --run or "
+                       "--compare, else the Explore plots of --sweep."),
+        QStringLiteral("FILE.pdf"));
     const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Select run ID and compare its variants."),
                                        QStringLiteral("ID"));
     const QCommandLineOption compareOption(
@@ -93,6 +144,8 @@ int main(int argc, char* argv[])
     parser.addOption(compareOption);
     parser.addOption(tabOption);
     parser.addOption(screenshotOption);
+    parser.addOption(reportOption);
+    parser.addOption(exportPdfOption);
     parser.process(app);
 
     QTextStream err(stderr);
@@ -131,6 +184,19 @@ int main(int argc, char* argv[])
         if (!ok || runId <= 0) {
             return usage(QStringLiteral("--run '%1': expected a run id").arg(parser.value(runOption)));
         }
+    }
+
+    const bool comparing = runId > 0 || !selection.empty();
+    if (parser.isSet(reportOption) && !comparing) {
+        return usage(QStringLiteral("--report needs --run or --compare: the selection it reports on"));
+    }
+    if (parser.isSet(exportPdfOption) &&
+        (!parser.value(exportPdfOption).endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive) ||
+         (!comparing && !parser.isSet(sweepOption)))) {
+        return usage(comparing || parser.isSet(sweepOption)
+                         ? QStringLiteral("--export-pdf '%1': expected a file name ending in .pdf")
+                               .arg(parser.value(exportPdfOption))
+                         : QStringLiteral("--export-pdf needs --run, --compare or --sweep: the plots it writes"));
     }
 
     const QString db =
@@ -181,6 +247,7 @@ int main(int argc, char* argv[])
         window.showTab(parser.value(tabOption));
     }
 
+    const bool exporting = parser.isSet(reportOption) || parser.isSet(exportPdfOption);
     if (parser.isSet(screenshotOption)) {
         const QString file = parser.value(screenshotOption);
         err << window.statusText() << '\n';
@@ -188,7 +255,12 @@ int main(int argc, char* argv[])
             err << "noisefloor-gui: cannot write " << file << '\n';
             return 1;
         }
-        return 0;
+        if (!exporting) {
+            return 0;
+        }
+    }
+    if (exporting) {
+        return writeExports(window, parser.value(reportOption), parser.value(exportPdfOption), comparing, err);
     }
     window.show();
     return QApplication::exec();

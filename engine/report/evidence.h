@@ -95,6 +95,9 @@ std::string levelText(const IntervalResult& interval, double alpha);
 
 // Formatting shared by the reports: "p<0.001" / "p=0.042"; "+0.49%"; "+0.45..+0.53%".
 std::string formatP(double p);
+// Decimals for a percent: 2, more for a nonzero below 0.005 in size so that it never prints as
+// 0.00 ("-0.0020%").
+int percentDecimals(double v);
 std::string signedPct(double v);
 std::string percentInterval(double lo, double hi);
 // Per-op times and rates read as speed (faster/slower); other metrics as higher or lower.

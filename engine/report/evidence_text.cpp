@@ -170,6 +170,15 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
 
 }  // namespace
 
+int percentDecimals(double v)
+{
+    // Two decimals; two significant digits where two decimals would print a nonzero as 0.00.
+    if (!std::isfinite(v) || v == 0 || std::fabs(v) >= 0.005) {
+        return 2;
+    }
+    return std::min(1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))), 12);
+}
+
 std::string levelText(const IntervalResult& interval, double alpha)
 {
     // The level asked for while the interval has it (a rank interval's 95.1% reads 95%); what it
@@ -190,7 +199,7 @@ std::string formatP(double p)
 
 std::string signedPct(double v)
 {
-    return std::isfinite(v) ? fmt::format("{:+.2f}%", v) : "unbounded";
+    return std::isfinite(v) ? fmt::format("{:+.{}f}%", v, percentDecimals(v)) : "unbounded";
 }
 
 std::string percentInterval(double lo, double hi)
@@ -198,7 +207,7 @@ std::string percentInterval(double lo, double hi)
     if (!std::isfinite(lo) || !std::isfinite(hi)) {
         return "unbounded";
     }
-    return fmt::format("{:+.2f}..{:+.2f}%", lo, hi);
+    return fmt::format("{:+.{}f}..{:+.{}f}%", lo, percentDecimals(lo), hi, percentDecimals(hi));
 }
 
 bool isSpeed(const MetricComparison& c)
@@ -260,10 +269,11 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
             const std::string direction =
                 isSpeed(c) ? (better ? "faster" : "slower")
                            : fmt::format("{} ({})", r.direction > 0 ? "higher" : "lower", better ? "better" : "worse");
-            std::string difference = fmt::format(
-                "{} is {:.2f}% {} than {} ({} {}, {} CI {}, {})", c.candidate, std::fabs(r.interval.estimatePct),
-                direction, c.baseline, c.metric, signedPct(r.interval.estimatePct), level,
-                percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted));
+            std::string difference =
+                fmt::format("{} is {:.{}f}% {} than {} ({} {}, {} CI {}, {})", c.candidate,
+                            std::fabs(r.interval.estimatePct), percentDecimals(r.interval.estimatePct), direction,
+                            c.baseline, c.metric, signedPct(r.interval.estimatePct), level,
+                            percentInterval(r.interval.ci.low, r.interval.ci.high), formatP(r.pAdjusted));
             if (r.verdict == Verdict::Negligible) {
                 return fmt::format("negligible: {}; the whole interval lies inside the +-{:g}% margin", difference,
                                    o.marginPct);
