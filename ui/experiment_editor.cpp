@@ -175,7 +175,8 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     until->addWidget(m_maxTime);
     until->addWidget(m_margin);
     schedule->addRow(tr("Stop when"), until);
-    schedule->addRow(tr("Worker CPUs"), m_cpus);
+    m_cpusLabel = new QLabel(tr("Worker CPUs"), this);
+    schedule->addRow(m_cpusLabel, m_cpus);
 
     auto* left = new QVBoxLayout;
     left->addWidget(new QLabel(tr("Workload"), this));
@@ -272,9 +273,30 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     buildParamForm();
 }
 
-void ExperimentEditor::setMachine(const base::SystemFacts& facts)
+void ExperimentEditor::awaitMachine(const QString& where, const QString& why)
+{
+    m_facts = {};
+    m_cpusLabel->setText(tr("Worker CPUs of %1").arg(where));
+    const QSignalBlocker block(m_cpus);
+    m_cpus->clear();
+    auto* item = new QListWidgetItem(why.isEmpty() ? tr("asking %1 for its CPUs...").arg(where)
+                                                   : tr("%1's CPUs could not be read (%2): the engine there picks "
+                                                        "its last allowed CPU")
+                                                         .arg(where, why),
+                                     m_cpus);
+    item->setFlags(Qt::NoItemFlags);
+    validate();
+}
+
+QString ExperimentEditor::cpusLabel() const
+{
+    return m_cpusLabel->text();
+}
+
+void ExperimentEditor::setMachine(const base::SystemFacts& facts, const QString& where)
 {
     m_facts = facts;
+    m_cpusLabel->setText(where.isEmpty() ? tr("Worker CPUs") : tr("Worker CPUs of %1").arg(where));
     const QSignalBlocker block(m_cpus);
     m_cpus->clear();
     for (const auto& c : facts.cpus) {
@@ -301,6 +323,9 @@ bool ExperimentEditor::setCpuSelection(const std::vector<int>& cpus)
         const QSignalBlocker block(m_cpus);
         for (int i = 0; i < m_cpus->count(); ++i) {
             auto* item = m_cpus->item(i);
+            if (!item->data(Qt::UserRole).isValid()) {
+                continue;  // the line that stands for a host's CPUs not known yet
+            }
             const bool tick = std::find(cpus.begin(), cpus.end(), item->data(Qt::UserRole).toInt()) != cpus.end();
             item->setCheckState(tick ? Qt::Checked : Qt::Unchecked);
             found += tick ? 1 : 0;

@@ -39,8 +39,13 @@ class ExperimentEditor : public QWidget {
 public:
     explicit ExperimentEditor(QWidget* parent = nullptr);
 
-    // The CPUs the form offers and checks against (by default this machine's).
-    void setMachine(const base::SystemFacts& facts);
+    // The CPUs the form offers and checks against (by default this machine's); `where` names
+    // another machine whose they are ("host dut"), shown with the list.
+    void setMachine(const base::SystemFacts& facts, const QString& where = QString());
+    // The list while `where`'s CPUs are asked for, or why they could not be read (`why`): no CPU
+    // of this machine is offered for a run on another.
+    void awaitMachine(const QString& where, const QString& why = QString());
+    QString cpusLabel() const;
 
     bool selectWorkload(const QString& name);
     // Sets a parameter's field ("" = default); false when the workload has no such parameter.
@@ -105,6 +110,7 @@ private:
     base::SystemFacts m_facts;
     QComboBox* m_workload = nullptr;
     QLabel* m_description = nullptr;
+    QLabel* m_cpusLabel = nullptr;  // "Worker CPUs", or "Worker CPUs of host dut"
     QFormLayout* m_paramForm = nullptr;
     QWidget* m_paramBox = nullptr;
     std::vector<QWidget*> m_paramFields;  // QLineEdit or QComboBox, in spec order

@@ -178,6 +178,9 @@ RequestProblems requestProblems(const ExperimentForm& form, const ExperimentRequ
         out.lines << QObject::tr("add at least one variant");
     } else if (request.syntaxProblems.isEmpty()) {
         out.checked = engine::checkExperiment(request.spec, request.sweep, facts).problems;
+        if (facts.cpus.empty()) {  // another host's CPUs, not known yet: the engine there checks them
+            std::erase_if(out.checked, [](const engine::SpecProblem& p) { return p.field == engine::SpecField::Cpus; });
+        }
     }
     out.lines << request.syntaxProblems;
     for (const auto& p : out.checked) {

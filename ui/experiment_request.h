@@ -54,7 +54,8 @@ ExperimentRequest experimentRequest(const ExperimentForm& form);
 QStringList variantOverrides(const QString& text);
 
 // Everything wrong with the form, one line per problem, and the engine's problems among them (for
-// the editor to mark each where it is). Empty lines: Run is possible.
+// the editor to mark each where it is). Empty lines: Run is possible. `facts` without CPUs (another
+// host's, not known yet) leave the CPUs to the engine there.
 struct RequestProblems {
     QStringList lines;
     std::vector<engine::SpecProblem> checked;  // from engine::checkExperiment

@@ -27,6 +27,7 @@
 #include "ui/explore_panel.h"
 #include "ui/file_dialog.h"
 #include "ui/live_panel.h"
+#include "ui/remote_cpus.h"
 #include "ui/repetition_plot.h"
 #include "ui/run_controller.h"
 #include "ui/run_list_model.h"
@@ -444,6 +445,18 @@ void MainWindow::setRemoteHost(const RemoteHost& host)
 {
     m_runs->setRemoteHost(host);
     m_environment->checkOn(m_runs->remoteEngine());
+    // The Experiment tab offers the host's CPUs, never this machine's.
+    const QString where = tr("host %1").arg(host.dest);
+    if (m_remoteCpus == nullptr) {
+        m_remoteCpus = new RemoteCpus(this);
+    }
+    m_remoteCpus->disconnect(this);
+    connect(m_remoteCpus, &RemoteCpus::answered, this,
+            [this, where](const base::SystemFacts& facts) { m_editor->setMachine(facts, where); });
+    connect(m_remoteCpus, &RemoteCpus::failed, this,
+            [this, where](const QString& why) { m_editor->awaitMachine(where, why); });
+    m_editor->awaitMachine(where);
+    m_remoteCpus->ask(*m_runs->remoteEngine());
     setWindowTitle(tr("noisefloor - runs on %1").arg(host.dest));
 }
 

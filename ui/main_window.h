@@ -34,6 +34,7 @@ class ExperimentEditor;
 class ExplorePanel;
 class LivePanel;
 class RepetitionPlot;
+class RemoteCpus;
 class RunController;
 class RunListModel;
 class StartPage;
@@ -136,6 +137,7 @@ private:
     EnvironmentPanel* m_environment = nullptr;
     ExplorePanel* m_explore = nullptr;
     RunController* m_runs = nullptr;
+    RemoteCpus* m_remoteCpus = nullptr;  // the host's CPUs, for the Experiment tab (--host)
     CompareExports* m_exports = nullptr;
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/system_facts.h"
 #include "data/run_store.h"
 #include "data/schema.h"
 #include "tests/support/ssh_lab.h"
@@ -107,6 +109,18 @@ TEST_F(RemoteHostTest, ARunOnTheHostIsWatchedLiveAndArrivesHere)
     EXPECT_EQ(copy->data.samples.size(), original->data.samples.size());
     EXPECT_EQ(copy->environment.json["copied_from"]["origin"].get<std::string>().rfind("dut:", 0), 0u);
     EXPECT_TRUE(failed.isEmpty());
+}
+
+// The Experiment tab offers the host's CPUs (`check --cpus` over ssh), named as the host's.
+TEST_F(RemoteHostTest, TheExperimentTabOffersTheHostsCpus)
+{
+    auto w = window(2, 0.5);
+    ExperimentEditor* editor = w->editor();
+    EXPECT_EQ(editor->cpusLabel(), "Worker CPUs of host dut");
+    const auto facts = base::readCpuFacts();
+    QTRY_COMPARE_WITH_TIMEOUT(editor->findChild<QListWidget*>()->count(), static_cast<int>(facts.cpus.size()), 60000);
+    EXPECT_TRUE(editor->setCpuSelection({facts.allowedCpus.back()}));
+    EXPECT_TRUE(editor->runEnabled()) << editor->problems().join('\n').toStdString();
 }
 
 // The Environment tab checks the host the runs go to, over ssh, and says so.
