@@ -35,7 +35,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Counters: return QObject::tr("Counters");
         case engine::SpecField::Pmu: return QObject::tr("PMU");
         case engine::SpecField::Sweep: return QObject::tr("Sweep");
-        case engine::SpecField::Until: return QObject::tr("Run until decided");
+        case engine::SpecField::Until: return QObject::tr("Stop when");
         case engine::SpecField::MaxTime: return QObject::tr("Max time");
         case engine::SpecField::Margin: return QObject::tr("Margin");
         case engine::SpecField::Alpha: return QObject::tr("Alpha");

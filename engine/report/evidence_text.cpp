@@ -138,7 +138,8 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
                 ? fmt::format("    detectable: {:.2f}% at {:g}% power", r.mdePct, o.power * 100)
                 : fmt::format("    detectable: no difference at {:g}% power with {} {}s", o.power * 100, r.n, r.unit);
         if (r.nNeeded && r.targetPct > 0) {
-            sizing += fmt::format("; {:.2f}% needs {:.0f} {}s", r.targetPct, *r.nNeeded, r.unit);
+            sizing += fmt::format("; {:.{}f}% needs {:.0f} {}s", r.targetPct, percentDecimals(r.targetPct), *r.nNeeded,
+                                  r.unit);
         }
         emit(out, sizing, "      ");
         emit(out, "    verdict: " + verdictSentence(c, o), "      ");
@@ -294,7 +295,8 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
         text += fmt::format("; differences above {:.2f}% would have been detected", r.mdePct);
     }
     if (r.nNeeded && r.targetPct > 0) {
-        text += fmt::format("; {:.2f}% needs about {:.0f} {}s per variant", r.targetPct, *r.nNeeded, r.unit);
+        text += fmt::format("; {:.{}f}% needs about {:.0f} {}s per variant", r.targetPct, percentDecimals(r.targetPct),
+                            *r.nNeeded, r.unit);
     }
     return text;
 }

@@ -495,6 +495,20 @@ TEST(ReportGolden, NoMinusZero)
     }
 }
 
+// A tiny target that is not zero keeps its digits in the sizing line: "0.0030% needs ...", never
+// "0.00% needs ...".
+TEST(ReportGolden, ATinyTargetIsNotPrintedAsZero)
+{
+    const auto run = inProcessRun();
+    AnalysisOptions options;
+    options.compare.targetPct = 0.003;
+    auto report = compareRuns({{&run, ""}}, {}, options);
+    ASSERT_TRUE(report) << report.error().message;
+    const auto verbose = comparisonText(*report, true);
+    EXPECT_NE(verbose.find("0.0030% needs "), std::string::npos) << verbose;
+    EXPECT_EQ(verbose.find("0.00% needs"), std::string::npos) << verbose;
+}
+
 // Unit conversions are named once in the default report; one asked for with --metric is shown.
 TEST(ReportGolden, ConversionsAreNamedOnceAndShownWhenAskedFor)
 {

@@ -180,7 +180,8 @@ TEST(EditorAgreement, RunUntilDecidedMapsToTheCliAndShowsWhatItNeeds)
     EXPECT_TRUE(args.contains("--until decided --max-time 45 --margin 0.5")) << args.toStdString();
     editor.setVariants({{"a", ""}, {"b", ""}, {"c", ""}});
     EXPECT_FALSE(editor.runEnabled());
-    EXPECT_TRUE(editor.problems().join(' ').contains("Run until decided"))
+    // Named as the form labels the field, the value said once: "Stop when decided: compares ...".
+    EXPECT_TRUE(editor.problems().join(' ').contains("Stop when decided: compares a candidate"))
         << editor.problems().join(" | ").toStdString();
     editor.setUntilDecided(false);
     EXPECT_TRUE(editor.runEnabled()) << editor.problems().join(" | ").toStdString();
