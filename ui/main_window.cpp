@@ -19,6 +19,7 @@
 
 #include <qcustomplot.h>
 
+#include "data/run_store.h"
 #include "data/schema.h"
 #include "ui/compare_exports.h"
 #include "ui/compare_panel.h"
@@ -91,6 +92,7 @@ MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* 
         requestLoad(selection);
     });
     connect(m_history, &HistoryPanel::variantsTicked, this, [this](const RunSelection& s) { requestLoad(s); });
+    connect(m_history, &HistoryPanel::rerunRequested, this, &MainWindow::loadDesignOf);
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &RunLoader::sweepLoaded, m_explore,
             [this](std::uint64_t, const SweepView& sweep) { m_explore->showSweep(sweep); });
@@ -504,6 +506,34 @@ void MainWindow::showNewestSweep()
             showSweep(sweeps.front().first);
         }
     }
+}
+
+bool MainWindow::loadDesignOf(std::int64_t runId)
+{
+    // The selected run is usually loaded already (for Compare); else it is read now.
+    std::optional<engine::ExperimentSpec> spec;
+    for (const auto& run : m_loaded) {
+        if (run && run->row.id == runId) {
+            spec = run->spec;
+        }
+    }
+    if (!spec && m_store) {
+        auto run = m_store->read([runId](data::Database& db) { return data::loadRun(db, runId); });
+        if (!run) {
+            setStatus(tr("Cannot read run %1: %2").arg(runId).arg(QString::fromStdString(run.error().message)));
+            return false;
+        }
+        spec = std::move(run->spec);
+    }
+    if (!spec) {
+        return false;
+    }
+    const QStringList lost = m_editor->setDesign(*spec);
+    m_tabs->setCurrentWidget(m_editor);
+    setStatus(lost.isEmpty()
+                  ? tr("Run %1's design is in the Experiment tab: Run runs it again").arg(runId)
+                  : tr("Run %1's design is in the Experiment tab, except: %2").arg(runId).arg(lost.join("; ")));
+    return true;
 }
 
 void MainWindow::setStatus(const QString& text)

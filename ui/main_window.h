@@ -60,6 +60,9 @@ public:
     bool selectRun(std::int64_t runId);
     // Selects the first row: the newest run.
     void selectNewestRun();
+    // Loads run `runId`'s design into the Experiment tab and shows it (History's "Run this again");
+    // the status bar names what the form could not carry over. false when the run cannot be read.
+    bool loadDesignOf(std::int64_t runId);
     // Compares runs (or single variants of runs) against each other.
     bool compare(const RunSelection& selection);
     // Shows sweep `id` in the Explore tab; false when the database has no such sweep.
