@@ -609,6 +609,11 @@ void ExperimentEditor::setDatabase(const QString& path)
     validate();
 }
 
+QString ExperimentEditor::sweepText() const
+{
+    return m_sweep->text();
+}
+
 bool ExperimentEditor::isSweep() const
 {
     return !m_sweep->text().trimmed().isEmpty();

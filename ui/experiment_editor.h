@@ -68,6 +68,10 @@ public:
     // what the form could not carry over, one line each (a chunk other than the engine's choice, a
     // CPU not offered here, ...); the workload unknown here leaves the form as it was.
     QStringList setDesign(const engine::ExperimentSpec& spec);
+    // The form's design as the engine reads it (without the sweep), and the sweep as typed: what
+    // setDesign(), setRepetitions() and setSweep() take back.
+    engine::ExperimentSpec designSpec() const { return experimentRequest(form()).spec; }
+    QString sweepText() const;
 
     // What is wrong with the input, one line per problem; empty when the engine would accept it.
     QStringList problems() const { return m_problems; }

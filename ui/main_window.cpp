@@ -12,12 +12,14 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextEdit>
 #include <QTimer>
 
 #include <qcustomplot.h>
+#include <nlohmann/json.hpp>
 
 #include "data/run_store.h"
 #include "data/schema.h"
@@ -39,6 +41,12 @@ namespace nf::ui {
 namespace {
 
 constexpr int kPollMs = 400;  // how soon a commit by another process shows
+
+// Where the last design started is kept (setRememberDesign()).
+QSettings designSettings()
+{
+    return {QSettings::IniFormat, QSettings::UserScope, QStringLiteral("noisefloor"), QStringLiteral("noisefloor-gui")};
+}
 
 }  // namespace
 
@@ -79,7 +87,16 @@ MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* 
     connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
     connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::requestStop);
     connect(m_live, &LivePanel::stopRequested, this, &MainWindow::requestStop);
-    connect(m_runs, &RunController::started, this, [this] { m_tabs->setCurrentWidget(m_live); });
+    connect(m_runs, &RunController::started, this, [this] {
+        m_tabs->setCurrentWidget(m_live);
+        if (m_rememberDesign) {
+            QSettings settings = designSettings();
+            settings.setValue(QStringLiteral("experiment/spec"),
+                              QString::fromStdString(engine::toJson(m_editor->designSpec()).dump()));
+            settings.setValue(QStringLiteral("experiment/repetitions"), m_editor->designSpec().repetitions);
+            settings.setValue(QStringLiteral("experiment/sweep"), m_editor->sweepText());
+        }
+    });
     connect(m_runs, &RunController::status, this, &MainWindow::setStatus);
     connect(m_runs, &RunController::runStored, this, &MainWindow::showStoredRun);
     connect(m_runs, &RunController::runCopied, this, &MainWindow::showCopiedRun);
@@ -506,6 +523,28 @@ void MainWindow::showNewestSweep()
             showSweep(sweeps.front().first);
         }
     }
+}
+
+void MainWindow::setRememberDesign(bool on)
+{
+    m_rememberDesign = on;
+    if (!on) {
+        return;
+    }
+    const QSettings settings = designSettings();
+    const auto json = nlohmann::json::parse(settings.value(QStringLiteral("experiment/spec")).toString().toStdString(),
+                                            nullptr, false);
+    if (json.is_discarded()) {
+        return;  // nothing remembered yet (or not readable): the form's defaults
+    }
+    auto spec = engine::experimentSpecFromJson(json);
+    if (!spec) {
+        return;
+    }
+    m_editor->setDesign(*spec);
+    // Until decided, setDesign() leaves the field alone; here it is the form's own value.
+    m_editor->setRepetitions(settings.value(QStringLiteral("experiment/repetitions"), spec->repetitions).toInt());
+    m_editor->setSweep(settings.value(QStringLiteral("experiment/sweep")).toString());
 }
 
 bool MainWindow::loadDesignOf(std::int64_t runId)

@@ -1,11 +1,13 @@
 // The Experiment form takes a design from elsewhere: History's "Run this again" loads a stored run's
-// design, ready to run as it ran.
+// design, ready to run as it ran; the app's window starts with the design of the last run started.
 
 #include <gtest/gtest.h>
 
 #include <QAction>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
 
@@ -13,6 +15,7 @@
 #include "data/run_store.h"
 #include "tests/support/temp_dir.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/event_client.h"
 #include "ui/experiment_editor.h"
 #include "ui/history_panel.h"
 #include "ui/main_window.h"
@@ -149,6 +152,57 @@ TEST(ExperimentDesign, SetsEveryFieldAndNamesWhatItCannot)
     spec.workload = "no-such-workload";
     EXPECT_EQ(editor.setDesign(spec).size(), 1);
     EXPECT_TRUE(editor.commandLine(QString()).startsWith("noisefloor run spin "));
+}
+
+// The design of a run started is there when the next window opens, where the window is asked to
+// remember it; a window not asked (tests, --screenshot) neither writes nor reads the settings.
+TEST(FormMemory, TheNextWindowStartsWithTheLastDesignRun)
+{
+    test::application();
+    qputenv("NOISEFLOOR_BIN", NF_CLI_PATH);
+    nf::test::TempDir dir;
+    const QString db = QString::fromStdString(dir.file("runs.db"));
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, QString::fromStdString(dir.file("settings")));
+    const auto remembered = [] {
+        return QSettings(QSettings::IniFormat, QSettings::UserScope, "noisefloor", "noisefloor-gui")
+            .contains("experiment/spec");
+    };
+    QString defaults;
+    {
+        MainWindow plain(db);
+        defaults = plain.editor()->commandLine(db);
+    }
+    ASSERT_FALSE(remembered());
+
+    QString designed;
+    {
+        MainWindow window(db);
+        window.setRememberDesign(true);
+        EXPECT_EQ(window.editor()->commandLine(db), defaults);  // nothing remembered yet
+        ExperimentEditor* editor = window.editor();
+        ASSERT_TRUE(editor->selectWorkload("spin"));
+        ASSERT_TRUE(editor->setParam("work", "200"));
+        editor->setVariants({{"slow", "work=220"}, {"fast", ""}});
+        editor->setRepetitions(1);
+        editor->setDuration(0.05);
+        editor->setWarmup(0.01);
+        editor->setLabel("remember me");
+        ASSERT_TRUE(editor->problems().isEmpty()) << editor->problems().join('\n').toStdString();
+        designed = editor->commandLine(db);
+        QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+        ASSERT_TRUE(window.startRun());
+        EXPECT_TRUE(remembered());
+        editor->setLabel("changed after the start");  // not what started
+        ASSERT_TRUE(ended.wait(120000)) << window.eventClient()->stderrText().toStdString();
+    }
+    ASSERT_NE(designed, defaults);
+    {
+        MainWindow plain(db);  // not asked to remember: the form's defaults
+        EXPECT_EQ(plain.editor()->commandLine(db), defaults);
+    }
+    MainWindow next(db);
+    next.setRememberDesign(true);
+    EXPECT_EQ(next.editor()->commandLine(db), designed);
 }
 
 }  // namespace
