@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 #include "ui/difference_plot.h"
 #include "ui/robust_range.h"
@@ -48,7 +47,7 @@ QString percent(double v)
 // icon of the legend's size reads as an empty box.
 class SampleGraph : public QCPGraph {
 public:
-    SampleGraph(QCPAxis* key, QCPAxis* value, QColor colour) : QCPGraph(key, value), m_colour(std::move(colour)) {}
+    SampleGraph(QCPAxis* key, QCPAxis* value, QColor colour) : QCPGraph(key, value), m_colour(colour) {}
 
 protected:
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override
