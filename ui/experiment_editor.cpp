@@ -609,6 +609,11 @@ void ExperimentEditor::setDatabase(const QString& path)
     validate();
 }
 
+QString ExperimentEditor::sweepText() const
+{
+    return m_sweep->text();
+}
+
 bool ExperimentEditor::isSweep() const
 {
     return !m_sweep->text().trimmed().isEmpty();
@@ -700,6 +705,71 @@ void ExperimentEditor::setOrder(const QString& order)
 void ExperimentEditor::setPmu(const QString& pmu)
 {
     m_pmu->setCurrentIndex(std::max(0, m_pmu->findData(pmu)));
+}
+
+QStringList ExperimentEditor::setDesign(const engine::ExperimentSpec& spec)
+{
+    QStringList lost;
+    if (!selectWorkload(qs(spec.workload))) {
+        return {tr("workload %1 is not in this build's catalogue: the form is unchanged").arg(qs(spec.workload))};
+    }
+    const engine::WorkloadDescriptor* w = current();
+    for (const auto& p : w->params) {
+        const auto it = spec.params.find(p.name);
+        setParam(qs(p.name), it != spec.params.end() ? qs(it->second) : QString());
+    }
+    for (const auto& [name, value] : spec.params) {
+        if (w->param(name) == nullptr) {
+            lost << tr("parameter %1=%2: not a parameter of %3 in this build").arg(qs(name), qs(value), qs(w->name));
+        }
+    }
+    std::vector<std::pair<QString, QString>> variants;
+    for (const auto& v : spec.variants) {
+        QStringList overrides;
+        for (const auto& [key, value] : v.overrides) {
+            overrides << qs(key) + "=" + qs(value);
+        }
+        variants.emplace_back(qs(v.name), overrides.join(','));
+    }
+    setVariants(variants);
+    if (!spec.until) {
+        // Until decided, the stored count is the engine's plan for the max time, not a field's.
+        setRepetitions(spec.repetitions);
+    }
+    setDuration(spec.duration);
+    setWarmup(spec.warmup);
+    setOrder(qs(std::string(engine::toString(spec.order))));
+    setPmu(spec.pmu.simulated ? QStringLiteral("simulated") : QStringLiteral("perf"));
+    if (spec.pmu.simulated && qs(engine::toString(spec.pmu)) != QLatin1String("simulated")) {
+        lost << tr("--pmu %1: the form runs the simulated PMU with its default settings")
+                    .arg(qs(engine::toString(spec.pmu)));
+    }
+    if (spec.until) {
+        setUntilDecided(true, spec.until->maxTime, spec.until->marginPct);
+    } else {
+        setUntilDecided(false, m_maxTime->value(), m_margin->value());
+    }
+    if (!setCpuSelection(spec.cpus)) {
+        lost << tr("CPUs %1: not all of them are offered here; none of those is ticked")
+                    .arg(qs(base::formatCpuList(spec.cpus)));
+    }
+    setLabel(qs(spec.label));
+    setSweep(QString());
+    // What the form has no field for: the engine's own choice applies unless the run asked for
+    // something else.
+    const auto checked = engine::checkExperiment(experimentRequest(form()).spec, std::nullopt, m_facts);
+    const auto& points = checked.experiment.points;
+    const std::optional<double> chunk = points.empty() ? std::optional(w->defaultChunk) : points.front().chunk;
+    if (spec.chunk && chunk != spec.chunk) {
+        lost << tr("--chunk %1: the form leaves the chunk to the engine").arg(*spec.chunk);
+    }
+    if (spec.shareCpus) {
+        lost << tr("--share-cpus: the form runs only on CPUs no other run holds");
+    }
+    if (!spec.primaryMetric.empty() && spec.primaryMetric != w->primaryMetric) {
+        lost << tr("--primary %1: the form uses the workload's primary metric").arg(qs(spec.primaryMetric));
+    }
+    return lost;
 }
 
 }  // namespace nf::ui

@@ -62,6 +62,16 @@ public:
     void setUntilDecided(bool on, double maxTime = 600, double marginPct = 1);
     // Ticks exactly these CPUs (false when one is not offered).
     bool setCpuSelection(const std::vector<int>& cpus);
+    // Fills the form with a stored run's design (RunRecord::spec): workload, parameters, variants,
+    // repetitions, duration, warmup, order, counters' source, stopping rule, CPUs and label; the
+    // sweep is emptied (a run of a sweep is one point: its value is among the parameters). Returns
+    // what the form could not carry over, one line each (a chunk other than the engine's choice, a
+    // CPU not offered here, ...); the workload unknown here leaves the form as it was.
+    QStringList setDesign(const engine::ExperimentSpec& spec);
+    // The form's design as the engine reads it (without the sweep), and the sweep as typed: what
+    // setDesign(), setRepetitions() and setSweep() take back.
+    engine::ExperimentSpec designSpec() const { return experimentRequest(form()).spec; }
+    QString sweepText() const;
 
     // What is wrong with the input, one line per problem; empty when the engine would accept it.
     QStringList problems() const { return m_problems; }

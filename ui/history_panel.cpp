@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QAction>
 #include <QFont>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -10,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -92,6 +94,8 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
       m_kernelFilter(new QLineEdit(this)),
       m_dateFilter(new QLineEdit(this)),
       m_filterNote(new QLabel(this)),
+      m_rerun(new QAction(tr("Run this again"), this)),
+      m_rerunButton(new QPushButton(tr("Run this again"), this)),
       m_pinTimer(new QTimer(this)),
       m_autoScrollTimer(new QTimer(this))
 {
@@ -121,11 +125,26 @@ HistoryPanel::HistoryPanel(RunListModel* model, QWidget* parent)
         filterRow->addWidget(edit);
         connect(edit, &QLineEdit::textChanged, this, &HistoryPanel::applyFilters);
     }
+    m_rerun->setToolTip(
+        tr("Load the selected run's design (workload, parameters, variants, repetitions, "
+           "duration, CPUs, label, stopping rule) into the Experiment tab, ready to run"));
+    m_rerunButton->setToolTip(m_rerun->toolTip());
+    connect(m_rerun, &QAction::triggered, this, [this] {
+        if (m_order.size() == 1) {
+            emit rerunRequested(m_order.front());
+        }
+    });
+    connect(m_rerunButton, &QPushButton::clicked, m_rerun, &QAction::trigger);
+    m_table->addAction(m_rerun);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    filterRow->addWidget(m_rerunButton);
+    updateRerun();
     m_variantList->setToolTip(tr("Tick the variants to compare across the selected runs"));
     m_variantList->setMaximumWidth(260);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         updateOrder();
+        updateRerun();
         emit runsSelected(selectedRuns());
         // A run listed only because it was compared goes once it is no longer selected (after this
         // selection change is done: not while the view is still handling the click).
@@ -220,6 +239,12 @@ void HistoryPanel::refreshPins()
     }
 }
 
+void HistoryPanel::updateRerun()
+{
+    m_rerun->setEnabled(m_order.size() == 1);
+    m_rerunButton->setEnabled(m_rerun->isEnabled());
+}
+
 QString HistoryPanel::filterNote() const
 {
     const auto outside = m_filter->pinnedOutsideFilter();
@@ -242,6 +267,7 @@ void HistoryPanel::clearSelection()
         m_table->selectionModel()->clear();
     }
     m_order.clear();
+    updateRerun();
     m_filter->setPinned({});
     applyFilters();
     m_updatingVariants = true;
@@ -347,6 +373,7 @@ bool HistoryPanel::selectRuns(const std::vector<std::int64_t>& ids, bool scroll)
         m_table->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
         m_table->scrollTo(first);
     }
+    updateRerun();
     refreshPins();
     return all && !ids.empty();
 }

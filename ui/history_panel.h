@@ -10,8 +10,10 @@
 #include <utility>
 #include <vector>
 
+class QAction;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QListWidget;
 class QTableView;
 class QTimer;
@@ -89,12 +91,17 @@ public:
     void setVariants(const std::vector<std::pair<std::int64_t, QStringList>>& runs, const RunSelection& ticked);
     // The ticked variants, one entry each.
     RunSelection tickedVariants() const;
+    // "Run this again" (the button and the table's context menu): enabled while one run is selected.
+    QAction* rerunAction() const { return m_rerun; }
+    QPushButton* rerunButton() const { return m_rerunButton; }
 
 signals:
     // The table selection changed: compare these runs (every variant).
     void runsSelected(const std::vector<std::int64_t>& ids);
     // The ticked variants changed.
     void variantsTicked(const nf::ui::RunSelection& selection);
+    // "Run this again": load this run's design into the Experiment tab.
+    void rerunRequested(std::int64_t runId);
 
 protected:
     // Esc in a filter field clears it (and goes no further: it never stops a run); a click on a row
@@ -106,6 +113,7 @@ private:
     void updateOrder();
     void applyFilters();
     void refreshPins();
+    void updateRerun();
 
     RunListModel* m_model;
     RunFilterModel* m_filter;
@@ -117,6 +125,8 @@ private:
     QLineEdit* m_kernelFilter;
     QLineEdit* m_dateFilter;
     QLabel* m_filterNote;
+    QAction* m_rerun;
+    QPushButton* m_rerunButton;
     QTimer* m_pinTimer;         // refreshPins() once the selection change is handled
     QTimer* m_autoScrollTimer;  // the table's auto-scroll back on after a click (eventFilter())
     bool m_updatingVariants = false;

@@ -42,6 +42,29 @@ QString percent(double v)
                             : QStringLiteral("?");
 }
 
+// A variant's samples. Its legend entry shows the variant's marker large and filled, whatever size
+// the samples are drawn at (one-pixel dots once there are many): a hollow five-pixel circle in an
+// icon of the legend's size reads as an empty box.
+class SampleGraph : public QCPGraph {
+public:
+    SampleGraph(QCPAxis* key, QCPAxis* value, QColor colour) : QCPGraph(key, value), m_colour(colour) {}
+
+protected:
+    void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override
+    {
+        const double r = std::min(rect.height(), rect.width()) * 0.3;
+        painter->setAntialiasing(true);
+        painter->setPen(QPen(m_colour, 1.5));
+        QColor fill = m_colour;
+        fill.setAlpha(110);
+        painter->setBrush(fill);
+        painter->drawEllipse(rect.center(), r, r);
+    }
+
+private:
+    QColor m_colour;
+};
+
 }  // namespace
 
 LivePanel::LivePanel(QWidget* parent)
@@ -180,12 +203,14 @@ void LivePanel::onStarted(const LiveRunInfo& info)
     }
     m_variants = static_cast<int>(info.variants.size());
     for (int v = 0; v < m_variants; ++v) {
-        QCPGraph* g = m_plot->addGraph();
+        auto* g = new SampleGraph(m_plot->xAxis, m_plot->yAxis, variantColour(v));
         g->setName(info.variants[v]);
         g->setLineStyle(QCPGraph::lsNone);
         // Hollow and translucent: where two variants' samples fall on each other both still show,
         // the one drawn later does not cover the one under it.
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, variantColour(v, 170), 5));
+        // Large enough to see at a glance, with a faint fill: a ring of one pixel was a speck.
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(variantColour(v, 170), 1.5),
+                                           QBrush(variantColour(v, 45)), 7));
         g->setAdaptiveSampling(true);
     }
     // Samples outside the robust limits, marked at the top or bottom edge in their variant's colour.
@@ -235,9 +260,11 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
         }
     }
     if (wasSmall && m_samples > kDotsAbove) {
-        // Discs cost a path each; with this many points, one-pixel dots keep a replot cheap.
+        // Rings cost a path each; with this many points, small filled squares keep a replot cheap
+        // and still show (a one-pixel dot does not).
         for (int v = 0; v < m_variants; ++v) {
-            m_plot->graph(v)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, variantColour(v, 140), 1));
+            m_plot->graph(v)->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(Qt::NoPen), QBrush(variantColour(v, 150)), 3));
         }
     }
     showProgress();

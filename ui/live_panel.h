@@ -57,7 +57,7 @@ public:
     QString logText() const;
 
     static constexpr int kMinReplotMs = 40;  // at most 25 replots a second
-    static constexpr int kDotsAbove = 5000;  // samples shown as discs up to this count, then as dots
+    static constexpr int kDotsAbove = 5000;  // samples shown as rings up to this count, then as small squares
     static constexpr int kBarSteps = 100;    // steps of the bar per variant-repetition
 
 signals:

@@ -12,13 +12,16 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextEdit>
 #include <QTimer>
 
 #include <qcustomplot.h>
+#include <nlohmann/json.hpp>
 
+#include "data/run_store.h"
 #include "data/schema.h"
 #include "ui/compare_exports.h"
 #include "ui/compare_panel.h"
@@ -38,6 +41,12 @@ namespace nf::ui {
 namespace {
 
 constexpr int kPollMs = 400;  // how soon a commit by another process shows
+
+// Where the last design started is kept (setRememberDesign()).
+QSettings designSettings()
+{
+    return {QSettings::IniFormat, QSettings::UserScope, QStringLiteral("noisefloor"), QStringLiteral("noisefloor-gui")};
+}
 
 }  // namespace
 
@@ -78,7 +87,16 @@ MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* 
     connect(m_editor, &ExperimentEditor::runRequested, this, [this] { startRun(); });
     connect(m_editor, &ExperimentEditor::stopRequested, this, &MainWindow::requestStop);
     connect(m_live, &LivePanel::stopRequested, this, &MainWindow::requestStop);
-    connect(m_runs, &RunController::started, this, [this] { m_tabs->setCurrentWidget(m_live); });
+    connect(m_runs, &RunController::started, this, [this] {
+        m_tabs->setCurrentWidget(m_live);
+        if (m_rememberDesign) {
+            QSettings settings = designSettings();
+            settings.setValue(QStringLiteral("experiment/spec"),
+                              QString::fromStdString(engine::toJson(m_editor->designSpec()).dump()));
+            settings.setValue(QStringLiteral("experiment/repetitions"), m_editor->designSpec().repetitions);
+            settings.setValue(QStringLiteral("experiment/sweep"), m_editor->sweepText());
+        }
+    });
     connect(m_runs, &RunController::status, this, &MainWindow::setStatus);
     connect(m_runs, &RunController::runStored, this, &MainWindow::showStoredRun);
     connect(m_runs, &RunController::runCopied, this, &MainWindow::showCopiedRun);
@@ -91,6 +109,7 @@ MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* 
         requestLoad(selection);
     });
     connect(m_history, &HistoryPanel::variantsTicked, this, [this](const RunSelection& s) { requestLoad(s); });
+    connect(m_history, &HistoryPanel::rerunRequested, this, &MainWindow::loadDesignOf);
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &RunLoader::sweepLoaded, m_explore,
             [this](std::uint64_t, const SweepView& sweep) { m_explore->showSweep(sweep); });
@@ -504,6 +523,56 @@ void MainWindow::showNewestSweep()
             showSweep(sweeps.front().first);
         }
     }
+}
+
+void MainWindow::setRememberDesign(bool on)
+{
+    m_rememberDesign = on;
+    if (!on) {
+        return;
+    }
+    const QSettings settings = designSettings();
+    const auto json = nlohmann::json::parse(settings.value(QStringLiteral("experiment/spec")).toString().toStdString(),
+                                            nullptr, false);
+    if (json.is_discarded()) {
+        return;  // nothing remembered yet (or not readable): the form's defaults
+    }
+    auto spec = engine::experimentSpecFromJson(json);
+    if (!spec) {
+        return;
+    }
+    m_editor->setDesign(*spec);
+    // Until decided, setDesign() leaves the field alone; here it is the form's own value.
+    m_editor->setRepetitions(settings.value(QStringLiteral("experiment/repetitions"), spec->repetitions).toInt());
+    m_editor->setSweep(settings.value(QStringLiteral("experiment/sweep")).toString());
+}
+
+bool MainWindow::loadDesignOf(std::int64_t runId)
+{
+    // The selected run is usually loaded already (for Compare); else it is read now.
+    std::optional<engine::ExperimentSpec> spec;
+    for (const auto& run : m_loaded) {
+        if (run && run->row.id == runId) {
+            spec = run->spec;
+        }
+    }
+    if (!spec && m_store) {
+        auto run = m_store->read([runId](data::Database& db) { return data::loadRun(db, runId); });
+        if (!run) {
+            setStatus(tr("Cannot read run %1: %2").arg(runId).arg(QString::fromStdString(run.error().message)));
+            return false;
+        }
+        spec = std::move(run->spec);
+    }
+    if (!spec) {
+        return false;
+    }
+    const QStringList lost = m_editor->setDesign(*spec);
+    m_tabs->setCurrentWidget(m_editor);
+    setStatus(lost.isEmpty()
+                  ? tr("Run %1's design is in the Experiment tab: Run runs it again").arg(runId)
+                  : tr("Run %1's design is in the Experiment tab, except: %2").arg(runId).arg(lost.join("; ")));
+    return true;
 }
 
 void MainWindow::setStatus(const QString& text)

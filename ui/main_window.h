@@ -60,6 +60,13 @@ public:
     bool selectRun(std::int64_t runId);
     // Selects the first row: the newest run.
     void selectNewestRun();
+    // Loads run `runId`'s design into the Experiment tab and shows it (History's "Run this again");
+    // the status bar names what the form could not carry over. false when the run cannot be read.
+    bool loadDesignOf(std::int64_t runId);
+    // With `on`, the Experiment form's design is remembered whenever a run starts (QSettings of
+    // "noisefloor"/"noisefloor-gui", an ini file) and the remembered one is put in the form now. Off
+    // by default: tests and --screenshot show the form's defaults and leave the settings alone.
+    void setRememberDesign(bool on);
     // Compares runs (or single variants of runs) against each other.
     bool compare(const RunSelection& selection);
     // Shows sweep `id` in the Explore tab; false when the database has no such sweep.
@@ -142,6 +149,7 @@ private:
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
+    bool m_rememberDesign = false;                                   // setRememberDesign()
     qint64 m_confirmStopAfterMs = 60000;                             // a run this long asks before Stop ends it
     StartPage* m_start = nullptr;                                    // while there is no database
     RunSelection m_selection;                                        // what the Compare tab shows

@@ -262,6 +262,8 @@ int main(int argc, char* argv[])
     if (exporting) {
         return writeExports(window, parser.value(reportOption), parser.value(exportPdfOption), comparing, err);
     }
+    // The interactive window only: the form starts with the design of the last run started.
+    window.setRememberDesign(true);
     window.show();
     return QApplication::exec();
 }

@@ -168,5 +168,32 @@ TEST(PaletteLive, SamplesAreHollowAndTranslucentInTheVariantsColour)
     EXPECT_EQ(rgb(live.differencePlot()->estimateColour()), rgb(variantColour(1).darker(140)));
 }
 
+// Each variant's legend entry shows its marker, large enough to see (a hollow five-pixel ring in an
+// icon of the legend's size read as an empty box).
+TEST(PaletteLive, TheLegendShowsEachVariantsMarker)
+{
+    test::application();
+    QFile file(QStringLiteral(NF_UI_TEST_DATA "/spin_run.jsonl"));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EventClient client;
+    LivePanel live;
+    live.attach(&client);
+    client.feed(file.readAll());
+    QCustomPlot* plot = live.customPlot();
+    const QImage image = plot->toPixmap(800, 400).toImage();
+    ASSERT_GE(plot->legend->itemCount(), 2);
+    for (int v = 0; v < 2; ++v) {
+        const QRect icon(plot->legend->item(v)->rect().topLeft(), plot->legend->iconSize());
+        const QRgb background = image.pixel(icon.topLeft());
+        int drawn = 0;
+        for (int y = icon.top(); y <= icon.bottom(); ++y) {
+            for (int x = icon.left(); x <= icon.right(); ++x) {
+                drawn += image.pixel(x, y) != background ? 1 : 0;
+            }
+        }
+        EXPECT_GE(drawn, 50) << "variant " << v << "'s legend icon is next to empty";
+    }
+}
+
 }  // namespace
 }  // namespace nf::ui
