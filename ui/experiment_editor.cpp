@@ -177,6 +177,11 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     schedule->addRow(tr("Stop when"), until);
     m_cpusLabel = new QLabel(tr("Worker CPUs"), this);
     schedule->addRow(m_cpusLabel, m_cpus);
+    m_shareCpus = new QCheckBox(tr("share CPUs another run measures on (--share-cpus)"), this);
+    m_shareCpus->setToolTip(
+        tr("Without it a run on a CPU another run holds is refused. With it the run goes "
+           "ahead and its figures carry the other run's load, which the run's warnings name."));
+    schedule->addRow(QString(), m_shareCpus);
 
     auto* left = new QVBoxLayout;
     left->addWidget(new QLabel(tr("Workload"), this));
@@ -255,6 +260,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_sweep->setPlaceholderText(tr("PARAM=v1,v2,... e.g. zero_size_pct=0,1,10,50 (one run per value)"));
     m_sweep->setProperty("help", tr("Runs every variant at each value; the Explore tab plots the metric against it"));
     connect(m_cpus, &QListWidget::itemChanged, this, [this] { validate(); });
+    connect(m_shareCpus, &QCheckBox::toggled, this, [this] { validate(); });
     connect(m_run, &QPushButton::clicked, this, [this] {
         if (runEnabled()) {
             emit runRequested(arguments(QString()));
@@ -433,6 +439,7 @@ ExperimentForm ExperimentEditor::form() const
             f.cpus.push_back(m_cpus->item(i)->data(Qt::UserRole).toInt());
         }
     }
+    f.shareCpus = m_shareCpus->isChecked();
     f.label = m_label->text();
     f.sweep = m_sweep->text();
     return f;
@@ -686,6 +693,11 @@ void ExperimentEditor::setSweep(const QString& text)
     m_sweep->setText(text);
 }
 
+void ExperimentEditor::setShareCpus(bool share)
+{
+    m_shareCpus->setChecked(share);
+}
+
 void ExperimentEditor::setLabel(const QString& label)
 {
     m_label->setText(label);
@@ -763,9 +775,7 @@ QStringList ExperimentEditor::setDesign(const engine::ExperimentSpec& spec)
     if (spec.chunk && chunk != spec.chunk) {
         lost << tr("--chunk %1: the form leaves the chunk to the engine").arg(*spec.chunk);
     }
-    if (spec.shareCpus) {
-        lost << tr("--share-cpus: the form runs only on CPUs no other run holds");
-    }
+    m_shareCpus->setChecked(spec.shareCpus);
     if (!spec.primaryMetric.empty() && spec.primaryMetric != w->primaryMetric) {
         lost << tr("--primary %1: the form uses the workload's primary metric").arg(qs(spec.primaryMetric));
     }

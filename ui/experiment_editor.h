@@ -55,6 +55,7 @@ public:
     void setRepetitions(int reps);
     void setDuration(double seconds);
     void setLabel(const QString& label);
+    void setShareCpus(bool share);
     void setWarmup(double seconds);
     void setOrder(const QString& order);
     void setPmu(const QString& pmu);  // "perf" or "simulated" (--pmu)
@@ -134,6 +135,7 @@ private:
     QLineEdit* m_label = nullptr;
     QLineEdit* m_sweep = nullptr;
     QCheckBox* m_until = nullptr;
+    QCheckBox* m_shareCpus = nullptr;  // --share-cpus
     QDoubleSpinBox* m_maxTime = nullptr;
     QDoubleSpinBox* m_margin = nullptr;
     QLabel* m_refusalLabel = nullptr;

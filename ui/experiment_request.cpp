@@ -132,6 +132,10 @@ void addPlacementAndSweep(const ExperimentForm& form, ExperimentRequest& r)
     if (!spec.label.empty()) {
         r.arguments << QStringLiteral("--label") << qs(spec.label);
     }
+    spec.shareCpus = form.shareCpus;
+    if (form.shareCpus) {
+        r.arguments << QStringLiteral("--share-cpus");
+    }
     const QString sweep = QString(form.sweep).remove(' ');
     if (!sweep.isEmpty()) {
         r.arguments << QStringLiteral("--sweep") << sweep;

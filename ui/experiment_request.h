@@ -31,7 +31,8 @@ struct ExperimentForm {
     bool untilDecided = false;  // --until decided --max-time maxTime --margin marginPct
     double maxTime = 600;
     double marginPct = 1;
-    std::vector<int> cpus;  // ticked worker CPUs; none: the engine picks
+    std::vector<int> cpus;   // ticked worker CPUs; none: the engine picks
+    bool shareCpus = false;  // --share-cpus: run on CPUs another run measures on (said in the run's warnings)
     QString label;
     QString sweep;  // "PARAM=v1,v2,..."; "" = no sweep
 };
