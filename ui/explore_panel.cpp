@@ -324,7 +324,8 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
     m_plot->rescaleAxes();
     m_plot->yAxis->scaleRange(1.15);
     // The points' span and a margin; one point (a sweep stopped after its first) gets half its
-    // value either side, and values that are all above zero never get a negative axis.
+    // value (at least 1) either side, and values none of which is negative never get a negative
+    // axis (a stopped sweep of zero_size_pct=0,50,100 read -400 m..400 m).
     double low = INFINITY;
     double high = -INFINITY;
     for (double x : xs) {
@@ -332,10 +333,10 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
         high = std::max(high, x);
     }
     if (std::isfinite(low)) {
-        const double span = high > low ? high - low : std::max(std::abs(low) * 0.5, 0.5);
+        const double span = high > low ? high - low : std::max(std::abs(low) * 0.5, 1.0);
         double lower = low - span * 0.05 - (high > low ? 0 : span);
         const double upper = high + span * 0.05 + (high > low ? 0 : span);
-        if (low > 0 && lower < 0) {
+        if (low >= 0 && lower < 0) {
             lower = 0;
         }
         m_plot->xAxis->setRange(lower, upper);

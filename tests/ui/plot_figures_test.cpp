@@ -396,29 +396,35 @@ TEST(PlotFigures, OnePointSweepKeepsItsAxisAndLegendClear)
     application();
     TempDir dir;
     const QString db = QString::fromStdString(dir.file("one.db"));
-    const QString printed = QString::fromUtf8(
-        cli({"run", "page-pool", "--db", db, "--reps", "2", "--duration", "0.1", "--share-cpus", "--variant",
-             "late:check=late", "--variant", "early:check=early", "--sweep", "pool_size=16"}));
-    const auto match = QRegularExpression(QStringLiteral("Sweep (\\S+):")).match(printed);
-    ASSERT_TRUE(match.hasMatch()) << printed.toStdString();
-    MainWindow window(db);
-    window.resize(1024, 700);
-    ASSERT_TRUE(window.showSweep(match.captured(1)));
-    window.showTab("explore");
-    window.setAttribute(Qt::WA_DontShowOnScreen);
-    window.show();
-    window.waitForLoads();
-    QApplication::processEvents();
-    QCustomPlot* plot = window.explorePanel()->customPlot();
-    plot->replot();
-    ASSERT_TRUE(window.explorePanel()->message().isEmpty()) << window.explorePanel()->message().toStdString();
-    const QCPRange x = plot->xAxis->range();
-    EXPECT_GE(x.lower, 0);
-    EXPECT_LT(x.lower, 16);
-    EXPECT_GT(x.upper, 16);
-    // The legend is not inside the values' axis rect, and does not overlap it.
-    EXPECT_FALSE(plot->axisRect()->insetLayout()->elements(false).contains(plot->legend));
-    EXPECT_FALSE(plot->legend->outerRect().intersects(plot->axisRect()->rect())) << "legend over the values";
+    // pool_size=16; zero_size_pct=0 (a sweep of 0,50,100 stopped after its first point read
+    // -400 m..400 m).
+    for (const auto& [sweep, value] : {std::pair{"pool_size=16", 16.0}, std::pair{"zero_size_pct=0", 0.0}}) {
+        SCOPED_TRACE(sweep);
+        const QString printed = QString::fromUtf8(
+            cli({"run", "page-pool", "--db", db, "--reps", "2", "--duration", "0.1", "--share-cpus", "--variant",
+                 "late:check=late", "--variant", "early:check=early", "--sweep", sweep}));
+        const auto match = QRegularExpression(QStringLiteral("Sweep (\\S+):")).match(printed);
+        ASSERT_TRUE(match.hasMatch()) << printed.toStdString();
+        MainWindow window(db);
+        window.resize(1024, 700);
+        ASSERT_TRUE(window.showSweep(match.captured(1)));
+        window.showTab("explore");
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        window.waitForLoads();
+        QApplication::processEvents();
+        QCustomPlot* plot = window.explorePanel()->customPlot();
+        plot->replot();
+        ASSERT_TRUE(window.explorePanel()->message().isEmpty()) << window.explorePanel()->message().toStdString();
+        const QCPRange x = plot->xAxis->range();
+        EXPECT_GE(x.lower, 0);
+        EXPECT_LE(x.lower, value);
+        EXPECT_GT(x.upper, value);
+        EXPECT_GE(x.upper - x.lower, 1);  // no milli-ticks around a whole parameter value
+        // The legend is not inside the values' axis rect, and does not overlap it.
+        EXPECT_FALSE(plot->axisRect()->insetLayout()->elements(false).contains(plot->legend));
+        EXPECT_FALSE(plot->legend->outerRect().intersects(plot->axisRect()->rect())) << "legend over the values";
+    }
 }
 
 // The Live difference plot's legend names everything drawn: the band of the margin and the
