@@ -1,5 +1,7 @@
 #include "engine/report/comparison_report.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -127,6 +129,19 @@ std::vector<std::string> chosenOf(const std::vector<RunChoice>& choices)
     return names;
 }
 
+// "variants a, c of the run's 3 (b left out)": a comparison of some of a run's variants says so.
+std::string leftOutLine(const std::vector<std::string>& all, const std::vector<std::string>& chosen)
+{
+    std::vector<std::string> left;
+    for (const auto& v : all) {
+        if (std::find(chosen.begin(), chosen.end(), v) == chosen.end()) {
+            left.push_back(v);
+        }
+    }
+    return fmt::format("variants {} of the run's {} ({} left out)", fmt::join(chosen, ", "), all.size(),
+                       fmt::join(left, ", "));
+}
+
 // A breakdown row's means of the chosen variants only, in their order.
 void keepChosen(MetricSummary& ms, const std::vector<std::string>& all, const std::vector<std::string>& chosen)
 {
@@ -204,6 +219,9 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         auto analysis = NF_TRY(analyze(input, used));
         report.analysis = std::move(analysis);
         report.context = contextForRun(run, input);
+        if (!variants.empty() && variants.size() < run.data.variantNames.size()) {
+            report.context.designLines.push_back(leftOutLine(run.data.variantNames, variants));
+        }
         describeMetrics(report.context, input, run.data.layout, metrics);
         report.breakdownVariants = input.variants;
         // The run's decision (--until decided) was made on all its variants, in their order.

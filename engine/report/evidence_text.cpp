@@ -311,6 +311,9 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
     }
     const auto& o = a.options;
     emit(out, ctx.designNote, "  ");
+    for (const auto& line : ctx.designLines) {
+        emit(out, line, "  ");
+    }
     std::size_t metrics = 0;
     for (const auto& c : a.comparisons) {
         metrics += c.primary && c.candidate == a.comparisons.front().candidate ? 1 : 0;

@@ -169,6 +169,16 @@ TEST_F(CliCompare, VariantsOfOneRunKeepItsDesignWhicheverAreChosen)
     EXPECT_DOUBLE_EQ(c["ci_low_pct"].get<double>(), whole["ci_low_pct"].get<double>());
     const auto text = run({"compare", "1:direct", "1:indirect"});
     EXPECT_EQ(text.out.find("run-to-run calibration"), std::string::npos) << text.out;
+    // The report says which variants it compares and which it leaves out, in both texts.
+    for (const auto* verbose : {"", "--verbose"}) {
+        std::vector<std::string> args = {"compare", "1:direct", "1:indirect"};
+        if (*verbose != 0) {
+            args.emplace_back(verbose);
+        }
+        EXPECT_NE(run(args).out.find("variants direct, indirect of the run's 3 (retpoline left out)"),
+                  std::string::npos)
+            << verbose;
+    }
     // In the order chosen: the first is the baseline.
     const auto swapped = run({"compare", "1:indirect", "1:direct", "--format", "json"});
     ASSERT_EQ(swapped.status, 0) << swapped.err;
