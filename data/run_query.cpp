@@ -29,7 +29,8 @@ constexpr const char* kRowColumns =
     "CAST(coalesce(json_extract(r.spec_json, '$.sweep.id'), '') AS TEXT) AS sweep_id, "
     "CAST(coalesce(json_extract(r.spec_json, '$.sweep.param'), '') AS TEXT) AS sweep_param, "
     "CAST(coalesce(json_extract(r.spec_json, '$.sweep.value'), '') AS TEXT) AS sweep_value, "
-    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.index'), -1) AS INTEGER) AS sweep_index";
+    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.index'), -1) AS INTEGER) AS sweep_index, "
+    "CAST(coalesce(json_extract(r.spec_json, '$.sweep.points'), 0) AS INTEGER) AS sweep_points";
 
 // Reads of one run see one snapshot, even while its writer commits repetitions (WAL).
 class ReadSnapshot {
@@ -123,6 +124,7 @@ Result<engine::RunRow> readRow(const Row& r, const std::string& host)
     row.sweepParam = NF_TRY(r.get<std::string>("sweep_param"));
     row.sweepValue = NF_TRY(r.get<std::string>("sweep_value"));
     row.sweepIndex = static_cast<int>(NF_TRY(r.get<std::int64_t>("sweep_index")));
+    row.sweepPoints = static_cast<int>(NF_TRY(r.get<std::int64_t>("sweep_points")));
     return row;
 }
 

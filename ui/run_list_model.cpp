@@ -161,7 +161,9 @@ QString RunListModel::sweepText(const engine::RunRow& run) const
         return {};
     }
     const auto points = m_sweepPoints.find(run.sweepId);
-    const int n = points != m_sweepPoints.end() ? points->second : run.sweepIndex + 1;
+    // The points planned (a stopped sweep stored fewer), else those stored.
+    const int stored = points != m_sweepPoints.end() ? points->second : run.sweepIndex + 1;
+    const int n = std::max(run.sweepPoints, stored);
     return tr("%1 = %2 (point %3 of %4)").arg(qs(run.sweepParam), qs(run.sweepValue)).arg(run.sweepIndex + 1).arg(n);
 }
 

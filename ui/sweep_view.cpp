@@ -129,10 +129,14 @@ std::vector<std::pair<QString, QString>> listSweeps(data::Database& db)
     for (auto& [id, text] : out) {
         for (const auto& r : *runs) {
             if (qs(r.sweepId) == id) {
-                text = QObject::tr("%1: %2 over %3 (%4 points, %5)")
-                           .arg(qs(r.startedAt.substr(0, 16)), qs(r.workload), qs(r.sweepParam))
-                           .arg(points[r.sweepId])
-                           .arg(id);
+                // Runs stored against points planned: a stopped sweep says how far it got.
+                const int stored = points[r.sweepId];
+                const QString count = r.sweepPoints > stored
+                                          ? QObject::tr("%1 of %2 points").arg(stored).arg(r.sweepPoints)
+                                      : stored == 1 ? QObject::tr("1 point")
+                                                    : QObject::tr("%1 points").arg(stored);
+                text = QObject::tr("%1: %2 over %3 (%4, %5)")
+                           .arg(qs(r.startedAt.substr(0, 16)), qs(r.workload), qs(r.sweepParam), count, id);
                 break;
             }
         }

@@ -35,6 +35,7 @@ struct RunRow {
     std::string sweepParam;
     std::string sweepValue;
     int sweepIndex = -1;
+    int sweepPoints = 0;  // the points the sweep was planned with; 0 when the spec does not say
 };
 
 struct RunRecord {

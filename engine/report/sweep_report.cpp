@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "engine/catalog/workload_catalog.h"
 #include "engine/report/compact_table.h"
@@ -81,9 +82,12 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
     SweepReport report;
     report.id = id;
     report.compare = options.compare;
+    std::set<int> seen;
     for (const auto& row : rows) {
         report.workload = row.workload;
         report.param = row.sweepParam;
+        report.planned = std::max(report.planned, row.sweepPoints);
+        seen.insert(row.sweepIndex);
         if (row.status != RunStatus::Complete) {
             report.missing.push_back(row.sweepValue + " (run " + std::to_string(row.id) + " " +
                                      std::string(toString(row.status)) + ")");
@@ -99,6 +103,12 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
         auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), {report.metric}));
         auto analysis = NF_TRY(analyze(input, options));
         report.points.push_back({row.sweepValue, row.id, std::move(analysis)});
+    }
+    // Points of the plan no run reached (the sweep was stopped before them).
+    for (int i = 0; i < report.planned; ++i) {
+        if (!seen.contains(i)) {
+            report.missing.push_back(fmt::format("point {} of {} (not run)", i + 1, report.planned));
+        }
     }
     return report;
 }
@@ -206,7 +216,9 @@ void writeSweepText(const SweepReport& r, std::ostream& out, bool verbose)
         }
     }
     std::string title =
-        fmt::format("Sweep of {} ({}, {} points), metric {}", r.param, r.workload, r.points.size(), r.metric);
+        fmt::format("Sweep of {} ({}, {}{} point{}), metric {}", r.param, r.workload, r.points.size(),
+                    r.planned > static_cast<int>(r.points.size()) ? fmt::format(" of {}", r.planned) : "",
+                    r.points.size() == 1 && r.planned <= 1 ? "" : "s", r.metric);
     if (any != nullptr) {
         title += fmt::format(" ({}; {} is better)", any->unit.empty() ? "no unit" : any->unit,
                              any->higherIsBetter ? "higher" : "lower");
@@ -311,6 +323,7 @@ nlohmann::json sweepJson(const SweepReport& r)
             {"alpha", r.compare.alpha},
             {"margin_pct", r.compare.marginPct},
             {"points", std::move(points)},
+            {"planned_points", r.planned},
             {"missing", r.missing}};
 }
 

@@ -29,6 +29,7 @@ struct SweepReport {
     std::vector<std::string> missing;  // points that have no complete run, e.g. "100 (aborted)"
     CompareOptions compare;            // the alpha and margin every point was compared with
     std::string simulated;             // simulatedCountersNote of a point measured with the simulated PMU
+    int planned = 0;                   // the points the sweep was planned with (0: not recorded)
 };
 
 // Reads one stored run by id (data::loadRun).

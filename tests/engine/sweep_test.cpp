@@ -146,3 +146,37 @@ TEST(SweepReport, OneRowPerPointAndVariantWithTheVerdict)
 
 }  // namespace
 }  // namespace nf::engine
+
+namespace nf::engine {
+namespace {
+
+// A sweep stopped during its second of three points: the aborted point and the one never run are
+// named, and the title counts the points against the plan.
+TEST(SweepReport, AStoppedSweepNamesThePointsItNeverRan)
+{
+    std::vector<RunRow> rows(2);
+    for (int i = 0; i < 2; ++i) {
+        auto& row = rows[static_cast<std::size_t>(i)];
+        row.id = i + 1;
+        row.workload = "page-pool";
+        row.status = RunStatus::Aborted;
+        row.sweepId = "s1";
+        row.sweepParam = "zero_size_pct";
+        row.sweepValue = i == 0 ? "0" : "50";
+        row.sweepIndex = i;
+        row.sweepPoints = 3;
+    }
+    const auto report =
+        compareSweep("s1", rows, [](std::int64_t) -> Result<RunRecord> { return Error{"not loaded"}; }, {}, {});
+    ASSERT_TRUE(report) << report.error().message;
+    EXPECT_EQ(report->planned, 3);
+    ASSERT_EQ(report->missing.size(), 3u);
+    EXPECT_EQ(report->missing[1], "50 (run 2 aborted)");
+    EXPECT_EQ(report->missing[2], "point 3 of 3 (not run)");
+    std::ostringstream text;
+    writeSweepText(*report, text);
+    EXPECT_NE(text.str().find("0 of 3 points"), std::string::npos) << text.str();
+}
+
+}  // namespace
+}  // namespace nf::engine
