@@ -16,6 +16,7 @@
 
 #include "ui/difference_plot.h"
 #include "ui/robust_range.h"
+#include "ui/si_format.h"
 #include "ui/si_ticker.h"
 #include "ui/variant_palette.h"
 
@@ -36,10 +37,10 @@ QString duration(double seconds)
                     : QStringLiteral("%1 h %2 min").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0'));
 }
 
+// The engine's way of writing a percent (si_format.h): a bound that is not zero never reads +0.00%.
 QString percent(double v)
 {
-    return std::isfinite(v) ? QStringLiteral("%1%2%").arg(v >= 0 ? "+" : "").arg(v, 0, 'f', std::fabs(v) < 10 ? 2 : 1)
-                            : QStringLiteral("?");
+    return std::isfinite(v) ? QString::fromStdString(percentText(v)) : QStringLiteral("?");
 }
 
 // A variant's samples. Its legend entry shows the variant's marker large and filled, whatever size

@@ -102,3 +102,26 @@ TEST_F(LiveViewTest, StopEndsTheRunAsAborted)
 
 }  // namespace
 }  // namespace nf::ui
+
+namespace nf::ui {
+namespace {
+
+// The provisional line writes a bound that is not zero with the digits that show it (+0.0040%,
+// never the "+0.00%" a reader takes for zero), as Compare does.
+TEST(LiveViewLook, ATinyBoundIsNotWrittenAsZero)
+{
+    test::application();
+    nf::test::TempDir dir;
+    MainWindow window(QString::fromStdString(dir.file("runs.db")));
+    window.eventClient()->feed(
+        R"({"event":"look","provisional":true,"units":443,"elapsed":5,"estimate_pct":-0.3,"low_pct":-0.61,)"
+        R"("high_pct":0.004,"margin_pct":1,"detectable_pct":0.17,"seconds_to_decision":null,"seconds_left":8,)"
+        R"("decision":"equivalent"})"
+        "\n");
+    const QString text = window.livePanel()->verdictText();
+    EXPECT_TRUE(text.contains("[-0.61%, +0.0040%]")) << text.toStdString();
+    EXPECT_FALSE(text.contains("+0.00%")) << text.toStdString();
+}
+
+}  // namespace
+}  // namespace nf::ui
