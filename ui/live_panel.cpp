@@ -262,10 +262,12 @@ void LivePanel::onSamples(const std::vector<LiveSample>& samples)
     }
     if (wasSmall && m_samples > kDotsAbove) {
         // Rings cost a path each; with this many points, small filled squares keep a replot cheap
-        // and still show (a one-pixel dot does not).
+        // and still show (a one-pixel dot does not). Their edge is their own colour: QCustomPlot
+        // takes a NoPen scatter pen as none given and draws the graph's default blue instead.
         for (int v = 0; v < m_variants; ++v) {
+            const QColor colour = variantColour(v, 150);
             m_plot->graph(v)->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(Qt::NoPen), QBrush(variantColour(v, 150)), 3));
+                QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(colour, 1), QBrush(colour), 2));
         }
     }
     showProgress();

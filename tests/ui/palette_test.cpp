@@ -7,7 +7,12 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSet>
+#include <QTest>
+#include <array>
 
 #include <qcustomplot.h>
 
@@ -193,6 +198,57 @@ TEST(PaletteLive, TheLegendShowsEachVariantsMarker)
         }
         EXPECT_GE(drawn, 50) << "variant " << v << "'s legend icon is next to empty";
     }
+}
+
+// Past kDotsAbove samples the markers are small squares in each variant's own colour: both
+// variants show, and nothing is drawn in QCustomPlot's default blue (a NoPen scatter pen is taken
+// as none given, and every square got a blue edge that hid the other variant).
+TEST(PaletteLive, ManySamplesKeepEachVariantsColour)
+{
+    test::application();
+    QFile file(QStringLiteral(NF_UI_TEST_DATA "/spin_run.jsonl"));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray started = file.readLine();
+    EventClient client;
+    LivePanel live;
+    live.attach(&client);
+    client.feed(started);
+    QJsonArray samples;
+    for (int i = 0; i < LivePanel::kDotsAbove + 200; ++i) {
+        samples.append(QJsonObject{{"duration", 0.001},
+                                   {"index", i / 2},
+                                   {"pair", i / 2},
+                                   {"primary", 1000.0 + (i % 97)},
+                                   {"repetition", 0},
+                                   {"start", 0.001 * i},
+                                   {"values", QJsonArray{1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0}},
+                                   {"variant", i % 2}});
+    }
+    const QJsonObject event{{"event", "samples"}, {"repetition", 0}, {"run", 1}, {"samples", samples}};
+    client.feed(QJsonDocument(event).toJson(QJsonDocument::Compact) + "\n");
+    QTest::qWait(400);  // the panel's replot (and its axis rescale) is coalesced on a timer
+    QCustomPlot* plot = live.customPlot();
+    const QImage image = plot->toPixmap(800, 400).toImage();
+    const QRect values = plot->axisRect()->rect();
+    const QRect legend = plot->legend->outerRect();
+    int blue = 0;
+    std::array<int, 2> near{};
+    for (int y = values.top(); y <= values.bottom(); ++y) {
+        for (int x = values.left(); x <= values.right(); ++x) {
+            if (legend.contains(x, y)) {
+                continue;
+            }
+            const QColor c = image.pixelColor(x, y);
+            blue += std::abs(c.hue() - 240) < 6 && c.saturation() > 200 ? 1 : 0;  // the default blue
+            for (int v = 0; v < 2; ++v) {
+                const QColor want = variantColour(v);
+                near[static_cast<std::size_t>(v)] += std::abs(c.hue() - want.hue()) < 12 && c.saturation() > 60 ? 1 : 0;
+            }
+        }
+    }
+    EXPECT_LT(blue, 20) << "pixels in the default blue";
+    EXPECT_GT(near[0], 100);
+    EXPECT_GT(near[1], 100);
 }
 
 }  // namespace
