@@ -1,6 +1,8 @@
 #include "ui/compare_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -22,6 +24,10 @@ namespace nf::ui {
 ComparePanel::ComparePanel(QWidget* parent)
     : QWidget(parent),
       m_baseline(new QComboBox(this)),
+      m_margin(new QDoubleSpinBox(this)),
+      m_alpha(new QDoubleSpinBox(this)),
+      m_dropOutliers(new QCheckBox(tr("Leave out outliers"), this)),
+      m_defaults(new QPushButton(tr("Defaults"), this)),
       m_title(new QLabel(this)),
       m_warnings(new QLabel(this)),
       m_warningScroll(new QScrollArea(this)),
@@ -82,10 +88,46 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_baseline->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_baseline->setMinimumContentsLength(14);  // "variant-number-7", without widening the window
     m_baseline->setToolTip(tr("The variant the others are compared against (the first run selected in History)"));
-    connect(m_baseline, &QComboBox::activated, this, [this] { emit baselineRequested(m_baseline->currentText()); });
+    connect(m_baseline, &QComboBox::activated, this, &ComparePanel::requestSettings);
     auto* swap = new QPushButton(tr("Swap"), this);
     swap->setToolTip(tr("Compare against the next variant instead"));
     connect(swap, &QPushButton::clicked, this, &ComparePanel::swapBaseline);
+
+    // The options of `noisefloor compare`, each applied when the box is left or Enter is pressed
+    // (not at every keystroke: each one is a new comparison).
+    m_margin->setRange(0.01, 50);
+    m_margin->setDecimals(2);
+    m_margin->setSingleStep(0.1);
+    m_margin->setPrefix(QStringLiteral("\u00b1"));
+    m_margin->setSuffix(QStringLiteral("%"));
+    m_margin->setKeyboardTracking(false);
+    m_margin->setToolTip(tr("Equivalence margin (--margin): a difference whose whole interval lies inside it is "
+                            "negligible or equivalent"));
+    m_alpha->setRange(0.001, 0.499);
+    m_alpha->setDecimals(3);
+    m_alpha->setSingleStep(0.01);
+    m_alpha->setKeyboardTracking(false);
+    m_alpha->setToolTip(tr("Significance level (--alpha) of the primary metric; the others are Holm-adjusted"));
+    m_dropOutliers->setToolTip(tr("--drop-outliers: leave out repetitions and chunk pairs with a modified z-score "
+                                  "above 3.5; the report says how many"));
+    m_defaults->setToolTip(tr("The margin and alpha of `noisefloor compare` (a run that ran until decided: its "
+                              "own), outliers kept"));
+    connect(m_margin, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_settings.marginPct = value;
+        requestSettings();
+    });
+    connect(m_alpha, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_settings.alpha = value;
+        requestSettings();
+    });
+    connect(m_dropOutliers, &QCheckBox::toggled, this, [this](bool on) {
+        m_settings.dropOutliers = on;
+        requestSettings();
+    });
+    connect(m_defaults, &QPushButton::clicked, this, [this] {
+        m_settings = CompareSettings{};
+        requestSettings();
+    });
 
     auto* copy = new QPushButton(tr("Copy evidence report"), this);
     copy->setToolTip(tr("The text report of `noisefloor compare`, ready to paste into a mail"));
@@ -96,16 +138,26 @@ ComparePanel::ComparePanel(QWidget* parent)
     connect(csv, &QPushButton::clicked, this, &ComparePanel::exportCsvRequested);
     auto* top = new QHBoxLayout;
     top->addWidget(m_title, 1);
-    top->addWidget(new QLabel(tr("Baseline:"), this));
-    top->addWidget(m_baseline);
-    top->addWidget(swap);
     top->addWidget(m_showReport);
     top->addWidget(copy);
     top->addWidget(save);
     top->addWidget(csv);
+    auto* settings = new QHBoxLayout;
+    settings->addWidget(new QLabel(tr("Baseline:"), this));
+    settings->addWidget(m_baseline);
+    settings->addWidget(swap);
+    settings->addSpacing(16);
+    settings->addWidget(new QLabel(tr("Margin:"), this));
+    settings->addWidget(m_margin);
+    settings->addWidget(new QLabel(tr("Alpha:"), this));
+    settings->addWidget(m_alpha);
+    settings->addWidget(m_dropOutliers);
+    settings->addWidget(m_defaults);
+    settings->addStretch(1);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(settings);
     layout->addWidget(m_decision);
     layout->addWidget(m_scroll, 1);
     layout->addWidget(m_report, 1);
@@ -151,7 +203,33 @@ void ComparePanel::swapBaseline()
         }
     }
     m_baseline->setCurrentIndex(next);
-    emit baselineRequested(m_baseline->currentText());
+    requestSettings();
+}
+
+void ComparePanel::setSettings(const CompareSettings& settings)
+{
+    m_settings = settings;
+    m_settings.baseline.clear();
+}
+
+void ComparePanel::requestSettings()
+{
+    CompareSettings settings = m_settings;
+    settings.baseline = m_baseline->currentText();
+    emit settingsRequested(settings);
+}
+
+void ComparePanel::showSettings(const ComparisonView& view)
+{
+    // What the comparison used; the settings the user gave stay theirs (a value the box shows is not
+    // "given" until it is changed).
+    const QSignalBlocker margin(m_margin);
+    const QSignalBlocker alpha(m_alpha);
+    const QSignalBlocker outliers(m_dropOutliers);
+    m_margin->setValue(view.marginPct);
+    m_alpha->setValue(view.alpha);
+    m_dropOutliers->setChecked(view.dropOutliers);
+    m_defaults->setEnabled(m_settings != CompareSettings{});
 }
 
 void ComparePanel::showPanel(std::size_t index, const QString& metric)
@@ -184,6 +262,7 @@ void ComparePanel::showComparison(const ComparisonView& view)
         return;
     }
     m_view = view;
+    showSettings(view);
     m_baseline->clear();
     m_baseline->addItems(view.variants);
     m_baseline->setCurrentIndex(static_cast<int>(view.variants.indexOf(view.baseline)));

@@ -1,7 +1,9 @@
 #pragma once
 // The Compare tab: a 2x2 grid of ComparePlot panels (by default PPS, IPC, branch misses per op,
 // cycles or TSC ticks per op; each picks any metric the runs stored) for one run's variants or
-// variants across runs, the baseline they are compared against (and a swap), the warnings of
+// variants across runs, the baseline they are compared against (and a swap), the equivalence
+// margin, alpha and outlier rule of `noisefloor compare` (its --margin, --alpha, --drop-outliers;
+// "Defaults" gives the command's, a run until decided's own), the warnings of
 // `noisefloor compare` under it, the report itself one click away, and buttons to copy it and save
 // the plots.
 
@@ -11,7 +13,9 @@
 
 #include "ui/comparison.h"
 
+class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QPlainTextEdit;
 class QScrollArea;
@@ -33,6 +37,12 @@ public:
     ComparePlot* panel(int index) const { return m_panels.at(static_cast<std::size_t>(index)); }
     const ComparisonView& view() const { return m_view; }
     QComboBox* baselinePicker() const { return m_baseline; }
+    QDoubleSpinBox* marginBox() const { return m_margin; }
+    QDoubleSpinBox* alphaBox() const { return m_alpha; }
+    QCheckBox* outlierBox() const { return m_dropOutliers; }
+    // The margin, alpha and outlier rule set from outside (the GUI's --margin, --alpha,
+    // --drop-outliers), as if set in the boxes; the next comparison shows them.
+    void setSettings(const CompareSettings& settings);
     // Makes the next variant the baseline (with two, swaps them).
     void swapBaseline();
     QString titleText() const;
@@ -54,8 +64,9 @@ signals:
     void copyReportRequested();
     void saveImageRequested();
     void exportCsvRequested();
-    // The user chose another baseline (a variant as the report names it).
-    void baselineRequested(const QString& baseline);
+    // The user chose another baseline (a variant as the report names it), margin, alpha or
+    // outlier rule: the comparison to show now.
+    void settingsRequested(const nf::ui::CompareSettings& settings);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -63,10 +74,17 @@ protected:
 private:
     void showPanel(std::size_t index, const QString& metric);
     void fitWarnings();
+    void showSettings(const ComparisonView& view);
+    void requestSettings();
 
     ComparisonView m_view;
     std::array<QString, 4> m_picked;  // metrics the user picked, kept while they exist
     QComboBox* m_baseline = nullptr;
+    QDoubleSpinBox* m_margin = nullptr;
+    QDoubleSpinBox* m_alpha = nullptr;
+    QCheckBox* m_dropOutliers = nullptr;
+    QPushButton* m_defaults = nullptr;
+    CompareSettings m_settings;  // what the user set; unset options are the comparison's defaults
     QLabel* m_title = nullptr;
     QLabel* m_warnings = nullptr;
     // Holds m_warnings: at most a few lines high, so that the panels keep the window's height.

@@ -369,7 +369,8 @@ void ComparePlot::drawValues(const PanelView& panel)
     // Many variants: their upright names take the room of the legend line, which goes to the tooltip.
     // The repetition values come from the clean chunks, the ones the verdict's pairs use
     // (engine/analysis/chunk_cut.h): both halves rest on the same chunks.
-    const QString legend = tr("circles: one per repetition (clean chunks);\nsquare, bars: mean and 95% CI");
+    const QString legend = tr("circles: one per repetition (clean chunks);\nsquare, bars: mean and %1% CI")
+                               .arg(panel.meanLevelPct, 0, 'g', 6);
     m_valuesCaption = panel.variants.size() > 4 ? QString() : legend;
     x->setLabel(m_valuesCaption);
     if (panel.variants.size() > 4) {

@@ -65,6 +65,7 @@ PanelView panelOf(const engine::AnalysisInput& input, std::size_t m, const engin
     }
     panel.source = source;
     panel.marginPct = analysis.options.compare.marginPct;
+    panel.meanLevelPct = (1 - analysis.options.compare.alpha) * 100;
     for (std::size_t v = 0; v < input.variants.size(); ++v) {
         VariantView vv;
         vv.name = v < static_cast<std::size_t>(names.size()) ? names[static_cast<int>(v)] : qs(input.variants[v]);
@@ -105,7 +106,8 @@ bool compared(const engine::Analysis& analysis, const std::string& metric)
 // stored metric (unit conversions, per-CPU and device breakdowns) as `compare --metric NAME`.
 void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const engine::ComparisonReport& report,
                 const std::vector<engine::RunChoice>& choices, const engine::AnalysisOptions& options,
-                const std::map<std::string, engine::RunNoiseFloor>& floors, bool simulated)
+                const QString& arguments, const std::map<std::string, engine::RunNoiseFloor>& floors,
+                bool simulated)
 {
     for (const auto& s : report.analysis.variants) {
         if (!view.variants.contains(qs(s.variant))) {
@@ -120,10 +122,11 @@ void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const 
         const std::string& name = input.metrics[m].name;
         if (compared(report.analysis, name)) {
             view.metrics.push_back(
-                panelOf(input, m, report.analysis, view.variants, QObject::tr("noisefloor compare"), simulated));
+                panelOf(input, m, report.analysis, view.variants, QObject::tr("noisefloor compare%1").arg(arguments),
+                        simulated));
             continue;
         }
-        const QString source = QObject::tr("noisefloor compare --metric %1").arg(qs(name));
+        const QString source = QObject::tr("noisefloor compare --metric %1%2").arg(qs(name), arguments);
         if (auto alone = engine::compareRuns(choices, {name}, options, floors)) {
             view.metrics.push_back(panelOf(input, m, alone->analysis, view.variants, source, simulated));
         } else {
@@ -158,8 +161,24 @@ void markMissing(ComparisonView& view, const engine::RunEnvironment& environment
     }
 }
 
+engine::AnalysisOptions optionsOf(const CompareSettings& settings)
+{
+    engine::AnalysisOptions options;
+    options.baseline = settings.baseline.toStdString();
+    if (settings.marginPct) {
+        options.compare.marginPct = *settings.marginPct;
+        options.marginGiven = true;
+    }
+    if (settings.alpha) {
+        options.compare.alpha = *settings.alpha;
+        options.alphaGiven = true;
+    }
+    options.dropOutliers = settings.dropOutliers;
+    return options;
+}
+
 ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result<engine::AnalysisInput>& input,
-                     const QString& title, const QString& baseline,
+                     const QString& title, const CompareSettings& settings,
                      const std::map<std::string, engine::RunNoiseFloor>& floors = {})
 {
     const engine::RunRecord& first = *choices.front().run;
@@ -175,8 +194,7 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
             view.runIds << id;
         }
     }
-    engine::AnalysisOptions options;
-    options.baseline = baseline.toStdString();
+    const engine::AnalysisOptions options = optionsOf(settings);
     auto report = engine::compareRuns(choices, {}, options, floors);
     if (!report) {
         view.error = qs(report.error().message);
@@ -185,6 +203,9 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
         view.error = qs(input.error().message);
     } else {
         view.report = qs(engine::comparisonText(*report));
+        view.marginPct = report->analysis.options.compare.marginPct;
+        view.alpha = report->analysis.options.compare.alpha;
+        view.dropOutliers = report->analysis.options.dropOutliers;
         if (!report->context.simulatedCounters.empty()) {
             view.warnings << qs(report->context.simulatedCounters);
         }
@@ -206,7 +227,7 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
                 break;
             }
         }
-        fillPanels(view, *input, *report, choices, options, floors, simulated);
+        fillPanels(view, *input, *report, choices, options, settingsArguments(settings), floors, simulated);
     }
     markMissing(view, first.environment);
     return view;
@@ -223,18 +244,34 @@ std::vector<std::string> metricNames(const engine::RunLayout& layout)
 
 }  // namespace
 
-ComparisonView compareRun(const engine::RunRecord& run, const QString& baseline)
+QString settingsArguments(const CompareSettings& settings)
+{
+    QString out;
+    if (settings.marginPct) {
+        out += QStringLiteral(" --margin %1").arg(*settings.marginPct, 0, 'g', 6);
+    }
+    if (settings.alpha) {
+        out += QStringLiteral(" --alpha %1").arg(*settings.alpha, 0, 'g', 6);
+    }
+    if (settings.dropOutliers) {
+        out += QStringLiteral(" --drop-outliers");
+    }
+    return out;
+}
+
+ComparisonView compareRun(const engine::RunRecord& run, const CompareSettings& settings)
 {
     const QString title =
         QObject::tr("run %1: %2%3")
             .arg(run.row.id)
             .arg(qs(run.row.workload), run.row.label.empty() ? QString() : qs(" '" + run.row.label + "'"));
     return build({{&run, ""}}, engine::analysisInput(run.data, run.spec.interleaved(), metricNames(run.data.layout)),
-                 title, baseline);
+                 title, settings);
 }
 
 ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
-                             const QString& baseline, const std::map<std::string, engine::RunNoiseFloor>& floors)
+                             const CompareSettings& settings,
+                             const std::map<std::string, engine::RunNoiseFloor>& floors)
 {
     if (runs.empty()) {
         ComparisonView view;
@@ -279,9 +316,9 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
                 input = kept.error();
             }
         }
-        return build(choices, input, title.join(" vs "), baseline, floors);
+        return build(choices, input, title.join(" vs "), settings, floors);
     }
-    return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), baseline, floors);
+    return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), settings, floors);
 }
 
 }  // namespace nf::ui

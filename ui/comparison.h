@@ -12,6 +12,7 @@
 #include <array>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "engine/analysis/comparison.h"
@@ -55,9 +56,25 @@ struct PanelView {
     std::vector<VariantView> variants;
     std::vector<DifferenceView> differences;  // one per candidate
     double marginPct = 1.0;                   // the equivalence margin the verdict used
+    double meanLevelPct = 95;                 // the level of each variant's mean interval: 1 - alpha
     QString source;                           // the command whose figures these are
     QStringList verdicts;                     // one line per candidate: delta, CI and verdict
 };
+
+// What the user chose in Compare, as `noisefloor compare` takes it: an option left unset is the
+// command's default (for a run that ran until decided, the margin and alpha it decided with).
+struct CompareSettings {
+    QString baseline;                 // "" = the first variant
+    std::optional<double> marginPct;  // --margin
+    std::optional<double> alpha;      // --alpha
+    bool dropOutliers = false;        // --drop-outliers
+
+    bool operator==(const CompareSettings&) const = default;
+};
+
+// The options of `noisefloor compare` that give the same figures (" --margin 0.5 --alpha 0.01
+// --drop-outliers"; "" for the defaults). The baseline is not among them: the report names it.
+QString settingsArguments(const CompareSettings& settings);
 
 struct ComparisonView {
     QString title;
@@ -66,6 +83,10 @@ struct ComparisonView {
     std::vector<PanelView> metrics;   // every metric the runs stored, in the run's order
     QStringList variants;             // as the report names them, in the runs' order
     QString baseline;                 // the one the others are compared against
+    // What the comparison used (the settings given, else the run's or the command's defaults).
+    double marginPct = 1.0;
+    double alpha = 0.05;
+    bool dropOutliers = false;
     // The evidence report of `noisefloor compare` for the same runs (engine/report/comparison_report),
     // and its warnings: the CLI and the GUI say the same things.
     QString report;
@@ -78,16 +99,16 @@ struct ComparisonView {
     QStringList runIds;
 };
 
-// One run's variants against each other; `baseline` "" = the first variant.
-ComparisonView compareRun(const engine::RunRecord& run, const QString& baseline = {});
+// One run's variants against each other, as `settings` say.
+ComparisonView compareRun(const engine::RunRecord& run, const CompareSettings& settings = {});
 
 // Variants of several runs against each other (kernel A vs kernel B); `variants[i]` empty = every
-// variant of runs[i], else only that one. The first run's is the baseline unless `baseline` names
+// variant of runs[i], else only that one. The first run's is the baseline unless the settings name
 // one (as the report names it).
 // `floors`: the machine's run-to-run noise floors (data::calibratedFloors), used when each side is
 // one run.
 ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
-                             const QString& baseline = {},
+                             const CompareSettings& settings = {},
                              const std::map<std::string, engine::RunNoiseFloor>& floors = {});
 
 // The four panels' metric candidates, first present wins (docs/measurement.md, "Metric names"):

@@ -125,8 +125,8 @@ MainWindow::MainWindow(const QString& databasePath, LocalEngine local, QWidget* 
     connect(m_compare, &ComparePanel::exportCsvRequested, this,
             [this] { m_exports->exportCsv(m_loaded, m_selection); });
     connect(m_exports, &CompareExports::status, this, &MainWindow::setStatus);
-    connect(m_compare, &ComparePanel::baselineRequested, this, [this](const QString& baseline) {
-        m_baseline = baseline;
+    connect(m_compare, &ComparePanel::settingsRequested, this, [this](const CompareSettings& settings) {
+        m_settings = settings;
         requestLoad(m_selection);
     });
 
@@ -185,7 +185,7 @@ bool MainWindow::openDatabase(const QString& path)
     m_dataVersion.reset();
     setWindowTitle(tr("noisefloor - %1").arg(path));
     m_selection.clear();  // another database: its run ids name other runs
-    m_baseline.clear();
+    m_settings.baseline.clear();
     if (m_history != nullptr) {
         m_history->clearSelection();
     }
@@ -284,6 +284,15 @@ bool MainWindow::compare(const RunSelection& selection)
     return !selection.empty();
 }
 
+void MainWindow::setCompareSettings(const CompareSettings& settings)
+{
+    m_compare->setSettings(settings);
+    const QString baseline = m_settings.baseline;
+    m_settings = settings;
+    m_settings.baseline = baseline;
+    requestLoad(m_selection);
+}
+
 QStringList MainWindow::tabNames()
 {
     return {QStringLiteral("experiment"), QStringLiteral("live"),    QStringLiteral("compare"),
@@ -330,7 +339,7 @@ bool MainWindow::showSweep(const QString& id)
 void MainWindow::requestLoad(const RunSelection& selection)
 {
     if (selection != m_selection) {
-        m_baseline.clear();  // another choice of runs: its first is the baseline again
+        m_settings.baseline.clear();  // another choice of runs: its first is the baseline again
     }
     m_selection = selection;
     if (selection.empty()) {
@@ -345,7 +354,7 @@ void MainWindow::requestLoad(const RunSelection& selection)
     if (!m_store) {
         return;
     }
-    m_loader->request(m_store, ids, variants, m_baseline);
+    m_loader->request(m_store, ids, variants, m_settings);
 }
 
 void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result)

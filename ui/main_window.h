@@ -69,6 +69,9 @@ public:
     void setRememberDesign(bool on);
     // Compares runs (or single variants of runs) against each other.
     bool compare(const RunSelection& selection);
+    // The margin, alpha and outlier rule Compare uses from now on, as if set in its boxes (the
+    // baseline of `settings` is not used: each selection starts from its first variant).
+    void setCompareSettings(const CompareSettings& settings);
     // Shows sweep `id` in the Explore tab; false when the database has no such sweep.
     bool showSweep(const QString& id);
     // Shows the tab named (case-insensitively) experiment, live, compare, explore, history or
@@ -153,7 +156,7 @@ private:
     qint64 m_confirmStopAfterMs = 60000;                             // a run this long asks before Stop ends it
     StartPage* m_start = nullptr;                                    // while there is no database
     RunSelection m_selection;                                        // what the Compare tab shows
-    QString m_baseline;                                              // chosen in Compare; "" = the first selected
+    CompareSettings m_settings;  // chosen in Compare: baseline ("" = the first selected), margin, alpha, outliers
     std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs
 };
 

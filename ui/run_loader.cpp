@@ -11,7 +11,7 @@ namespace nf::ui {
 namespace {
 
 std::shared_ptr<LoadedRuns> load(Store& store, const std::vector<std::int64_t>& ids, const QStringList& variants,
-                                 const QString& baseline)
+                                 const CompareSettings& settings)
 {
     QElapsedTimer timer;
     timer.start();
@@ -26,7 +26,7 @@ std::shared_ptr<LoadedRuns> load(Store& store, const std::vector<std::int64_t>& 
     }
     const bool oneRun = out->runs.size() == 1 && (variants.isEmpty() || variants.front().isEmpty());
     if (oneRun) {
-        out->comparison = compareRun(*out->runs.front(), baseline);
+        out->comparison = compareRun(*out->runs.front(), settings);
     } else {
         std::vector<const engine::RunRecord*> runs;
         for (const auto& r : out->runs) {
@@ -39,7 +39,7 @@ std::shared_ptr<LoadedRuns> load(Store& store, const std::vector<std::int64_t>& 
             out->error = QString::fromStdString(floors.error().message);
             return out;
         }
-        out->comparison = compareAcross(runs, variants, baseline, *floors);
+        out->comparison = compareAcross(runs, variants, settings, *floors);
     }
     out->seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     return out;
@@ -60,12 +60,12 @@ RunLoader::~RunLoader()
 }
 
 std::uint64_t RunLoader::request(std::shared_ptr<Store> store, const std::vector<std::int64_t>& runIds,
-                                 const QStringList& variants, const QString& baseline)
+                                 const QStringList& variants, const CompareSettings& settings)
 {
     const std::uint64_t generation = ++m_generation;
     ++m_inFlight;
-    m_pool.start([this, generation, store = std::move(store), runIds, variants, baseline] {
-        auto result = load(*store, runIds, variants, baseline);
+    m_pool.start([this, generation, store = std::move(store), runIds, variants, settings] {
+        auto result = load(*store, runIds, variants, settings);
         emit resultReady(generation, result);  // queued: delivered on the GUI thread
     });
     return generation;

@@ -34,10 +34,10 @@ public:
 
     // Loads `runIds` through `store` (the window's one connection) and compares them: one run,
     // its variants; several, across runs (`variants[i]` non-empty selects one variant of run i).
-    // `baseline` names the variant the others are compared against ("" = the first). Returns the
+    // `settings`: the baseline, margin, alpha and outlier rule the comparison uses. Returns the
     // request's generation.
     std::uint64_t request(std::shared_ptr<Store> store, const std::vector<std::int64_t>& runIds,
-                          const QStringList& variants = {}, const QString& baseline = {});
+                          const QStringList& variants = {}, const CompareSettings& settings = {});
     // Loads sweep `sweepId` and analyses `metric` ("" = primary) at each point.
     std::uint64_t requestSweep(std::shared_ptr<Store> store, const QString& sweepId, const QString& metric);
     std::uint64_t generation() const { return m_generation; }

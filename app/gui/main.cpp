@@ -124,6 +124,16 @@ int main(int argc, char* argv[])
     const QCommandLineOption sweepOption(QStringLiteral("sweep"),
                                          QStringLiteral("Show sweep ID (from `run --sweep`) in the Explore tab."),
                                          QStringLiteral("ID"));
+    const QCommandLineOption marginOption(
+        QStringLiteral("margin"),
+        QStringLiteral("Compare with this equivalence margin in percent, as `noisefloor compare --margin`."),
+        QStringLiteral("PCT"));
+    const QCommandLineOption alphaOption(
+        QStringLiteral("alpha"), QStringLiteral("Compare at this significance level, as `noisefloor compare --alpha`."),
+        QStringLiteral("ALPHA"));
+    const QCommandLineOption dropOutliersOption(
+        QStringLiteral("drop-outliers"),
+        QStringLiteral("Compare without outliers, as `noisefloor compare --drop-outliers`."));
     const QCommandLineOption sizeOption(
         QStringLiteral("size"), QStringLiteral("Window size in pixels (default 1200x820)."), QStringLiteral("WxH"));
     const QCommandLineOption hostOption(
@@ -142,6 +152,9 @@ int main(int argc, char* argv[])
     parser.addOption(replayOption);
     parser.addOption(runOption);
     parser.addOption(compareOption);
+    parser.addOption(marginOption);
+    parser.addOption(alphaOption);
+    parser.addOption(dropOutliersOption);
     parser.addOption(tabOption);
     parser.addOption(screenshotOption);
     parser.addOption(reportOption);
@@ -186,6 +199,28 @@ int main(int argc, char* argv[])
         }
     }
 
+    // The bounds of the Compare tab's boxes (within those of `noisefloor compare`).
+    nf::ui::CompareSettings compareSettings;
+    compareSettings.dropOutliers = parser.isSet(dropOutliersOption);
+    if (parser.isSet(marginOption)) {
+        bool ok = false;
+        const double margin = parser.value(marginOption).toDouble(&ok);
+        if (!ok || !(margin >= 0.01 && margin <= 50)) {
+            return usage(QStringLiteral("--margin '%1': expected a percentage from 0.01 to 50")
+                             .arg(parser.value(marginOption)));
+        }
+        compareSettings.marginPct = margin;
+    }
+    if (parser.isSet(alphaOption)) {
+        bool ok = false;
+        const double alpha = parser.value(alphaOption).toDouble(&ok);
+        if (!ok || !(alpha >= 0.001 && alpha <= 0.499)) {
+            return usage(
+                QStringLiteral("--alpha '%1': expected a level from 0.001 to 0.499").arg(parser.value(alphaOption)));
+        }
+        compareSettings.alpha = alpha;
+    }
+
     const bool comparing = runId > 0 || !selection.empty();
     if (parser.isSet(reportOption) && !comparing) {
         return usage(QStringLiteral("--report needs --run or --compare: the selection it reports on"));
@@ -223,6 +258,7 @@ int main(int argc, char* argv[])
     if (size.isValid()) {
         window.resize(size);
     }
+    window.setCompareSettings(compareSettings);
     if (runId > 0 && !window.selectRun(runId)) {
         err << "noisefloor-gui: no run " << runId << " in " << db << '\n';
     }

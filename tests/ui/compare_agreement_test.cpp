@@ -1,17 +1,22 @@
 // The Compare panels against `noisefloor compare --format json` on the same database: the
 // difference each panel draws (estimate and interval) is the command's, in the design it names
 // (paired chunk log-ratios, independent repetitions); a picked metric is the command's with
-// --metric; the first run selected in History is the baseline, and the swap makes the other one.
+// --metric; the first run selected in History is the baseline, and the swap makes the other one;
+// the margin, alpha and outlier boxes give the report of `compare --margin --alpha --drop-outliers`.
 
 #include <gtest/gtest.h>
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QPushButton>
 #include <QTableView>
+#include <QTest>
 #include <cmath>
 #include <string>
 
@@ -230,6 +235,76 @@ TEST_F(CompareAgreement, ARunUntilDecidedShowsItsDecisionAndItsOwnMargin)
     EXPECT_DOUBLE_EQ(jsonMargin(m_db, {"1"}), 0.5);
     EXPECT_DOUBLE_EQ(window.comparePanel()->panel(0)->drawnMarginPct(), 0.5);
     EXPECT_DOUBLE_EQ(jsonMargin(m_db, {"1", "--margin", "2"}), 2) << "a margin asked for is the one used";
+    EXPECT_DOUBLE_EQ(window.comparePanel()->marginBox()->value(), 0.5) << "the margin box shows the run's own";
+}
+
+// Types `text` into a box as a user does (the old value selected and replaced), then Enter.
+void typeInto(QDoubleSpinBox* box, const QString& text)
+{
+    box->setFocus();
+    QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(box, text);
+    QTest::keyClick(box, Qt::Key_Return);
+}
+
+// The Compare tab's margin, alpha and outlier boxes, driven with keys and the mouse: each gives the
+// report `noisefloor compare` prints with the same options, the panels name those options, and
+// Defaults gives the plain command's report again.
+TEST_F(CompareAgreement, TheMarginAlphaAndOutlierBoxesAreCompareOptions)
+{
+    const std::int64_t id = runSpin(m_db, {});
+    ASSERT_GT(id, 0);
+    MainWindow window(QString::fromStdString(m_db));
+    window.show();
+    ASSERT_TRUE(window.selectRun(id));
+    ASSERT_TRUE(window.showTab("compare"));
+    window.waitForLoads();
+    ComparePanel& compare = *window.comparePanel();
+    const QString run = QString::number(id);
+    const auto cliReport = [&](const QStringList& options) {
+        return QString::fromUtf8(cli(QStringList{"compare", run, "--db", QString::fromStdString(m_db)} + options));
+    };
+    EXPECT_DOUBLE_EQ(compare.marginBox()->value(), 1.0);
+    EXPECT_DOUBLE_EQ(compare.alphaBox()->value(), 0.05);
+
+    typeInto(compare.marginBox(), "0.3");
+    window.waitForLoads();
+    EXPECT_EQ(compare.reportText(), cliReport({"--margin", "0.3"}));
+    EXPECT_DOUBLE_EQ(compare.panel(0)->drawnMarginPct(), 0.3);
+    EXPECT_TRUE(compare.view().metrics.front().source.endsWith("--margin 0.3"))
+        << compare.view().metrics.front().source.toStdString();
+
+    typeInto(compare.alphaBox(), "0.01");
+    window.waitForLoads();
+    EXPECT_EQ(compare.reportText(), cliReport({"--margin", "0.3", "--alpha", "0.01"}));
+    EXPECT_TRUE(compare.reportText().contains("alpha 0.01, equivalence margin +-0.3%"));
+    const auto& pps = compare.view().metrics.front();
+    ASSERT_FALSE(pps.differences.empty());
+    EXPECT_NEAR(pps.differences.front().levelPct, 99, 1e-9) << "the primary metric's interval at 1 - alpha";
+    EXPECT_DOUBLE_EQ(pps.meanLevelPct, 99);
+
+    QTest::mouseClick(compare.outlierBox(), Qt::LeftButton, {}, QPoint(8, compare.outlierBox()->height() / 2));
+    window.waitForLoads();
+    EXPECT_TRUE(compare.outlierBox()->isChecked());
+    EXPECT_EQ(compare.reportText(), cliReport({"--margin", "0.3", "--alpha", "0.01", "--drop-outliers"}));
+
+    // A selection made afterwards keeps the options; Defaults gives the plain command again.
+    ASSERT_TRUE(window.selectRun(id));
+    window.waitForLoads();
+    EXPECT_EQ(compare.reportText(), cliReport({"--margin", "0.3", "--alpha", "0.01", "--drop-outliers"}));
+    QPushButton* defaults = nullptr;
+    for (auto* button : compare.findChildren<QPushButton*>()) {
+        if (button->text() == "Defaults") {
+            defaults = button;
+        }
+    }
+    ASSERT_NE(defaults, nullptr);
+    QTest::mouseClick(defaults, Qt::LeftButton);
+    window.waitForLoads();
+    EXPECT_EQ(compare.reportText(), cliReport({}));
+    EXPECT_DOUBLE_EQ(compare.marginBox()->value(), 1.0);
+    EXPECT_FALSE(compare.outlierBox()->isChecked());
+    EXPECT_FALSE(defaults->isEnabled());
 }
 
 }  // namespace

@@ -329,6 +329,31 @@ TEST(PlotFigures, EvidenceFlagsWriteTheReportAndThePlots)
     ASSERT_TRUE(bare.waitForFinished(60000));
     EXPECT_EQ(bare.exitCode(), 2);
     EXPECT_FALSE(QFile::exists(report + ".none"));
+
+    // --margin, --alpha and --drop-outliers are compare's: the same report; a margin out of range
+    // is one line and exit 2.
+    QProcess options;
+    options.setProcessEnvironment(env);
+    options.start(QStringLiteral(NF_GUI_PATH), {"--db", QString::fromStdString(db), "--run", "1", "--margin", "0.25",
+                                                "--alpha", "0.02", "--drop-outliers", "--report", report + ".opt"});
+    ASSERT_TRUE(options.waitForFinished(120000));
+    ASSERT_EQ(options.exitCode(), 0) << options.readAllStandardError().toStdString();
+    QFile withOptions(report + ".opt");
+    ASSERT_TRUE(withOptions.open(QIODevice::ReadOnly));
+    EXPECT_EQ(withOptions.readAll().toStdString(),
+              cli({"--db", QString::fromStdString(db), "compare", "1", "--margin", "0.25", "--alpha", "0.02",
+                   "--drop-outliers"})
+                  .toStdString());
+    QProcess badMargin;
+    badMargin.setProcessEnvironment(env);
+    badMargin.start(QStringLiteral(NF_GUI_PATH),
+                    {"--db", QString::fromStdString(db), "--run", "1", "--margin", "0", "--report", report + ".bad"});
+    ASSERT_TRUE(badMargin.waitForFinished(60000));
+    EXPECT_EQ(badMargin.exitCode(), 2);
+    // (Qt may say a word about XDG_RUNTIME_DIR first.)
+    EXPECT_EQ(badMargin.readAllStandardError().trimmed().split('\n').back(),
+              "noisefloor-gui: --margin '0': expected a percentage from 0.01 to 50");
+    EXPECT_FALSE(QFile::exists(report + ".bad"));
 }
 
 // The Explore tab's export of a sweep (--sweep ID --export-pdf) is valid PDF: its thick 90% bars
