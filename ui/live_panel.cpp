@@ -167,6 +167,7 @@ void LivePanel::clear()
     m_boundary = 0;
     m_latest = 0;
     m_looks = 0;
+    m_lastLook.reset();
     m_countdown.reset();
     m_tick->stop();
     m_diff->clear();
@@ -335,6 +336,7 @@ void LivePanel::onLook(const LiveLook& look)
             text += tr("; by the end it can detect about ±%1%").arg(look.detectablePct, 0, 'f', 2);
         }
         text += tr(" (margin ±%1%).").arg(look.marginPct, 0, 'g', 3);
+        m_lastLook = look;
     }
     m_verdict->setText(text);
     scheduleReplot();
@@ -386,6 +388,17 @@ void LivePanel::onFinished(const QString& status, const QString& reason)
         m_progress->setFormat(tr("%1: %2 of %3 variant-repetitions stored").arg(status).arg(m_done).arg(m_total));
     }
     m_status->setText(text);
+    if (m_lastLook) {
+        // The run is over: its last look is history, not a verdict in the making. The verdict is
+        // Compare's, which settle() puts here once the stored run is compared.
+        const LiveLook& look = *m_lastLook;
+        m_verdict->setText(tr("Last look, at the end of the run: %1 %2 [%3, %4] after %5 units (margin ±%6%). "
+                              "The verdict is Compare's, on the stored run.")
+                               .arg(look.decision, percent(look.estimatePct), percent(look.lowPct),
+                                    percent(look.highPct))
+                               .arg(look.units)
+                               .arg(look.marginPct, 0, 'g', 3));
+    }
     markUnstored();
     replotNow();
     emit runEnded(m_info.runId, status);

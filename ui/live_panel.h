@@ -9,10 +9,10 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
-#include "ui/countdown.h"
-
+#include <optional>
 #include <vector>
 
+#include "ui/countdown.h"
 #include "ui/event_client.h"
 
 class QCustomPlot;
@@ -95,6 +95,7 @@ private:
     double m_boundary = 0;  // where the last finished repetition ended (s since the first measurement)
     double m_latest = 0;    // the end of the newest sample
     int m_looks = 0;
+    std::optional<LiveLook> m_lastLook;  // the last with an interval
     bool m_starting = false;
     QCustomPlot* m_plot = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -9,6 +9,7 @@
 #include "tests/ui/ui_test_support.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -121,6 +122,30 @@ TEST(LiveViewLook, ATinyBoundIsNotWrittenAsZero)
     const QString text = window.livePanel()->verdictText();
     EXPECT_TRUE(text.contains("[-0.61%, +0.0040%]")) << text.toStdString();
     EXPECT_FALSE(text.contains("+0.00%")) << text.toStdString();
+}
+
+// A recorded run replayed (--replay) ends with its last look said as the past, not as a
+// provisional verdict still forming; nothing stored is compared, so nothing says "Final".
+TEST(LiveViewLook, AReplayedRunEndsWithItsLastLookNotAProvisionalVerdict)
+{
+    test::application();
+    nf::test::TempDir dir;
+    MainWindow window(QString::fromStdString(dir.file("runs.db")));
+    QFile file(QStringLiteral(NF_UI_TEST_DATA "/spin_run.jsonl"));  // a real run's stream
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QByteArray stream = file.readAll();
+    const auto end = stream.lastIndexOf("{\"event\":\"finished\"");
+    ASSERT_GT(end, 0);
+    // A look before its end (the recording's run was shorter than the sequential method's first look).
+    stream.insert(end, R"({"event":"look","provisional":true,"run":1,"units":97,"elapsed":10.7,"estimate_pct":-1.10,)"
+                       R"("low_pct":-2.44,"high_pct":0.26,"margin_pct":1,"detectable_pct":0.44,)"
+                       R"("seconds_to_decision":5.2,"seconds_left":0,"decision":"inconclusive"})"
+                       "\n");
+    window.eventClient()->feed(stream);
+    const QString text = window.livePanel()->verdictText();
+    EXPECT_TRUE(text.startsWith("Last look, at the end of the run: ")) << text.toStdString();
+    EXPECT_FALSE(text.contains("Provisional")) << text.toStdString();
+    EXPECT_TRUE(text.endsWith("The verdict is Compare's, on the stored run.")) << text.toStdString();
 }
 
 }  // namespace
