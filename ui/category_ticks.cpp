@@ -31,8 +31,13 @@ CategoryTickPlan planCategoryTicks(const QStringList& labels, const QFontMetrics
     if (widest + kGap <= slot) {
         return plan;
     }
+    if (n > 1 && widest + kGap <= 2 * slot) {
+        plan.twoRows = true;
+        return plan;
+    }
     plan.upright = true;
-    plan.elideTo = std::min(widest, kUprightPixels);
+    // (elidedText can shorten a label given exactly its own advance: a pixel more keeps it whole.)
+    plan.elideTo = widest < kUprightPixels ? 0 : kUprightPixels;
     const int need = metrics.height() + kGap / 2;
     plan.step = std::max(1, (need + slot - 1) / std::max(slot, 1));
     return plan;
@@ -45,9 +50,11 @@ CategoryTickPlan applyCategoryTicks(QCPAxis* axis, const QVector<double>& positi
     const CategoryTickPlan plan = planCategoryTicks(labels, metrics, pixels);
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     for (qsizetype i = 0; i < positions.size() && i < labels.size(); i += plan.step) {
-        const QString& label = labels[i];
-        ticker->addTick(positions[i],
-                        plan.elideTo > 0 ? metrics.elidedText(label, Qt::ElideMiddle, plan.elideTo) : label);
+        QString label = plan.elideTo > 0 ? metrics.elidedText(labels[i], Qt::ElideMiddle, plan.elideTo) : labels[i];
+        if (plan.twoRows && i % 2 == 1) {
+            label.prepend(QLatin1Char('\n'));
+        }
+        ticker->addTick(positions[i], label);
     }
     axis->setTicker(ticker);
     axis->setTickLabelRotation(plan.upright ? 90 : 0);

@@ -1,6 +1,7 @@
 #pragma once
 // Text tick labels for a category axis - the variants of a run, the points of a sweep - that never
-// overlap, however many there are: horizontal while they fit, else turned upright and shortened in
+// overlap, however many there are: horizontal while they fit, then horizontal on two rows (every
+// other label one line lower: each has two slots of room), else turned upright and shortened in
 // the middle ("variant-number-7" -> "vari…r-7"), and when even upright labels are too many for
 // the axis, only every k-th is labelled (the first always). The full names stay in the tooltips
 // and the verdict lines.
@@ -17,7 +18,10 @@ namespace nf::ui {
 struct CategoryTickPlan {
     int step = 1;          // label every step-th category
     bool upright = false;  // labels turned 90 degrees
+    bool twoRows = false;  // every other label a line lower
     int elideTo = 0;       // pixels a label is shortened to; 0 = as it is
+
+    bool operator==(const CategoryTickPlan&) const = default;
 };
 
 // How to label `labels.size()` categories spread evenly along an axis `axisPixels` long.

@@ -86,8 +86,7 @@ void ComparePlot::relabel()
             continue;
         }
         const CategoryTickPlan plan = applyCategoryTicks(axes[i], c.at, c.names);
-        changed =
-            changed || plan.step != c.plan.step || plan.upright != c.plan.upright || plan.elideTo != c.plan.elideTo;
+        changed = changed || plan != c.plan;
         c.plan = plan;
     }
     // The values side's caption, wrapped to its width: it is never cut at the panel's edge.
@@ -121,22 +120,38 @@ bool ComparePlot::fitDifferenceAxis()
         x->setLabel(caption);
         changed = true;
     }
-    int widest = 0;
-    int tallest = 0;
-    for (const auto* figure : m_figures) {
-        const QRect box = QFontMetrics(figure->font()).boundingRect(QRect(), 0, figure->text());
-        widest = std::max(widest, box.width());
-        tallest = std::max(tallest, box.height());
-    }
     // Two candidates' figures side by side need a figure's width between the diamonds; where the
-    // axis is too narrow for that they would overlap the next diamond and each other, and the
-    // verdict lines below give the same numbers: they are hidden, as is a figure wider than most of
-    // the axis, which would be cut at its edge.
-    const bool fits = (m_figures.size() < 2 || widest + kFigureOffset + 12 <= width / (m_differencesEnd + 1)) &&
-                      widest + kFigureOffset + 12 <= width * 0.8;
-    for (auto* figure : m_figures) {
-        if (figure->visible() != fits) {
-            figure->setVisible(fits);
+    // axis is too narrow for that they would overlap the next diamond and each other. The full
+    // figures (estimate, interval, verdict) are shown where they fit, else the short ones (estimate
+    // and verdict), else none: the verdict lines below give the same numbers. A figure wider than
+    // most of the axis would be cut at its edge.
+    const auto measure = [&](bool full) {
+        QSize most;
+        for (std::size_t i = 0; i < m_figures.size(); ++i) {
+            const QString& text = full ? m_figureTexts[i].first : m_figureTexts[i].second;
+            const QRect box = QFontMetrics(m_figures[i]->font()).boundingRect(QRect(), 0, text);
+            most = most.expandedTo(box.size());
+        }
+        return most;
+    };
+    const auto fitsIn = [&](int figureWidth) {
+        return (m_figures.size() < 2 || figureWidth + kFigureOffset + 12 <= width / (m_differencesEnd + 1)) &&
+               figureWidth + kFigureOffset + 12 <= width * 0.8;
+    };
+    QSize most = measure(true);
+    bool full = true;
+    if (!fitsIn(most.width())) {
+        most = measure(false);
+        full = false;
+    }
+    const bool fits = fitsIn(most.width());
+    int widest = most.width();
+    int tallest = most.height();
+    for (std::size_t i = 0; i < m_figures.size(); ++i) {
+        const QString& text = full ? m_figureTexts[i].first : m_figureTexts[i].second;
+        if (m_figures[i]->visible() != fits || m_figures[i]->text() != text) {
+            m_figures[i]->setVisible(fits);
+            m_figures[i]->setText(text);
             changed = true;
         }
     }
@@ -221,6 +236,7 @@ void ComparePlot::reset(const QString& title)
     m_intervals = nullptr;
     m_baselineLine = nullptr;
     m_figures.clear();
+    m_figureTexts.clear();
     m_valuesCaption.clear();
     m_differenceCaption.clear();
     m_baselineName.clear();
@@ -451,9 +467,11 @@ void ComparePlot::drawDifferences(const PanelView& panel)
         label->position->setCoords(at, d.estimatePct);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(kFigureOffset, 0, 0, 0));  // clear of the diamond at any width
-        label->setText(tr("%1\n[%2, %3]%4\n%5")
-                           .arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct),
-                                d.holmLevel ? QStringLiteral(" h") : QString(), d.verdict));
+        const QString full = tr("%1\n[%2, %3]%4\n%5")
+                                 .arg(percent(d.estimatePct), percent(d.ciLowPct), percent(d.ciHighPct),
+                                      d.holmLevel ? QStringLiteral(" h") : QString(), d.verdict);
+        label->setText(full);
+        m_figureTexts.emplace_back(full, tr("%1\n%2").arg(percent(d.estimatePct), d.verdict));
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 0.8);
         label->setFont(f);

@@ -102,7 +102,10 @@ private:
     QString m_differenceCaption;                    // the difference axis's label before it is wrapped
     QString m_baselineName;                         // the baseline the difference axis is labelled against
     std::vector<QCPItemText*> m_figures;            // the figures beside each difference, when shown
-    double m_differencesEnd = 1;                    // the last candidate's position on its axis
+    // Each figure's text in full (estimate, interval, verdict) and short (estimate, verdict): a
+    // narrow axis shows the short one before it shows none.
+    std::vector<std::pair<QString, QString>> m_figureTexts;
+    double m_differencesEnd = 1;  // the last candidate's position on its axis
     // The difference axis's range before the figures are fitted.
     double m_differenceLow = -1;
     double m_differenceHigh = 1;

@@ -47,6 +47,15 @@ TEST(CategoryTicks, TurnShortenAndThinAsTheAxisFills)
     EXPECT_GT(fifty.step, 1);  // 6 px a label: not even upright ones fit
     EXPECT_GE(300 / 50 * fifty.step, metrics.height());
     EXPECT_EQ(planCategoryTicks({}, metrics, 300).step, 1);
+    // A little short of room: two rows of whole horizontal labels before any is turned or cut.
+    const QStringList three{"direct", "indirect", "retpoline"};
+    const int wide = metrics.horizontalAdvance("retpoline") + 8;
+    const auto two = planCategoryTicks(three, metrics, 3 * wide * 3 / 4);
+    EXPECT_TRUE(two.twoRows);
+    EXPECT_FALSE(two.upright);
+    EXPECT_EQ(two.elideTo, 0);
+    EXPECT_TRUE(planCategoryTicks(three, metrics, 3 * wide / 3).upright);
+    EXPECT_EQ(planCategoryTicks(three, metrics, 3 * wide / 3).elideTo, 0) << "an upright label that fits is whole";
 }
 
 // The text ticks `axis` drew do not overlap: neighbours are at least a label apart.
@@ -56,16 +65,24 @@ void expectApart(QCPAxis* axis, const char* what)
     ASSERT_TRUE(ticker) << what;
     const QFontMetrics metrics(axis->tickLabelFont());
     const bool upright = std::abs(axis->tickLabelRotation()) > 45;
-    const auto& ticks = ticker->ticks();
-    ASSERT_GE(ticks.size(), 2) << what;
-    for (auto it = std::next(ticks.begin()); it != ticks.end(); ++it) {
-        const auto before = std::prev(it);
-        const double apart = std::abs(axis->coordToPixel(it.key()) - axis->coordToPixel(before.key()));
-        const double need =
-            upright ? metrics.height()
-                    : (metrics.horizontalAdvance(it.value()) + metrics.horizontalAdvance(before.value())) / 2.0;
-        EXPECT_GE(apart, need) << what << ": '" << before.value().toStdString() << "' and '" << it.value().toStdString()
-                               << "' overlap";
+    ASSERT_GE(ticker->ticks().size(), 2) << what;
+    // Labels on two rows (every other one a line lower) need room only from their row's neighbours.
+    for (const bool lower : {false, true}) {
+        std::vector<std::pair<double, QString>> row;
+        for (auto it = ticker->ticks().begin(); it != ticker->ticks().end(); ++it) {
+            if (it.value().startsWith('\n') == lower) {
+                row.emplace_back(it.key(), it.value().trimmed());
+            }
+        }
+        for (std::size_t i = 1; i < row.size(); ++i) {
+            const auto& [at, label] = row[i];
+            const auto& [beforeAt, before] = row[i - 1];
+            const double apart = std::abs(axis->coordToPixel(at) - axis->coordToPixel(beforeAt));
+            const double need = upright ? metrics.height()
+                                        : (metrics.horizontalAdvance(label) + metrics.horizontalAdvance(before)) / 2.0;
+            EXPECT_GE(apart, need) << what << ": '" << before.toStdString() << "' and '" << label.toStdString()
+                                   << "' overlap";
+        }
     }
 }
 
