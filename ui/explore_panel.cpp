@@ -193,7 +193,7 @@ void ExplorePanel::relabel()
     }
     const CategoryTickPlan plan = applyCategoryTicks(m_difference->axis(QCPAxis::atBottom), m_tickAt, m_tickNames);
     applyCategoryTicks(m_plot->xAxis, m_tickAt, m_tickNames);  // the same ticks, unlabelled
-    if (plan.step != m_tickPlan.step || plan.upright != m_tickPlan.upright || plan.elideTo != m_tickPlan.elideTo) {
+    if (plan != m_tickPlan) {
         m_tickPlan = plan;
         m_plot->replot(QCustomPlot::rpQueuedReplot);  // the margins follow the new labels
     }
@@ -287,42 +287,6 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SiTicker));
     // Many variants: the legend's line wraps after eight.
     m_plot->legend->setWrap(v.variants.size() > 8 ? 8 : 0);
-    for (int variant = 0; variant < v.variants.size(); ++variant) {
-        const QColor colour = variantColour(variant);
-        QVector<double> mean;
-        QVector<double> lo;
-        QVector<double> hi;
-        for (const auto& p : v.points) {
-            const auto at = static_cast<std::size_t>(variant);
-            mean << (at < p.mean.size() ? p.mean[at] : NAN);
-            lo << (at < p.ciLow.size() ? p.ciLow[at] : NAN);
-            hi << (at < p.ciHigh.size() ? p.ciHigh[at] : NAN);
-        }
-        QCPGraph* lower = m_plot->addGraph();
-        lower->setData(xs, lo);
-        lower->setPen(Qt::NoPen);
-        lower->removeFromLegend();
-        QCPGraph* upper = m_plot->addGraph();
-        upper->setData(xs, hi);
-        upper->setPen(Qt::NoPen);
-        QColor band = colour;
-        band.setAlpha(50);
-        upper->setBrush(band);
-        upper->setChannelFillGraph(lower);
-        upper->removeFromLegend();
-        QCPGraph* line = m_plot->addGraph();
-        line->setData(xs, mean);
-        line->setPen(QPen(colour, 2));
-        line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 7));
-        line->setName(v.variants[variant]);
-    }
-    m_plot->yAxis->setLabel(
-        QStringLiteral("%1 (%2)\n%3")
-            .arg(v.metric, v.unit, v.higherIsBetter ? tr("higher is better") : tr("lower is better")));
-    m_plot->yAxis->setTickLabels(true);
-    m_plot->xAxis->setLabel(tr("each variant's mean; band: its 95% CI over repetitions"));
-    m_plot->rescaleAxes();
-    m_plot->yAxis->scaleRange(1.15);
     // The points' span and a margin; one point (a sweep stopped after its first) gets half its
     // value (at least 1) either side, and values none of which is negative never get a negative
     // axis (a stopped sweep of zero_size_pct=0,50,100 read -400 m..400 m).
@@ -332,15 +296,78 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
         low = std::min(low, x);
         high = std::max(high, x);
     }
+    QCPRange range(0, 1);
     if (std::isfinite(low)) {
         const double span = high > low ? high - low : std::max(std::abs(low) * 0.5, 1.0);
-        double lower = low - span * 0.05 - (high > low ? 0 : span);
-        const double upper = high + span * 0.05 + (high > low ? 0 : span);
-        if (low >= 0 && lower < 0) {
-            lower = 0;
+        range.lower = low - span * 0.05 - (high > low ? 0 : span);
+        range.upper = high + span * 0.05 + (high > low ? 0 : span);
+        if (low >= 0 && range.lower < 0) {
+            range.lower = 0;
         }
-        m_plot->xAxis->setRange(lower, upper);
     }
+    // The variants a little apart at each point (1% of the axis between neighbours), so that their
+    // interval bars do not hide each other; the axis reaches the outermost.
+    const double step = v.variants.size() > 1 ? 0.01 * range.size() : 0;
+    const double outermost = step * (static_cast<double>(v.variants.size()) - 1) / 2;
+    if (std::isfinite(low)) {
+        range.lower = std::min(range.lower, low - outermost - step / 2);
+        range.upper = std::max(range.upper, high + outermost + step / 2);
+    }
+    for (int variant = 0; variant < v.variants.size(); ++variant) {
+        const QColor colour = variantColour(variant);
+        const double dodge = variant * step - outermost;
+        QVector<double> at;
+        QVector<double> mean;
+        QVector<double> lo;
+        QVector<double> hi;
+        for (std::size_t i = 0; i < v.points.size() && i < static_cast<std::size_t>(xs.size()); ++i) {
+            const auto& p = v.points[i];
+            const auto k = static_cast<std::size_t>(variant);
+            at << xs[static_cast<qsizetype>(i)] + dodge;
+            mean << (k < p.mean.size() ? p.mean[k] : NAN);
+            lo << (k < p.ciLow.size() ? p.ciLow[k] : NAN);
+            hi << (k < p.ciHigh.size() ? p.ciHigh[k] : NAN);
+        }
+        QCPGraph* lower = m_plot->addGraph();
+        lower->setData(at, lo);
+        lower->setPen(Qt::NoPen);
+        lower->removeFromLegend();
+        QCPGraph* upper = m_plot->addGraph();
+        upper->setData(at, hi);
+        upper->setPen(Qt::NoPen);
+        QColor band = colour;
+        band.setAlpha(50);
+        upper->setBrush(band);
+        upper->setChannelFillGraph(lower);
+        upper->removeFromLegend();
+        QCPGraph* line = m_plot->addGraph();
+        line->setData(at, mean);
+        line->setPen(QPen(colour, 2));
+        line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 7));
+        line->setName(v.variants[variant]);
+        // The interval at each point as a bar too: a band needs two points to have a width (a
+        // one-point sweep, or a point between two not run, had none to draw).
+        auto* bars = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+        bars->removeFromLegend();
+        bars->setDataPlottable(line);
+        QVector<double> below;
+        QVector<double> above;
+        for (qsizetype i = 0; i < mean.size(); ++i) {
+            below << mean[i] - lo[i];
+            above << hi[i] - mean[i];
+        }
+        bars->setData(below, above);
+        bars->setPen(QPen(colour, 1.5));
+        bars->setWhiskerWidth(8);
+    }
+    m_plot->yAxis->setLabel(
+        QStringLiteral("%1 (%2)\n%3")
+            .arg(v.metric, v.unit, v.higherIsBetter ? tr("higher is better") : tr("lower is better")));
+    m_plot->yAxis->setTickLabels(true);
+    m_plot->xAxis->setLabel(tr("each variant's mean; bar and band: its 95% CI over repetitions"));
+    m_plot->rescaleAxes();
+    m_plot->yAxis->scaleRange(1.15);
+    m_plot->xAxis->setRange(range);
 }
 
 }  // namespace nf::ui

@@ -208,6 +208,33 @@ TEST(PlotFigures, MarginBandStaysInsideItsAxisRect)
     EXPECT_TRUE(figure);
 }
 
+// A narrow panel (a 1024x700 window) shows each difference's estimate and verdict beside its
+// diamond when the full figures do not fit, rather than nothing; a wide one the full figures.
+TEST(PlotFigures, ANarrowPanelShowsTheShortFigures)
+{
+    application();
+    for (const int width : {440, 900}) {
+        ComparePlot plot;
+        plot.setAttribute(Qt::WA_DontShowOnScreen);
+        plot.resize(width, 300);
+        plot.show();
+        plot.showPanel(tinyDifference());
+        QApplication::processEvents();
+        plot.customPlot()->replot();
+        QApplication::processEvents();
+        QStringList shown;
+        for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
+            if (auto* t = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)); t != nullptr && t->visible()) {
+                shown << t->text();
+            }
+        }
+        ASSERT_EQ(shown.size(), 1) << width << " px";
+        EXPECT_TRUE(shown.front().startsWith("-0.0020%\n")) << shown.front().toStdString();
+        EXPECT_TRUE(shown.front().endsWith("different")) << shown.front().toStdString();
+        EXPECT_EQ(shown.front().contains("["), width > 600) << width << " px: " << shown.front().toStdString();
+    }
+}
+
 TEST(PlotFigures, LevelCaptionNamesTheLevelAndHolm)
 {
     DifferenceView at95;
@@ -340,10 +367,9 @@ TEST(PlotFigures, EvidenceFlagsWriteTheReportAndThePlots)
     ASSERT_EQ(options.exitCode(), 0) << options.readAllStandardError().toStdString();
     QFile withOptions(report + ".opt");
     ASSERT_TRUE(withOptions.open(QIODevice::ReadOnly));
-    EXPECT_EQ(withOptions.readAll().toStdString(),
-              cli({"--db", QString::fromStdString(db), "compare", "1", "--margin", "0.25", "--alpha", "0.02",
-                   "--drop-outliers"})
-                  .toStdString());
+    EXPECT_EQ(withOptions.readAll().toStdString(), cli({"--db", QString::fromStdString(db), "compare", "1", "--margin",
+                                                        "0.25", "--alpha", "0.02", "--drop-outliers"})
+                                                       .toStdString());
     QProcess badMargin;
     badMargin.setProcessEnvironment(env);
     badMargin.start(QStringLiteral(NF_GUI_PATH),
@@ -442,13 +468,26 @@ TEST(PlotFigures, OnePointSweepKeepsItsAxisAndLegendClear)
         plot->replot();
         ASSERT_TRUE(window.explorePanel()->message().isEmpty()) << window.explorePanel()->message().toStdString();
         const QCPRange x = plot->xAxis->range();
-        EXPECT_GE(x.lower, 0);
+        EXPECT_GE(x.lower, -0.02 * x.size());  // no negative axis; the variants sit 1% apart
         EXPECT_LE(x.lower, value);
         EXPECT_GT(x.upper, value);
         EXPECT_GE(x.upper - x.lower, 1);  // no milli-ticks around a whole parameter value
         // The legend is not inside the values' axis rect, and does not overlap it.
         EXPECT_FALSE(plot->axisRect()->insetLayout()->elements(false).contains(plot->legend));
         EXPECT_FALSE(plot->legend->outerRect().intersects(plot->axisRect()->rect())) << "legend over the values";
+        // One point has no band to draw: each variant's interval is a bar, the variants apart.
+        std::vector<double> barsAt;
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            auto* bars = qobject_cast<QCPErrorBars*>(plot->plottable(i));
+            if (bars != nullptr && bars->keyAxis() == plot->xAxis) {  // not the differences' below
+                ASSERT_EQ(bars->dataCount(), 1);
+                EXPECT_GT(bars->data()->at(0).errorMinus + bars->data()->at(0).errorPlus, 0);
+                barsAt.push_back(bars->dataPlottable()->interface1D()->dataMainKey(0));
+            }
+        }
+        ASSERT_EQ(barsAt.size(), 2U);
+        EXPECT_GT(std::abs(plot->xAxis->coordToPixel(barsAt[0]) - plot->xAxis->coordToPixel(barsAt[1])), 4)
+            << "the two variants' bars on one another";
     }
 }
 
