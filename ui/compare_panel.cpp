@@ -101,17 +101,20 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_margin->setPrefix(QStringLiteral("\u00b1"));
     m_margin->setSuffix(QStringLiteral("%"));
     m_margin->setKeyboardTracking(false);
-    m_margin->setToolTip(tr("Equivalence margin (--margin): a difference whose whole interval lies inside it is "
-                            "negligible or equivalent"));
+    m_margin->setToolTip(
+        tr("Equivalence margin (--margin): a difference whose whole interval lies inside it is "
+           "negligible or equivalent"));
     m_alpha->setRange(0.001, 0.499);
     m_alpha->setDecimals(3);
     m_alpha->setSingleStep(0.01);
     m_alpha->setKeyboardTracking(false);
     m_alpha->setToolTip(tr("Significance level (--alpha) of the primary metric; the others are Holm-adjusted"));
-    m_dropOutliers->setToolTip(tr("--drop-outliers: leave out repetitions and chunk pairs with a modified z-score "
-                                  "above 3.5; the report says how many"));
-    m_defaults->setToolTip(tr("The margin and alpha of `noisefloor compare` (a run that ran until decided: its "
-                              "own), outliers kept"));
+    m_dropOutliers->setToolTip(
+        tr("--drop-outliers: leave out repetitions and chunk pairs with a modified z-score "
+           "above 3.5; the report says how many"));
+    m_defaults->setToolTip(
+        tr("The margin and alpha of `noisefloor compare` (a run that ran until decided: its "
+           "own), outliers kept"));
     connect(m_margin, &QDoubleSpinBox::valueChanged, this, [this](double value) {
         m_settings.marginPct = value;
         requestSettings();

@@ -106,8 +106,7 @@ bool compared(const engine::Analysis& analysis, const std::string& metric)
 // stored metric (unit conversions, per-CPU and device breakdowns) as `compare --metric NAME`.
 void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const engine::ComparisonReport& report,
                 const std::vector<engine::RunChoice>& choices, const engine::AnalysisOptions& options,
-                const QString& arguments, const std::map<std::string, engine::RunNoiseFloor>& floors,
-                bool simulated)
+                const QString& arguments, const std::map<std::string, engine::RunNoiseFloor>& floors, bool simulated)
 {
     for (const auto& s : report.analysis.variants) {
         if (!view.variants.contains(qs(s.variant))) {
@@ -121,9 +120,8 @@ void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const 
     for (std::size_t m = 0; m < input.metrics.size(); ++m) {
         const std::string& name = input.metrics[m].name;
         if (compared(report.analysis, name)) {
-            view.metrics.push_back(
-                panelOf(input, m, report.analysis, view.variants, QObject::tr("noisefloor compare%1").arg(arguments),
-                        simulated));
+            view.metrics.push_back(panelOf(input, m, report.analysis, view.variants,
+                                           QObject::tr("noisefloor compare%1").arg(arguments), simulated));
             continue;
         }
         const QString source = QObject::tr("noisefloor compare --metric %1%2").arg(qs(name), arguments);

@@ -392,12 +392,12 @@ void LivePanel::onFinished(const QString& status, const QString& reason)
         // The run is over: its last look is history, not a verdict in the making. The verdict is
         // Compare's, which settle() puts here once the stored run is compared.
         const LiveLook& look = *m_lastLook;
-        m_verdict->setText(tr("Last look, at the end of the run: %1 %2 [%3, %4] after %5 units (margin ±%6%). "
-                              "The verdict is Compare's, on the stored run.")
-                               .arg(look.decision, percent(look.estimatePct), percent(look.lowPct),
-                                    percent(look.highPct))
-                               .arg(look.units)
-                               .arg(look.marginPct, 0, 'g', 3));
+        m_verdict->setText(
+            tr("Last look, at the end of the run: %1 %2 [%3, %4] after %5 units (margin ±%6%). "
+               "The verdict is Compare's, on the stored run.")
+                .arg(look.decision, percent(look.estimatePct), percent(look.lowPct), percent(look.highPct))
+                .arg(look.units)
+                .arg(look.marginPct, 0, 'g', 3));
     }
     markUnstored();
     replotNow();

@@ -152,10 +152,10 @@ private:
     RunLoader* m_loader = nullptr;
     QTimer* m_poll = nullptr;  // watches m_store's data_version
     QLabel* m_status = nullptr;
-    bool m_rememberDesign = false;                                   // setRememberDesign()
-    qint64 m_confirmStopAfterMs = 60000;                             // a run this long asks before Stop ends it
-    StartPage* m_start = nullptr;                                    // while there is no database
-    RunSelection m_selection;                                        // what the Compare tab shows
+    bool m_rememberDesign = false;        // setRememberDesign()
+    qint64 m_confirmStopAfterMs = 60000;  // a run this long asks before Stop ends it
+    StartPage* m_start = nullptr;         // while there is no database
+    RunSelection m_selection;             // what the Compare tab shows
     CompareSettings m_settings;  // chosen in Compare: baseline ("" = the first selected), margin, alpha, outliers
     std::vector<std::shared_ptr<const engine::RunRecord>> m_loaded;  // its runs
 };

@@ -206,8 +206,8 @@ int main(int argc, char* argv[])
         bool ok = false;
         const double margin = parser.value(marginOption).toDouble(&ok);
         if (!ok || !(margin >= 0.01 && margin <= 50)) {
-            return usage(QStringLiteral("--margin '%1': expected a percentage from 0.01 to 50")
-                             .arg(parser.value(marginOption)));
+            return usage(
+                QStringLiteral("--margin '%1': expected a percentage from 0.01 to 50").arg(parser.value(marginOption)));
         }
         compareSettings.marginPct = margin;
     }
