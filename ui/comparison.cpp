@@ -3,9 +3,7 @@
 #include <QObject>
 
 #include <algorithm>
-#include <set>
 
-#include "engine/analysis/across_runs.h"
 #include "engine/analysis/analysis.h"
 #include "engine/model/metric.h"
 #include "engine/report/comparison_report.h"
@@ -263,8 +261,8 @@ ComparisonView compareRun(const engine::RunRecord& run, const CompareSettings& s
         QObject::tr("run %1: %2%3")
             .arg(run.row.id)
             .arg(qs(run.row.workload), run.row.label.empty() ? QString() : qs(" '" + run.row.label + "'"));
-    return build({{&run, ""}}, engine::analysisInput(run.data, run.spec.interleaved(), metricNames(run.data.layout)),
-                 title, settings);
+    const std::vector<engine::RunChoice> choices{{&run, ""}};
+    return build(choices, engine::choicesInput(choices, metricNames(run.data.layout)), title, settings);
 }
 
 ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, const QStringList& variants,
@@ -276,7 +274,6 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
         view.error = QObject::tr("no runs selected");
         return view;
     }
-    std::vector<engine::RunVariant> selection;
     std::vector<engine::RunChoice> choices;
     QStringList title;
     // The metrics every chosen run stored.
@@ -287,36 +284,12 @@ ComparisonView compareAcross(const std::vector<const engine::RunRecord*>& runs, 
         title << (only.isEmpty() ? QObject::tr("run %1").arg(run.row.id)
                                  : QObject::tr("run %1:%2").arg(run.row.id).arg(only));
         choices.push_back({&run, only.toStdString()});
-        for (std::size_t v = 0; v < run.data.variantNames.size(); ++v) {
-            if (only.isEmpty() || qs(run.data.variantNames[v]) == only) {
-                selection.push_back({run.data.variantNames[v], &run.data, static_cast<int>(v)});
-            }
-        }
         const auto names = metricNames(run.data.layout);
         std::erase_if(common,
                       [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
     }
-    // Variants of one run keep its design (chunk or repetition pairs), as compareRuns does.
-    const bool oneRun =
-        std::all_of(runs.begin(), runs.end(), [&](const auto* r) { return r->row.id == runs.front()->row.id; });
-    if (oneRun && runs.size() > 1 && variants.size() >= static_cast<qsizetype>(runs.size()) &&
-        !variants.contains(QString())) {
-        const auto& run = *runs.front();
-        auto input = engine::analysisInput(run.data, run.spec.interleaved(), common);
-        if (input) {
-            std::vector<std::string> names;
-            for (const auto& v : variants) {
-                if (std::find(names.begin(), names.end(), v.toStdString()) == names.end()) {
-                    names.push_back(v.toStdString());
-                }
-            }
-            if (auto kept = engine::keepVariants(*input, names); !kept) {
-                input = kept.error();
-            }
-        }
-        return build(choices, input, title.join(" vs "), settings, floors);
-    }
-    return build(choices, engine::analysisInputAcross(selection, common), title.join(" vs "), settings, floors);
+    // The same input compareRuns makes: variants of one run keep its design (chunk or repetition pairs).
+    return build(choices, engine::choicesInput(choices, common), title.join(" vs "), settings, floors);
 }
 
 }  // namespace nf::ui

@@ -191,6 +191,23 @@ void describeMetrics(EvidenceContext& ctx, const AnalysisInput& input, const Run
 
 }  // namespace
 
+Result<AnalysisInput> choicesInput(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics)
+{
+    if (choices.empty()) {
+        return Error{"nothing to compare"};
+    }
+    if (const auto* only = oneRun(choices)) {
+        auto input = NF_TRY(analysisInput(only->data, only->spec.interleaved(), metrics));
+        if (const auto variants = chosenOf(choices); !variants.empty()) {
+            if (auto kept = keepVariants(input, variants); !kept) {
+                return Error{"run " + std::to_string(only->row.id) + ": " + kept.error().message};
+            }
+        }
+        return input;
+    }
+    return analysisInputAcross(chosenVariants(choices), metrics);
+}
+
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
                                      const AnalysisOptions& options, const std::map<std::string, RunNoiseFloor>& floors)
 {
@@ -200,13 +217,8 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     ComparisonReport report;
     if (const auto* only = oneRun(choices)) {
         const auto& run = *only;
-        auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), metrics));
+        auto input = NF_TRY(choicesInput(choices, metrics));
         const auto variants = chosenOf(choices);
-        if (!variants.empty()) {
-            if (auto kept = keepVariants(input, variants); !kept) {
-                return Error{"run " + std::to_string(run.row.id) + ": " + kept.error().message};
-            }
-        }
         NF_TRY(choosePrimary(input, options));
         AnalysisOptions used = options;
         if (run.decision) {
@@ -240,7 +252,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     if (const auto sides = oneRunPerSide(choices); !sides.empty()) {
         return compareLabels(sides, metrics, floors, options);
     }
-    auto input = NF_TRY(analysisInputAcross(chosenVariants(choices), metrics));
+    auto input = NF_TRY(choicesInput(choices, metrics));
     NF_TRY(choosePrimary(input, options));
     auto analysis = NF_TRY(analyze(input, options));
     std::vector<const RunRecord*> runs;

@@ -54,6 +54,11 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
                                        const std::map<std::string, RunNoiseFloor>& floors,
                                        const AnalysisOptions& options);
 
+// What compareRuns compares for `choices` (before --primary reorders its metrics): one run, whatever
+// subset of its variants is chosen, in its own design (chunk or repetition pairs); else the chosen
+// variants across runs. `metrics` empty: the default ones.
+Result<AnalysisInput> choicesInput(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics);
+
 // text (72 columns), json or csv. The text is the compact report (writeCompactEvidence) unless
 // `verbose`, which gives every detail (writeEvidenceText and the breakdown).
 void writeComparison(const ComparisonReport& report, const std::string& format, std::ostream& out,
