@@ -29,7 +29,7 @@ double jitter(std::size_t i, std::size_t n)
 
 QString percent(double value)
 {
-    return std::isfinite(value) ? QString::fromStdString(percentText(value)) : QObject::tr("unbounded");
+    return QString::fromStdString(boundText(value));
 }
 
 }  // namespace

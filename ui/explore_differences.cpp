@@ -17,7 +17,7 @@ namespace {
 
 QString percent(double value)
 {
-    return std::isfinite(value) ? QString::fromStdString(percentText(value)) : QObject::tr("unbounded");
+    return QString::fromStdString(boundText(value));
 }
 
 }  // namespace

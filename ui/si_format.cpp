@@ -126,4 +126,9 @@ std::string percentText(double value, bool sign)
     return sign ? fmt::format("{:+.{}f}%", value, decimals) : fmt::format("{:.{}f}%", value, decimals);
 }
 
+std::string boundText(double value)
+{
+    return std::isfinite(value) ? percentText(value) : "unbounded";
+}
+
 }  // namespace nf::ui

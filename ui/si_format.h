@@ -23,5 +23,8 @@ int digitsToResolve(double value, double step, int digits = 3);
 // "0.00%" means zero: "+1.25%", "-0.0020%", "+0.00%"; `sign` false: "1.25%", "0.0020%" (of a size).
 // "" for NaN.
 std::string percentText(double value, bool sign = true);
+// A figure of an interval, signed as percentText writes it; "unbounded" for a side with no bound
+// (NaN or infinite) and for an estimate not known.
+std::string boundText(double value);
 
 }  // namespace nf::ui

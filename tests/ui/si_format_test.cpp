@@ -35,5 +35,13 @@ TEST(SiFormat, UnitsJoinThePrefixTimesMoveUp)
     EXPECT_EQ(withUnit(2.5e6, ""), "2.5 M");
 }
 
+TEST(SiFormat, AnIntervalWithoutABoundSaysUnbounded)
+{
+    EXPECT_EQ(boundText(-1.25), "-1.25%");
+    EXPECT_EQ(boundText(0.002), "+0.0020%");
+    EXPECT_EQ(boundText(NAN), "unbounded");
+    EXPECT_EQ(boundText(-INFINITY), "unbounded");
+}
+
 }  // namespace
 }  // namespace nf::ui
