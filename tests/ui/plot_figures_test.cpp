@@ -109,7 +109,9 @@ QList<QByteArray> pdfStreams(const QByteArray& pdf)
         }
         const QByteArray inflated = qUncompress(sized + pdf.mid(begin, end - begin));
         streams << (inflated.isEmpty() ? pdf.mid(begin, end - begin) : inflated);
-        at = end;
+        // Past "endstream": its own "stream\n" would start a slice over the next object's header
+        // and a font's binary data, whose bytes read as path operators now and then.
+        at = end + 9;
     }
     return streams;
 }
