@@ -73,9 +73,7 @@ void RemoteCpus::ask(const RemoteEngine& remote)
             emit answered(facts);
             return;
         }
-        const QStringList lines = QString::fromUtf8(process->readAllStandardError()).split('\n', Qt::SkipEmptyParts);
-        emit failed(lines.isEmpty() ? (error.isEmpty() ? tr("ssh ended with status %1").arg(code) : error)
-                                    : lines.last().trimmed());
+        emit failed(reasonOf(process, error.isEmpty() ? tr("ssh ended with status %1").arg(code) : error));
     });
     connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) {

@@ -20,14 +20,13 @@ QString quoted(const QString& word)
     return QString::fromStdString(engine::shellQuote(word.toStdString()));
 }
 
-// The last non-empty line of a process's stderr: its one-line reason.
+}  // namespace
+
 QString reasonOf(QProcess* p, const QString& fallback)
 {
     const QStringList lines = QString::fromUtf8(p->readAllStandardError()).split('\n', Qt::SkipEmptyParts);
     return lines.isEmpty() ? fallback : lines.last().trimmed();
 }
-
-}  // namespace
 
 RemoteEngine::RemoteEngine(RemoteHost host, QObject* parent)
     : QObject(parent), m_host(std::move(host)), m_retry(new QTimer(this))

@@ -68,4 +68,8 @@ private:
     QTimer* m_retry = nullptr;
 };
 
+// The last non-empty line of a finished process's stderr (the engine's and ssh's one-line reason),
+// `fallback` when it wrote none. Reads the stderr it has not read yet.
+QString reasonOf(QProcess* p, const QString& fallback);
+
 }  // namespace nf::ui
