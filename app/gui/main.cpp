@@ -10,6 +10,8 @@
 #include <QRegularExpression>
 #include <QTextStream>
 
+#include <optional>
+
 #include "data/schema.h"
 #include "nf_version.h"
 #include "ui/compare_panel.h"
@@ -202,23 +204,20 @@ int main(int argc, char* argv[])
     // The bounds of the Compare tab's boxes (within those of `noisefloor compare`).
     nf::ui::CompareSettings compareSettings;
     compareSettings.dropOutliers = parser.isSet(dropOutliersOption);
-    if (parser.isSet(marginOption)) {
+    const auto bounded = [&parser](const QCommandLineOption& option, double low, double high) -> std::optional<double> {
         bool ok = false;
-        const double margin = parser.value(marginOption).toDouble(&ok);
-        if (!ok || !(margin >= 0.01 && margin <= 50)) {
-            return usage(
-                QStringLiteral("--margin '%1': expected a percentage from 0.01 to 50").arg(parser.value(marginOption)));
-        }
-        compareSettings.marginPct = margin;
+        const double value = parser.value(option).toDouble(&ok);
+        return ok && value >= low && value <= high ? std::optional(value) : std::nullopt;
+    };
+    compareSettings.marginPct = parser.isSet(marginOption) ? bounded(marginOption, 0.01, 50) : std::nullopt;
+    compareSettings.alpha = parser.isSet(alphaOption) ? bounded(alphaOption, 0.001, 0.499) : std::nullopt;
+    if (parser.isSet(marginOption) && !compareSettings.marginPct) {
+        return usage(
+            QStringLiteral("--margin '%1': expected a percentage from 0.01 to 50").arg(parser.value(marginOption)));
     }
-    if (parser.isSet(alphaOption)) {
-        bool ok = false;
-        const double alpha = parser.value(alphaOption).toDouble(&ok);
-        if (!ok || !(alpha >= 0.001 && alpha <= 0.499)) {
-            return usage(
-                QStringLiteral("--alpha '%1': expected a level from 0.001 to 0.499").arg(parser.value(alphaOption)));
-        }
-        compareSettings.alpha = alpha;
+    if (parser.isSet(alphaOption) && !compareSettings.alpha) {
+        return usage(
+            QStringLiteral("--alpha '%1': expected a level from 0.001 to 0.499").arg(parser.value(alphaOption)));
     }
 
     const bool comparing = runId > 0 || !selection.empty();

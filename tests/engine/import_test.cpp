@@ -18,17 +18,8 @@
 #include "engine/stats/descriptive.h"
 #include "tests/engine/import_test_support.h"
 
-namespace nf::engine {
+namespace nf::engine::import_test {
 namespace {
-
-using import_test::hasNote;
-using import_test::kPostBlock;
-using import_test::kPreBlock;
-using import_test::metricNames;
-using import_test::parse;
-using import_test::refusal;
-using import_test::sample;
-using import_test::values;
 
 const ImportSummary& summaryOf(const ImportTable& t, std::size_t rep, const std::string& quantity)
 {
@@ -806,4 +797,4 @@ TEST(PerfStatImport, AnotherToolsOutputAfterTheBlockIsNamed)
 }
 
 }  // namespace
-}  // namespace nf::engine
+}  // namespace nf::engine::import_test

@@ -11,17 +11,8 @@
 #include "engine/import/rate_join.h"
 #include "tests/engine/import_test_support.h"
 
-namespace nf::engine {
+namespace nf::engine::import_test {
 namespace {
-
-using import_test::hasNote;
-using import_test::kPostBlock;
-using import_test::kPreBlock;
-using import_test::metricNames;
-using import_test::parse;
-using import_test::refusal;
-using import_test::sample;
-using import_test::values;
 
 double metricOf(const ImportTable& t, const std::string& name)
 {
@@ -170,4 +161,4 @@ TEST(RateJoin, WhatCannotBeJoinedIsRefusedSayingWhy)
 }
 
 }  // namespace
-}  // namespace nf::engine
+}  // namespace nf::engine::import_test
