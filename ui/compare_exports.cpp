@@ -73,7 +73,7 @@ void CompareExports::saveImage()
 void CompareExports::exportCsv(const std::vector<std::shared_ptr<const engine::RunRecord>>& loaded,
                                const RunSelection& chosen)
 {
-    if (loaded.empty()) {
+    if (loaded.empty() || chosen.empty()) {
         emit status(tr("Nothing to export: select a run in History first"));
         return;
     }

@@ -179,35 +179,51 @@ void MainWindow::chooseDatabase()
 
 bool MainWindow::openDatabase(const QString& path)
 {
+    std::shared_ptr<Store> opened;
+    QString failure;
+    if (QFileInfo::exists(path)) {
+        if (auto store = Store::open(path)) {
+            opened = std::move(*store);
+        } else {
+            failure = QString::fromStdString(store.error().message);
+        }
+    }
+    // A file that is no noisefloor database leaves the open one in use, all of it: the window, the
+    // runs it shows, what it exports and the database new runs go to.
+    if (!failure.isEmpty() && m_store) {
+        setStatus(tr("Cannot open %1: %2 - still showing %3").arg(path, failure, m_path));
+        return false;
+    }
     m_path = path;
     m_runs->setDatabase(path);
     m_store.reset();
     m_dataVersion.reset();
     setWindowTitle(tr("noisefloor - %1").arg(path));
     m_selection.clear();  // another database: its run ids name other runs
+    m_loaded.clear();
     m_settings.baseline.clear();
     if (m_history != nullptr) {
         m_history->clearSelection();
     }
-    if (!QFileInfo::exists(path)) {
+    if (!failure.isEmpty()) {
+        m_model->clear();
+        m_compare->showMessage(tr("cannot open the database"));
+        plot()->showMessage(QString(), tr("cannot open the database"));
+        setStatus(tr("Cannot open %1: %2").arg(path, failure));
+        return false;
+    }
+    if (!opened) {
         showStartPage(path);
         m_model->clear();
         plot()->showMessage(QString(), tr("no database"));
         setStatus(tr("No database at %1 - design a run in the Experiment tab, or use File > Open database.").arg(path));
         return false;
     }
-    auto store = Store::open(path);
-    if (!store) {
-        m_model->clear();
-        plot()->showMessage(QString(), tr("cannot open the database"));
-        setStatus(tr("Cannot open %1: %2").arg(path, QString::fromStdString(store.error().message)));
-        return false;
-    }
-    m_store = std::move(*store);
+    m_store = std::move(opened);
     m_dataVersion = m_store->dataVersion();
     hideStartPage();
     reload();
-    return m_store != nullptr;
+    return true;
 }
 
 void MainWindow::reload()

@@ -137,6 +137,32 @@ TEST_F(MainWindowTest, RunWithoutSamplesSaysSo)
     EXPECT_EQ(window.plot()->customPlot()->graphCount(), 2);
 }
 
+// File > Open of a file that is no noisefloor database keeps the open one in use: its runs, the
+// comparison shown, what Export CSV writes and where new runs go.
+TEST_F(MainWindowTest, OpeningANonDatabaseKeepsTheOpenOne)
+{
+    MainWindow window(QString::fromStdString(m_dbPath));
+    ASSERT_TRUE(window.selectRun(m_runId));
+    window.waitForLoads();
+    const QString title = window.windowTitle();
+    const QString report = window.comparePanel()->reportText();
+    ASSERT_FALSE(report.isEmpty());
+    const std::string junk = m_dir.file("junk.db");
+    {
+        std::FILE* f = std::fopen(junk.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("a text file a user picked by mistake, long enough to have a header\n", f);
+        std::fclose(f);
+    }
+    EXPECT_FALSE(window.openDatabase(QString::fromStdString(junk)));
+    EXPECT_TRUE(window.statusText().endsWith(" - still showing " + QString::fromStdString(m_dbPath)))
+        << window.statusText().toStdString();
+    EXPECT_EQ(window.windowTitle(), title);
+    EXPECT_EQ(window.runModel()->rowCount(), 1);
+    EXPECT_EQ(window.comparePanel()->reportText(), report);
+    EXPECT_EQ(window.databasePath(), QString::fromStdString(m_dbPath));
+}
+
 TEST_F(MainWindowTest, ReloadShowsNewRunsAndKeepsTheSelection)
 {
     MainWindow window(QString::fromStdString(m_dbPath));
