@@ -104,7 +104,8 @@ bool compared(const engine::Analysis& analysis, const std::string& metric)
 // stored metric (unit conversions, per-CPU and device breakdowns) as `compare --metric NAME`.
 void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const engine::ComparisonReport& report,
                 const std::vector<engine::RunChoice>& choices, const engine::AnalysisOptions& options,
-                const QString& arguments, const std::map<std::string, engine::RunNoiseFloor>& floors, bool simulated)
+                const std::pair<QString, QString>& arguments,
+                const std::map<std::string, engine::RunNoiseFloor>& floors, bool simulated)
 {
     for (const auto& s : report.analysis.variants) {
         if (!view.variants.contains(qs(s.variant))) {
@@ -119,10 +120,12 @@ void fillPanels(ComparisonView& view, const engine::AnalysisInput& input, const 
         const std::string& name = input.metrics[m].name;
         if (compared(report.analysis, name)) {
             view.metrics.push_back(panelOf(input, m, report.analysis, view.variants,
-                                           QObject::tr("noisefloor compare%1").arg(arguments), simulated));
+                                           QObject::tr("noisefloor compare%1%2").arg(arguments.first, arguments.second),
+                                           simulated));
             continue;
         }
-        const QString source = QObject::tr("noisefloor compare --metric %1%2").arg(qs(name), arguments);
+        const QString source =
+            QObject::tr("noisefloor compare%1 --metric %2%3").arg(arguments.first, qs(name), arguments.second);
         if (auto alone = engine::compareRuns(choices, {name}, options, floors)) {
             view.metrics.push_back(panelOf(input, m, alone->analysis, view.variants, source, simulated));
         } else {
@@ -155,6 +158,19 @@ void markMissing(ComparisonView& view, const engine::RunEnvironment& environment
                 panelMetrics()[p].front() == "pps" ? "ops_per_sec" : panelMetrics()[p].front(), environment);
         }
     }
+}
+
+// The runs and variants as `noisefloor compare` takes them: " 3", " 1:late 2:early".
+QString choiceArguments(const std::vector<engine::RunChoice>& choices)
+{
+    QString out;
+    for (const auto& c : choices) {
+        out += QStringLiteral(" %1").arg(c.run->row.id);
+        if (!c.variant.empty()) {
+            out += QLatin1Char(':') + qs(c.variant);
+        }
+    }
+    return out;
 }
 
 engine::AnalysisOptions optionsOf(const CompareSettings& settings)
@@ -223,7 +239,8 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
                 break;
             }
         }
-        fillPanels(view, *input, *report, choices, options, settingsArguments(settings), floors, simulated);
+        fillPanels(view, *input, *report, choices, options, {choiceArguments(choices), settingsArguments(settings)},
+                   floors, simulated);
     }
     markMissing(view, first.environment);
     return view;

@@ -271,8 +271,8 @@ TEST_F(CompareAgreement, TheMarginAlphaAndOutlierBoxesAreCompareOptions)
     window.waitForLoads();
     EXPECT_EQ(compare.reportText(), cliReport({"--margin", "0.3"}));
     EXPECT_DOUBLE_EQ(compare.panel(0)->drawnMarginPct(), 0.3);
-    EXPECT_TRUE(compare.view().metrics.front().source.endsWith("--margin 0.3"))
-        << compare.view().metrics.front().source.toStdString();
+    // The command the figures are from, whole: run it and get them (the run's id included).
+    EXPECT_EQ(compare.view().metrics.front().source, "noisefloor compare " + run + " --margin 0.3");
 
     typeInto(compare.alphaBox(), "0.01");
     window.waitForLoads();
