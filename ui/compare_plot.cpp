@@ -135,8 +135,19 @@ bool ComparePlot::fitDifferenceAxis()
         return most;
     };
     const auto fitsIn = [&](int figureWidth) {
-        return (m_figures.size() < 2 || figureWidth + kFigureOffset + 12 <= width / (m_differencesEnd + 1)) &&
-               figureWidth + kFigureOffset + 12 <= width * 0.8;
+        if (figureWidth + kFigureOffset + 12 > width * 0.8) {
+            return false;
+        }
+        if (m_figures.size() < 2) {
+            return true;
+        }
+        // The pixels between two diamonds once the axis reaches far enough for the last figure
+        // (as below): a figure must end before the next diamond.
+        const double need = figureWidth + kFigureOffset + 6;
+        const double upper = std::min(
+            std::max(m_differencesEnd + 0.9, (m_differencesEnd * width - need * 0.5) / std::max(width - need, 1.0)),
+            m_differencesEnd + 6);
+        return figureWidth + kFigureOffset + 6 <= width / (upper - 0.5);
     };
     QSize most = measure(true);
     bool full = true;

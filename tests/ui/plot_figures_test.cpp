@@ -237,6 +237,40 @@ TEST(PlotFigures, ANarrowPanelShowsTheShortFigures)
     }
 }
 
+// Two candidates, one of them inconclusive (the widest verdict word): at a 1600-pixel window's
+// panel width each has its figures between its diamond and the next.
+TEST(PlotFigures, TwoCandidatesKeepTheirFiguresAtAWideWindowsPanel)
+{
+    application();
+    PanelView panel = tinyDifference();
+    VariantView c = panel.variants.back();
+    c.name = "c";
+    panel.variants.push_back(c);
+    DifferenceView inconclusive = panel.differences.front();
+    inconclusive.candidate = "c";
+    inconclusive.estimatePct = 0.19;
+    inconclusive.ciLowPct = -0.05;
+    inconclusive.ciHighPct = 0.43;
+    inconclusive.verdict = "inconclusive";
+    panel.differences.push_back(inconclusive);
+    ComparePlot plot;
+    plot.setAttribute(Qt::WA_DontShowOnScreen);
+    plot.resize(690, 340);  // one of the four panels of a 1600x1000 window
+    plot.show();
+    plot.showPanel(panel);
+    QApplication::processEvents();
+    plot.customPlot()->replot();
+    QApplication::processEvents();
+    QStringList shown;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
+        if (auto* t = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)); t != nullptr && t->visible()) {
+            shown << t->text();
+        }
+    }
+    ASSERT_EQ(shown.size(), 2) << shown.join(" | ").toStdString();
+    EXPECT_TRUE(shown.back().endsWith("inconclusive")) << shown.back().toStdString();
+}
+
 TEST(PlotFigures, LevelCaptionNamesTheLevelAndHolm)
 {
     DifferenceView at95;
