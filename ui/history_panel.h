@@ -1,7 +1,8 @@
 #pragma once
 // The History tab: the runs of the database in a table that filters by label, workload, kernel and
-// date, the selected run's primary metric per repetition, and the variants of the selected runs
-// to tick for a comparison across runs (vanilla kernel vs patched kernel).
+// date, the ticked variants of the selected runs per repetition (the first run's primary metric),
+// and the variants of the selected runs to tick for a comparison across runs (vanilla kernel vs
+// patched kernel).
 
 #include <QSortFilterProxyModel>
 #include <QWidget>

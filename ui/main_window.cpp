@@ -396,10 +396,28 @@ void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result
         }
     }
     m_history->setVariants(variants, m_selection);
-    if (!result.runs.empty()) {
-        const auto& first = *result.runs.front();
-        plot()->showRun(tr("run %1: %2").arg(first.row.id).arg(QString::fromStdString(first.row.workload)), first.data);
+    // The plot shows what the list ticks: each loaded run's ticked variants.
+    const RunSelection ticked = m_history->tickedVariants();
+    std::vector<PlottedRun> plotted;
+    for (const auto& run : result.runs) {
+        if (std::any_of(plotted.begin(), plotted.end(), [&](const auto& p) { return p.id == run->row.id; })) {
+            continue;
+        }
+        PlottedRun p{run->row.id,
+                     QString::fromStdString(run->row.label),
+                     QString::fromStdString(run->row.workload),
+                     &run->data,
+                     {}};
+        for (const auto& [id, variant] : ticked) {
+            if (id == run->row.id) {
+                p.variants << variant;
+            }
+        }
+        if (!p.variants.isEmpty()) {
+            plotted.push_back(std::move(p));
+        }
     }
+    plot()->showRuns(plotted);
 }
 
 void MainWindow::pollDatabase()
