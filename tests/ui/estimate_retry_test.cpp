@@ -1,7 +1,9 @@
-// An answer the Experiment tab owes a user before a run: how long the design takes (beside Run, in
-// the words of `noisefloor run --dry-run`, following the form as it is typed in, the maximum for a
-// run until decided, the total over a sweep's points, the reason when there is none). Against
-// this build's engine.
+// Two answers the Experiment and Live tabs owe a user before a run: how long the design takes
+// (beside Run, in the words of `noisefloor run --dry-run`, following the form as it is typed in,
+// the maximum for a run until decided, the total over a sweep's points, the reason when there is
+// none), and, for a run refused because another run measures on its CPUs, "Retry when free": it
+// waits, saying for which run, can be cancelled, never starts while the CPUs are held, and then
+// starts the same design. Against this build's engine and a real run holding the CPU.
 
 #include <gtest/gtest.h>
 
@@ -29,6 +31,7 @@
 #include "ui/experiment_editor.h"
 #include "ui/live_panel.h"
 #include "ui/main_window.h"
+#include "ui/retry_when_free.h"
 #include "ui/run_controller.h"
 
 namespace nf::ui {
@@ -163,6 +166,109 @@ TEST_F(EstimateRetryTest, TheDesignSaysHowLongItTakesAsTheCliDoes)
     EXPECT_EQ(("Takes " + time.value("text").toString()).toStdString(), estimate->text().toStdString());
     window.showTab("experiment");
     shoot(window, "estimate.png");
+}
+
+// The CPUs a design of `args` would measure on, and the runs measuring on them now.
+QJsonObject plan(const QStringList& args)
+{
+    QProcess p;
+    p.start(NF_CLI_PATH, QStringList(args) << "--dry-run"
+                                           << "--format"
+                                           << "json");
+    p.waitForFinished(30000);
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+TEST_F(EstimateRetryTest, ARunRefusedForItsCpusIsRetriedWhenTheyAreFree)
+{
+    MainWindow window(m_db);
+    showWindow(window);
+    ExperimentEditor* editor = window.editor();
+    ASSERT_TRUE(editor->selectWorkload("spin"));
+    editor->setVariants({{"a", "work=100"}, {"b", "work=110"}});
+    editor->setWarmup(0.01);
+    editor->setDuration(1);
+    editor->setRepetitions(100);
+
+    // Another run measures on the CPU this design needs (CPU 0: the other suites' runs default to
+    // the last CPU). Started again while another test's run holds it.
+    ASSERT_TRUE(editor->setCpuSelection({0}));
+    const QStringList design = editor->arguments(QString());
+    QProcess blocker;
+    const auto holds = [&] {
+        const QString pidText = "pid " + QString::number(blocker.processId()) + " ";
+        const auto inUse = plan(design).value("cpus_in_use").toArray();
+        return std::any_of(inUse.begin(), inUse.end(),
+                           [&](const QJsonValue& line) { return line.toString().contains(pidText); });
+    };
+    QElapsedTimer clock;
+    clock.start();
+    while (!(blocker.state() == QProcess::Running && holds()) && clock.elapsed() < 60000) {
+        if (blocker.state() == QProcess::NotRunning) {
+            blocker.start(NF_CLI_PATH, editor->arguments(QString::fromStdString(m_dir.file("other.db"))));
+            ASSERT_TRUE(blocker.waitForStarted());
+        }
+        serve(100);
+    }
+    ASSERT_TRUE(holds()) << QString::fromUtf8(blocker.readAllStandardError()).toStdString();
+    const QString pid = QString::number(blocker.processId());
+
+    // A short run of the same design is refused; the Live tab offers to retry.
+    editor->setRepetitions(1);
+    editor->setDuration(0.3);
+    QSignalSpy ended(window.eventClient(), &EventClient::processEnded);
+    QSignalSpy started(window.runController(), &RunController::started);
+    QSignalSpy stored(window.runController(), &RunController::runStored);
+    window.showTab("experiment");
+    QTest::mouseClick(editor->runButton(), Qt::LeftButton);
+    ASSERT_TRUE(ended.wait(30000));
+    ASSERT_EQ(started.size(), 1);
+    LivePanel* live = window.livePanel();
+    RetryWhenFree* retry = live->retryRow();
+    EXPECT_TRUE(live->statusText().contains("is measured by another run")) << live->statusText().toStdString();
+    ASSERT_TRUE(retry->isVisible());
+    ASSERT_TRUE(retry->retryButton()->isVisible());
+    EXPECT_FALSE(retry->waiting());
+
+    // Pressed, it waits, naming the run it waits for, and starts nothing while the CPU is held.
+    QTest::mouseClick(retry->retryButton(), Qt::LeftButton);
+    EXPECT_TRUE(retry->waiting());
+    EXPECT_TRUE(retry->cancelButton()->isVisible());
+    serve(3 * RetryWhenFree::kLookEveryMs + 500);
+    EXPECT_TRUE(retry->waiting());
+    EXPECT_TRUE(retry->text().startsWith("Waiting for CPU ")) << retry->text().toStdString();
+    EXPECT_TRUE(retry->text().contains("pid " + pid)) << retry->text().toStdString();
+    EXPECT_EQ(started.size(), 1) << "started while the CPU is held";
+    EXPECT_FALSE(window.runController()->running());
+    shoot(window, "retry.png");
+
+    // Cancel stops waiting; pressed again, it waits again.
+    QTest::mouseClick(retry->cancelButton(), Qt::LeftButton);
+    EXPECT_FALSE(retry->waiting());
+    EXPECT_TRUE(retry->retryButton()->isVisible());
+    EXPECT_TRUE(retry->text().startsWith("Stopped waiting")) << retry->text().toStdString();
+    QTest::mouseClick(retry->retryButton(), Qt::LeftButton);
+    EXPECT_TRUE(retry->waiting());
+
+    // The other run ends: the same design starts, and is stored.
+    blocker.terminate();
+    ASSERT_TRUE(blocker.waitForFinished(30000));
+    clock.restart();
+    while (started.size() < 2 && clock.elapsed() < 10000) {
+        serve(50);
+    }
+    ASSERT_EQ(started.size(), 2) << retry->text().toStdString();
+    EXPECT_FALSE(retry->isVisible());
+    // Stored as complete; should yet another run take the CPU in between, it is refused and waits again.
+    const auto complete = [&] {
+        return std::any_of(stored.begin(), stored.end(),
+                           [](const QList<QVariant>& s) { return s.at(1).toString() == "complete"; });
+    };
+    clock.restart();
+    while (!complete() && clock.elapsed() < 60000) {
+        serve(50);
+    }
+    EXPECT_TRUE(complete()) << live->statusText().toStdString() << "\n" << live->logText().toStdString();
 }
 
 }  // namespace
