@@ -14,6 +14,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -72,6 +73,8 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
       m_refusalLabel(new QLabel(this)),
       m_problemsLabel(new QLabel(this)),
       m_command(new QLabel(this)),
+      m_estimate(new QLabel(this)),
+      m_estimateTimer(new QTimer(this)),
       m_run(new QPushButton(tr("Run"), this)),
       m_stop(new QPushButton(tr("Stop"), this))
 {
@@ -129,6 +132,14 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_command->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_command->setStyleSheet(QStringLiteral("font-family: monospace; color: #444;"));
     m_stop->setEnabled(false);
+    // How long the design takes, as `run --dry-run` says it, beside Run; settled a moment after the
+    // last edit, so that it does not flicker while a field is typed in.
+    m_estimate->setObjectName(QStringLiteral("estimate"));
+    m_estimate->setWordWrap(true);
+    m_estimate->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_estimateTimer->setSingleShot(true);
+    m_estimateTimer->setInterval(kEstimateSettleMs);
+    connect(m_estimateTimer, &QTimer::timeout, this, [this] { m_estimate->setText(m_estimateText); });
 
     m_variants->setTabKeyNavigation(false);  // Tab moves on to the next field, not the next cell
     auto* addVariant = new QPushButton(tr("Add variant"), this);
@@ -222,7 +233,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     m_messages->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_messages->setFixedHeight(fontMetrics().lineSpacing() * 4 + 8);
     auto* buttons = new QHBoxLayout;
-    buttons->addStretch(1);
+    buttons->addWidget(m_estimate, 1);
     buttons->addWidget(m_run);
     buttons->addWidget(m_stop);
     auto* layout = new QVBoxLayout(this);
@@ -277,6 +288,8 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
     }
     setMachine(base::readCpuFacts());
     buildParamForm();
+    m_estimateTimer->stop();  // the form as it opens: its estimate at once
+    m_estimate->setText(m_estimateText);
 }
 
 void ExperimentEditor::awaitMachine(const QString& where, const QString& why)
@@ -465,6 +478,21 @@ void ExperimentEditor::validate()
                                             : QString());
     m_command->setVisible(m_problems.isEmpty());
     m_run->setEnabled(runEnabled());
+    const QString estimate =
+        problems.plan ? tr("Takes %1").arg(qs(engine::planTimeText(*problems.plan)))
+        : m_problems.isEmpty()
+            ? QString()
+            : tr("No time estimate: %1%2")
+                  .arg(m_problems.front(),
+                       m_problems.size() > 1 ? tr(" (and %1 more above)").arg(m_problems.size() - 1) : QString());
+    if (estimate != m_estimateText || m_estimateTimer->isActive()) {
+        m_estimateText = estimate;
+        if (m_estimate->text().isEmpty()) {
+            m_estimate->setText(estimate);  // the first: at once
+        } else {
+            m_estimateTimer->start();
+        }
+    }
 }
 
 void ExperimentEditor::showProblems()

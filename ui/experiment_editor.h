@@ -6,6 +6,7 @@
 // checkExperiment, the function `noisefloor run` calls: invalid input is marked where it is, and Run
 // is enabled exactly when `noisefloor run --dry-run` with the same arguments would accept it. The
 // form's values become the spec and the arguments in ui/experiment_request.h, without widgets.
+// Beside Run, how long the design takes, in the words of `noisefloor run --dry-run`.
 
 #include <QWidget>
 
@@ -30,6 +31,7 @@ class QPushButton;
 class QScrollArea;
 class QSpinBox;
 class QTableWidget;
+class QTimer;
 
 namespace nf::ui {
 
@@ -97,6 +99,11 @@ public:
     QTableWidget* variantsTable() const { return m_variants; }
     QPushButton* runButton() const { return m_run; }
     QPushButton* stopButton() const { return m_stop; }
+    // How long the design takes, beside Run ("Takes about 1 min 40 s (...)", engine::planTimeText),
+    // or why there is no estimate (the first problem); it follows the form kEstimateSettleMs after
+    // the last change.
+    QLabel* estimateLabel() const { return m_estimate; }
+    static constexpr int kEstimateSettleMs = 300;
     // Where the problems (or the command) are shown: a fixed height, scrolling when they are many.
     QScrollArea* messageArea() const { return m_messages; }
 
@@ -141,6 +148,9 @@ private:
     QLabel* m_refusalLabel = nullptr;
     QLabel* m_problemsLabel = nullptr;
     QLabel* m_command = nullptr;
+    QLabel* m_estimate = nullptr;
+    QTimer* m_estimateTimer = nullptr;  // settles the estimate after the last change
+    QString m_estimateText;             // what it will show
     QScrollArea* m_messages = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_stop = nullptr;

@@ -181,14 +181,23 @@ RequestProblems requestProblems(const ExperimentForm& form, const ExperimentRequ
     } else if (form.variants.empty()) {
         out.lines << QObject::tr("add at least one variant");
     } else if (request.syntaxProblems.isEmpty()) {
-        out.checked = engine::checkExperiment(request.spec, request.sweep, facts).problems;
+        const auto check = engine::checkExperiment(request.spec, request.sweep, facts);
+        out.checked = check.problems;
         if (facts.cpus.empty()) {  // another host's CPUs, not known yet: the engine there checks them
             std::erase_if(out.checked, [](const engine::SpecProblem& p) { return p.field == engine::SpecField::Cpus; });
+        }
+        if (out.checked.empty()) {  // the resolved plan; with another host's CPUs unknown, the spec as given
+            const auto& points = check.experiment.points;
+            out.plan = points.empty() ? engine::planTime(request.spec, request.sweep ? request.sweep->values.size() : 1)
+                                      : engine::planTime(points.front(), points.size());
         }
     }
     out.lines << request.syntaxProblems;
     for (const auto& p : out.checked) {
         out.lines << problemText(p);
+    }
+    if (!out.lines.isEmpty()) {
+        out.plan.reset();
     }
     return out;
 }

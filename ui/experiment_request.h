@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/system_facts.h"
+#include "engine/catalog/plan_time.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
 
@@ -60,6 +61,9 @@ QStringList variantOverrides(const QString& text);
 struct RequestProblems {
     QStringList lines;
     std::vector<engine::SpecProblem> checked;  // from engine::checkExperiment
+    // How long the design takes (engine::planTime, what `run --dry-run` prints): set when there
+    // is no problem. The schedule does not depend on the machine: another host's runs alike.
+    std::optional<engine::PlanTime> plan;
 };
 RequestProblems requestProblems(const ExperimentForm& form, const ExperimentRequest& request,
                                 const base::SystemFacts& facts);

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "ui/difference_plot.h"
+#include "ui/retry_when_free.h"
 #include "ui/robust_range.h"
 #include "ui/si_format.h"
 #include "ui/si_ticker.h"
@@ -73,6 +74,7 @@ LivePanel::LivePanel(QWidget* parent)
       m_diff(new DifferencePlot(this)),
       m_verdict(new QLabel(this)),
       m_stop(new QPushButton(tr("Stop"), this)),
+      m_retry(new RetryWhenFree(this)),
       m_tick(new QTimer(this)),
       m_plot(new QCustomPlot(this)),
       m_progress(new QProgressBar(this)),
@@ -120,6 +122,7 @@ LivePanel::LivePanel(QWidget* parent)
     progressRow->addWidget(m_stop);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_status);
+    layout->addWidget(m_retry);
     layout->addLayout(progressRow);
     layout->addWidget(m_verdict);
     layout->addWidget(splitter, 1);

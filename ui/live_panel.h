@@ -25,6 +25,7 @@ class QTimer;
 namespace nf::ui {
 
 class DifferencePlot;
+class RetryWhenFree;
 
 class LivePanel : public QWidget {
     Q_OBJECT
@@ -54,6 +55,8 @@ public:
     DifferencePlot* differencePlot() const { return m_diff; }
     int lookCount() const { return m_looks; }
     QPushButton* stopButton() const { return m_stop; }
+    // Under the headline: "Retry when free" for a run refused for CPUs in use (RunController offers it).
+    RetryWhenFree* retryRow() const { return m_retry; }
     QString logText() const;
 
     static constexpr int kMinReplotMs = 40;  // at most 25 replots a second
@@ -87,6 +90,7 @@ private:
     DifferencePlot* m_diff = nullptr;
     QLabel* m_verdict = nullptr;
     QPushButton* m_stop = nullptr;
+    RetryWhenFree* m_retry = nullptr;
     QTimer* m_tick = nullptr;  // the countdown, 4 times a second
     Countdown m_countdown;
     QElapsedTimer m_clock;

@@ -4,7 +4,9 @@
 
 #include "ui/event_client.h"
 #include "ui/experiment_editor.h"
+#include "ui/experiment_request.h"
 #include "ui/live_panel.h"
+#include "ui/retry_when_free.h"
 
 namespace nf::ui {
 
@@ -22,6 +24,18 @@ RunController::RunController(ExperimentEditor* editor, LivePanel* live, LocalEng
         m_editor->setRunning(false);
         m_live->setRunning(false);
         onEngineEnded();
+        offerRetry();
+    });
+    connect(m_client, &EventClient::error, this, [this](const QString& message) {
+        if (!RetryWhenFree::heldBy(message).isEmpty()) {
+            m_cpuRefusal = message;
+        }
+    });
+    connect(m_live->retryRow(), &RetryWhenFree::retry, this, [this](const QStringList& arguments) {
+        if (!m_client->running()) {
+            m_retried = true;
+            launch(arguments, m_lastSweep);
+        }
     });
     connect(m_live, &LivePanel::runEnded, this, &RunController::onRunEnded);
     if (m_local == LocalEngine::NotBuilt) {
@@ -42,6 +56,17 @@ bool RunController::startRun()
     if (m_client->running() || !m_editor->runEnabled() || (m_remote == nullptr && m_local == LocalEngine::NotBuilt)) {
         return false;
     }
+    m_retried = false;
+    launch(m_editor->arguments(m_remote != nullptr ? QString() : m_database), m_editor->isSweep());
+    return true;
+}
+
+void RunController::launch(const QStringList& arguments, bool sweep)
+{
+    m_arguments = arguments;
+    m_lastSweep = sweep;
+    m_cpuRefusal.clear();
+    m_live->retryRow()->withdraw();
     if (m_remoteStopGrace != nullptr) {
         m_remoteStopGrace->stop();  // a late Stop of the previous run must not end this one
     }
@@ -49,18 +74,33 @@ bool RunController::startRun()
     m_since.start();
     m_editor->setRunning(true);
     m_ownRun = true;
-    m_sweepRun = m_editor->isSweep();
+    m_sweepRun = sweep;
     if (m_remote != nullptr) {  // into the host's own database; copied here when it ends
         m_remoteDb.clear();
-        m_client->start(QStringLiteral("ssh"), m_remote->arguments(m_editor->arguments(QString())
-                                                                   << QStringLiteral("--stop-when-stdin-closes")));
-        emit status(tr("running on %1: %2").arg(m_remote->host().dest, m_editor->commandLine(QString())));
+        m_client->start(QStringLiteral("ssh"),
+                        m_remote->arguments(QStringList(arguments) << QStringLiteral("--stop-when-stdin-closes")));
+        emit status(tr("running on %1: %2").arg(m_remote->host().dest, commandLine(arguments)));
     } else {
-        m_client->start(engineProgram(), m_editor->arguments(m_database));
-        emit status(tr("running: %1").arg(m_editor->commandLine(m_database)));
+        m_client->start(engineProgram(), arguments);
+        emit status(tr("running: %1").arg(commandLine(arguments)));
     }
     emit started();
-    return true;
+}
+
+void RunController::offerRetry()
+{
+    if (m_cpuRefusal.isEmpty() || m_arguments.isEmpty()) {
+        return;
+    }
+    // Asked where the run would go: this machine's engine, or the host's through ssh.
+    m_live->retryRow()->offer(m_arguments, m_cpuRefusal, [this](const QStringList& arguments) {
+        return m_remote != nullptr ? std::pair{QStringLiteral("ssh"), m_remote->arguments(arguments)}
+                                   : std::pair{engineProgram(), arguments};
+    });
+    m_cpuRefusal.clear();
+    if (m_retried) {  // taken in between by yet another run: wait again
+        m_live->retryRow()->wait();
+    }
 }
 
 void RunController::stopRun()

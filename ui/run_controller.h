@@ -3,7 +3,9 @@
 // (the engine as a child process, writing the window's database) or on another host (--host: the
 // engine there through ssh, writing the host's database, each run it finishes copied here by
 // RemoteEngine). The Live tab follows the engine's events; this object says what has arrived in
-// the database, and the window shows it.
+// the database, and the window shows it. A run refused because another run measures on its CPUs is
+// offered "Retry when free" on the Live tab (ui/retry_when_free.h): the same arguments, started
+// again once the engine says the CPUs are free.
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -59,6 +61,10 @@ private:
     void onRunEnded(qint64 runId, const QString& runStatus);
     void onEngineEnded();
     void onFetched(qint64 remoteRun, qint64 localRun, const QString& note);
+    // Starts the engine with `arguments` (`noisefloor` arguments of a design, [--db DB] run ...).
+    void launch(const QStringList& arguments, bool sweep);
+    // The engine ended: offers to retry a run refused for CPUs in use.
+    void offerRetry();
 
     ExperimentEditor* m_editor;
     LivePanel* m_live;
@@ -71,6 +77,10 @@ private:
     QString m_remoteDb;                   // that host's database, as its run_started said
     QTimer* m_remoteStopGrace = nullptr;  // Stop on a remote run: ends ssh if the run does not end
     QElapsedTimer m_since;                // since the engine was started
+    QStringList m_arguments;              // of the run last started, for "Retry when free"
+    bool m_lastSweep = false;             // ... and whether it is a sweep
+    QString m_cpuRefusal;                 // its refusal for CPUs another run measures on; "" = none
+    bool m_retried = false;               // it was started by "Retry when free"
 };
 
 }  // namespace nf::ui

@@ -105,7 +105,8 @@ int runSweep(std::vector<engine::ExperimentSpec> specs, const engine::SweepSpec&
     return status;
 }
 
-int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat, bool dryRun)
+int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat, bool dryRun,
+            const std::string& planFormat)
 {
     const bool events = eventsFormat == "jsonl";
     auto spec = buildSpec(o);
@@ -126,7 +127,7 @@ int execute(RunOptions& o, const Context& ctx, const std::string& eventsFormat, 
         return usageFail(events, specs.error().message);
     }
     if (dryRun) {
-        return printPlan(std::move(*specs), std::cout);
+        return planFormat == "json" ? printPlanJson(*specs, std::cout) : printPlan(std::move(*specs), std::cout);
     }
     if (sweep) {
         return runSweep(std::move(*specs), *sweep, id, ctx, events);
@@ -168,10 +169,19 @@ Command addRunCommand(CLI::App& app, Context& ctx)
     sub->add_flag("--dry-run", *dryRun,
                   "Check the experiment and print the plan (variants, parameters, CPUs, schedule, time); run and "
                   "store nothing");
+    auto planFormat = std::make_shared<std::string>("text");
+    sub->add_option("--format", *planFormat,
+                    "With --dry-run: text, or json (the time, the CPUs it would measure on and the runs "
+                    "measuring on them now)")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
     return {sub,
-            [o, events, dryRun, stdinStops, &ctx] {
+            [o, events, dryRun, stdinStops, planFormat, &ctx] {
                 ctx.stopWhenStdinCloses = *stdinStops;
-                return execute(*o, ctx, *events, *dryRun);
+                if (*planFormat != "text" && !*dryRun) {
+                    return fail(kExitUsage, "--format is for --dry-run (a run reports as text, or --events jsonl)");
+                }
+                return execute(*o, ctx, *events, *dryRun, *planFormat);
             },
             true};
 }

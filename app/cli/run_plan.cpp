@@ -1,10 +1,15 @@
 #include "app/cli/run_plan.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_options.h"
 #include "base/system_facts.h"
+#include "engine/catalog/plan_time.h"
+#include "engine/run/cpu_claim.h"
 #include "engine/run/scheduler.h"
 #include "engine/workloads/registry.h"
 
@@ -48,23 +53,30 @@ void printOne(const engine::PreparedExperiment& p, std::ostream& out)
     }
 }
 
+Result<std::vector<engine::PreparedExperiment>> prepareAll(const std::vector<engine::ExperimentSpec>& specs)
+{
+    const auto facts = base::readSystemFacts();
+    std::vector<engine::PreparedExperiment> prepared;
+    prepared.reserve(specs.size());
+    for (const auto& spec : specs) {
+        prepared.push_back(
+            NF_TRY(engine::prepareExperiment(spec, facts, engine::workloads::implementations(), optionName)));
+    }
+    return prepared;
+}
+
 }  // namespace
 
 int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
 {
     const bool seedGiven = !specs.empty() && specs.front().seed.has_value();
-    const auto facts = base::readSystemFacts();
-    std::vector<engine::PreparedExperiment> prepared;
-    for (const auto& spec : specs) {
-        auto p = engine::prepareExperiment(spec, facts, engine::workloads::implementations(), optionName);
-        if (!p) {
-            return fail(kExitUsage, p.error().message);
-        }
-        prepared.push_back(std::move(*p));
+    auto preparedOr = prepareAll(specs);
+    if (!preparedOr) {
+        return fail(kExitUsage, preparedOr.error().message);
     }
+    const auto& prepared = *preparedOr;
     const auto& first = prepared.front();
     const auto& s = first.spec;
-    const double measuring = static_cast<double>(s.variants.size()) * s.repetitions * s.duration;
     if (s.pmu.simulated) {
         out << engine::simulatedCountersNote(s.pmu) << '\n';
     }
@@ -81,10 +93,33 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     for (const auto& p : prepared) {
         printOne(p, out);
     }
-    out << fmt::format("  measuring time about {:g} s{}, plus {:g} s of warmup per variant\n",
-                       measuring * static_cast<double>(prepared.size()),
-                       prepared.size() > 1 ? fmt::format(" over {} sweep points", prepared.size()) : "", s.warmup);
+    out << "  time " << engine::planTimeText(engine::planTime(s, prepared.size())) << '\n';
     out << "nothing was run or stored (--dry-run)\n";
+    return 0;
+}
+
+int printPlanJson(const std::vector<engine::ExperimentSpec>& specs, std::ostream& out)
+{
+    auto prepared = prepareAll(specs);
+    if (!prepared) {
+        return fail(kExitUsage, prepared.error().message);
+    }
+    const auto plan = engine::planTime(prepared->front().spec, prepared->size());
+    std::vector<int> cpus;
+    for (const auto& p : *prepared) {
+        const auto measured = engine::measuredCpus(p);
+        cpus.insert(cpus.end(), measured.begin(), measured.end());
+    }
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    const nlohmann::json j = {{"time",
+                               {{"text", engine::planTimeText(plan)},
+                                {"total_s", plan.total()},
+                                {"at_most", plan.atMost},
+                                {"points", plan.points}}},
+                              {"cpus", cpus},
+                              {"cpus_in_use", engine::cpusInUse(cpus)}};
+    out << j.dump(2) << '\n';
     return 0;
 }
 

@@ -1,0 +1,75 @@
+// `noisefloor run --dry-run`: the time a design takes (engine/catalog/plan_time.h), as text and as
+// JSON (--format json, what the GUI's "Retry when free" reads), with the CPUs it would measure on
+// and the runs measuring on them now.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/run/cpu_claim.h"
+#include "tests/app/cli_process.h"
+
+namespace nf::test {
+namespace {
+
+using CliPlan = CliTest;
+
+const std::vector<std::string> kDesign = {"run",        "spin", "--variant", "a",   "--variant", "b", "--reps",   "3",
+                                          "--duration", "2",    "--warmup",  "0.5", "--cpu",     "0", "--dry-run"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more)
+{
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+TEST_F(CliPlan, TheDryRunSaysHowLongTheDesignTakes)
+{
+    const auto text = run(kDesign);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("\n  time about 13 s (6 variant-repetitions of 2 s, plus 0.5 s of warmup per variant)\n"),
+              std::string::npos)
+        << text.out;
+
+    const auto json = run(with(kDesign, {"--format", "json"}));
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["time"]["text"], "about 13 s (6 variant-repetitions of 2 s, plus 0.5 s of warmup per variant)");
+    EXPECT_DOUBLE_EQ(j["time"]["total_s"].get<double>(), 13);
+    EXPECT_FALSE(j["time"]["at_most"].get<bool>());
+    EXPECT_EQ(j["cpus"], nlohmann::json::array({0}));
+
+    const auto decided = run(with(kDesign, {"--until", "decided", "--max-time", "60", "--format", "json"}));
+    ASSERT_EQ(decided.status, 0) << decided.err;
+    EXPECT_EQ(nlohmann::json::parse(decided.out)["time"]["text"],
+              "at most 1 min 1 s (until decided: at most 1 min of measuring, plus 0.5 s of warmup per variant)");
+
+    const auto sweep = run(with(kDesign, {"--sweep", "work=10,20", "--format", "json"}));
+    ASSERT_EQ(sweep.status, 0) << sweep.err;
+    EXPECT_EQ(nlohmann::json::parse(sweep.out)["time"]["text"],
+              "about 26 s over 2 sweep points (each 6 variant-repetitions of 2 s, plus 0.5 s of warmup per variant)");
+
+    const auto notDry = run({"run", "spin", "--format", "json"});
+    EXPECT_EQ(notDry.status, 2);
+    EXPECT_NE(notDry.err.find("--format is for --dry-run"), std::string::npos) << notDry.err;
+}
+
+TEST_F(CliPlan, TheJsonPlanNamesTheRunsOnItsCpus)
+{
+    if (::geteuid() != 0) {
+        GTEST_SKIP() << "the CPU locks live in /run/noisefloor: needs root";
+    }
+    auto held = engine::claimCpus({0}, "the test's other run", false);
+    if (!held) {
+        GTEST_SKIP() << "CPU 0 is measured by another test's run: " << held.error().message;
+    }
+    const auto json = run(with(kDesign, {"--format", "json"}));
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto inUse = nlohmann::json::parse(json.out)["cpus_in_use"];
+    ASSERT_EQ(inUse.size(), 1u) << json.out;
+    EXPECT_EQ(inUse[0].get<std::string>().rfind("CPU 0: pid " + std::to_string(::getpid()) + " ", 0), 0u) << json.out;
+}
+
+}  // namespace
+}  // namespace nf::test
