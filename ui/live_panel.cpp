@@ -452,12 +452,28 @@ void LivePanel::markUnstored()
     }
 }
 
-void LivePanel::settle(qint64 runId, const QString& verdicts)
+void LivePanel::settle(qint64 runId, const QString& verdicts, double marginPct)
 {
     if (!m_ended || runId != m_info.runId || runId == 0 || verdicts.isEmpty()) {
         return;
     }
-    m_verdict->setText(tr("Final, as Compare shows it: %1").arg(verdicts));
+    // The verdicts as sentences, one a candidate (Compare wraps them to its panels' width; this line
+    // has the window's).
+    QStringList sentences;
+    for (const QString& line : verdicts.split(QLatin1Char('\n'))) {
+        if (line.startsWith(QLatin1Char(' ')) && !sentences.isEmpty()) {
+            sentences.back() += QLatin1Char(' ') + line.trimmed();
+        } else {
+            sentences << line;
+        }
+    }
+    QString text = tr("Final, as Compare shows it: %1").arg(sentences.join(QLatin1Char('\n')));
+    if (m_lastLook && std::isfinite(m_lastLook->marginPct) && std::abs(m_lastLook->marginPct - marginPct) > 1e-9) {
+        text += tr("\n(Compare's margin is ±%1%; the band above is the run's ±%2%.)")
+                    .arg(marginPct, 0, 'g', 3)
+                    .arg(m_lastLook->marginPct, 0, 'g', 3);
+    }
+    m_verdict->setText(text);
 }
 
 void LivePanel::onFailed(const QString& reason, const QString& stderrText)

@@ -41,8 +41,9 @@ public:
     void starting();
     void setRunning(bool running);
     // Once run `runId` has ended and been compared: its last line says what Compare says (the
-    // fixed-n analysis of the primary metric), not the last provisional look. Ignored for another run.
-    void settle(qint64 runId, const QString& verdicts);
+    // fixed-n analysis of the primary metric, with Compare's margin `marginPct`), not the last
+    // provisional look. Ignored for another run.
+    void settle(qint64 runId, const QString& verdicts, double marginPct);
 
     QCustomPlot* customPlot() const { return m_plot; }
     int sampleCount() const { return m_samples; }

@@ -383,7 +383,8 @@ void MainWindow::onLoaded(std::uint64_t /*generation*/, const LoadedRuns& result
     m_loaded = result.runs;
     m_compare->showComparison(result.comparison);
     if (result.runs.size() == 1 && !result.comparison.metrics.empty()) {  // the Live tab's run, once compared
-        m_live->settle(result.runs.front()->row.id, result.comparison.metrics.front().verdicts.join('\n'));
+        m_live->settle(result.runs.front()->row.id, result.comparison.metrics.front().verdicts.join('\n'),
+                       result.comparison.marginPct);
     }
     std::vector<std::pair<std::int64_t, QStringList>> variants;
     for (const auto& run : result.runs) {

@@ -75,7 +75,9 @@ TEST_F(LiveViewTest, TheDifferenceFormsWhileARealRunGoesOn)
     // Once stored and compared, the last line says what Compare says, not the last provisional look.
     QTRY_VERIFY_WITH_TIMEOUT(live->verdictText().startsWith("Final, as Compare shows it: "), 30000);
     const auto& primary = window.comparePanel()->view().metrics.front();
-    EXPECT_TRUE(live->verdictText().endsWith(primary.verdicts.join('\n'))) << live->verdictText().toStdString();
+    // Compare's sentences, unwrapped to the line's width.
+    EXPECT_TRUE(live->verdictText().simplified().endsWith(primary.verdicts.join(' ').simplified()))
+        << live->verdictText().toStdString();
     EXPECT_EQ(primary.metric, "tsc_per_op");
     // Samples of the partial events and of the repetitions are not counted twice: chunks of 2 ms
     // (spin's default), 500 a variant in each 1 s repetition.
@@ -146,6 +148,16 @@ TEST(LiveViewLook, AReplayedRunEndsWithItsLastLookNotAProvisionalVerdict)
     EXPECT_TRUE(text.startsWith("Last look, at the end of the run: ")) << text.toStdString();
     EXPECT_FALSE(text.contains("Provisional")) << text.toStdString();
     EXPECT_TRUE(text.endsWith("The verdict is Compare's, on the stored run.")) << text.toStdString();
+
+    // Compare's verdict replaces it, its sentences whole; a margin other than the run's is named.
+    window.livePanel()->settle(1, "b vs a: inconclusive: no difference shown, and\n  none excluded", 0.3);
+    const QString settled = window.livePanel()->verdictText();
+    EXPECT_TRUE(
+        settled.startsWith("Final, as Compare shows it: b vs a: inconclusive: no difference shown, and none "
+                           "excluded\n"))
+        << settled.toStdString();
+    EXPECT_TRUE(settled.endsWith("(Compare's margin is ±0.3%; the band above is the run's ±1%.)"))
+        << settled.toStdString();
 }
 
 }  // namespace
