@@ -1,6 +1,7 @@
 #include "ui/category_ticks.h"
 
 #include <QFontMetrics>
+#include <QSet>
 
 #include <qcustomplot.h>
 
@@ -13,6 +14,27 @@ namespace {
 constexpr int kGap = 8;                  // pixels between two labels
 constexpr int kUprightPixels = 60;       // an upright label is shortened to this
 constexpr int kUnsizedAxisPixels = 300;  // an axis not laid out yet
+
+// Each label shortened to `pixels`: in the middle, unless that makes two read alike ("run…ect" for
+// run3:direct and run3:indirect); then keeping their ends, else their starts; in the middle when
+// no way tells them apart.
+QStringList elided(const QStringList& labels, const QFontMetrics& metrics, int pixels)
+{
+    const auto shorten = [&](Qt::TextElideMode mode) {
+        QStringList out;
+        for (const QString& label : labels) {
+            out << metrics.elidedText(label, mode, pixels);
+        }
+        return out;
+    };
+    for (const Qt::TextElideMode mode : {Qt::ElideMiddle, Qt::ElideLeft, Qt::ElideRight}) {
+        const QStringList out = shorten(mode);
+        if (QSet<QString>(out.begin(), out.end()).size() == out.size()) {
+            return out;
+        }
+    }
+    return shorten(Qt::ElideMiddle);
+}
 
 }  // namespace
 
@@ -36,7 +58,7 @@ CategoryTickPlan planCategoryTicks(const QStringList& labels, const QFontMetrics
         return plan;
     }
     plan.upright = true;
-    // (elidedText can shorten a label given exactly its own advance: a pixel more keeps it whole.)
+    // A label that fits upright stays whole.
     plan.elideTo = widest < kUprightPixels ? 0 : kUprightPixels;
     const int need = metrics.height() + kGap / 2;
     plan.step = std::max(1, (need + slot - 1) / std::max(slot, 1));
@@ -49,8 +71,9 @@ CategoryTickPlan applyCategoryTicks(QCPAxis* axis, const QVector<double>& positi
     const QFontMetrics metrics(axis->tickLabelFont());
     const CategoryTickPlan plan = planCategoryTicks(labels, metrics, pixels);
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    const QStringList shown = plan.elideTo > 0 ? elided(labels, metrics, plan.elideTo) : labels;
     for (qsizetype i = 0; i < positions.size() && i < labels.size(); i += plan.step) {
-        QString label = plan.elideTo > 0 ? metrics.elidedText(labels[i], Qt::ElideMiddle, plan.elideTo) : labels[i];
+        QString label = shown[i];
         if (plan.twoRows && i % 2 == 1) {
             label.prepend(QLatin1Char('\n'));
         }

@@ -310,8 +310,8 @@ void ExplorePanel::drawValues(const QVector<double>& xs)
     const double step = v.variants.size() > 1 ? 0.01 * range.size() : 0;
     const double outermost = step * (static_cast<double>(v.variants.size()) - 1) / 2;
     if (std::isfinite(low)) {
-        range.lower = std::min(range.lower, low - outermost - step / 2);
-        range.upper = std::max(range.upper, high + outermost + step / 2);
+        range.lower = std::min(range.lower, low - outermost - 2 * step);  // off the axis line
+        range.upper = std::max(range.upper, high + outermost + 2 * step);
     }
     for (int variant = 0; variant < v.variants.size(); ++variant) {
         const QColor colour = variantColour(variant);

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QFontMetrics>
+#include <QSet>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -56,6 +57,29 @@ TEST(CategoryTicks, TurnShortenAndThinAsTheAxisFills)
     EXPECT_EQ(two.elideTo, 0);
     EXPECT_TRUE(planCategoryTicks(three, metrics, 3 * wide / 3).upright);
     EXPECT_EQ(planCategoryTicks(three, metrics, 3 * wide / 3).elideTo, 0) << "an upright label that fits is whole";
+}
+
+// Shortened labels stay apart: two that share their start and end are cut elsewhere than in the
+// middle ("mit…ect" was both mitigations:direct and mitigations:indirect).
+TEST(CategoryTicks, ShortenedLabelsStayDistinct)
+{
+    test::application();
+    QCustomPlot plot;
+    plot.setAttribute(Qt::WA_DontShowOnScreen);
+    plot.resize(160, 200);
+    plot.show();
+    QApplication::processEvents();
+    plot.replot();
+    const QStringList labels{"vanilla:late", "mitigations:direct", "mitigations:indirect", "mitigations:retpoline"};
+    const auto plan = applyCategoryTicks(plot.xAxis, {1, 2, 3, 4}, labels);
+    ASSERT_GT(plan.elideTo, 0) << "the axis was wide enough for whole labels: make it narrower";
+    auto ticker = plot.xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    ASSERT_TRUE(ticker);
+    QSet<QString> shown;
+    for (const QString& label : ticker->ticks()) {
+        shown.insert(label.trimmed());
+    }
+    EXPECT_EQ(shown.size(), labels.size()) << QStringList(shown.begin(), shown.end()).join(" | ").toStdString();
 }
 
 // The text ticks `axis` drew do not overlap: neighbours are at least a label apart.
