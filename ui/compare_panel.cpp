@@ -102,13 +102,14 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_margin->setSuffix(QStringLiteral("%"));
     m_margin->setKeyboardTracking(false);
     m_margin->setToolTip(
-        tr("Equivalence margin (--margin): a difference whose whole interval lies inside it is "
+        tr("Equivalence margin (--margin), 0.01% to 50%: a difference whose whole interval lies inside it is "
            "negligible or equivalent"));
     m_alpha->setRange(0.001, 0.499);
     m_alpha->setDecimals(3);
     m_alpha->setSingleStep(0.01);
     m_alpha->setKeyboardTracking(false);
-    m_alpha->setToolTip(tr("Significance level (--alpha) of the primary metric; the others are Holm-adjusted"));
+    m_alpha->setToolTip(
+        tr("Significance level (--alpha), 0.001 to 0.499, of the primary metric; the others are Holm-adjusted"));
     m_dropOutliers->setToolTip(
         tr("--drop-outliers: leave out repetitions and chunk pairs with a modified z-score "
            "above 3.5; the report says how many"));
