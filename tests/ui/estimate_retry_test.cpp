@@ -38,16 +38,7 @@ namespace nf::ui {
 namespace {
 
 using nf::test::TempDir;
-
-void serve(int ms)
-{
-    QElapsedTimer clock;
-    clock.start();
-    while (clock.elapsed() < ms) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-        QTest::qWait(5);
-    }
-}
+using test::serve;
 
 // Where the test leaves its screenshots, when asked (NF_UI_SHOTS=DIR).
 void shoot(QWidget& window, const char* name)

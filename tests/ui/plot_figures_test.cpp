@@ -210,26 +210,33 @@ TEST(PlotFigures, MarginBandStaysInsideItsAxisRect)
     EXPECT_TRUE(figure);
 }
 
+// The figures a panel of `size` shows beside its differences.
+QStringList figuresShown(const PanelView& panel, QSize size)
+{
+    ComparePlot plot;
+    plot.setAttribute(Qt::WA_DontShowOnScreen);
+    plot.resize(size);
+    plot.show();
+    plot.showPanel(panel);
+    QApplication::processEvents();
+    plot.customPlot()->replot();
+    QApplication::processEvents();
+    QStringList shown;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
+        if (auto* t = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)); t != nullptr && t->visible()) {
+            shown << t->text();
+        }
+    }
+    return shown;
+}
+
 // A narrow panel (a 1024x700 window) shows each difference's estimate and verdict beside its
 // diamond when the full figures do not fit, rather than nothing; a wide one the full figures.
 TEST(PlotFigures, ANarrowPanelShowsTheShortFigures)
 {
     application();
     for (const int width : {440, 900}) {
-        ComparePlot plot;
-        plot.setAttribute(Qt::WA_DontShowOnScreen);
-        plot.resize(width, 300);
-        plot.show();
-        plot.showPanel(tinyDifference());
-        QApplication::processEvents();
-        plot.customPlot()->replot();
-        QApplication::processEvents();
-        QStringList shown;
-        for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
-            if (auto* t = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)); t != nullptr && t->visible()) {
-                shown << t->text();
-            }
-        }
+        const QStringList shown = figuresShown(tinyDifference(), QSize(width, 300));
         ASSERT_EQ(shown.size(), 1) << width << " px";
         EXPECT_TRUE(shown.front().startsWith("-0.0020%\n")) << shown.front().toStdString();
         EXPECT_TRUE(shown.front().endsWith("different")) << shown.front().toStdString();
@@ -253,20 +260,7 @@ TEST(PlotFigures, TwoCandidatesKeepTheirFiguresAtAWideWindowsPanel)
     inconclusive.ciHighPct = 0.43;
     inconclusive.verdict = "inconclusive";
     panel.differences.push_back(inconclusive);
-    ComparePlot plot;
-    plot.setAttribute(Qt::WA_DontShowOnScreen);
-    plot.resize(690, 340);  // one of the four panels of a 1600x1000 window
-    plot.show();
-    plot.showPanel(panel);
-    QApplication::processEvents();
-    plot.customPlot()->replot();
-    QApplication::processEvents();
-    QStringList shown;
-    for (int i = 0; i < plot.customPlot()->itemCount(); ++i) {
-        if (auto* t = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)); t != nullptr && t->visible()) {
-            shown << t->text();
-        }
-    }
+    const QStringList shown = figuresShown(panel, QSize(690, 340));  // a panel of a 1600x1000 window
     ASSERT_EQ(shown.size(), 2) << shown.join(" | ").toStdString();
     EXPECT_TRUE(shown.back().endsWith("inconclusive")) << shown.back().toStdString();
 }

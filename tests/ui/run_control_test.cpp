@@ -45,17 +45,7 @@ namespace nf::ui {
 namespace {
 
 using nf::test::TempDir;
-
-// Serves the event loop for `ms` milliseconds.
-void serve(int ms)
-{
-    QElapsedTimer clock;
-    clock.start();
-    while (clock.elapsed() < ms) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-        QTest::qWait(5);
-    }
-}
+using test::serve;
 
 class RunControlTest : public ::testing::Test {
 protected:

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QImage>
 #include <QProcess>
 #include <QStringList>
+#include <QTest>
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -139,6 +141,17 @@ inline QByteArray cli(const QStringList& args)
     p.waitForFinished(180000);
     EXPECT_EQ(p.exitCode(), 0) << args.join(' ').toStdString() << ": " << p.readAllStandardError().toStdString();
     return p.readAllStandardOutput();
+}
+
+// Serves the event loop for `ms` milliseconds (queued signals, timers, the engine's output).
+inline void serve(int ms)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < ms) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        QTest::qWait(5);
+    }
 }
 
 }  // namespace nf::ui::test
