@@ -28,7 +28,7 @@ QStringList elided(const QStringList& labels, const QFontMetrics& metrics, int p
         return out;
     };
     for (const Qt::TextElideMode mode : {Qt::ElideMiddle, Qt::ElideLeft, Qt::ElideRight}) {
-        const QStringList out = shorten(mode);
+        QStringList out = shorten(mode);
         if (QSet<QString>(out.begin(), out.end()).size() == out.size()) {
             return out;
         }
