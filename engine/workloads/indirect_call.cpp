@@ -1,4 +1,5 @@
 #include "engine/workloads/indirect_call.h"
+#include "engine/workloads/placement.h"
 #include "engine/workloads/registry.h"
 
 #include <string>
@@ -100,8 +101,9 @@ Result<std::unique_ptr<IndirectCallLoop>> makeIndirectCallLoop(CallKind kind, st
 
 }  // namespace indirect_call
 
-Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params)
+Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params, std::size_t placement)
 {
+    NF_TRY(checkPlacement(placement, 1));
     const std::string& call = params.text("call");
     const CallKind kind = call == "direct"     ? CallKind::Direct
                           : call == "indirect" ? CallKind::Indirect

@@ -8,6 +8,7 @@
 //   indirect_call.cpp            the direct and the plain indirect loop (-O2);
 //   indirect_call_retpoline.cpp  the indirect loop, built with thunks on x86-64 (GCC or clang).
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -16,7 +17,8 @@
 namespace nf::engine::workloads {
 
 // The implementation of catalogue entry engine/catalog/indirect_call.cpp: one per variant.
-Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params);
+// `placement`: the code placement to run in; this workload's code has one so far (placement 0).
+Result<std::unique_ptr<CallLoop>> makeIndirectCall(const ParamSet& params, std::size_t placement = 0);
 
 enum class CallKind { Direct, Indirect, Retpoline };
 

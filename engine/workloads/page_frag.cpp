@@ -1,4 +1,5 @@
 #include "engine/workloads/page_frag.h"
+#include "engine/workloads/placement.h"
 #include "engine/workloads/registry.h"
 
 #include <pthread.h>
@@ -326,8 +327,9 @@ Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64
     return stats;
 }
 
-Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params)
+Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params, std::size_t placement)
 {
+    NF_TRY(checkPlacement(placement, 1));
     auto setup = NF_TRY(modelSetup(params));
     return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup.first, setup.second));
 }

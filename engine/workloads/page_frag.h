@@ -3,6 +3,7 @@
 // driven like page_frag_test.ko: a push thread allocates fragments into a ptr_ring, a pop thread
 // frees them (seed 002).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -11,7 +12,8 @@
 namespace nf::engine::workloads {
 
 // The implementation of catalogue entry engine/catalog/page_frag.cpp: one per variant.
-Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params);
+// `placement`: the code placement to run in; this workload's code has one so far (placement 0).
+Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params, std::size_t placement = 0);
 
 // What the model saw in pageFragSelfCheck().
 struct PageFragModelStats {

@@ -1,0 +1,242 @@
+#include "engine/workloads/placement.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/workloads/page_pool.h"
+#include "engine/workloads/registry.h"
+#include "engine/workloads/spin.h"
+
+#include <gtest/gtest.h>
+#include <link.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "probes/code_size.h"
+
+namespace nf::engine::workloads {
+namespace {
+
+ParamSet resolved(const std::string& workload, const std::map<std::string, std::string>& layer)
+{
+    const WorkloadDescriptor* info = findWorkload(workload);
+    EXPECT_NE(info, nullptr);
+    auto params = ParamSet::resolve(info->params, {&layer}, info->name);
+    EXPECT_TRUE(params.ok()) << params.error().message;
+    return params.ok() ? *params : ParamSet{};
+}
+
+struct Case {
+    std::string workload;
+    std::map<std::string, std::string> params;
+};
+
+const std::vector<Case>& placedCases()
+{
+    static const std::vector<Case> cases = {
+        {"spin", {}},
+        {"page-pool", {{"check", "late"}}},
+        {"page-pool", {{"check", "early"}}},
+    };
+    return cases;
+}
+
+// Every placement's code of a variant, read from a loop made in placement 0.
+std::vector<PlacedCode> placementsOf(const Case& c)
+{
+    const WorkloadImplementation* impl = findImplementation(implementations(), c.workload);
+    EXPECT_NE(impl, nullptr);
+    auto loop = impl->make(resolved(c.workload, c.params), 0);
+    EXPECT_TRUE(loop.ok()) << loop.error().message;
+    return loop.ok() ? (*loop)->placements() : std::vector<PlacedCode>{};
+}
+
+// Each copy's function starts where no other copy's does, in its page and (for all but placement
+// 0, which the linker places) in its cache line the four ways 16-byte alignment allows.
+void expectSpreadOut(const std::vector<const void*>& copies, const std::string& what)
+{
+    ASSERT_EQ(copies.size(), kPlacements) << what;
+    std::set<std::uintptr_t> inPage;
+    std::set<std::uintptr_t> inLine;
+    std::set<std::uintptr_t> inPageAfter0;
+    std::set<std::uintptr_t> sectionOffset;  // from the end of the pad: the same in every section
+    for (std::size_t l = 0; l < copies.size(); ++l) {
+        const auto address = reinterpret_cast<std::uintptr_t>(copies[l]);
+        inPage.insert(address % 4096);
+        if (l != 0) {
+            inPageAfter0.insert(address % 4096);
+            inLine.insert(address % 64);
+            sectionOffset.insert((address - placementPad(l)) % 4096);
+        }
+    }
+    EXPECT_GE(inPage.size(), 6u) << what;
+    EXPECT_EQ(inPageAfter0.size(), kPlacements - 1) << what;
+    EXPECT_EQ(inLine.size(), 4u) << what;
+    EXPECT_EQ(sectionOffset.size(), 1u) << what << ": a copy is not in its placement's section";
+}
+
+TEST(Placement, EachCopyStartsElsewhereInItsPageAndCacheLine)
+{
+    for (const Case& c : placedCases()) {
+        const auto code = placementsOf(c);
+        ASSERT_EQ(code.size(), kPlacements) << c.workload;
+        for (std::size_t f = 0; f < code[0].hot.size(); ++f) {
+            std::vector<const void*> copies;
+            for (const auto& placed : code) {
+                ASSERT_EQ(placed.hot.size(), code[0].hot.size());
+                copies.push_back(placed.hot[f]);
+            }
+            expectSpreadOut(copies, c.workload + " hot function " + std::to_string(f));
+        }
+        std::vector<const void*> loops;
+        std::set<std::uint32_t> stacks;
+        for (const auto& placed : code) {
+            loops.push_back(placed.loop);
+            stacks.insert(placed.stackOffset % 4096);
+        }
+        expectSpreadOut(loops, c.workload + " measuring loop");
+        EXPECT_EQ(stacks.size(), kPlacements) << c.workload;
+        EXPECT_EQ(code[0].stackOffset, 0u);
+    }
+}
+
+TEST(Placement, LoopRunsInTheChosenPlacement)
+{
+    for (const Case& c : placedCases()) {
+        const WorkloadImplementation* impl = findImplementation(implementations(), c.workload);
+        ASSERT_NE(impl, nullptr);
+        EXPECT_EQ(impl->placements, kPlacements);
+        for (std::size_t l = 0; l < kPlacements; ++l) {
+            auto loop = impl->make(resolved(c.workload, c.params), l);
+            ASSERT_TRUE(loop.ok()) << loop.error().message;
+            EXPECT_EQ((*loop)->placement(), l);
+            EXPECT_EQ((*loop)->hotCode(), (*loop)->placements().at(l).hot);
+            (*loop)->run(1000);
+        }
+        auto beyond = impl->make(resolved(c.workload, c.params), kPlacements);
+        ASSERT_FALSE(beyond.ok());
+        EXPECT_NE(beyond.error().message.find("layout=8"), std::string::npos) << beyond.error().message;
+    }
+    for (const char* single : {"page-frag", "indirect-call"}) {
+        const WorkloadImplementation* impl = findImplementation(implementations(), single);
+        ASSERT_NE(impl, nullptr);
+        EXPECT_EQ(impl->placements, 1u) << single;
+        EXPECT_FALSE(impl->make(resolved(single, {}), 1).ok()) << single;
+    }
+}
+
+TEST(Placement, EveryCopyComputesWhatPlacementZeroDoes)
+{
+    const std::uint64_t spin0 = spinSelfCheck(37, 5000, 0);
+    for (std::size_t l = 1; l < kPlacements; ++l) {
+        EXPECT_EQ(spinSelfCheck(37, 5000, l), spin0) << "placement " << l;
+    }
+    for (const char* check : {"late", "early"}) {
+        const ParamSet params = resolved("page-pool", {{"check", check}, {"zero_size_pct", "10"}});
+        auto base = pagePoolSelfCheck(params, 300000, 0);
+        ASSERT_TRUE(base.ok()) << base.error().message;
+        ASSERT_TRUE(base->consistent) << base->problem;
+        for (std::size_t l = 1; l < kPlacements; ++l) {
+            auto s = pagePoolSelfCheck(params, 300000, l);
+            ASSERT_TRUE(s.ok()) << s.error().message;
+            EXPECT_TRUE(s->consistent) << s->problem;
+            EXPECT_EQ(s->stateDigest, base->stateDigest) << check << " placement " << l;
+            EXPECT_EQ(s->syncCalls, base->syncCalls) << check << " placement " << l;
+            EXPECT_EQ(s->cacheRefills, base->cacheRefills) << check << " placement " << l;
+            EXPECT_EQ(s->ringRecycles, base->ringRecycles) << check << " placement " << l;
+        }
+    }
+}
+
+// The load bias of the main program, which holds the workloads (linked statically).
+std::uintptr_t mainProgramBias()
+{
+    std::uintptr_t bias = 0;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+            *static_cast<std::uintptr_t*>(data) = info->dlpi_addr;
+            return 1;  // the first entry is the main program
+        },
+        &bias);
+    return bias;
+}
+
+// The instructions of the function at `address` as objdump disassembles them from this test's
+// binary, with what depends on where the copy sits taken out: the instruction addresses, the
+// targets of branches and calls, rip-relative displacements, and the placement in symbol names.
+std::vector<std::string> instructions(const void* address)
+{
+    auto symbol = probes::codeSymbolAt(address);
+    EXPECT_TRUE(symbol.ok()) << symbol.error().message;
+    if (!symbol.ok()) {
+        return {};
+    }
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(address) - mainProgramBias();
+    char range[96];
+    static_cast<void>(std::snprintf(range, sizeof range, "--start-address=0x%jx --stop-address=0x%jx",
+                                    static_cast<std::uintmax_t>(start),
+                                    static_cast<std::uintmax_t>(start + symbol->bytes)));
+    const std::string command = "objdump -d --no-show-raw-insn " + std::string(range) + " '" +
+                                std::filesystem::read_symlink("/proc/self/exe").string() + "' 2>&1";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), &pclose);
+    EXPECT_NE(pipe, nullptr);
+    if (!pipe) {
+        return {};
+    }
+    static const std::regex insn(R"(^\s*[0-9a-f]+:\s+(.*)$)");
+    static const std::regex target(R"(\b[0-9a-f]+ <)");
+    static const std::regex ripRelative(R"(-?0x[0-9a-f]+\(%rip\))");
+    static const std::regex placement(R"(placement[0-9]|nf_placement\.([a-z_]+)\.[0-9])");
+    std::vector<std::string> out;
+    char line[512];
+    while (std::fgets(line, sizeof line, pipe.get()) != nullptr) {
+        std::string text(line);
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+            text.pop_back();
+        }
+        std::smatch m;
+        if (!std::regex_match(text, m, insn)) {
+            continue;
+        }
+        std::string i = m[1].str();
+        i = std::regex_replace(i, target, "<");
+        i = std::regex_replace(i, ripRelative, "X(%rip)");
+        i = std::regex_replace(i, placement, "placementL");
+        out.push_back(i);
+    }
+    return out;
+}
+
+bool haveObjdump()
+{
+    return std::system("objdump --version >/dev/null 2>&1") == 0;
+}
+
+TEST(Placement, EveryCopyIsTheSameInstructions)
+{
+    if (!haveObjdump()) {
+        GTEST_SKIP() << "objdump (binutils) is not installed";
+    }
+    for (const Case& c : placedCases()) {
+        const auto code = placementsOf(c);
+        ASSERT_EQ(code.size(), kPlacements);
+        std::vector<const void*> functions = code[0].hot;
+        functions.push_back(code[0].loop);
+        for (std::size_t f = 0; f < functions.size(); ++f) {
+            const auto reference = instructions(functions[f]);
+            ASSERT_GT(reference.size(), 3u) << c.workload << " function " << f;
+            for (std::size_t l = 1; l < kPlacements; ++l) {
+                const void* copy = f < code[l].hot.size() ? code[l].hot[f] : code[l].loop;
+                EXPECT_EQ(instructions(copy), reference) << c.workload << " function " << f << ", placement " << l;
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace nf::engine::workloads
