@@ -1,5 +1,6 @@
 #include "engine/workloads/placement.h"
 #include "engine/catalog/workload_catalog.h"
+#include "engine/workloads/indirect_call.h"
 #include "engine/workloads/page_pool.h"
 #include "engine/workloads/registry.h"
 #include "engine/workloads/spin.h"
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <link.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "probes/code_size.h"
@@ -42,8 +45,17 @@ const std::vector<Case>& placedCases()
         {"spin", {}},
         {"page-pool", {{"check", "late"}}},
         {"page-pool", {{"check", "early"}}},
+        {"indirect-call", {{"call", "direct"}}},
+        {"indirect-call", {{"call", "indirect"}}},
     };
-    return cases;
+    static const std::vector<Case> withRetpoline = [] {
+        auto all = cases;
+        if (indirect_call::retpolineThunkInUse()) {
+            all.push_back({"indirect-call", {{"call", "retpoline"}}});
+        }
+        return all;
+    }();
+    return withRetpoline;
 }
 
 // Every placement's code of a variant, read from a loop made in placement 0.
@@ -122,7 +134,7 @@ TEST(Placement, LoopRunsInTheChosenPlacement)
         ASSERT_FALSE(beyond.ok());
         EXPECT_NE(beyond.error().message.find("layout=8"), std::string::npos) << beyond.error().message;
     }
-    for (const char* single : {"page-frag", "indirect-call"}) {
+    for (const char* single : {"page-frag"}) {
         const WorkloadImplementation* impl = findImplementation(implementations(), single);
         ASSERT_NE(impl, nullptr);
         EXPECT_EQ(impl->placements, 1u) << single;
@@ -149,6 +161,33 @@ TEST(Placement, EveryCopyComputesWhatPlacementZeroDoes)
             EXPECT_EQ(s->syncCalls, base->syncCalls) << check << " placement " << l;
             EXPECT_EQ(s->cacheRefills, base->cacheRefills) << check << " placement " << l;
             EXPECT_EQ(s->ringRecycles, base->ringRecycles) << check << " placement " << l;
+        }
+    }
+}
+
+TEST(Placement, EveryIndirectCallCopyComputesWhatPlacementZeroDoes)
+{
+    namespace ic = indirect_call;
+    using Loop = void (*)(ic::Sock*, std::uint64_t);
+#define NF_TEST_LOOPS(L) \
+    std::array<Loop, 3>{&ic::placement##L::runDirect, &ic::placement##L::runIndirect, &ic::placement##L::runRetpoline},
+    const std::array<std::array<Loop, 3>, kPlacements> loops = {NF_EACH_PLACEMENT(NF_TEST_LOOPS)};
+#undef NF_TEST_LOOPS
+#define NF_TEST_CALLEE(L) &ic::placement##L::sockDefReadable,
+    const std::array<void (*)(ic::Sock*), kPlacements> callees = {NF_EACH_PLACEMENT(NF_TEST_CALLEE)};
+#undef NF_TEST_CALLEE
+    auto after = [&](std::size_t l, std::size_t kind) {
+        ic::Sock sk;
+        sk.dataReady = callees[l];
+        sk.work = 13;
+        loops[l][kind](&sk, 2000);
+        return std::pair{sk.state, sk.readableCalls};
+    };
+    for (std::size_t kind = 0; kind < 3; ++kind) {
+        const auto base = after(0, kind);
+        EXPECT_EQ(base.second, 2000u);
+        for (std::size_t l = 1; l < kPlacements; ++l) {
+            EXPECT_EQ(after(l, kind), base) << "loop " << kind << ", placement " << l;
         }
     }
 }
