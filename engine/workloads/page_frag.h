@@ -12,7 +12,7 @@
 namespace nf::engine::workloads {
 
 // The implementation of catalogue entry engine/catalog/page_frag.cpp: one per variant.
-// `placement`: the code placement to run in; this workload's code has one so far (placement 0).
+// `placement`: the code placement to run in (engine/workloads/placement.h).
 Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params, std::size_t placement = 0);
 
 // What the model saw in pageFragSelfCheck().
@@ -31,6 +31,7 @@ struct PageFragModelStats {
 
 // Test hook: builds the model from resolved `params`, runs `calls` allocations on this thread with
 // every fragment checked, lets the pop thread drain the ring, drains the cache and audits the pages.
-Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls);
+// `placement`: the code placement whose copy runs.
+Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls, std::size_t placement = 0);
 
 }  // namespace nf::engine::workloads

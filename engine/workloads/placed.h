@@ -6,6 +6,7 @@
 //                           its instantiations too, as GCC drops it from the template;
 //   NF_PLACED_OUT_OF_LINE   the same for a model function that stands for a real call
 //                           (NF_OUT_OF_LINE in placement 0, without the cache-line alignment after);
+//   NF_PLACED_LOOP          the same for a measuring loop: noinline, on a cache line in placement 0;
 // and, for a placement other than 0, starts its section on a page with the placement's pad of int3
 // (engine/workloads/placement.h).
 
@@ -15,6 +16,7 @@
 #undef NF_PLACED_NS
 #undef NF_PLACED
 #undef NF_PLACED_OUT_OF_LINE
+#undef NF_PLACED_LOOP
 #define NF_PLACED_CAT2(a, b) a##b
 #define NF_PLACED_CAT(a, b) NF_PLACED_CAT2(a, b)
 #define NF_PLACED_STR2(a) #a
@@ -24,9 +26,11 @@
 #if NF_PLACEMENT == 0
 #define NF_PLACED
 #define NF_PLACED_OUT_OF_LINE NF_OUT_OF_LINE
+#define NF_PLACED_LOOP __attribute__((noinline, aligned(64)))
 #else
 #define NF_PLACED_SECTION_NAME ".text.nf_placement." NF_PLACED_SECTION "." NF_PLACED_STR(NF_PLACEMENT)
 #define NF_PLACED __attribute__((section(NF_PLACED_SECTION_NAME)))
+#define NF_PLACED_LOOP __attribute__((noinline, section(NF_PLACED_SECTION_NAME)))
 #if defined(__clang__)
 #define NF_PLACED_OUT_OF_LINE __attribute__((noinline, section(NF_PLACED_SECTION_NAME)))
 #else

@@ -1,6 +1,7 @@
 #include "engine/workloads/placement.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/workloads/indirect_call.h"
+#include "engine/workloads/page_frag_model.h"
 #include "engine/workloads/page_pool.h"
 #include "engine/workloads/registry.h"
 #include "engine/workloads/spin.h"
@@ -47,6 +48,8 @@ const std::vector<Case>& placedCases()
         {"page-pool", {{"check", "early"}}},
         {"indirect-call", {{"call", "direct"}}},
         {"indirect-call", {{"call", "indirect"}}},
+        {"page-frag", {{"impl", "monolithic"}, {"align", "0"}}},
+        {"page-frag", {{"impl", "split"}, {"align", "64"}}},
     };
     static const std::vector<Case> withRetpoline = [] {
         auto all = cases;
@@ -134,12 +137,6 @@ TEST(Placement, LoopRunsInTheChosenPlacement)
         ASSERT_FALSE(beyond.ok());
         EXPECT_NE(beyond.error().message.find("layout=8"), std::string::npos) << beyond.error().message;
     }
-    for (const char* single : {"page-frag"}) {
-        const WorkloadImplementation* impl = findImplementation(implementations(), single);
-        ASSERT_NE(impl, nullptr);
-        EXPECT_EQ(impl->placements, 1u) << single;
-        EXPECT_FALSE(impl->make(resolved(single, {}), 1).ok()) << single;
-    }
 }
 
 TEST(Placement, EveryCopyComputesWhatPlacementZeroDoes)
@@ -188,6 +185,40 @@ TEST(Placement, EveryIndirectCallCopyComputesWhatPlacementZeroDoes)
         EXPECT_EQ(base.second, 2000u);
         for (std::size_t l = 1; l < kPlacements; ++l) {
             EXPECT_EQ(after(l, kind), base) << "loop " << kind << ", placement " << l;
+        }
+    }
+}
+
+// The allocators single-threaded, as PageFrag.BothShapesHandOutTheSameFragments drives them: every
+// placement's copies hand out the same fragments as placement 0's.
+TEST(Placement, EveryPageFragCopyHandsOutWhatPlacementZeroDoes)
+{
+    namespace pf = page_frag;
+    using Alloc = void* (*)(pf::FragCache*, std::uint32_t, std::uint32_t);
+#define NF_TEST_ALLOC(L)                         \
+    std::array<Alloc, 2>{                        \
+        &pf::placement##L::allocAlignMonolithic, \
+        &pf::allocAlignSplitWith<&pf::placement##L::cachePrepare, &pf::placement##L::cacheCommitNoref>},
+    const std::array<std::array<Alloc, 2>, kPlacements> allocs = {NF_EACH_PLACEMENT(NF_TEST_ALLOC)};
+#undef NF_TEST_ALLOC
+    auto offsets = [&](std::size_t l, std::size_t shape) {
+        pf::PageArena arena(4);
+        pf::FragCache cache{&arena};
+        std::vector<std::uintptr_t> out;
+        for (int i = 0; i < 600; ++i) {
+            void* va = allocs[l][shape](&cache, 100 + static_cast<std::uint32_t>(i % 7) * 50, -64U);
+            out.push_back(va == nullptr ? ~std::uintptr_t{0} : reinterpret_cast<std::uintptr_t>(va) % pf::kMaxSize);
+            if (va != nullptr && i % 3 != 0) {
+                pf::fragFree(&arena, va);
+            }
+        }
+        out.push_back(cache.refills);
+        return out;
+    };
+    for (std::size_t shape = 0; shape < 2; ++shape) {
+        const auto base = offsets(0, shape);
+        for (std::size_t l = 1; l < kPlacements; ++l) {
+            EXPECT_EQ(offsets(l, shape), base) << "shape " << shape << ", placement " << l;
         }
     }
 }
