@@ -5,10 +5,10 @@
 //
 // Placement 0 is the code as it always was: in .text where the linker puts it, a model function on
 // a cache line (NF_OUT_OF_LINE). Placement L > 0 is a copy of the same source in a section of its
-// own, ".text.nf_placement.WORKLOAD.L", which starts on a page and holds kPlacementPadStep * L
-// bytes (mod 4096) of int3 before the first function, so every function of the copy starts that
-// many bytes further into its page than it would at the page's start; functions keep the
-// compiler's 16-byte alignment, so their start modulo 64 cycles through 0, 16, 32 and 48. Loops
+// own, ".text.nf_placement.WORKLOAD.L", which starts on a page and holds placementPad(L) bytes of
+// int3 before the first function, so every function of the copy starts that many bytes further
+// into its page than it would at the page's start; functions keep the compiler's 16-byte
+// alignment, so their start modulo 64 cycles through the four 16-byte offsets. Loops
 // move with their function: their offset inside it, and the alignment padding the compiler put in
 // front of them, are the same in every copy, so no copy executes an instruction the others do not.
 // The measuring loop's stack also sits placementStackOffset(L) bytes lower.
