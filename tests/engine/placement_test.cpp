@@ -9,10 +9,13 @@
 #include <gtest/gtest.h>
 #include <link.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <regex>
@@ -223,6 +226,52 @@ TEST(Placement, EveryPageFragCopyHandsOutWhatPlacementZeroDoes)
     }
 }
 
+// objdump's disassembly of [from, to) of this test's binary (file addresses), one instruction a
+// line by address, with what depends on where a copy sits taken out: branch and call targets'
+// addresses, rip-relative displacements and what objdump says they point at (a sanitizer's frame
+// description, a constant), and the placement in symbol names.
+std::map<std::uintptr_t, std::string> disassemble(std::uintptr_t from, std::uintptr_t to,
+                                                  const std::function<bool(std::uintptr_t)>& wanted)
+{
+    char range[96];
+    static_cast<void>(std::snprintf(range, sizeof range, "--start-address=0x%jx --stop-address=0x%jx",
+                                    static_cast<std::uintmax_t>(from), static_cast<std::uintmax_t>(to)));
+    const std::string command = "objdump -d --no-show-raw-insn " + std::string(range) + " '" +
+                                std::filesystem::read_symlink("/proc/self/exe").string() + "' 2>&1";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), &pclose);
+    EXPECT_NE(pipe, nullptr);
+    std::map<std::uintptr_t, std::string> out;
+    if (!pipe) {
+        return out;
+    }
+    static const std::regex insn(R"(^\s*([0-9a-f]+):\s+(.*)$)");
+    static const std::regex target(R"(\b[0-9a-f]+ <)");
+    static const std::regex ripRelative(R"(-?0x[0-9a-f]+\(%rip\)(.*?)(\s*#.*)?$)");
+    static const std::regex placement(R"(placement[0-9]|nf_placement\.([a-z_]+)\.[0-9])");
+    char line[1024];
+    while (std::fgets(line, sizeof line, pipe.get()) != nullptr) {
+        std::string text(line);
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+            text.pop_back();
+        }
+        char* end = nullptr;
+        const auto address = static_cast<std::uintptr_t>(std::strtoull(text.c_str(), &end, 16));
+        if (end == text.c_str() || *end != ':' || !wanted(address)) {
+            continue;  // a header, or an instruction of none of the functions asked for
+        }
+        std::smatch m;
+        if (!std::regex_match(text, m, insn)) {
+            continue;
+        }
+        std::string i = m[2].str();
+        i = std::regex_replace(i, ripRelative, "X(%rip)$1");
+        i = std::regex_replace(i, target, "<");
+        i = std::regex_replace(i, placement, "placementL");
+        out[static_cast<std::uintptr_t>(std::stoull(m[1].str(), nullptr, 16))] = i;
+    }
+    return out;
+}
+
 // The load bias of the main program, which holds the workloads (linked statically).
 std::uintptr_t mainProgramBias()
 {
@@ -236,51 +285,52 @@ std::uintptr_t mainProgramBias()
     return bias;
 }
 
-// The instructions of the function at `address` as objdump disassembles them from this test's
-// binary, with what depends on where the copy sits taken out: the instruction addresses, the
-// targets of branches and calls, rip-relative displacements, and the placement in symbol names.
-std::vector<std::string> instructions(const void* address)
-{
-    auto symbol = probes::codeSymbolAt(address);
-    EXPECT_TRUE(symbol.ok()) << symbol.error().message;
-    if (!symbol.ok()) {
-        return {};
-    }
-    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(address) - mainProgramBias();
-    char range[96];
-    static_cast<void>(std::snprintf(range, sizeof range, "--start-address=0x%jx --stop-address=0x%jx",
-                                    static_cast<std::uintmax_t>(start),
-                                    static_cast<std::uintmax_t>(start + symbol->bytes)));
-    const std::string command = "objdump -d --no-show-raw-insn " + std::string(range) + " '" +
-                                std::filesystem::read_symlink("/proc/self/exe").string() + "' 2>&1";
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), &pclose);
-    EXPECT_NE(pipe, nullptr);
-    if (!pipe) {
-        return {};
-    }
-    static const std::regex insn(R"(^\s*[0-9a-f]+:\s+(.*)$)");
-    static const std::regex target(R"(\b[0-9a-f]+ <)");
-    static const std::regex ripRelative(R"(-?0x[0-9a-f]+\(%rip\))");
-    static const std::regex placement(R"(placement[0-9]|nf_placement\.([a-z_]+)\.[0-9])");
-    std::vector<std::string> out;
-    char line[512];
-    while (std::fgets(line, sizeof line, pipe.get()) != nullptr) {
-        std::string text(line);
-        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-            text.pop_back();
+// The disassembly of every copy of a variant's hot functions, from one objdump over the range
+// they span (each workload's copies are a few pages of its own object's sections).
+class Copies {
+public:
+    explicit Copies(const std::vector<const void*>& functions)
+    {
+        std::uintptr_t from = ~std::uintptr_t{0};
+        std::uintptr_t to = 0;
+        for (const void* f : functions) {
+            auto symbol = probes::codeSymbolAt(f);
+            EXPECT_TRUE(symbol.ok()) << symbol.error().message;
+            if (!symbol.ok()) {
+                continue;
+            }
+            const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(f) - mainProgramBias();
+            m_bytes[start] = symbol->bytes;
+            from = std::min(from, start);
+            to = std::max(to, start + symbol->bytes);
         }
-        std::smatch m;
-        if (!std::regex_match(text, m, insn)) {
-            continue;
+        if (from < to) {
+            m_lines = disassemble(from, to, [this](std::uintptr_t address) {
+                auto next = m_bytes.upper_bound(address);
+                return next != m_bytes.begin() && address < std::prev(next)->first + std::prev(next)->second;
+            });
         }
-        std::string i = m[1].str();
-        i = std::regex_replace(i, target, "<");
-        i = std::regex_replace(i, ripRelative, "X(%rip)");
-        i = std::regex_replace(i, placement, "placementL");
-        out.push_back(i);
     }
-    return out;
-}
+
+    // The instructions of the function at `address`, as far as its ELF symbol's size.
+    std::vector<std::string> instructions(const void* address) const
+    {
+        const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(address) - mainProgramBias();
+        const auto bytes = m_bytes.find(start);
+        std::vector<std::string> out;
+        if (bytes == m_bytes.end()) {
+            return out;
+        }
+        for (auto i = m_lines.lower_bound(start); i != m_lines.end() && i->first < start + bytes->second; ++i) {
+            out.push_back(i->second);
+        }
+        return out;
+    }
+
+private:
+    std::map<std::uintptr_t, std::uint64_t> m_bytes;
+    std::map<std::uintptr_t, std::string> m_lines;
+};
 
 bool haveObjdump()
 {
@@ -295,14 +345,19 @@ TEST(Placement, EveryCopyIsTheSameInstructions)
     for (const Case& c : placedCases()) {
         const auto code = placementsOf(c);
         ASSERT_EQ(code.size(), kPlacements);
-        std::vector<const void*> functions = code[0].hot;
-        functions.push_back(code[0].loop);
-        for (std::size_t f = 0; f < functions.size(); ++f) {
-            const auto reference = instructions(functions[f]);
+        std::vector<const void*> all;
+        for (const auto& placed : code) {
+            all.insert(all.end(), placed.hot.begin(), placed.hot.end());
+            all.push_back(placed.loop);
+        }
+        const Copies copies(all);
+        for (std::size_t f = 0; f <= code[0].hot.size(); ++f) {
+            auto function = [&](std::size_t l) { return f < code[l].hot.size() ? code[l].hot[f] : code[l].loop; };
+            const auto reference = copies.instructions(function(0));
             ASSERT_GT(reference.size(), 3u) << c.workload << " function " << f;
             for (std::size_t l = 1; l < kPlacements; ++l) {
-                const void* copy = f < code[l].hot.size() ? code[l].hot[f] : code[l].loop;
-                EXPECT_EQ(instructions(copy), reference) << c.workload << " function " << f << ", placement " << l;
+                EXPECT_EQ(copies.instructions(function(l)), reference)
+                    << c.workload << " function " << f << ", placement " << l;
             }
         }
     }
