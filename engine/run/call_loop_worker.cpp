@@ -91,7 +91,7 @@ Result<void> Worker::setUp()
     m_counters.emplace(std::move(counters));
     for (std::size_t v = 0; v < m_p.params.size(); ++v) {
         auto loop =
-            NF_TRY(m_p.implementation->make(m_p.params[v]).withContext("variant " + m_spec.variants[v].name + ": "));
+            NF_TRY(m_p.implementation->make(m_p.params[v], 0).withContext("variant " + m_spec.variants[v].name + ": "));
         for (const auto& w : loop->warnings()) {
             m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": " + w});
         }

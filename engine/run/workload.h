@@ -17,6 +17,14 @@
 
 namespace nf::engine {
 
+// One code placement of an in-process workload: its hot functions' entry addresses (hotCode()'s
+// order), the entry of its measuring loop, and how much lower that loop's stack sits.
+struct PlacedCode {
+    std::vector<const void*> hot{};
+    const void* loop = nullptr;
+    std::uint32_t stackOffset = 0;
+};
+
 // An in-process workload prepared for one variant. The scheduler calls run() on a pinned worker
 // thread between fenced TSC reads and counter reads; run() must do `calls` operations and nothing
 // else (no allocation, no I/O, no locks on the hot path).
@@ -29,6 +37,12 @@ public:
     // Entry addresses of the functions this variant's operations run (see codeAddress); their sizes
     // from the ELF symbol table are recorded per variant as its code_bytes.
     virtual std::vector<const void*> hotCode() const { return {}; }
+    // The code placement this instance runs in (docs/measurement.md, "Code placements"): 0 unless
+    // the workload's implementation has several (WorkloadImplementation::placements).
+    virtual std::size_t placement() const { return 0; }
+    // Every placement's code, indexed by placement: placements()[placement()].hot is hotCode().
+    // Empty for a workload whose code has one placement.
+    virtual std::vector<PlacedCode> placements() const { return {}; }
     // What went wrong but did not stop it (a helper thread that could not be pinned); stored with
     // the run.
     virtual std::vector<std::string> warnings() const { return {}; }
@@ -100,7 +114,10 @@ std::vector<std::string> nonEmpty(std::vector<std::string> lines);
 // engine/catalog/workload_list.h; engine/workloads/registry.cpp lists them all.
 struct WorkloadImplementation {
     std::string name{};  // the catalogue entry it implements (the list gives it)
-    std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&)> make{};
+    // Makes the variant's loop in code placement `placement` (0: the code as it always was), one
+    // of the `placements` this implementation has.
+    std::function<Result<std::unique_ptr<CallLoop>>(const ParamSet&, std::size_t placement)> make{};
+    std::size_t placements = 1;
     std::function<Result<std::unique_ptr<LiveSession>>(const ParamSet&)> makeLive{};
     // Optional, with makeLive: every variant side by side, for runs in chunks (the catalogue's
     // chunkBlocker says when variants cannot be).

@@ -1,10 +1,12 @@
 #include "engine/workloads/page_frag.h"
+#include "engine/workloads/placement.h"
 #include "engine/workloads/registry.h"
 
 #include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -63,9 +65,7 @@ std::vector<int> threadCpus()
     return cpus;
 }
 
-// One push round of page_frag_test.ko's push thread: allocate, hand to the ring, or free at once
-// when the ring is full. kSplit picks the allocator, kAligned the API (page_frag_alloc_align with
-// -align, or page_frag_alloc with ~0u). kChecked (tests only) counts and checks every fragment.
+// The push thread's state (pushRound, page_frag_hot.h).
 struct PushState {
     FragCache cache;
     PtrRing* ring = nullptr;
@@ -77,31 +77,35 @@ struct PushState {
     std::uint64_t misplaced = 0;  // kChecked only: fragments outside their page or misaligned
 };
 
-template <bool kSplit, bool kAligned, bool kChecked>
-__attribute__((noinline, aligned(64))) void pushRound(PushState* s, std::uint64_t calls)
-{
-    const std::uint32_t alignMask = kAligned ? s->alignMask : ~0U;
-    for (std::uint64_t i = 0; i < calls; ++i) {
-        void* va = kSplit ? allocAlignSplit(&s->cache, s->allocLen, alignMask)
-                          : allocAlignMonolithic(&s->cache, s->allocLen, alignMask);
-        if (__builtin_expect(va == nullptr, 0)) {
-            ++s->failures;
-            continue;
-        }
-        if constexpr (kChecked) {
-            const auto offset = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(va) % kMaxSize);
-            if ((reinterpret_cast<std::uintptr_t>(va) & ~alignMask) != 0 || offset + s->allocLen > kMaxSize) {
-                ++s->misplaced;
-            }
-        }
-        if (__builtin_expect(!s->ring->produce(va), 0)) {
-            fragFree(s->cache.arena, va);
-            ++s->freedByPush;
-        } else if constexpr (kChecked) {
-            ++s->pushed;
-        }
+// One push round of page_frag_test.ko's push thread, once per code placement: pushRound<kSplit,
+// kAligned, kChecked>.
+#define NF_PLACED_FILE "engine/workloads/page_frag_hot.h"
+#define NF_PLACED_SECTION "page_frag"
+#include "engine/workloads/each_placement.h"
+
+// Each placement's push rounds, indexed [kSplit][kAligned][kChecked], and the allocator functions
+// they call (hotCode()'s order after the round).
+using PushRound = void (*)(PushState* s, std::uint64_t calls);
+struct PageFragCode {
+    std::array<std::array<std::array<PushRound, 2>, 2>, 2> push;
+    const void* monolithic;
+    const void* prepare;
+    const void* commitNoref;
+};
+#define NF_PAGE_FRAG_PUSH(L, split, aligned)                                                            \
+    std::array<PushRound, 2>                                                                            \
+    {                                                                                                   \
+        &placement##L::pushRound<split, aligned, false>, &placement##L::pushRound<split, aligned, true> \
     }
-}
+#define NF_PAGE_FRAG_CODE(L)                                                                  \
+    PageFragCode{{{{{NF_PAGE_FRAG_PUSH(L, false, false), NF_PAGE_FRAG_PUSH(L, false, true)}}, \
+                   {{NF_PAGE_FRAG_PUSH(L, true, false), NF_PAGE_FRAG_PUSH(L, true, true)}}}}, \
+                 codeAddress(&page_frag::placement##L::allocAlignMonolithic),                 \
+                 codeAddress(&page_frag::placement##L::cachePrepare),                         \
+                 codeAddress(&page_frag::placement##L::cacheCommitNoref)},
+const std::array<PageFragCode, kPlacements> kCode = {NF_EACH_PLACEMENT(NF_PAGE_FRAG_CODE)};
+#undef NF_PAGE_FRAG_CODE
+#undef NF_PAGE_FRAG_PUSH
 
 // The pop thread: frees whatever the ring holds, spins while the push side is active and sleeps
 // when it is not, so the variants' pop threads do not compete between their chunks.
@@ -179,7 +183,8 @@ std::size_t arenaBlocks(const Config& c)
 
 class PageFragModel {
 public:
-    PageFragModel(const Config& c, int popCpu) : m_config(c), m_arena(arenaBlocks(c)), m_ring(c.ringSize)
+    PageFragModel(const Config& c, int popCpu, std::size_t placement)
+        : m_config(c), m_placement(placement), m_arena(arenaBlocks(c)), m_ring(c.ringSize)
     {
         m_state.cache.arena = &m_arena;
         m_state.ring = &m_ring;
@@ -201,25 +206,19 @@ public:
         m_pop->setActive(true);
         const bool split = m_config.impl == Impl::Split;
         const bool aligned = m_config.align != 0;
-        if (split) {
-            aligned ? pushRound<true, true, kChecked>(&m_state, calls)
-                    : pushRound<true, false, kChecked>(&m_state, calls);
-        } else {
-            aligned ? pushRound<false, true, kChecked>(&m_state, calls)
-                    : pushRound<false, false, kChecked>(&m_state, calls);
-        }
+        kCode[m_placement].push[split ? 1 : 0][aligned ? 1 : 0][kChecked ? 1 : 0](&m_state, calls);
         m_pop->setActive(false);
     }
 
-    std::vector<const void*> hotCode() const
+    PlacedCode placed(std::size_t placement) const
     {
-        const bool aligned = m_config.align != 0;
-        if (m_config.impl == Impl::Split) {
-            return {aligned ? codeAddress(&pushRound<true, true, false>) : codeAddress(&pushRound<true, false, false>),
-                    codeAddress(&cachePrepare), codeAddress(&cacheCommitNoref)};
-        }
-        return {aligned ? codeAddress(&pushRound<false, true, false>) : codeAddress(&pushRound<false, false, false>),
-                codeAddress(&allocAlignMonolithic)};
+        const PageFragCode& code = kCode[placement];
+        const bool split = m_config.impl == Impl::Split;
+        const void* round = codeAddress(code.push[split ? 1 : 0][m_config.align != 0 ? 1 : 0][0]);
+        return {.hot = split ? std::vector<const void*>{round, code.prepare, code.commitNoref}
+                             : std::vector<const void*>{round, code.monolithic},
+                .loop = round,
+                .stackOffset = placementStackOffset(placement)};
     }
 
     // Waits until the pop thread has taken everything pushed (tests), at most ~10 s.
@@ -239,27 +238,38 @@ public:
 
 private:
     Config m_config;
+    std::size_t m_placement;
     PageArena m_arena;
     PtrRing m_ring;
     PushState m_state;
     std::unique_ptr<PopThread> m_pop;
 };
 
-class PageFragLoop final : public CallLoop {
+class PageFragLoop final : public PlacedCallLoop {
 public:
-    PageFragLoop(const Config& c, int popCpu) : m_model(c, popCpu) {}
-
-    void run(std::uint64_t calls) override { m_model.run<false>(calls); }
+    PageFragLoop(const Config& c, int popCpu, std::size_t placement)
+        : PlacedCallLoop(placement), m_model(c, popCpu, placement)
+    {
+    }
 
     std::vector<std::pair<std::string, std::string>> facts() const override
     {
         return {{"pop_cpu", m_model.pop().cpu() >= 0 ? std::to_string(m_model.pop().cpu()) : "unpinned"},
                 {"arena_pages", std::to_string(m_model.arena().blocks())}};
     }
-    std::vector<const void*> hotCode() const override { return m_model.hotCode(); }
+    std::vector<PlacedCode> placements() const override
+    {
+        std::vector<PlacedCode> code;
+        for (std::size_t l = 0; l < kCode.size(); ++l) {
+            code.push_back(m_model.placed(l));
+        }
+        return code;
+    }
     std::vector<std::string> warnings() const override { return nonEmpty({m_model.pop().warning()}); }
 
 private:
+    void runPlaced(std::uint64_t calls) override { m_model.run<false>(calls); }
+
     mutable PageFragModel m_model;
 };
 
@@ -293,12 +303,13 @@ Result<std::pair<Config, int>> modelSetup(const ParamSet& params)
 
 }  // namespace
 
-Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls)
+Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls, std::size_t placement)
 {
+    NF_TRY(checkPlacement(placement, kPlacements));
     auto setup = NF_TRY(modelSetup(params));
     PageFragModelStats stats;
     {
-        PageFragModel model(setup.first, setup.second);
+        PageFragModel model(setup.first, setup.second, placement);
         model.run<true>(calls);
         auto& s = model.state();
         stats.pushed = s.pushed;
@@ -326,15 +337,16 @@ Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64
     return stats;
 }
 
-Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params)
+Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params, std::size_t placement)
 {
+    NF_TRY(checkPlacement(placement, kPlacements));
     auto setup = NF_TRY(modelSetup(params));
-    return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup.first, setup.second));
+    return std::unique_ptr<CallLoop>(std::make_unique<PageFragLoop>(setup.first, setup.second, placement));
 }
 
 WorkloadImplementation implementation::pageFrag()
 {
-    return {.make = makePageFrag};
+    return {.make = makePageFrag, .placements = kPlacements};
 }
 
 }  // namespace nf::engine::workloads

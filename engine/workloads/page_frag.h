@@ -3,6 +3,7 @@
 // driven like page_frag_test.ko: a push thread allocates fragments into a ptr_ring, a pop thread
 // frees them (seed 002).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -11,7 +12,8 @@
 namespace nf::engine::workloads {
 
 // The implementation of catalogue entry engine/catalog/page_frag.cpp: one per variant.
-Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params);
+// `placement`: the code placement to run in (engine/workloads/placement.h).
+Result<std::unique_ptr<CallLoop>> makePageFrag(const ParamSet& params, std::size_t placement = 0);
 
 // What the model saw in pageFragSelfCheck().
 struct PageFragModelStats {
@@ -29,6 +31,7 @@ struct PageFragModelStats {
 
 // Test hook: builds the model from resolved `params`, runs `calls` allocations on this thread with
 // every fragment checked, lets the pop thread drain the ring, drains the cache and audits the pages.
-Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls);
+// `placement`: the code placement whose copy runs.
+Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64_t calls, std::size_t placement = 0);
 
 }  // namespace nf::engine::workloads

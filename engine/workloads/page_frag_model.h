@@ -14,6 +14,8 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/workloads/placement.h"
+
 namespace nf::engine::workloads::page_frag {
 
 inline constexpr std::uint32_t kPageSize = 4096;
@@ -75,21 +77,41 @@ struct PageFrag {
 };
 
 // The monolithic allocator: __page_frag_alloc_align(nc, fragsz, gfp, align_mask).
-void* allocAlignMonolithic(FragCache* nc, std::uint32_t fragsz, std::uint32_t alignMask);
 // The refactored allocator: prepare (out of line), then the inline commit that decrements the
 // bias and calls the out-of-line commit_noref.
-void* cachePrepare(FragCache* nc, std::uint32_t fragsz, PageFrag* pfrag, std::uint32_t alignMask);
-std::uint32_t cacheCommitNoref(FragCache* nc, PageFrag* pfrag, std::uint32_t usedSz);
-inline void* allocAlignSplit(FragCache* nc, std::uint32_t fragsz, std::uint32_t alignMask)
+// One copy of each per code placement (engine/workloads/placement.h), from
+// page_frag_model_hot.h.
+#define NF_PAGE_FRAG_DECLARE(L)                                                                            \
+    namespace placement##L                                                                                 \
+    {                                                                                                      \
+        void* allocAlignMonolithic(FragCache* nc, std::uint32_t fragsz, std::uint32_t alignMask);          \
+        void* cachePrepare(FragCache* nc, std::uint32_t fragsz, PageFrag* pfrag, std::uint32_t alignMask); \
+        std::uint32_t cacheCommitNoref(FragCache* nc, PageFrag* pfrag, std::uint32_t usedSz);              \
+    }
+NF_EACH_PLACEMENT(NF_PAGE_FRAG_DECLARE)
+#undef NF_PAGE_FRAG_DECLARE
+
+// __page_frag_alloc_align() after the refactor, with one placement's prepare and commit_noref.
+template <auto kPrepare, auto kCommitNoref>
+inline void* allocAlignSplitWith(FragCache* nc, std::uint32_t fragsz, std::uint32_t alignMask)
 {
     PageFrag frag;
-    void* va = cachePrepare(nc, fragsz, &frag, alignMask);
+    void* va = kPrepare(nc, fragsz, &frag, alignMask);
     if (__builtin_expect(va == nullptr, 0)) {
         return nullptr;
     }
     --nc->pagecntBias;  // __page_frag_cache_commit()
-    cacheCommitNoref(nc, &frag, fragsz);
+    kCommitNoref(nc, &frag, fragsz);
     return va;
+}
+
+// Placement 0's: the code as it always was.
+using placement0::allocAlignMonolithic;
+using placement0::cacheCommitNoref;
+using placement0::cachePrepare;
+inline void* allocAlignSplit(FragCache* nc, std::uint32_t fragsz, std::uint32_t alignMask)
+{
+    return allocAlignSplitWith<&placement0::cachePrepare, &placement0::cacheCommitNoref>(nc, fragsz, alignMask);
 }
 
 // page_frag_free(va): drops one reference; the last one returns the block to the arena.

@@ -1,8 +1,9 @@
 #include "engine/workloads/page_pool.h"
-#include "engine/workloads/out_of_line.h"
+#include "engine/workloads/placement.h"
 #include "engine/workloads/registry.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -82,90 +83,41 @@ inline void completionBarrier()
 #endif
 }
 
-// page_pool_dma_sync_for_device(): clamp to max_len, then "clean" each cache line of the synced
-// range: `syncCost` dependent steps per 64-byte line, opaque to the optimiser.
-template <bool kCounting>
-NF_OUT_OF_LINE void pagePoolDmaSyncForDevice(PoolState& pool, const FakePage* page, std::uint32_t dmaSyncSize)
-{
-    dmaSyncSize = std::min(dmaSyncSize, pool.maxLen);
-    if constexpr (kCounting) {
-        ++pool.counts.syncCalls;
-        if (dmaSyncSize == 0) {
-            ++pool.counts.zeroSizeSyncCalls;
-        }
-    }
-    std::uint64_t x = page->dmaAddr + pool.offset;
-    const std::uint64_t steps = static_cast<std::uint64_t>((dmaSyncSize + kCacheLine - 1) / kCacheLine) * pool.syncCost;
-    for (std::uint64_t i = 0; i < steps; ++i) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        asm volatile("" : "+r"(x));
-    }
-    // The maintenance ends with a barrier (arm64: `dsb sy` after the `dc cvac` loop): the work must
-    // finish before the path goes on, so out-of-order execution cannot overlap it with later calls.
-    if (steps != 0) {
-        completionBarrier();
-    }
-}
+// The measuring loop's state: the pool and the precomputed per-call dma_sync_size sequence.
+struct LoopState {
+    PoolState* pool = nullptr;
+    const std::uint64_t* zeroBits = nullptr;
+    std::uint32_t syncSize = 0;
+    std::uint32_t cursor = 0;
+};
 
-// page_pool_alloc_pages() fast path: __page_pool_get_cached(), refilling alloc.cache from the
-// ptr_ring in bulk (page_pool_refill_alloc_cache) when it is empty.
-template <bool kCounting>
-NF_OUT_OF_LINE FakePage* pagePoolAllocPage(PoolState& pool)
-{
-    if constexpr (kCounting) {
-        ++pool.counts.allocs;
-    }
-    if (pool.cacheCount != 0) {
-        return pool.cache[--pool.cacheCount];
-    }
-    if constexpr (kCounting) {
-        ++pool.counts.cacheRefills;
-    }
-    do {
-        FakePage* page = ringConsume(pool);
-        if (page == nullptr) {
-            break;
-        }
-        pool.cache[pool.cacheCount++] = page;
-    } while (pool.cacheCount < pool.refillBatch);
-    if (pool.cacheCount == 0) {
-        return nullptr;  // the kernel would go to the page allocator; the model never gets here
-    }
-    return pool.cache[--pool.cacheCount];
-}
+#define NF_PLACED_FILE "engine/workloads/page_pool_hot.h"
+#define NF_PLACED_SECTION "page_pool"
+#include "engine/workloads/each_placement.h"
 
-// page_pool_put_page(pool, page, dma_sync_size, allow_direct=true) -> __page_pool_put_page() for
-// a recyclable page, then page_pool_recycle_in_cache() or page_pool_recycle_in_ring().
-template <bool kEarly, bool kCounting>
-NF_OUT_OF_LINE void pagePoolPutPage(PoolState& pool, FakePage* page, std::uint32_t dmaSyncSize)
-{
-    if constexpr (kCounting) {
-        ++pool.counts.recycles;
-        if (dmaSyncSize == 0) {
-            ++pool.counts.zeroSizeRecycles;
-        }
+using LoopFunction = void (*)(LoopState& s, std::uint64_t calls);
+
+// Each placement's copy of the code, indexed by kEarly: the measuring loop, the counting one
+// (pagePoolSelfCheck) and the model functions the loop calls (hotCode()'s order).
+struct PagePoolCode {
+    std::array<LoopFunction, 2> loop;
+    std::array<LoopFunction, 2> countingLoop;
+    std::array<std::vector<const void*>, 2> hot;
+};
+#define NF_PAGE_POOL_HOT(L, kEarly)                                      \
+    std::vector<const void*>                                             \
+    {                                                                    \
+        codeAddress(&placement##L::pagePoolPutPage<kEarly, false>),      \
+            codeAddress(&placement##L::pagePoolDmaSyncForDevice<false>), \
+            codeAddress(&placement##L::pagePoolAllocPage<false>)         \
     }
-    if (page->refCount == 1 && page->pfmemalloc == 0) {
-        if constexpr (kEarly) {
-            if (pool.dmaSync && pool.dev->needSync != 0 && dmaSyncSize != 0) {
-                pagePoolDmaSyncForDevice<kCounting>(pool, page, dmaSyncSize);
-            }
-        } else {
-            if (pool.dmaSync && pool.dev->needSync != 0) {
-                pagePoolDmaSyncForDevice<kCounting>(pool, page, dmaSyncSize);
-            }
-        }
-        if (pool.cacheCount < pool.cacheSize) {
-            pool.cache[pool.cacheCount++] = page;
-            return;
-        }
-    }
-    if constexpr (kCounting) {
-        ++pool.counts.ringRecycles;
-    }
-    // Holds every page, so it cannot be full; the kernel would free the page here.
-    static_cast<void>(ringProduce(pool, page));
-}
+#define NF_PAGE_POOL_CODE(L)                                                                            \
+    PagePoolCode{{&placement##L::pagePoolLoop<false, false>, &placement##L::pagePoolLoop<true, false>}, \
+                 {&placement##L::pagePoolLoop<false, true>, &placement##L::pagePoolLoop<true, true>},   \
+                 {NF_PAGE_POOL_HOT(L, false), NF_PAGE_POOL_HOT(L, true)}},
+const std::array<PagePoolCode, kPlacements> kCode = {NF_EACH_PLACEMENT(NF_PAGE_POOL_CODE)};
+#undef NF_PAGE_POOL_CODE
+#undef NF_PAGE_POOL_HOT
 
 struct Config {
     bool early = false;
@@ -201,8 +153,7 @@ public:
         : m_pages(c.ringSize),
           m_cache(c.poolSize, nullptr),
           m_ring(c.ringSize, nullptr),
-          m_zeroBits(kSizeTableLen / 64, 0),
-          m_syncSize(c.syncSize)
+          m_zeroBits(kSizeTableLen / 64, 0)
     {
         m_device.needSync = c.devNeedsSync;
         const FakeDevice* dev = &m_device;
@@ -214,6 +165,9 @@ public:
         m_pool.refillBatch = std::max<std::uint32_t>(1, c.poolSize / 2);
         m_pool.ring = m_ring.data();
         m_pool.ringSize = c.ringSize;
+        m_loop.pool = &m_pool;
+        m_loop.zeroBits = m_zeroBits.data();
+        m_loop.syncSize = c.syncSize;
         for (std::size_t i = 0; i < m_pages.size(); ++i) {
             m_pages[i].dmaAddr = 0x10000000ULL + i * 4096ULL;
             static_cast<void>(ringProduce(m_pool, &m_pages[i]));
@@ -232,21 +186,8 @@ public:
         }
     }
 
-    template <bool kEarly, bool kCounting>
-    void run(std::uint64_t calls)
-    {
-        std::uint32_t cursor = m_cursor;
-        for (std::uint64_t i = 0; i < calls; ++i) {
-            FakePage* page = pagePoolAllocPage<kCounting>(m_pool);
-            const auto zero = static_cast<std::uint32_t>((m_zeroBits[cursor >> 6] >> (cursor & 63)) & 1);
-            const std::uint32_t size = m_syncSize & (zero - 1);  // branch-free: 0 or sync_size
-            cursor = (cursor + 1) & (kSizeTableLen - 1);
-            if (page != nullptr) {
-                pagePoolPutPage<kEarly, kCounting>(m_pool, page, size);
-            }
-        }
-        m_cursor = cursor;
-    }
+    // `calls` operations of one copy of the loop (kCode).
+    void run(LoopFunction loop, std::uint64_t calls) { loop(m_loop, calls); }
 
     PagePoolModelStats audit() const
     {
@@ -280,6 +221,20 @@ public:
                         std::to_string(m_pages.size()) + " pages";
         }
         s.consistent = s.problem.empty();
+        // FNV-1a over where everything is: the same operations leave the same digest.
+        std::uint64_t digest = 14695981039346656037ULL;
+        auto mix = [&](std::uint64_t v) { digest = (digest ^ v) * 1099511628211ULL; };
+        mix(m_pool.cacheCount);
+        mix(m_pool.ringProducer);
+        mix(m_pool.ringConsumer);
+        mix(m_loop.cursor);
+        for (std::uint32_t i = 0; i < m_pool.cacheCount; ++i) {
+            mix(static_cast<std::uint64_t>(m_cache[i] - m_pages.data()));
+        }
+        for (const FakePage* p : m_ring) {
+            mix(p == nullptr ? ~0ULL : static_cast<std::uint64_t>(p - m_pages.data()));
+        }
+        s.stateDigest = digest;
         return s;
     }
 
@@ -293,17 +248,13 @@ private:
     std::vector<std::uint64_t> m_zeroBits;
     FakeDevice m_device;
     PoolState m_pool;
-    std::uint32_t m_syncSize;
+    LoopState m_loop;
     std::uint32_t m_zeroCalls = 0;
-    std::uint32_t m_cursor = 0;
 };
 
-template <bool kEarly>
-class PagePoolLoop final : public CallLoop {
+class PagePoolLoop final : public PlacedCallLoop {
 public:
-    explicit PagePoolLoop(const Config& c) : m_config(c), m_model(c) {}
-
-    __attribute__((aligned(64))) void run(std::uint64_t calls) override { m_model.run<kEarly, false>(calls); }
+    PagePoolLoop(const Config& c, std::size_t placement) : PlacedCallLoop(placement), m_config(c), m_model(c) {}
 
     std::vector<std::pair<std::string, std::string>> facts() const override
     {
@@ -316,43 +267,48 @@ public:
         };
     }
 
-    std::vector<const void*> hotCode() const override
+    std::vector<PlacedCode> placements() const override
     {
-        return {codeAddress(&pagePoolPutPage<kEarly, false>), codeAddress(&pagePoolDmaSyncForDevice<false>),
-                codeAddress(&pagePoolAllocPage<false>)};
+        const std::size_t early = m_config.early ? 1 : 0;
+        std::vector<PlacedCode> code;
+        for (std::size_t l = 0; l < kCode.size(); ++l) {
+            code.push_back({.hot = kCode[l].hot[early],
+                            .loop = codeAddress(kCode[l].loop[early]),
+                            .stackOffset = placementStackOffset(l)});
+        }
+        return code;
     }
 
 private:
+    void runPlaced(std::uint64_t calls) override
+    {
+        m_model.run(kCode[placement()].loop[m_config.early ? 1 : 0], calls);
+    }
+
     Config m_config;
     PagePoolModel m_model;
 };
 
 }  // namespace
 
-Result<PagePoolModelStats> pagePoolSelfCheck(const ParamSet& params, std::uint64_t calls)
+Result<PagePoolModelStats> pagePoolSelfCheck(const ParamSet& params, std::uint64_t calls, std::size_t placement)
 {
+    NF_TRY(checkPlacement(placement, kPlacements));
     const Config c = readConfig(params);
     PagePoolModel model(c);
-    if (c.early) {
-        model.run<true, true>(calls);
-    } else {
-        model.run<false, true>(calls);
-    }
+    model.run(kCode[placement].countingLoop[c.early ? 1 : 0], calls);
     return model.audit();
 }
 
-Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params)
+Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params, std::size_t placement)
 {
-    const Config c = readConfig(params);
-    if (c.early) {
-        return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<true>>(c));
-    }
-    return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop<false>>(c));
+    NF_TRY(checkPlacement(placement, kPlacements));
+    return std::unique_ptr<CallLoop>(std::make_unique<PagePoolLoop>(readConfig(params), placement));
 }
 
 WorkloadImplementation implementation::pagePool()
 {
-    return {.make = makePagePool};
+    return {.make = makePagePool, .placements = kPlacements};
 }
 
 }  // namespace nf::engine::workloads

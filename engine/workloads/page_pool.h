@@ -3,6 +3,7 @@
 // page_pool_dma_sync_for_device() on the recycle side, in two placements of the dma_sync_size check
 // (late: inside the sync function; early: before calling it).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -11,7 +12,8 @@
 namespace nf::engine::workloads {
 
 // The implementation of catalogue entry engine/catalog/page_pool.cpp: one per variant.
-Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params);
+// `placement`: the code placement to run in (engine/workloads/placement.h).
+Result<std::unique_ptr<CallLoop>> makePagePool(const ParamSet& params, std::size_t placement = 0);
 
 // What the instrumented model saw after pagePoolSelfCheck() ran it.
 struct PagePoolModelStats {
@@ -25,11 +27,12 @@ struct PagePoolModelStats {
     std::uint64_t syncCalls = 0;          // calls of page_pool_dma_sync_for_device()
     std::uint64_t zeroSizeSyncCalls = 0;  // ... of them with dma_sync_size == 0
     std::uint64_t zeroSizeRecycles = 0;   // recycles whose dma_sync_size was 0
+    std::uint64_t stateDigest = 0;        // a digest of where every page is and of the call cursor
 };
 
 // Test hook: builds the model from `params` (already resolved against pagePoolInfo().params) with
-// counting enabled, runs `calls` operations and audits the pool. The measured workload is a
-// separate instantiation with no counters.
-Result<PagePoolModelStats> pagePoolSelfCheck(const ParamSet& params, std::uint64_t calls);
+// counting enabled, runs `calls` operations in code placement `placement` and audits the pool. The
+// measured workload is a separate instantiation with no counters.
+Result<PagePoolModelStats> pagePoolSelfCheck(const ParamSet& params, std::uint64_t calls, std::size_t placement = 0);
 
 }  // namespace nf::engine::workloads

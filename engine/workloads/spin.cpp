@@ -1,53 +1,67 @@
 #include "engine/workloads/spin.h"
+#include "engine/workloads/placement.h"
 #include "engine/workloads/registry.h"
 
+#include <array>
 #include <cstdint>
 
 namespace nf::engine::workloads {
 
 namespace {
 
-// One call: `work` steps of a 64-bit LCG. Each step depends on the last (multiply then add), and
-// the empty asm makes the value opaque to the optimiser, so nothing is folded or vectorised.
-__attribute__((noinline)) std::uint64_t spinCall(std::uint64_t x, std::uint64_t work)
-{
-    for (std::uint64_t i = 0; i < work; ++i) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        asm volatile("" : "+r"(x));
-    }
-    return x;
-}
+#define NF_PLACED_FILE "engine/workloads/spin_hot.h"
+#define NF_PLACED_SECTION "spin"
+#include "engine/workloads/each_placement.h"
 
-class Spin final : public CallLoop {
+using LoopFunction = std::uint64_t (*)(std::uint64_t x, std::uint64_t work, std::uint64_t calls);
+
+// Each placement's copy of the measuring loop and of the function it calls.
+struct SpinCode {
+    LoopFunction loop;
+    const void* call;
+};
+#define NF_SPIN_CODE(L) SpinCode{&placement##L::spinLoop, codeAddress(&placement##L::spinCall)},
+const std::array<SpinCode, kPlacements> kCode = {NF_EACH_PLACEMENT(NF_SPIN_CODE)};
+#undef NF_SPIN_CODE
+
+class Spin final : public PlacedCallLoop {
 public:
-    explicit Spin(std::uint64_t work) : m_work(work) {}
+    Spin(std::uint64_t work, std::size_t placement) : PlacedCallLoop(placement), m_work(work) {}
 
-    std::vector<const void*> hotCode() const override { return {codeAddress(&spinCall)}; }
-
-    void run(std::uint64_t calls) override
+    std::vector<PlacedCode> placements() const override
     {
-        std::uint64_t x = m_state;
-        for (std::uint64_t i = 0; i < calls; ++i) {
-            x = spinCall(x, m_work);
+        std::vector<PlacedCode> code;
+        for (std::size_t l = 0; l < kCode.size(); ++l) {
+            code.push_back(
+                {.hot = {kCode[l].call}, .loop = codeAddress(kCode[l].loop), .stackOffset = placementStackOffset(l)});
         }
-        m_state = x;
+        return code;
     }
 
 private:
+    void runPlaced(std::uint64_t calls) override { m_state = kCode[placement()].loop(m_state, m_work, calls); }
+
     std::uint64_t m_work;
     std::uint64_t m_state = 1;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<CallLoop>> makeSpin(const ParamSet& params)
+Result<std::unique_ptr<CallLoop>> makeSpin(const ParamSet& params, std::size_t placement)
 {
-    return std::unique_ptr<CallLoop>(std::make_unique<Spin>(static_cast<std::uint64_t>(params.integer("work"))));
+    NF_TRY(checkPlacement(placement, kPlacements));
+    return std::unique_ptr<CallLoop>(
+        std::make_unique<Spin>(static_cast<std::uint64_t>(params.integer("work")), placement));
+}
+
+std::uint64_t spinSelfCheck(std::uint64_t work, std::uint64_t calls, std::size_t placement)
+{
+    return kCode.at(placement).loop(1, work, calls);
 }
 
 WorkloadImplementation implementation::spin()
 {
-    return {.make = makeSpin};
+    return {.make = makeSpin, .placements = kPlacements};
 }
 
 }  // namespace nf::engine::workloads

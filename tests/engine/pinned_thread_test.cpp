@@ -266,7 +266,7 @@ TEST(RunWarnings, AnUnpinnedThreadIsAWarningOfTheRunOncePerVariant)
 {
     const WorkloadImplementations fakes = {
         {.name = "spin",
-         .make = [](const ParamSet&) -> Result<std::unique_ptr<CallLoop>> {
+         .make = [](const ParamSet&, std::size_t) -> Result<std::unique_ptr<CallLoop>> {
              return std::unique_ptr<CallLoop>(std::make_unique<UnpinnedLoop>());
          }},
         {.name = "udp-rx",
@@ -336,7 +336,7 @@ public:
 template <class Loop>
 WorkloadImplementations spinMadeOf()
 {
-    return {{.name = "spin", .make = [](const ParamSet&) -> Result<std::unique_ptr<CallLoop>> {
+    return {{.name = "spin", .make = [](const ParamSet&, std::size_t) -> Result<std::unique_ptr<CallLoop>> {
                  return std::unique_ptr<CallLoop>(std::make_unique<Loop>());
              }}};
 }
