@@ -58,6 +58,13 @@ struct Comparison {
     // Across runs (engine/analysis/across_runs.h): the levels of the design (runs pooled, boots)
     // and where the run-to-run variance came from; "" for the variants of one run.
     std::string levels;
+    // Code layout (docs/measurement.md, "Code layout as a factor"): how far the difference moves
+    // between code placements, in percent (the standard deviation of the per-placement differences;
+    // a rebuild's difference for a placebo compare). A difference smaller than it is not shown to be
+    // the code path's. Unset when layout was not a factor of the comparison.
+    std::optional<double> layoutSpreadPct;
+    std::size_t layoutsMeasured = 0;  // placements (cells) the interval rests on; 0 when not a factor
+    std::size_t layoutsPlanned = 0;   // --layouts K: fewer measured means an incomplete design
 };
 
 // Paired design: base[i] and cand[i] were measured side by side (adjacent chunks). Works on the
