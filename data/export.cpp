@@ -112,7 +112,7 @@ std::vector<RowMetric> csvMetrics(const engine::RunData& data)
 
 void writeCsvHeader(const engine::RunData& data, const std::vector<RowMetric>& metrics, std::ostream& out)
 {
-    out << "run,variant,repetition,sample,pair,start_s,duration_s";
+    out << "run,variant,repetition,sample,pair,layout,start_s,duration_s";
     for (const RowMetric& metric : metrics) {
         out << ',' << csvField(metric.spec->name);
     }
@@ -128,9 +128,11 @@ void writeCsvRow(const engine::RunRecord& run, const std::vector<RowMetric>& met
     const engine::RunData& data = run.data;
     const engine::RunTable& table = data.samples;
     const int pair = table.pair(row);
+    const int layout = data.layoutOf(table.variant(row), table.repetition(row));
     out << run.row.id << ',' << csvField(variantName(data, table.variant(row))) << ',' << table.repetition(row) << ','
         << table.index(row) << ',' << (pair >= 0 ? std::to_string(pair) : std::string()) << ','
-        << formatNumber(table.start(row)) << ',' << formatNumber(table.duration(row));
+        << (layout >= 0 ? std::to_string(layout) : std::string()) << ',' << formatNumber(table.start(row)) << ','
+        << formatNumber(table.duration(row));
     for (const RowMetric& metric : metrics) {
         out << ',' << formatNumber(rowMetric(table, metric, row));
     }
@@ -204,11 +206,13 @@ nlohmann::json sampleJson(const engine::RunData& data, const std::vector<RowMetr
         metrics[metric.spec->name] = value ? jsonNumber(*value) : nlohmann::json();
     }
     const int pair = table.pair(row);
+    const int layout = data.layoutOf(table.variant(row), table.repetition(row));
     return {{"variant", table.variant(row)},
             {"variant_name", variantName(data, table.variant(row))},
             {"repetition", table.repetition(row)},
             {"index", table.index(row)},
             {"pair", pair >= 0 ? nlohmann::json(pair) : nlohmann::json()},
+            {"layout", layout >= 0 ? nlohmann::json(layout) : nlohmann::json()},
             {"start_s", jsonNumber(table.start(row))},
             {"duration_s", jsonNumber(table.duration(row))},
             {"quantities", quantities},

@@ -195,18 +195,22 @@ struct RepetitionRow {
     std::int64_t id = 0;
     int variant = 0;
     int index = 0;
+    int layout = -1;  // the code placement it ran in; -1 when none was recorded
 };
 
 // In the order they were stored (seq).
 Result<std::vector<RepetitionRow>> loadRepetitions(Database& db, std::int64_t runId)
 {
     std::vector<RepetitionRow> reps;
-    NF_TRY(
-        db.forEachRow("SELECT p.id, v.idx, p.idx FROM repetitions p JOIN variants v ON v.id = p.variant_id "
-                      "WHERE p.run_id = ? ORDER BY p.seq",
-                      runId, [&](const Statement& s) {
-                          reps.push_back({s.int64(0), static_cast<int>(s.int64(1)), static_cast<int>(s.int64(2))});
-                      }));
+    // Schema 8 on: the placement (a file read as it is from before has none).
+    const char* layout = NF_TRY(storedSchemaVersion(db)) >= 8 ? "coalesce(p.layout, -1)" : "-1";
+    NF_TRY(db.forEachRow(std::string("SELECT p.id, v.idx, p.idx, ") + layout +
+                             " FROM repetitions p JOIN variants v ON v.id = p.variant_id "
+                             "WHERE p.run_id = ? ORDER BY p.seq",
+                         runId, [&](const Statement& s) {
+                             reps.push_back({s.int64(0), static_cast<int>(s.int64(1)), static_cast<int>(s.int64(2)),
+                                             static_cast<int>(s.int64(3))});
+                         }));
     return reps;
 }
 
@@ -328,6 +332,9 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
         if (rep.variant < 0 || rep.variant > engine::RunTable::kMaxVariant) {
             return Error{"cannot load run " + std::to_string(run.row.id) + " from " + db.path() + ": variant index " +
                          std::to_string(rep.variant) + " out of range"};
+        }
+        if (rep.layout >= 0) {
+            run.data.layouts[{rep.variant, rep.index}] = rep.layout;
         }
         const std::size_t from = table.size();
         const auto read = static_cast<std::size_t>(&rep - reps.data());

@@ -165,9 +165,9 @@ public:
     static Result<RepetitionWriter> prepare(Database& db, std::int64_t runId, std::size_t quantities)
     {
         const std::int64_t seq = NF_TRY(nextSeq(db, runId));
-        auto rep =
-            NF_TRY(db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status) "
-                              "VALUES (?, ?, ?, ?, ?, ?, 'complete')"));
+        auto rep = NF_TRY(
+            db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status, layout) "
+                       "VALUES (?, ?, ?, ?, ?, ?, 'complete', ?)"));
         auto sample =
             NF_TRY(db.prepare("INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals, checksum) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?)"));
@@ -185,9 +185,11 @@ public:
                              std::to_string(variant) + " in the run"};
             }
             auto [first, last] = variantSpan(rep, variant);
-            NF_TRY(
-                m_rep.bindAll(m_runId, variantIds[static_cast<std::size_t>(variant)], rep.index, m_seq++, first, last)
-                    .run());
+            m_rep.bindAll(m_runId, variantIds[static_cast<std::size_t>(variant)], rep.index, m_seq++, first, last);
+            if (static_cast<std::size_t>(variant) < rep.layouts.size()) {
+                m_rep.bind(7, rep.layouts[static_cast<std::size_t>(variant)]);
+            }
+            NF_TRY(m_rep.run());
             repIds[static_cast<std::size_t>(variant)] = m_db.lastInsertId();
         }
         return repIds;

@@ -217,11 +217,18 @@ DROP TABLE decisions;
 ALTER TABLE decisions_7 RENAME TO decisions;
 )sql";
 
+// Migration 8: the code placement each variant ran in per repetition (ExperimentSpec::layouts,
+// docs/measurement.md "Code layout as a factor"); NULL for runs of code with one placement and for
+// every run stored before.
+constexpr const char* kMigration8 = R"sql(
+ALTER TABLE repetitions ADD COLUMN layout INTEGER;
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4},
-        {5, kMigration5}, {6, kMigration6}, {7, kMigration7},
+        {5, kMigration5}, {6, kMigration6}, {7, kMigration7}, {8, kMigration8},
     };
     return list;
 }

@@ -27,6 +27,9 @@ const std::array<std::vector<std::string>, 4>& panelMetrics()
 QString designName(const engine::Comparison& c)
 {
     const QString unit = QString::fromStdString(c.unit);
+    if (c.design == engine::Design::Layouts) {
+        return QObject::tr("%n placement cell(s) of paired log-ratios", nullptr, static_cast<int>(c.n));
+    }
     if (!c.levels.empty()) {  // across runs: what the run-to-run variance came from
         return c.levels.find(engine::kNoRunCalibration) != std::string::npos
                    ? QObject::tr("no run-to-run calibration")

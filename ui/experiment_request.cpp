@@ -40,6 +40,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Margin: return QObject::tr("Margin");
         case engine::SpecField::Alpha: return QObject::tr("Alpha");
         case engine::SpecField::Primary: return QObject::tr("Primary metric");
+        case engine::SpecField::Layouts: return QObject::tr("Layouts");
     }
     return {};
 }

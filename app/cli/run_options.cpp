@@ -90,6 +90,7 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Margin: return "--margin";
         case engine::SpecField::Alpha: return "--alpha";
         case engine::SpecField::Primary: return "--primary";
+        case engine::SpecField::Layouts: return "--layouts";
     }
     return "?";
 }
@@ -142,6 +143,12 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
         ->capture_default_str();
     sub->add_option("--seed", o.seed, "Seed for random order (default: drawn and recorded)")
         ->each([&o](const std::string&) { o.seedGiven = true; });
+    sub->add_option("--layouts", o.spec.layouts,
+                    "Code placements of the workload's hot code drawn per repetition, each variant every one "
+                    "equally often, so the verdict's interval includes how much where the code sits moves the "
+                    "result (0: placement 0 only; 2-8; default: 8 when the variants run different code, e.g. "
+                    "check=early against late, else 0). layout=N among a variant's parameters pins it to "
+                    "placement N");
     sub->add_option("--label", o.spec.label, "A label to find the run by");
     sub->add_option("--primary", o.spec.primaryMetric,
                     "The metric the verdict rests on, tested at alpha alone (the others are Holm-adjusted among "

@@ -11,6 +11,7 @@
 #include <future>
 #include <thread>
 
+#include "engine/analysis/layout_factor.h"
 #include "engine/analysis/multiplicity.h"
 #include "engine/stats/robust.h"
 
@@ -289,6 +290,12 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
             continue;
         }
         const bool pairedFirst = in.alternating || (in.pairedRepetitions && in.pairedPrimary);
+        const auto& layoutsOf = in.alternating ? in.pairLayouts : in.repetitionLayouts;
+        // Code layout is a factor: the cells of placements carry the verdict, the pairs beside it.
+        const bool layoutFactor =
+            in.layoutsPlanned > 0 && (in.alternating || in.pairedRepetitions) && std::max(base, c) < layoutsOf.size();
+        const Design primaryDesign =
+            layoutFactor ? Design::Layouts : (pairedFirst ? Design::Paired : Design::Independent);
         std::vector<std::size_t> primaries;
         std::vector<std::size_t> secondaries;
         // Metrics are independent of each other: compare them in parallel (a million chunk pairs
@@ -304,6 +311,11 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                 const auto& floor = m < in.runFloors.size() ? in.runFloors[m] : std::nullopt;
                 results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, options));
                 return results;
+            }
+            if (layoutFactor) {
+                const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
+                results.push_back(compareAcrossLayouts(source[base], source[c], layoutsOf[base], layoutsOf[c],
+                                                       in.layoutsPlanned, options));
             }
             if (in.alternating || in.pairedRepetitions) {
                 const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
@@ -342,7 +354,7 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         for (std::size_t m = 0; m < in.metrics.size(); ++m) {
             const auto& metric = in.metrics[m];
             for (auto& result : perMetric[m]) {
-                const bool primary = (result.design == Design::Paired) == pairedFirst;
+                const bool primary = result.design == primaryDesign;
                 (primary ? primaries : secondaries).push_back(a.comparisons.size());
                 metricOf.push_back(m);
                 a.comparisons.push_back({metric.name, metric.unit, metric.higherIsBetter, in.variants[base],

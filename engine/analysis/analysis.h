@@ -46,6 +46,13 @@ struct AnalysisInput {
     // The comparison is then compareAcrossRuns. Empty otherwise.
     std::vector<std::vector<std::vector<RunValues>>> runs;
     std::vector<std::optional<RunNoiseFloor>> runFloors;
+    // Code layout as a factor (a run with --layouts K > 0; engine/analysis/layout_factor.h): the
+    // placement variant v ran in for pair i (pairLayouts[v][i], aligned with pairs[m][v]) and for
+    // repetition value i (repetitionLayouts[v][i]); -1 where none was recorded. layoutsPlanned is
+    // K, set by whoever knows the run's spec: 0 leaves layout out of the comparison.
+    std::vector<std::vector<int>> pairLayouts;
+    std::vector<std::vector<int>> repetitionLayouts;
+    int layoutsPlanned = 0;
 };
 
 // Builds the input from one run: repetition values and, when the run alternated, chunk values

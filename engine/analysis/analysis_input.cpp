@@ -218,6 +218,28 @@ private:
     std::vector<std::uint32_t> m_ofRow;  // only when the rows are not in round order
 };
 
+// The placement of every pair and repetition value (RunData::layouts), aligned with them.
+void addLayouts(const RunData& data, const Rounds& rounds, const RepetitionTotals& totals, AnalysisInput& in)
+{
+    const RunTable& table = data.samples;
+    const std::size_t nv = in.variants.size();
+    const RepetitionSlots slots(table);
+    in.repetitionLayouts.assign(nv, {});
+    in.pairLayouts.assign(nv, std::vector<int>(rounds.count(), -1));
+    for (std::size_t v = 0; v < nv; ++v) {
+        for (std::size_t slot = 0; slot < totals.slots; ++slot) {
+            if (totals.has(v, slot)) {
+                in.repetitionLayouts[v].push_back(data.layoutOf(static_cast<int>(v), slots.repetition(slot)));
+            }
+        }
+    }
+    const auto variants = table.variants();
+    const auto reps = table.repetitions();
+    rounds.forEachRow([&](std::size_t i, std::size_t round) {
+        in.pairLayouts[variants[i]][round] = data.layoutOf(variants[i], reps[i]);
+    });
+}
+
 // ---- Runs stored as summaries (perf stat -r N): n, mean and standard error instead of values ----
 
 // summaries[m][v] for every variant whose run is summarised; `variantOf` maps v to the variant
@@ -300,6 +322,9 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
                 values[variants[i]][round] = metricRatio(metric, num[i], den[i]);
             }
         });
+    }
+    if (!data.layouts.empty()) {
+        addLayouts(data, rounds, totals, in);
     }
     in.pairedRepetitions = interleaved && !in.alternating;
     in.pairUnit = in.alternating ? "chunk pair" : "repetition pair";
@@ -452,6 +477,8 @@ Result<void> keepVariants(AnalysisInput& in, const std::vector<std::string>& nam
     select(in.variants);
     select(in.receivedShare);
     select(in.summarised);
+    select(in.pairLayouts);
+    select(in.repetitionLayouts);
     for (auto* perMetric : {&in.repetitions, &in.pairs}) {
         for (auto& m : *perMetric) {
             select(m);

@@ -24,6 +24,7 @@ std::string_view toString(Design design)
     switch (design) {
         case Design::Paired: return "paired";
         case Design::Independent: return "independent";
+        case Design::Layouts: return "placements";
     }
     return "independent";
 }

@@ -13,7 +13,9 @@
 
 namespace nf::engine {
 
-enum class Design { Paired, Independent };
+// Layouts: paired values grouped by the code placements of the two variants, one value per cell
+// (engine/analysis/layout_factor.h).
+enum class Design { Paired, Independent, Layouts };
 std::string_view toString(Design design);
 
 struct PercentInterval {

@@ -22,7 +22,8 @@ WorkloadDescriptor indirectCall()
          .type = ParamType::Choice,
          .defaultValue = "indirect",
          .description = "how the callee is called",
-         .choices = {"direct", "indirect", "retpoline"}},
+         .choices = {"direct", "indirect", "retpoline"},
+         .selectsCode = true},
         {.name = "work",
          .type = ParamType::Int,
          .defaultValue = "4",
@@ -30,6 +31,7 @@ WorkloadDescriptor indirectCall()
          .max = 10000,
          .unit = "ops"},
     };
+    info.placedCode = true;
     info.primaryMetric = "tsc_per_op";
     info.defaultChunk = 0.002;
     info.check = [](const ParamSet& p, const CheckContext&) -> Result<void> {

@@ -57,7 +57,8 @@ WorkloadDescriptor pageFrag()
          .type = ParamType::Choice,
          .defaultValue = "monolithic",
          .description = "one __page_frag_alloc_align() or prepare + commit",
-         .choices = {"monolithic", "split"}},
+         .choices = {"monolithic", "split"},
+         .selectsCode = true},
         {.name = "align",
          .type = ParamType::Int,
          .defaultValue = "0",
@@ -90,6 +91,7 @@ WorkloadDescriptor pageFrag()
          .min = 2,
          .max = 65536},
     };
+    info.placedCode = true;
     info.primaryMetric = "tsc_per_op";
     info.defaultChunk = 0.002;
     info.check = checkPageFrag;

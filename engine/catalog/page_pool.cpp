@@ -28,7 +28,8 @@ WorkloadDescriptor pagePool()
          .type = ParamType::Choice,
          .defaultValue = "late",
          .description = "test dma_sync_size inside the sync (late) or before the call (early)",
-         .choices = {"late", "early"}},
+         .choices = {"late", "early"},
+         .selectsCode = true},
         {.name = "zero_size_pct",
          .type = ParamType::Real,
          .defaultValue = "0",
@@ -71,6 +72,7 @@ WorkloadDescriptor pagePool()
          .description = "seed for the positions of the zero-size calls",
          .max = 2147483648.0},
     };
+    info.placedCode = true;
     info.primaryMetric = "tsc_per_op";
     info.defaultChunk = 0.002;
     return info;

@@ -1,6 +1,7 @@
 #include "engine/catalog/spec_check.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -233,12 +234,91 @@ bool checkSweep(const ExperimentSpec& spec, const WorkloadDescriptor& w, const S
 
 // Every variant's parameters at one point: ranges, then the workload's own checks. A problem found
 // at several sweep points is reported once.
+std::map<std::string, std::string> withoutLayout(std::map<std::string, std::string> params)
+{
+    params.erase(kLayoutParam);
+    return params;
+}
+
+// A variant's value of a parameter as set for it: its override, else the setting for all, else
+// the default.
+std::string valueOf(const ExperimentSpec& spec, const VariantSpec& v, const ParamSpec& param)
+{
+    if (const auto it = v.overrides.find(param.name); it != v.overrides.end()) {
+        return it->second;
+    }
+    if (const auto it = spec.params.find(param.name); it != spec.params.end()) {
+        return it->second;
+    }
+    return param.defaultValue;
+}
+
+// Whether the variants run different code: they differ in a parameter that selects it.
+bool differentCode(const ExperimentSpec& spec, const WorkloadDescriptor& w)
+{
+    for (const auto& param : w.params) {
+        if (!param.selectsCode) {
+            continue;
+        }
+        for (const auto& v : spec.variants) {
+            if (valueOf(spec, v, param) != valueOf(spec, spec.variants.front(), param)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// --layouts and layout=N: only where noisefloor builds the code, within the placements that exist.
+// Unset, layouts becomes kMaxLayouts when the variants run different code, else 0.
+void checkLayouts(ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& check)
+{
+    const std::string notBuilt = w.name + " runs code noisefloor does not build, so its placement cannot be varied";
+    if (spec.layouts) {
+        const int k = *spec.layouts;
+        if (!w.placedCode) {
+            check.add(SpecField::Layouts, std::to_string(k), notBuilt);
+        } else if (k < 0 || k == 1 || k > kMaxLayouts) {
+            check.add(SpecField::Layouts, std::to_string(k),
+                      "must be 0 (layout not a factor) or 2.." + std::to_string(kMaxLayouts) + " placements");
+        }
+    }
+    const bool named = spec.variants.size() > 1;
+    std::set<std::string> reported;
+    for (std::size_t v = 0; v < spec.variants.size(); ++v) {
+        const auto pinned = spec.pinnedLayout(v);
+        if (!pinned) {
+            continue;
+        }
+        const std::string text = std::string(kLayoutParam) + "=" + *pinned;
+        std::string problem;
+        if (!w.placedCode) {
+            problem = text + ": " + notBuilt;
+        } else {
+            int n = -1;
+            const auto [end, ec] = std::from_chars(pinned->data(), pinned->data() + pinned->size(), n);
+            if (ec != std::errc() || end != pinned->data() + pinned->size() || n < 0 || n >= kMaxLayouts) {
+                problem = text + ": out of range 0.." + std::to_string(kMaxLayouts - 1) + " (a code placement)";
+            }
+        }
+        const bool own = spec.variants[v].overrides.contains(kLayoutParam);
+        if (!problem.empty() && reported.insert((own ? spec.variants[v].name : "") + "\n" + problem).second) {
+            check.add(SpecField::Param, "", problem, own && named ? spec.variants[v].name : "");
+            check.last().param = kLayoutParam;
+        }
+    }
+    if (!spec.layouts) {
+        spec.layouts = w.placedCode && spec.variants.size() > 1 && differentCode(spec, w) ? kMaxLayouts : 0;
+    }
+}
+
 std::vector<ParamSet> checkParams(const ExperimentSpec& point, const WorkloadDescriptor& w, const CheckContext& ctx,
                                   Checker& check, std::set<std::string>& reported)
 {
     std::vector<ParamSet> sets;
     // What every variant shares (the defaults and the settings for all) is reported once, unnamed.
-    auto shared = ParamSet::resolve(w.params, {&point.params}, w.name);
+    const auto common = withoutLayout(point.params);
+    auto shared = ParamSet::resolve(w.params, {&common}, w.name);
     if (!shared && reported.insert("\n" + shared.error().message).second) {
         check.add(SpecField::Param, "", shared.error().message);
         check.last().param = paramNamed(shared.error().message, w);
@@ -246,7 +326,8 @@ std::vector<ParamSet> checkParams(const ExperimentSpec& point, const WorkloadDes
     const bool named = point.variants.size() > 1;
     for (const auto& v : point.variants) {
         const std::string variant = named ? v.name : "";
-        auto params = ParamSet::resolve(w.params, {&point.params, &v.overrides}, w.name);
+        const auto own = withoutLayout(v.overrides);
+        auto params = ParamSet::resolve(w.params, {&common, &own}, w.name);
         if (params && w.check) {
             if (auto r = w.check(*params, ctx); !r) {
                 params = r.error();
@@ -310,6 +391,7 @@ std::string_view toString(SpecField field)
         case SpecField::Margin: return "margin";
         case SpecField::Alpha: return "alpha";
         case SpecField::Primary: return "primary_metric";
+        case SpecField::Layouts: return "layouts";
     }
     return "workload";
 }
@@ -352,6 +434,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     checkRepetitionSize(spec, *w, check);
     checkUntil(spec, *w, check);
     checkPrimary(spec, *w, check);
+    checkLayouts(spec, *w, check);
     if (spec.until && result.ok()) {
         spec.repetitions = untilRepetitions(spec);
     }

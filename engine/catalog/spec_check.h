@@ -42,7 +42,8 @@ enum class SpecField {
     MaxTime,  // --max-time
     Margin,   // the equivalence margin an until-decided run decides with
     Alpha,    // the error rate it decides with
-    Primary   // the metric the verdict rests on
+    Primary,  // the metric the verdict rests on
+    Layouts   // the code placements drawn per repetition
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...
 

@@ -19,6 +19,7 @@ WorkloadDescriptor spin()
          .max = 100000000,
          .unit = "ops"},
     };
+    info.placedCode = true;
     info.primaryMetric = "tsc_per_op";
     info.defaultChunk = 0.002;
     return info;

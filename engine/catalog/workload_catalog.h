@@ -54,6 +54,10 @@ struct WorkloadDescriptor {
     // why these variants cannot ("" when they can). Unset: a live workload runs one variant at a time.
     std::function<std::string(const std::vector<ParamSet>&)> chunkBlocker;
 
+    // The hot code exists in kMaxLayouts placements (engine/workloads/placement.h): an in-process
+    // workload whose code noisefloor builds. Live and external workloads run code it does not.
+    bool placedCode = false;
+
     const ParamSpec* param(std::string_view paramName) const;
 };
 

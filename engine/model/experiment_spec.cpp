@@ -223,6 +223,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
         j["margin"] = spec.until->marginPct;
         j["alpha"] = spec.until->alpha;
     }
+    if (spec.layouts) {  // written only when resolved or given, so older runs read as before
+        j["layouts"] = *spec.layouts;
+    }
     if (spec.sweep) {
         const auto& s = *spec.sweep;
         j["sweep"] = {{"id", s.id}, {"param", s.param}, {"value", s.value}, {"index", s.index}, {"points", s.points}};
@@ -273,6 +276,9 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         if (j.contains("chunk") && !j["chunk"].is_null()) {
             spec.chunk = j["chunk"].get<double>();
         }
+        if (j.contains("layouts") && !j["layouts"].is_null()) {
+            spec.layouts = integer<int>(j["layouts"], "layouts");
+        }
         if (j.contains("seed") && !j["seed"].is_null()) {
             spec.seed = integer<std::uint64_t>(j["seed"], "seed");
         }
@@ -310,6 +316,19 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
     } catch (const BadField& e) {
         return Error{"experiment spec: " + e.message};
     }
+}
+
+std::optional<std::string> ExperimentSpec::pinnedLayout(std::size_t variant) const
+{
+    if (variant < variants.size()) {
+        if (const auto it = variants[variant].overrides.find(kLayoutParam); it != variants[variant].overrides.end()) {
+            return it->second;
+        }
+    }
+    if (const auto it = params.find(kLayoutParam); it != params.end()) {
+        return it->second;
+    }
+    return std::nullopt;
 }
 
 }  // namespace nf::engine

@@ -71,6 +71,12 @@ struct UntilDecided {
     double alpha = 0.05;   // P(the sequence ever misses) <= alpha
 };
 
+// Code placements (docs/measurement.md, "Code layout as a factor"): an in-process workload's hot
+// code exists in kMaxLayouts copies at different addresses. `--layouts K` draws placements 0..K-1
+// per repetition; `layout=N` among a variant's parameters (or -p) pins it to placement N.
+inline constexpr int kMaxLayouts = 8;
+inline constexpr const char* kLayoutParam = "layout";
+
 struct ExperimentSpec {
     std::string workload;
     std::map<std::string, std::string> params;  // -p, applied to every variant
@@ -92,6 +98,14 @@ struct ExperimentSpec {
     std::string primaryMetric;
     std::optional<SweepPoint> sweep;    // set on the runs of a sweep
     std::optional<UntilDecided> until;  // unset: a fixed number of repetitions
+    // Placements drawn per repetition (0: placement 0 only, layout not a factor); unset = the
+    // workload's default, resolved by checkExperiment: kMaxLayouts when the variants run different
+    // code of a workload with placed code, else 0.
+    std::optional<int> layouts;
+
+    // The placement variant v is pinned to (layout=N in its overrides, else in params), if any; the
+    // text as given when it is not a number is the checker's to refuse.
+    std::optional<std::string> pinnedLayout(std::size_t variant) const;
 
     // Whether repetition i of every variant ran side by side (interleaved or random order), so that
     // repetitions can be paired; blocked runs cannot.

@@ -22,6 +22,9 @@ struct ParamSpec {
     double max = 0;
     std::vector<std::string> choices{};  // Choice
     std::string unit{};                  // "", "bytes", "s", "%"
+    // Variants that differ in it run different code (check=early against late), so that where the
+    // linker put each is a factor of their comparison (ExperimentSpec::layouts).
+    bool selectsCode = false;
 
     std::string rangeText() const;  // "1..1000000", "late|early"
 };

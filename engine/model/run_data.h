@@ -2,6 +2,7 @@
 // What a run produces, as the scheduler emits it and as the store reads it back.
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,6 +44,9 @@ struct RepetitionResult {
     double start = 0;
     double end = 0;
     std::vector<Sample> samples;
+    // Per variant of the run (by index), the code placement it ran in (ExperimentSpec::layouts);
+    // empty for a workload whose code has one placement.
+    std::vector<int> layouts{};
 };
 
 struct RunStart {
@@ -121,6 +125,16 @@ struct RunData {
     RunLayout layout;
     RunTable samples;                    // in start order; one value column per layout quantity
     std::vector<SummaryStat> summaries;  // empty unless the run was stored as summaries
+    // The code placement (variant, repetition) ran in (RepetitionResult::layouts); empty when the
+    // run recorded none.
+    std::map<std::pair<int, int>, int> layouts{};
+
+    // The placement of (variant, repetition), -1 when none was recorded.
+    int layoutOf(int variant, int repetition) const
+    {
+        const auto it = layouts.find({variant, repetition});
+        return it == layouts.end() ? -1 : it->second;
+    }
 
     bool summarised() const { return !summaries.empty(); }
     // The metric's summary for `variant` when the run is stored as summaries and the metric is a

@@ -53,7 +53,7 @@ std::string designLine(const Analysis& a)
         return "";
     }
     const auto& r = it->result;
-    const std::string count = r.design == Design::Paired || r.n == r.nCandidate
+    const std::string count = r.design != Design::Independent || r.n == r.nCandidate
                                   ? fmt::format("{} {}{}", r.n, r.unit, r.n == 1 ? "" : "s")
                                   : fmt::format("{} and {} {}s", r.n, r.nCandidate, r.unit);
     return fmt::format("design: {}, {}{}", toString(r.design), count,
@@ -197,7 +197,8 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
             // The levels (runs pooled per label, boots), then where the run-to-run variance came
             // from, each on its own line: a missing calibration is a warning, not a clipped tail.
             std::string rest = c.result.levels;
-            for (std::string prefix = "across runs: "; !rest.empty(); prefix = "  ") {
+            const bool layouts = c.result.design == Design::Layouts;
+            for (std::string prefix = layouts ? "code layout: " : "across runs: "; !rest.empty(); prefix = "  ") {
                 const auto cut = rest.find("; ");
                 std::string part = rest.substr(0, cut);
                 rest = cut == std::string::npos ? "" : rest.substr(cut + 2);
@@ -206,6 +207,11 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
                     continue;
                 }
                 for (auto& line : wrap(prefix + part, kWidth, "  ")) {
+                    lines.push_back(std::move(line));
+                }
+            }
+            if (const auto spread = layoutSpreadText(c.result); !spread.empty()) {
+                for (auto& line : wrap(spread, kWidth, "  ")) {
                     lines.push_back(std::move(line));
                 }
             }

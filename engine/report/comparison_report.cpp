@@ -198,6 +198,7 @@ Result<AnalysisInput> choicesInput(const std::vector<RunChoice>& choices, const 
     }
     if (const auto* only = oneRun(choices)) {
         auto input = NF_TRY(analysisInput(only->data, only->spec.interleaved(), metrics));
+        input.layoutsPlanned = only->spec.layouts.value_or(0);
         if (const auto variants = chosenOf(choices); !variants.empty()) {
             if (auto kept = keepVariants(input, variants); !kept) {
                 return Error{"run " + std::to_string(only->row.id) + ": " + kept.error().message};

@@ -42,6 +42,18 @@ nlohmann::json variantJson(const VariantStats& v, double alpha)
             {"dropped", v.dropped}};
 }
 
+// Code layout as a factor: the spread between placements (a number whenever layout was one) and
+// the placements measured of those planned.
+void addLayoutSpread(const Comparison& r, nlohmann::json& j)
+{
+    if (!r.layoutSpreadPct && r.layoutsPlanned == 0) {
+        return;
+    }
+    j["layout_spread_pct"] = r.layoutSpreadPct ? number(*r.layoutSpreadPct) : nlohmann::json();
+    j["layouts_measured"] = r.layoutsMeasured;
+    j["layouts_planned"] = r.layoutsPlanned;
+}
+
 nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& options)
 {
     const auto& r = c.result;
@@ -83,6 +95,7 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"dropped_outliers", r.droppedOutliers},
                         {"warnings", r.warnings},
                         {"design_levels", r.levels}};
+    addLayoutSpread(r, j);
     if (r.design == Design::Independent) {
         j["p_welch"] = optionalNumber(r.pWelch);
         j["p_mwu"] = optionalNumber(r.pMwu);

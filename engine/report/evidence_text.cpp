@@ -127,7 +127,9 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
                          signedPct(r.interval.estimatePct), level, percentInterval(held.low, held.high),
                          formatP(r.pAdjusted), r.n, r.unit, r.pAdjusted != r.p ? " (Holm)" : ""),
              "    ");
-        std::string tests = r.design == Design::Paired
+        std::string tests = r.design == Design::Layouts
+                                ? fmt::format("t over {} placement cells {}", r.n, formatP(r.pPairedT.value_or(NAN)))
+                            : r.design == Design::Paired
                                 ? fmt::format("Wilcoxon {}, paired t {}", formatP(r.pWilcoxon.value_or(NAN)),
                                               formatP(r.pPairedT.value_or(NAN)))
                                 : fmt::format("Welch {}, Mann-Whitney {}", formatP(r.pWelch.value_or(NAN)),
@@ -146,10 +148,12 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
         if (!r.levels.empty()) {
             emit(out, "    design: " + r.levels, "      ");
         }
+        if (const auto spread = layoutSpreadText(r); !spread.empty()) {
+            emit(out, "    " + spread, "      ");
+        }
     } else {
         emit(out,
-             fmt::format("    {} analysis ({}s): {} ({} CI {}), {}",
-                         r.design == Design::Paired ? "paired" : "independent", r.unit,
+             fmt::format("    {} analysis ({}s): {} ({} CI {}), {}", toString(r.design), r.unit,
                          signedPct(r.interval.estimatePct), level, percentInterval(held.low, held.high),
                          r.design == Design::Paired
                              ? fmt::format("Wilcoxon {}", formatP(r.pWilcoxon.value_or(NAN)))
@@ -254,6 +258,19 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, const 
         lines.push_back(line);
     }
     return lines;
+}
+
+std::string layoutSpreadText(const Comparison& r)
+{
+    if (!r.layoutSpreadPct) {
+        return "";
+    }
+    const double spread = *r.layoutSpreadPct;
+    return fmt::format("layout spread +-{:.{}f}%: a smaller difference is not a code-path effect{}", spread,
+                       percentDecimals(spread),
+                       r.layoutsMeasured < r.layoutsPlanned
+                           ? fmt::format(" (incomplete: {} of {} placements)", r.layoutsMeasured, r.layoutsPlanned)
+                           : "");
 }
 
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)

@@ -101,6 +101,7 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
             report.simulated = simulatedCountersNote(run.spec.pmu);
         }
         auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), {report.metric}));
+        input.layoutsPlanned = run.spec.layouts.value_or(0);
         auto analysis = NF_TRY(analyze(input, options));
         report.points.push_back({row.sweepValue, row.id, std::move(analysis)});
     }

@@ -8,6 +8,8 @@
 #include <random>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
 #include "engine/run/pinned_thread.h"
@@ -58,6 +60,7 @@ public:
 
 private:
     Result<void> setUp();
+    std::vector<int> placeLoops(int repetition);
     Result<Sample> measure(int variant, std::uint64_t calls);
     std::uint64_t calibrateCalls(int variant, double seconds);
     Result<void> warmUp(double sliceSeconds);
@@ -74,6 +77,8 @@ private:
     std::optional<SampledCounters> m_counters;
     std::set<std::string> m_multiplexWarned;
     std::vector<std::unique_ptr<CallLoop>> m_loops;
+    LayoutPlan m_layoutPlan{layoutPlan(m_spec)};
+    bool m_placed = false;               // the loops have several placements: each repetition runs the plan's
     std::vector<std::uint64_t> m_calls;  // per variant, calls per slice
     std::vector<double> m_ticksPerCall;  // per variant, median over the warmup
     RunLayout m_layout;
@@ -95,8 +100,10 @@ Result<void> Worker::setUp()
         for (const auto& w : loop->warnings()) {
             m_out.push(WorkerWarning{"variant " + m_spec.variants[v].name + ": " + w});
         }
+        m_placed = !loop->placements().empty();
         m_loops.push_back(std::move(loop));
     }
+    placeLoops(0);
     m_layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
     for (const auto& name : counterQuantities(m_counters->group(), "")) {
         m_layout.quantities.push_back(name);
@@ -106,6 +113,20 @@ Result<void> Worker::setUp()
                           [&](const MetricSpec& m) { return m.name == m_p.primaryMetric(); });
     m_loopOverhead = loopOverheadTicks();
     return {};
+}
+
+// Puts every variant's loop in its placement for `repetition`; returns them (empty when the
+// workload's code has one placement).
+std::vector<int> Worker::placeLoops(int repetition)
+{
+    if (!m_placed) {
+        return {};
+    }
+    auto placements = m_layoutPlan.at(repetition);
+    for (std::size_t v = 0; v < m_loops.size() && v < placements.size(); ++v) {
+        m_loops[v]->place(static_cast<std::size_t>(placements[v]));
+    }
+    return placements;
 }
 
 // Both counter reads go into buffers made at setup: nothing is allocated between them (so no
@@ -204,8 +225,40 @@ nlohmann::json Worker::workerCounters() const
     return json;
 }
 
+std::string hexAddress(const void* address)
+{
+    return fmt::format("{:#x}", reinterpret_cast<std::uintptr_t>(address));
+}
+
+// Where each placement of the variant's code starts (docs/measurement.md, "Code layout as a
+// factor"): its hot functions' and measuring loop's entries, their offsets in cache line and page,
+// the stack offset and the code's size, which is the same in every copy of one function.
+nlohmann::json placementsJson(const CallLoop& loop)
+{
+    nlohmann::json out = nlohmann::json::array();
+    const auto placements = loop.placements();
+    for (std::size_t l = 0; l < placements.size(); ++l) {
+        nlohmann::json hot = nlohmann::json::array();
+        std::uint64_t bytes = 0;
+        for (const void* address : placements[l].hot) {
+            const auto at = reinterpret_cast<std::uintptr_t>(address);
+            hot.push_back({{"address", hexAddress(address)}, {"in_line", at % 64}, {"in_page", at % 4096}});
+            if (auto symbol = probes::codeSymbolAt(address)) {
+                bytes += symbol->bytes;
+            }
+        }
+        out.push_back({{"placement", l},
+                       {"hot", hot},
+                       {"loop", hexAddress(placements[l].loop)},
+                       {"stack_offset", placements[l].stackOffset},
+                       {"bytes", bytes}});
+    }
+    return out;
+}
+
 // The variant's hot functions and their sizes from the ELF symbol table: {bytes, symbols} or
-// {error} when the binary is stripped.
+// {error} when the binary is stripped. The copies of a function in other placements are the same
+// symbol name and size (probes::shortFunctionName leaves out their namespace).
 nlohmann::json codeJson(const CallLoop& loop)
 {
     nlohmann::json symbols = nlohmann::json::array();
@@ -223,7 +276,11 @@ nlohmann::json codeJson(const CallLoop& loop)
     if (symbols.empty()) {
         return {{"error", "the workload names no hot functions"}};
     }
-    return {{"bytes", bytes}, {"symbols", symbols}, {"source", "ELF symbol table of " + file}};
+    nlohmann::json code = {{"bytes", bytes}, {"symbols", symbols}, {"source", "ELF symbol table of " + file}};
+    if (const auto placed = placementsJson(loop); !placed.empty()) {
+        code["placements"] = placed;
+    }
+    return code;
 }
 
 nlohmann::json Worker::measurementJson(double sliceSeconds) const
@@ -287,6 +344,7 @@ WorkerDone Worker::run(std::future<bool>& go)
     m_t0 = probes::readTsc();
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         std::vector<int> counts(m_loops.size(), 0);
+        rep.layouts = placeLoops(unit.repetition);
         PartialSender partial(m_out);
         SlicePlan slices(unit, rounds, perVariant, m_spec.order, rng);
         while (auto slice = slices.next()) {

@@ -1,6 +1,7 @@
 #include "engine/run/schedule.h"
 
 #include <algorithm>
+#include <charconv>
 #include <numeric>
 
 namespace nf::engine {
@@ -87,6 +88,77 @@ std::vector<SliceRef> planSlices(const ScheduleUnit& unit, int rounds, int slice
         slices.push_back(*s);
     }
     return slices;
+}
+
+namespace {
+
+// A generator for one purpose of the plan: the run's seed mixed with what it is for (splitmix64's
+// finaliser), so the streams are unrelated to each other and to the run's order stream.
+std::mt19937_64 layoutStream(std::uint64_t seed, std::uint64_t purpose)
+{
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (purpose + 1);
+    z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+    return std::mt19937_64(z ^ (z >> 31U));
+}
+
+std::vector<int> identity(int n)
+{
+    std::vector<int> v(static_cast<std::size_t>(std::max(n, 0)));
+    std::iota(v.begin(), v.end(), 0);
+    return v;
+}
+
+}  // namespace
+
+LayoutPlan::LayoutPlan(int layouts, std::vector<std::optional<int>> pinned, std::uint64_t seed)
+    : m_layouts(std::max(layouts, 0)), m_pinned(std::move(pinned)), m_seed(seed)
+{
+    auto images = layoutStream(seed, 0);
+    for (std::size_t v = 0; v < m_pinned.size(); ++v) {
+        m_images.push_back(identity(m_layouts));
+        if (v > 0) {
+            std::shuffle(m_images.back().begin(), m_images.back().end(), images);
+        }
+    }
+}
+
+std::vector<int> LayoutPlan::at(int repetition) const
+{
+    std::vector<int> placements(m_pinned.size(), 0);
+    if (m_layouts > 0) {
+        const auto cycle = static_cast<std::uint64_t>(std::max(repetition, 0) / m_layouts);
+        auto order = identity(m_layouts);
+        auto rng = layoutStream(m_seed, cycle + 1);
+        std::shuffle(order.begin(), order.end(), rng);
+        const auto cell =
+            static_cast<std::size_t>(order[static_cast<std::size_t>(std::max(repetition, 0) % m_layouts)]);
+        for (std::size_t v = 0; v < placements.size(); ++v) {
+            placements[v] = m_images[v][cell];
+        }
+    }
+    for (std::size_t v = 0; v < placements.size(); ++v) {
+        if (m_pinned[v]) {
+            placements[v] = *m_pinned[v];
+        }
+    }
+    return placements;
+}
+
+LayoutPlan layoutPlan(const ExperimentSpec& spec)
+{
+    std::vector<std::optional<int>> pinned;
+    for (std::size_t v = 0; v < spec.variants.size(); ++v) {
+        std::optional<int> placement;
+        if (const auto text = spec.pinnedLayout(v)) {  // a number 0..kMaxLayouts-1: checkExperiment checked it
+            int n = 0;
+            if (std::from_chars(text->data(), text->data() + text->size(), n).ec == std::errc()) {
+                placement = n;
+            }
+        }
+        pinned.push_back(placement);
+    }
+    return LayoutPlan(spec.layouts.value_or(0), std::move(pinned), spec.seed.value_or(0));
 }
 
 }  // namespace nf::engine

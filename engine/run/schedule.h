@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/model/experiment_spec.h"
@@ -60,6 +61,31 @@ private:
     int m_round = 0;
     std::size_t m_position = 0;  // in the round (alternating), or slice index (not)
 };
+
+// The code placement each variant runs in per repetition (ExperimentSpec::layouts = K > 0; docs/
+// measurement.md, "Code layout as a factor"). Repetitions come in cycles of K: cycle c visits the
+// placements in an order shuffled for it, variant 0 running order[r % K] in repetition r and variant
+// v that placement's image under a permutation drawn once for the run. So each variant runs every
+// placement once per cycle (counterbalanced; fewer than K repetitions draw without replacement),
+// and two variants always meet in the same K cells (i, perm(i)): the cells are the units of the
+// layout analysis. A pinned variant (layout=N) runs N throughout; K = 0 runs placement 0. Pure: the
+// same seed gives the same plan, and it draws nothing from the run's other random streams.
+class LayoutPlan {
+public:
+    LayoutPlan(int layouts, std::vector<std::optional<int>> pinned, std::uint64_t seed);
+    // The placement of every variant in repetition `repetition`.
+    std::vector<int> at(int repetition) const;
+    int layouts() const { return m_layouts; }
+
+private:
+    int m_layouts;
+    std::vector<std::optional<int>> m_pinned;
+    std::uint64_t m_seed;
+    std::vector<std::vector<int>> m_images;  // [variant][placement]: the run's permutation per variant
+};
+
+// The plan of a resolved spec: its layouts, its variants' pins and a seed drawn from its seed.
+LayoutPlan layoutPlan(const ExperimentSpec& spec);
 
 // Every unit or slice of a plan at once, for tests and small plans.
 std::vector<ScheduleUnit> planUnits(int variants, int repetitions, Order order, std::mt19937_64& rng);

@@ -40,6 +40,9 @@ public:
     // The code placement this instance runs in (docs/measurement.md, "Code placements"): 0 unless
     // the workload's implementation has several (WorkloadImplementation::placements).
     virtual std::size_t placement() const { return 0; }
+    // Runs the next operations in `placement`, one of placements() (the run's layout plan picks
+    // one per repetition); the state the operations work on stays where it is.
+    virtual void place(std::size_t /*placement*/) {}
     // Every placement's code, indexed by placement: placements()[placement()].hot is hotCode().
     // Empty for a workload whose code has one placement.
     virtual std::vector<PlacedCode> placements() const { return {}; }

@@ -183,8 +183,7 @@ std::size_t arenaBlocks(const Config& c)
 
 class PageFragModel {
 public:
-    PageFragModel(const Config& c, int popCpu, std::size_t placement)
-        : m_config(c), m_placement(placement), m_arena(arenaBlocks(c)), m_ring(c.ringSize)
+    PageFragModel(const Config& c, int popCpu) : m_config(c), m_arena(arenaBlocks(c)), m_ring(c.ringSize)
     {
         m_state.cache.arena = &m_arena;
         m_state.ring = &m_ring;
@@ -201,12 +200,12 @@ public:
     PageFragModel& operator=(const PageFragModel&) = delete;
 
     template <bool kChecked>
-    void run(std::uint64_t calls)
+    void run(std::uint64_t calls, std::size_t placement)
     {
         m_pop->setActive(true);
         const bool split = m_config.impl == Impl::Split;
         const bool aligned = m_config.align != 0;
-        kCode[m_placement].push[split ? 1 : 0][aligned ? 1 : 0][kChecked ? 1 : 0](&m_state, calls);
+        kCode[placement].push[split ? 1 : 0][aligned ? 1 : 0][kChecked ? 1 : 0](&m_state, calls);
         m_pop->setActive(false);
     }
 
@@ -238,7 +237,6 @@ public:
 
 private:
     Config m_config;
-    std::size_t m_placement;
     PageArena m_arena;
     PtrRing m_ring;
     PushState m_state;
@@ -247,10 +245,7 @@ private:
 
 class PageFragLoop final : public PlacedCallLoop {
 public:
-    PageFragLoop(const Config& c, int popCpu, std::size_t placement)
-        : PlacedCallLoop(placement), m_model(c, popCpu, placement)
-    {
-    }
+    PageFragLoop(const Config& c, int popCpu, std::size_t placement) : PlacedCallLoop(placement), m_model(c, popCpu) {}
 
     std::vector<std::pair<std::string, std::string>> facts() const override
     {
@@ -268,7 +263,7 @@ public:
     std::vector<std::string> warnings() const override { return nonEmpty({m_model.pop().warning()}); }
 
 private:
-    void runPlaced(std::uint64_t calls) override { m_model.run<false>(calls); }
+    void runPlaced(std::uint64_t calls) override { m_model.run<false>(calls, placement()); }
 
     mutable PageFragModel m_model;
 };
@@ -309,8 +304,8 @@ Result<PageFragModelStats> pageFragSelfCheck(const ParamSet& params, std::uint64
     auto setup = NF_TRY(modelSetup(params));
     PageFragModelStats stats;
     {
-        PageFragModel model(setup.first, setup.second, placement);
-        model.run<true>(calls);
+        PageFragModel model(setup.first, setup.second);
+        model.run<true>(calls, placement);
         auto& s = model.state();
         stats.pushed = s.pushed;
         stats.freedByPush = s.freedByPush;

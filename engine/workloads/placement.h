@@ -56,6 +56,7 @@ public:
 
     void run(std::uint64_t calls) final;
     std::size_t placement() const final { return m_placement; }
+    void place(std::size_t placement) final { m_placement = placement < kPlacements ? placement : m_placement; }
     std::vector<const void*> hotCode() const final { return placements()[m_placement].hot; }
 
 protected:

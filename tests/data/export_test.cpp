@@ -64,10 +64,10 @@ TEST_F(ExportTest, CsvHeaderAndRows)
     ASSERT_EQ(lines.size(), 1 + m_run.data.samples.size());
     EXPECT_EQ(m_run.data.samples.size(), 12u);
     EXPECT_EQ(lines[0],
-              "run,variant,repetition,sample,pair,start_s,duration_s,tsc_per_op,ns_per_op,ops_per_sec,"
+              "run,variant,repetition,sample,pair,layout,start_s,duration_s,tsc_per_op,ns_per_op,ops_per_sec,"
               "ops,tsc_ticks,elapsed_ns");
     for (std::size_t i = 1; i < lines.size(); ++i)
-        EXPECT_EQ(splitFields(lines[i]).size(), 13u) << lines[i];
+        EXPECT_EQ(splitFields(lines[i]).size(), 14u) << lines[i];
 }
 
 TEST_F(ExportTest, CsvMetricMatchesHandComputation)
@@ -77,23 +77,24 @@ TEST_F(ExportTest, CsvMetricMatchesHandComputation)
     auto lines = splitLines(out.str());
     // The first sample of the run: repetition 0, variant 0, sample 0 (see makeRepetition).
     auto fields = splitFields(lines[1]);
-    ASSERT_EQ(fields.size(), 13u);
+    ASSERT_EQ(fields.size(), 14u);
     EXPECT_EQ(fields[0], std::to_string(m_run.row.id));
     EXPECT_EQ(fields[1], "a");
     EXPECT_EQ(fields[2], "0");
     EXPECT_EQ(fields[3], "0");
     EXPECT_EQ(fields[4], "0");
-    EXPECT_EQ(std::stod(fields[5]), 0.0);
-    EXPECT_EQ(std::stod(fields[6]), 0.01);
+    EXPECT_EQ(fields[5], "");  // layout: none recorded (one placement)
+    EXPECT_EQ(std::stod(fields[6]), 0.0);
+    EXPECT_EQ(std::stod(fields[7]), 0.01);
     double ops = 1000.0;
     double ticks = ops * 30.5;
     double ns = ops * 10.25 + 0.5;
-    EXPECT_DOUBLE_EQ(std::stod(fields[7]), ticks / ops);     // tsc_per_op
-    EXPECT_DOUBLE_EQ(std::stod(fields[8]), ns / ops);        // ns_per_op
-    EXPECT_DOUBLE_EQ(std::stod(fields[9]), 1e9 * ops / ns);  // ops_per_sec
-    EXPECT_EQ(fields[10], "1000");
-    EXPECT_EQ(fields[11], "30500");
-    EXPECT_EQ(fields[12], "10250.5");
+    EXPECT_DOUBLE_EQ(std::stod(fields[8]), ticks / ops);      // tsc_per_op
+    EXPECT_DOUBLE_EQ(std::stod(fields[9]), ns / ops);         // ns_per_op
+    EXPECT_DOUBLE_EQ(std::stod(fields[10]), 1e9 * ops / ns);  // ops_per_sec
+    EXPECT_EQ(fields[11], "1000");
+    EXPECT_EQ(fields[12], "30500");
+    EXPECT_EQ(fields[13], "10250.5");
 }
 
 TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
@@ -106,10 +107,31 @@ TEST_F(ExportTest, CsvEmptyCellsAndQuoting)
     std::ostringstream out;
     ASSERT_TRUE(writeCsv(m_run, out).ok());
     auto lines = splitLines(out.str());
-    std::string prefix = std::to_string(m_run.row.id) + ",\"with, comma \"\"quoted\"\"\",0,0,,0,";
+    // No alternation round and no placement: two empty cells.
+    std::string prefix = std::to_string(m_run.row.id) + ",\"with, comma \"\"quoted\"\"\",0,0,,,0,";
     EXPECT_EQ(lines[1].substr(0, prefix.size()), prefix) << lines[1];
     EXPECT_NE(lines[1].find(",,"), std::string::npos);
     EXPECT_NE(lines[1].find(",0,30500,10250.5"), std::string::npos) << lines[1];
+}
+
+TEST_F(ExportTest, EverySampleCarriesItsRepetitionsPlacement)
+{
+    m_run.data.layouts[{0, 0}] = 3;
+    m_run.data.layouts[{1, 0}] = 6;
+    std::ostringstream csv;
+    ASSERT_TRUE(writeCsv(m_run, csv).ok());
+    const auto lines = splitLines(csv.str());
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const auto fields = splitFields(lines[i]);
+        const std::string want = fields[2] != "0" ? "" : fields[1] == "a" ? "3" : "6";
+        EXPECT_EQ(fields[5], want) << lines[i];
+    }
+    std::ostringstream json;
+    ASSERT_TRUE(writeJson(m_run, json).ok());
+    const auto parsed = nlohmann::json::parse(json.str());
+    ASSERT_FALSE(parsed.at("samples").empty());
+    const auto& first = parsed.at("samples").front();
+    EXPECT_EQ(first.at("layout"), first.at("variant_name") == "a" ? 3 : 6);
 }
 
 TEST_F(ExportTest, JsonParsesBack)

@@ -81,5 +81,66 @@ TEST(Schedule, NotAlternatingRunsConsecutiveIntervals)
     EXPECT_EQ(slices[0].pair, -1);
 }
 
+// Code placements per repetition (LayoutPlan): every variant runs each placement once per cycle of
+// K repetitions, two variants always meet in the same K cells, and a pinned variant stays put.
+TEST(LayoutPlan, EachVariantRunsEveryPlacementOncePerCycleInFixedCells)
+{
+    const LayoutPlan plan(8, {std::nullopt, std::nullopt, std::nullopt}, 42);
+    std::set<std::pair<int, int>> cells01;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        std::vector<std::set<int>> seen(3);
+        for (int r = cycle * 8; r < cycle * 8 + 8; ++r) {
+            const auto placements = plan.at(r);
+            ASSERT_EQ(placements.size(), 3u);
+            for (std::size_t v = 0; v < 3; ++v) {
+                ASSERT_GE(placements[v], 0);
+                ASSERT_LT(placements[v], 8);
+                seen[v].insert(placements[v]);
+            }
+            cells01.insert({placements[0], placements[1]});
+        }
+        for (const auto& s : seen) {
+            EXPECT_EQ(s.size(), 8u) << "cycle " << cycle;
+        }
+    }
+    EXPECT_EQ(cells01.size(), 8u) << "the variants met in other cells in another cycle";
+    EXPECT_EQ(plan.at(5), LayoutPlan(8, {std::nullopt, std::nullopt, std::nullopt}, 42).at(5));
+}
+
+TEST(LayoutPlan, CyclesAreShuffledAndVariantsDoNotShareAPlacementByDesign)
+{
+    const LayoutPlan plan(8, {std::nullopt, std::nullopt}, 1);
+    std::vector<int> first;
+    std::vector<int> second;
+    int same = 0;
+    for (int r = 0; r < 8; ++r) {
+        first.push_back(plan.at(r)[0]);
+        second.push_back(plan.at(r + 8)[0]);
+        same += plan.at(r)[0] == plan.at(r)[1] ? 1 : 0;
+    }
+    EXPECT_NE(first, second);
+    EXPECT_LT(same, 8);  // a permutation of its own for variant 1, not the baseline's placements
+}
+
+TEST(LayoutPlan, FewerRepetitionsThanPlacementsDrawWithoutReplacement)
+{
+    const LayoutPlan plan(8, {std::nullopt, std::nullopt}, 9);
+    std::set<int> drawn;
+    for (int r = 0; r < 5; ++r) {
+        drawn.insert(plan.at(r)[0]);
+    }
+    EXPECT_EQ(drawn.size(), 5u);
+}
+
+TEST(LayoutPlan, APinnedVariantStaysAndNoLayoutsMeansPlacementZero)
+{
+    const LayoutPlan pinned(8, {std::nullopt, 3}, 5);
+    const LayoutPlan off(0, {std::nullopt, 6}, 5);
+    for (int r = 0; r < 16; ++r) {
+        EXPECT_EQ(pinned.at(r)[1], 3);
+        EXPECT_EQ(off.at(r), (std::vector<int>{0, 6}));
+    }
+}
+
 }  // namespace
 }  // namespace nf::engine

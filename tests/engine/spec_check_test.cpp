@@ -272,5 +272,71 @@ TEST(WorkloadCatalog, NamesAndKindsComeFromTheOneList)
     EXPECT_EQ(none.error().message, "workload spin has no measuring implementation in this build");
 }
 
+// --layouts and layout=N (docs/measurement.md, "Code layout as a factor").
+TEST(SpecCheck, LayoutsDefaultToEightOnlyWhenTheVariantsRunDifferentCode)
+{
+    ExperimentSpec pool;
+    pool.workload = "page-pool";
+    pool.variants = {{"late", {{"check", "late"}}}, {"early", {{"check", "early"}}}};
+    auto check = checkExperiment(pool, std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    EXPECT_EQ(check.experiment.points.front().layouts, kMaxLayouts);
+
+    pool.variants = {{"none", {{"zero_size_pct", "0"}}}, {"all", {{"zero_size_pct", "100"}}}};
+    check = checkExperiment(pool, std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    EXPECT_EQ(check.experiment.points.front().layouts, 0);
+
+    auto one = spin();
+    one.variants = {{"a", {{"work", "100"}}}, {"b", {{"work", "200"}}}};
+    check = checkExperiment(one, std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok());
+    EXPECT_EQ(check.experiment.points.front().layouts, 0);
+    one.layouts = 4;
+    check = checkExperiment(one, std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok());
+    EXPECT_EQ(check.experiment.points.front().layouts, 4);
+}
+
+TEST(SpecCheck, RefusesLayoutsWhereNoiseFloorDoesNotBuildTheCodeOrOutOfRange)
+{
+    ExperimentSpec udp;
+    udp.workload = "udp-rx";
+    udp.layouts = 8;
+    auto check = checkExperiment(udp, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_EQ(check.problems.front().field, SpecField::Layouts);
+    EXPECT_NE(check.problems.front().message.find("does not build"), std::string::npos);
+
+    for (int bad : {1, 9, -1}) {
+        auto s = spin();
+        s.layouts = bad;
+        check = checkExperiment(s, std::nullopt, twoCpus());
+        ASSERT_FALSE(check.ok()) << bad;
+        EXPECT_EQ(describe(check.problems.front(), "--layouts"),
+                  "--layouts " + std::to_string(bad) + ": must be 0 (layout not a factor) or 2..8 placements");
+    }
+
+    auto pinned = spin();
+    pinned.variants = {{"a", {{"layout", "0"}}}, {"b", {{"layout", "8"}}}};
+    check = checkExperiment(pinned, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_EQ(messages(check).front(), "variant b: layout=8: out of range 0..7 (a code placement)");
+
+    pinned.variants = {{"a", {{"layout", "0"}}}, {"b", {{"layout", "7"}}}};
+    check = checkExperiment(pinned, std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    EXPECT_EQ(check.experiment.points.front().pinnedLayout(1), "7");
+    EXPECT_EQ(check.experiment.points.front().layouts, 0);
+
+    ExperimentSpec command;
+    command.workload = "command";
+    command.params = {{"layout", "2"}};
+    check = checkExperiment(command, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_NE(messages(check).front().find("layout=2: command runs code noisefloor does not build"), std::string::npos)
+        << messages(check).front();
+}
+
 }  // namespace
 }  // namespace nf::engine

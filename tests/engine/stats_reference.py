@@ -14,6 +14,7 @@ in a float, the last bits in which NumPy's results may vary between CPUs).
   in 60-digit arithmetic (mpmath), on the exact values of the doubles, with the t quantile found by
   inverting Student's distribution function (mpmath's regularised incomplete beta function).
 - Signed-rank coverage and smallest p: enumeration of all 2^n sign patterns, and SciPy's exact test.
+- Code layout as a factor: the t interval over placement cells' mean log ratios, in mpmath.
 - How much data: Welch's power from the noncentral t by numerical integration (mpmath), and the
   signed-rank statistic's mean and variance under a shift by enumeration of every sample.
 """
@@ -421,6 +422,37 @@ for theta in [0.0, 0.25, -0.5]:
         var = mp.fsum((v - mean) ** 2 for v in values) / len(values)
         out["signed_rank_moments"].append({"population": population, "theta": theta, "n": n,
                                            "mean": float(mean), "variance": float(var)})
+
+
+# --- code layout as a random factor: Student's t over the placement cells ---
+# Pairs (b, c) in cells of (baseline placement, candidate placement): each cell's mean log ratio is
+# one value; the interval is the t interval of their mean, as a percent change, in 60 digits.
+layout_rng = np.random.default_rng(20261205)
+layout_pairs = []
+for cell in range(8):
+    shift = layout_rng.normal(0.004, 0.006)
+    for _ in range(3 + cell % 3):
+        b = float(np.round(layout_rng.normal(100, 0.5), 4))
+        layout_pairs.append({"b": b, "c": float(np.round(b * math.exp(shift + layout_rng.normal(0, 0.002)), 4)),
+                             "layout_b": cell, "layout_c": (cell * 3 + 1) % 8})
+
+
+def layout_cells_mp(pairs, level):
+    cells = {}
+    for p in pairs:
+        cells.setdefault((p["layout_b"], p["layout_c"]), []).append(mp.log(mp.mpf(p["c"]) / mp.mpf(p["b"])))
+    means = [mp.fsum(v) / len(v) for v in cells.values()]
+    k = len(means)
+    m = mp.fsum(means) / k
+    sd = mp.sqrt(mp.fsum((x - m) ** 2 for x in means) / (k - 1))
+    t = t_quantile(1 - (1 - mp.mpf(level)) / 2, k - 1)
+    return {"cells": k, "estimate_pct": float(mp.expm1(m) * 100), "low_pct": float(mp.expm1(m - t * sd / mp.sqrt(k)) * 100),
+            "high_pct": float(mp.expm1(m + t * sd / mp.sqrt(k)) * 100), "spread_pct": float(mp.expm1(sd) * 100),
+            "p": float(stats.ttest_1samp([float(x) for x in means], 0.0).pvalue)}
+
+
+out["layout_cells"] = {"pairs": layout_pairs, "level95": layout_cells_mp(layout_pairs, 0.95),
+                       "level90": layout_cells_mp(layout_pairs, 0.90)}
 
 text = json.dumps(out, indent=1, sort_keys=True) + "\n"
 

@@ -1,0 +1,135 @@
+#include "engine/analysis/layout_factor.h"
+
+#include <fmt/format.h>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "engine/stats/descriptive.h"
+#include "engine/stats/hypothesis_tests.h"
+#include "engine/stats/power.h"
+
+namespace nf::engine {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Cell {
+    double sum = 0;
+    std::size_t pairs = 0;
+};
+
+// The mean log ratio of every cell with a pair, and the pairs used in all.
+std::pair<std::vector<double>, std::size_t> cellMeans(const std::vector<double>& base, const std::vector<double>& cand,
+                                                      const std::vector<int>& baseLayout,
+                                                      const std::vector<int>& candLayout)
+{
+    std::map<std::pair<int, int>, Cell> cells;
+    std::size_t used = 0;
+    const std::size_t n = std::min({base.size(), cand.size(), baseLayout.size(), candLayout.size()});
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool usable = base[i] > 0 && cand[i] > 0 && std::isfinite(base[i]) && std::isfinite(cand[i]) &&
+                            baseLayout[i] >= 0 && candLayout[i] >= 0;
+        if (usable) {
+            Cell& cell = cells[{baseLayout[i], candLayout[i]}];
+            cell.sum += std::log(cand[i] / base[i]);
+            ++cell.pairs;
+            ++used;
+        }
+    }
+    std::vector<double> means;
+    for (const auto& [key, cell] : cells) {
+        means.push_back(cell.sum / static_cast<double>(cell.pairs));
+    }
+    return {means, used};
+}
+
+// Student's t interval of the mean log ratio over the cells, as a percent change.
+IntervalResult cellInterval(double centre, double se, double df, double level)
+{
+    IntervalResult r;
+    r.design = Design::Layouts;
+    r.level = r.nominalLevel = level;
+    r.estimatePct = std::expm1(centre) * 100;
+    r.method = "mean of the placement cells' mean log ratios, Student t over the cells";
+    if (!(se >= 0) || !std::isfinite(se)) {
+        r.note = "the cells' spread is not finite";
+        return r;
+    }
+    const double t = boost::math::quantile(boost::math::students_t(df), 1 - (1 - level) / 2);
+    r.ci.low = std::expm1(centre - t * se) * 100;
+    r.ci.high = std::expm1(centre + t * se) * 100;
+    return r;
+}
+
+}  // namespace
+
+Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vector<double>& cand,
+                                const std::vector<int>& baseLayout, const std::vector<int>& candLayout, int planned,
+                                const CompareOptions& o)
+{
+    Comparison c;
+    c.design = Design::Layouts;
+    c.unit = "placement cell";
+    c.primaryTest = "t over placement cells";
+    c.effectSizeName = "Cohen's d of the cells' log ratios";
+    c.layoutsPlanned = static_cast<std::size_t>(std::max(planned, 0));
+    const auto [means, pairs] = cellMeans(base, cand, baseLayout, candLayout);
+    c.n = c.nCandidate = means.size();
+    c.layoutsMeasured = means.size();
+    if (means.size() < 2) {
+        c.p = c.pAdjusted = kNaN;
+        const std::string why =
+            means.empty() ? "no pair with a recorded placement"
+                          : "one placement cell measured: the spread between placements needs two (more repetitions)";
+        c.interval = noInterval(Design::Layouts, 1 - o.alpha, why);
+        c.tost = noInterval(Design::Layouts, 1 - 2 * o.alpha, why);
+        if (!means.empty()) {
+            c.interval.estimatePct = c.tost.estimatePct = std::expm1(means.front()) * 100;
+        }
+        c.mdePct = kNaN;
+        c.warnings.push_back(why);
+        return c;
+    }
+    const auto k = static_cast<double>(means.size());
+    const double centre = mean(means);
+    const double sd = stddev(means);
+    const double se = sd / std::sqrt(k);
+    c.layoutSpreadPct = std::expm1(sd) * 100;
+    c.interval = cellInterval(centre, se, k - 1, 1 - o.alpha);
+    c.tost = cellInterval(centre, se, k - 1, 1 - 2 * o.alpha);
+    const auto t = stats::oneSampleT(means);
+    c.pPairedT = t.p;
+    c.p = c.pAdjusted = t.p;
+    c.direction = centre > 0 ? 1 : centre < 0 ? -1 : 0;
+    c.effectSize = sd > 0 ? centre / sd : kNaN;
+    // What the cells can detect: the t test's noncentrality at `power`, times the standard error;
+    // more data means more placements (cells), not more pairs in each.
+    c.mdePct = std::expm1(stats::tTestDetectableNoncentrality(k - 1, o.alpha, o.power) * se) * 100;
+    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
+    if (c.targetPct > 0 && sd > 0) {
+        const double effect = std::log1p(c.targetPct / 100);
+        for (double cells = 2; cells <= 1e6; cells = std::ceil(cells * 1.05)) {
+            if (stats::tTestPower(effect / (sd / std::sqrt(cells)), cells - 1, o.alpha) >= o.power) {
+                c.nNeeded = cells;
+                break;
+            }
+        }
+    }
+    c.levels = fmt::format("{} placement cells of {} pairs{}", means.size(), pairs,
+                           c.layoutsMeasured < c.layoutsPlanned
+                               ? fmt::format(" (incomplete: {} of {} placements)", c.layoutsMeasured, c.layoutsPlanned)
+                               : "");
+    if (c.layoutsMeasured < c.layoutsPlanned) {
+        c.warnings.push_back(
+            fmt::format("incomplete layout design: {} of {} placements measured (give --reps {} or "
+                        "more to measure each)",
+                        c.layoutsMeasured, c.layoutsPlanned, c.layoutsPlanned));
+    }
+    return c;
+}
+
+}  // namespace nf::engine
