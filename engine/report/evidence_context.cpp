@@ -174,9 +174,10 @@ std::string scheduleLine(const RunRecord& run)
     const std::string reps = static_cast<int>(stored.size()) < spec.repetitions
                                  ? fmt::format("{} of {}", stored.size(), spec.repetitions)
                                  : std::to_string(spec.repetitions);
-    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}", spec.variants.size(), reps, spec.duration,
+    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}{}", spec.variants.size(), reps, spec.duration,
                        spec.alternating() ? fmt::format("{:g} ms chunks", *spec.chunk * 1e3) : std::string("no chunks"),
-                       toString(spec.order));
+                       toString(spec.order),
+                       spec.layouts.value_or(0) > 0 ? fmt::format(", {} code placements", *spec.layouts) : "");
 }
 
 void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std::vector<std::string>& out)
@@ -481,6 +482,9 @@ std::string runCommandLine(const RunRecord& run)
         cmd += " --variant " + shellQuote(text);
     }
     cmd += fmt::format(" --reps {} --duration {:g}", spec.repetitions, spec.duration);
+    if (spec.layouts.value_or(0) > 0) {
+        cmd += fmt::format(" --layouts {}", *spec.layouts);
+    }
     return cmd;
 }
 
@@ -492,7 +496,14 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     if (auto design = liveDesignLine(run); !design.empty()) {
         ctx.header.push_back(std::move(design));
     }
-    if (input.alternating) {
+    if (input.layoutsPlanned > 0 && (input.alternating || input.pairedRepetitions)) {
+        ctx.designNote = fmt::format(
+            "code layout as a factor: every variant ran each of {} code placements equally often, one per "
+            "repetition, and two variants always met in the same placement cells; the verdict rests on Student's t "
+            "over the cells' mean log ratios of {}s, so its interval holds the spread between placements. The {}s "
+            "alone and the independent analysis of repetition means are shown beside it.",
+            input.layoutsPlanned, input.pairUnit, input.pairUnit);
+    } else if (input.alternating) {
         ctx.designNote =
             "paired design: each pair is two adjacent chunks of one repetition (A B, B A, ...); the verdict rests on "
             "the Wilcoxon signed-rank test of the per-pair log ratios. The independent analysis of repetition means "

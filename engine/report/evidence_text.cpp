@@ -142,6 +142,9 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
         if (r.nNeeded && r.targetPct > 0) {
             sizing += fmt::format("; {:.{}f}% needs {:.0f} {}s", r.targetPct, percentDecimals(r.targetPct), *r.nNeeded,
                                   r.unit);
+            if (r.design == Design::Layouts && *r.nNeeded > static_cast<double>(r.layoutsPlanned)) {
+                sizing += fmt::format(" (a run has at most {})", r.layoutsPlanned);
+            }
         }
         emit(out, sizing, "      ");
         emit(out, "    verdict: " + verdictSentence(c, o), "      ");
