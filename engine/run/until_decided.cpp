@@ -118,7 +118,11 @@ DecisionLook DecisionMonitor::add(const RepetitionResult& rep)
 
 bool DecisionMonitor::shouldStop(const DecisionLook& look, double repetitionSeconds)
 {
-    if (look.decision != "inconclusive") {
+    // With code layout as a factor, the sequence of chunk pairs does not hold the spread between
+    // placements: a decision waits for every variant to have run every placement once, so that the
+    // report's analysis over placement cells is complete.
+    const int layouts = m_spec.layouts.value_or(0);
+    if (look.decision != "inconclusive" && look.repetitions >= layouts) {
         m_reason = "decided: " + look.decision;
         return true;
     }
