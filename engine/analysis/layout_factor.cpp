@@ -41,6 +41,7 @@ std::pair<std::vector<double>, std::size_t> cellMeans(const std::vector<double>&
         }
     }
     std::vector<double> means;
+    means.reserve(cells.size());
     for (const auto& [key, cell] : cells) {
         means.push_back(cell.sum / static_cast<double>(cell.pairs));
     }
@@ -112,9 +113,10 @@ Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vect
     c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
     if (c.targetPct > 0 && sd > 0) {
         const double effect = std::log1p(c.targetPct / 100);
-        for (double cells = 2; cells <= 1e6; cells = std::ceil(cells * 1.05)) {
-            if (stats::tTestPower(effect / (sd / std::sqrt(cells)), cells - 1, o.alpha) >= o.power) {
-                c.nNeeded = cells;
+        for (long cells = 2; cells <= 1000000; cells = std::max(cells + 1, cells * 21 / 20)) {
+            const auto k = static_cast<double>(cells);
+            if (stats::tTestPower(effect / (sd / std::sqrt(k)), k - 1, o.alpha) >= o.power) {
+                c.nNeeded = k;
                 break;
             }
         }

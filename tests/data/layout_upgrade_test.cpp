@@ -17,7 +17,7 @@ using test::TempDir;
 
 std::string copyOfFixture(const TempDir& dir)
 {
-    const std::string path = dir.file("v7.db");
+    std::string path = dir.file("v7.db");
     std::filesystem::copy_file(NF_FIXTURE_V7_DB, path);
     return path;
 }
