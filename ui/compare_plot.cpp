@@ -32,6 +32,77 @@ QString percent(double value)
     return QString::fromStdString(boundText(value));
 }
 
+bool hasLayoutSpread(const DifferenceView& d)
+{
+    return d.layout.has_value() && std::isfinite(d.layout->spreadPct);
+}
+
+// A spread as the panel writes it: two significant digits ("1.8", "0.35"), whole from 10 on.
+QString spreadText(double pct)
+{
+    return pct >= 10 ? QString::number(pct, 'f', 0) : QString::number(pct, 'g', 2);
+}
+
+// What a panel says about code layout: "layout spread ±1.8%" (a range where its candidates'
+// differ), and "incomplete layout design: 5 of 8 placements" where fewer placements were measured
+// than planned. Both "" where layout was not a factor of any candidate.
+struct LayoutNote {
+    QString spread;
+    QString incomplete;
+};
+
+LayoutNote layoutNote(const std::vector<DifferenceView>& differences)
+{
+    LayoutNote note;
+    double least = INFINITY;
+    double most = -INFINITY;
+    for (const auto& d : differences) {
+        if (!hasLayoutSpread(d)) {
+            continue;
+        }
+        least = std::min(least, d.layout->spreadPct);
+        most = std::max(most, d.layout->spreadPct);
+        if (note.incomplete.isEmpty() && d.layout->measured < d.layout->planned) {
+            note.incomplete = ComparePlot::tr("incomplete layout design: %1 of %2 placements")
+                                  .arg(d.layout->measured)
+                                  .arg(d.layout->planned);
+        }
+    }
+    if (std::isfinite(least)) {
+        const QString low = spreadText(least);
+        const QString high = spreadText(most);
+        note.spread =
+            ComparePlot::tr("layout spread \u00b1%1%").arg(low == high ? low : low + QStringLiteral("..") + high);
+    }
+    return note;
+}
+
+// The hatched band -spreadPct..+spreadPct across candidate column `at` of `rect` (the last one's
+// to the axis rect's right edge, where its figures are), under the diamonds and figures drawn after
+// it. A finite rectangle, as the margin's is, so a PDF draws it where the screen does.
+QCPItemRect* drawLayoutBand(QCustomPlot* plot, QCPAxisRect* rect, double at, double spreadPct, bool last)
+{
+    auto* band = new QCPItemRect(plot);
+    band->setClipAxisRect(rect);
+    for (QCPItemPosition* corner : {band->topLeft, band->bottomRight}) {
+        corner->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        corner->setAxisRect(rect);
+        corner->setType(QCPItemPosition::ptPlotCoords);
+    }
+    band->topLeft->setCoords(at - 0.5, spreadPct);
+    if (last) {
+        band->bottomRight->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setCoords(1, -spreadPct);
+    } else {
+        band->bottomRight->setCoords(at + 0.5, -spreadPct);
+    }
+    // Hatched and slate: apart from the margin's green fill and from every variant's colour.
+    const QColor ink(60, 60, 110);
+    band->setPen(QPen(QColor(ink.red(), ink.green(), ink.blue(), 170), 1, Qt::DashLine));
+    band->setBrush(QBrush(QColor(ink.red(), ink.green(), ink.blue(), 90), Qt::BDiagPattern));
+    return band;
+}
+
 }  // namespace
 
 ComparePlot::ComparePlot(QWidget* parent)
@@ -248,6 +319,7 @@ void ComparePlot::reset(const QString& title)
     m_baselineLine = nullptr;
     m_figures.clear();
     m_figureTexts.clear();
+    m_layoutBands.clear();
     m_valuesCaption.clear();
     m_differenceCaption.clear();
     m_baselineName.clear();
@@ -320,11 +392,26 @@ void ComparePlot::showPanel(const PanelView& panel)
                                 .arg(panel.differences.front().baseline, parts.join(QStringLiteral(", ")))};
         m_plot->setToolTip(m_plot->toolTip() + QStringLiteral("\n") + m_verdict);
     }
+    const bool many = static_cast<int>(panel.differences.size()) > kVerdictLinesUpTo;
     if (!panel.source.isEmpty()) {
-        if (static_cast<int>(panel.differences.size()) > kVerdictLinesUpTo) {
+        if (many) {
             m_plot->setToolTip(m_plot->toolTip() + tr("\n(figures of `%1`)").arg(panel.source));
         } else {
             below << tr("  (figures of `%1`)").arg(panel.source);
+        }
+    }
+    // Code layout's spread, with what it means, under the figures it qualifies.
+    const LayoutNote layout = layoutNote(panel.differences);
+    if (!layout.spread.isEmpty()) {
+        const QString sentence = tr("%1: a smaller difference is not a code-path effect").arg(layout.spread);
+        QString tip = m_plot->toolTip();
+        tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + sentence;
+        if (!layout.incomplete.isEmpty()) {
+            tip += QStringLiteral(" (%1)").arg(layout.incomplete);
+        }
+        m_plot->setToolTip(tip);
+        if (!many) {
+            below << QStringLiteral("  ") + sentence;
         }
     }
     const QString text = below.join('\n');
@@ -422,6 +509,13 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     // its Holm-adjusted p (the report's "h"), so that interval and verdict agree.
     m_differenceCaption =
         tr("%1\n%2; band: \u00b1%3% margin").arg(design, levelCaption(panel.differences)).arg(panel.marginPct);
+    const LayoutNote layout = layoutNote(panel.differences);
+    if (!layout.spread.isEmpty()) {
+        m_differenceCaption += tr("; hatched: %1").arg(layout.spread);
+        if (!layout.incomplete.isEmpty()) {
+            m_differenceCaption += QStringLiteral(" (%1)").arg(layout.incomplete);
+        }
+    }
     x->setLabel(m_differenceCaption);
 
     drawMarginAndZero(m_plot, m_difference, panel.marginPct);
@@ -429,6 +523,18 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     Categories& categories = m_categories[1];
     double low = -panel.marginPct;
     double high = panel.marginPct;
+    // Each candidate's layout spread, in its column: drawn before the diamonds, so under them.
+    m_layoutBands.assign(panel.differences.size(), nullptr);
+    for (std::size_t i = 0; i < panel.differences.size(); ++i) {
+        const auto& d = panel.differences[i];
+        if (hasLayoutSpread(d)) {
+            const double spread = std::abs(d.layout->spreadPct);
+            m_layoutBands[i] = drawLayoutBand(m_plot, m_difference, static_cast<double>(i) + 1, spread,
+                                              i + 1 == panel.differences.size());
+            low = std::min(low, -spread);
+            high = std::max(high, spread);
+        }
+    }
     m_estimates = m_plot->addGraph(x, y);
     m_estimates->setLineStyle(QCPGraph::lsNone);
     m_estimates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::black, 11));
@@ -525,6 +631,13 @@ double ComparePlot::drawnBaselineMean() const
 double ComparePlot::drawnMarginPct() const
 {
     return m_marginPct;
+}
+
+QCPItemRect* ComparePlot::layoutBand(int index) const
+{
+    return index >= 0 && static_cast<std::size_t>(index) < m_layoutBands.size()
+               ? m_layoutBands[static_cast<std::size_t>(index)]
+               : nullptr;
 }
 
 QString ComparePlot::verdictShown() const
