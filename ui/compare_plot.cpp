@@ -77,29 +77,40 @@ LayoutNote layoutNote(const std::vector<DifferenceView>& differences)
     return note;
 }
 
-// The hatched band -spreadPct..+spreadPct across candidate column `at` of `rect` (the last one's
-// to the axis rect's right edge, where its figures are), under the diamonds and figures drawn after
-// it. A finite rectangle, as the margin's is, so a PDF draws it where the screen does.
-QCPItemRect* drawLayoutBand(QCustomPlot* plot, QCPAxisRect* rect, double at, double spreadPct, bool last)
+// The hatched band -spreadPct..+spreadPct across the candidate columns `from`..`to` of `rect` (to
+// the axis rect's right edge when `toEdge`: the last candidate's figures are there), with dashed
+// edges above and below and none at its sides (a side would cross a figure), under the diamonds
+// and figures drawn after it. Finite, as the margin's band is, so a PDF draws it where the screen
+// does.
+QCPItemRect* drawLayoutBand(QCustomPlot* plot, QCPAxisRect* rect, double from, double to, bool toEdge, double spreadPct)
 {
-    auto* band = new QCPItemRect(plot);
-    band->setClipAxisRect(rect);
-    for (QCPItemPosition* corner : {band->topLeft, band->bottomRight}) {
-        corner->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        corner->setAxisRect(rect);
-        corner->setType(QCPItemPosition::ptPlotCoords);
-    }
-    band->topLeft->setCoords(at - 0.5, spreadPct);
-    if (last) {
-        band->bottomRight->setTypeX(QCPItemPosition::ptAxisRectRatio);
-        band->bottomRight->setCoords(1, -spreadPct);
-    } else {
-        band->bottomRight->setCoords(at + 0.5, -spreadPct);
-    }
     // Hatched and slate: apart from the margin's green fill and from every variant's colour.
     const QColor ink(60, 60, 110);
-    band->setPen(QPen(QColor(ink.red(), ink.green(), ink.blue(), 170), 1, Qt::DashLine));
+    const auto place = [&](QCPItemPosition* left, QCPItemPosition* right, double top, double bottom) {
+        for (QCPItemPosition* p : {left, right}) {
+            p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            p->setAxisRect(rect);
+            p->setType(QCPItemPosition::ptPlotCoords);
+        }
+        left->setCoords(from, top);
+        if (toEdge) {
+            right->setTypeX(QCPItemPosition::ptAxisRectRatio);
+            right->setCoords(1, bottom);
+        } else {
+            right->setCoords(to, bottom);
+        }
+    };
+    auto* band = new QCPItemRect(plot);
+    band->setClipAxisRect(rect);
+    place(band->topLeft, band->bottomRight, spreadPct, -spreadPct);
+    band->setPen(Qt::NoPen);
     band->setBrush(QBrush(QColor(ink.red(), ink.green(), ink.blue(), 90), Qt::BDiagPattern));
+    for (const double edge : {spreadPct, -spreadPct}) {
+        auto* line = new QCPItemLine(plot);
+        line->setClipAxisRect(rect);
+        place(line->start, line->end, edge, edge);
+        line->setPen(QPen(QColor(ink.red(), ink.green(), ink.blue(), 170), 1, Qt::DashLine));
+    }
     return band;
 }
 
@@ -186,7 +197,15 @@ bool ComparePlot::fitDifferenceAxis()
         return false;
     }
     bool changed = false;
-    const QString caption = wrapToWidth(m_differenceCaption, QFontMetrics(x->labelFont()), width);
+    // The layout band's name gets a line of the caption where it fits one; a narrower axis leaves
+    // it to the lines under the plot, which name it too, as a caption of many wrapped lines would
+    // squeeze the plot to nothing.
+    const QFontMetrics captionMetrics(x->labelFont());
+    QString captionText = m_differenceCaption;
+    if (!m_layoutCaption.isEmpty() && captionMetrics.horizontalAdvance(m_layoutCaption) <= width) {
+        captionText += QLatin1Char('\n') + m_layoutCaption;
+    }
+    const QString caption = wrapToWidth(captionText, captionMetrics, width);
     if (caption != x->label()) {
         x->setLabel(caption);
         changed = true;
@@ -322,6 +341,7 @@ void ComparePlot::reset(const QString& title)
     m_layoutBands.clear();
     m_valuesCaption.clear();
     m_differenceCaption.clear();
+    m_layoutCaption.clear();
     m_baselineName.clear();
     m_marginPct = 0;
     m_title->setText(title);
@@ -400,18 +420,20 @@ void ComparePlot::showPanel(const PanelView& panel)
             below << tr("  (figures of `%1`)").arg(panel.source);
         }
     }
-    // Code layout's spread, with what it means, under the figures it qualifies.
+    // Code layout's spread, what it means, and whether all its placements were measured, under the
+    // figures it qualifies (with many candidates, in the tooltip).
     const LayoutNote layout = layoutNote(panel.differences);
     if (!layout.spread.isEmpty()) {
-        const QString sentence = tr("%1: a smaller difference is not a code-path effect").arg(layout.spread);
-        QString tip = m_plot->toolTip();
-        tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + sentence;
+        QStringList lines{tr("%1 (hatched): a smaller difference is not a code-path effect").arg(layout.spread)};
         if (!layout.incomplete.isEmpty()) {
-            tip += QStringLiteral(" (%1)").arg(layout.incomplete);
+            lines << layout.incomplete;
         }
-        m_plot->setToolTip(tip);
+        const QString tip = m_plot->toolTip();
+        m_plot->setToolTip((tip.isEmpty() ? QString() : tip + QLatin1Char('\n')) + lines.join(QLatin1Char('\n')));
         if (!many) {
-            below << QStringLiteral("  ") + sentence;
+            for (const QString& line : lines) {
+                below << QStringLiteral("  ") + line;
+            }
         }
     }
     const QString text = below.join('\n');
@@ -510,30 +532,36 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     m_differenceCaption =
         tr("%1\n%2; band: \u00b1%3% margin").arg(design, levelCaption(panel.differences)).arg(panel.marginPct);
     const LayoutNote layout = layoutNote(panel.differences);
-    if (!layout.spread.isEmpty()) {
-        m_differenceCaption += tr("; hatched: %1").arg(layout.spread);
-        if (!layout.incomplete.isEmpty()) {
-            m_differenceCaption += QStringLiteral(" (%1)").arg(layout.incomplete);
-        }
-    }
-    x->setLabel(m_differenceCaption);
+    m_layoutCaption = layout.spread.isEmpty() ? QString() : tr("hatched: %1").arg(layout.spread);
+    x->setLabel(m_layoutCaption.isEmpty() ? m_differenceCaption : m_differenceCaption + '\n' + m_layoutCaption);
 
     drawMarginAndZero(m_plot, m_difference, panel.marginPct);
 
     Categories& categories = m_categories[1];
     double low = -panel.marginPct;
     double high = panel.marginPct;
-    // Each candidate's layout spread, in its column: drawn before the diamonds, so under them.
-    m_layoutBands.assign(panel.differences.size(), nullptr);
-    for (std::size_t i = 0; i < panel.differences.size(); ++i) {
-        const auto& d = panel.differences[i];
-        if (hasLayoutSpread(d)) {
-            const double spread = std::abs(d.layout->spreadPct);
-            m_layoutBands[i] = drawLayoutBand(m_plot, m_difference, static_cast<double>(i) + 1, spread,
-                                              i + 1 == panel.differences.size());
+    // Each candidate's layout spread, in its column (neighbours with the same spread share one band):
+    // drawn before the diamonds, so under them.
+    const std::size_t n = panel.differences.size();
+    const auto spreadOf = [&](std::size_t i) {
+        return hasLayoutSpread(panel.differences[i]) ? std::abs(panel.differences[i].layout->spreadPct) : NAN;
+    };
+    m_layoutBands.assign(n, nullptr);
+    for (std::size_t i = 0; i < n;) {
+        const double spread = spreadOf(i);
+        std::size_t end = i + 1;
+        if (std::isfinite(spread)) {
+            while (end < n && spreadOf(end) == spread) {
+                ++end;
+            }
+            QCPItemRect* band = drawLayoutBand(m_plot, m_difference, static_cast<double>(i) + 0.5,
+                                               static_cast<double>(end) + 0.5, end == n, spread);
+            std::fill(m_layoutBands.begin() + static_cast<std::ptrdiff_t>(i),
+                      m_layoutBands.begin() + static_cast<std::ptrdiff_t>(end), band);
             low = std::min(low, -spread);
             high = std::max(high, spread);
         }
+        i = end;
     }
     m_estimates = m_plot->addGraph(x, y);
     m_estimates->setLineStyle(QCPGraph::lsNone);

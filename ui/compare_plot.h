@@ -62,7 +62,8 @@ public:
     double drawnBaselineMean() const;
     // The +-margin band drawn, in percent (0 when none).
     double drawnMarginPct() const;
-    // The layout spread band drawn for candidate `index`, none when its comparison has no spread.
+    // The layout spread band drawn for candidate `index` (neighbours with the same spread share
+    // one), none when its comparison has no spread.
     QCPItemRect* layoutBand(int index) const;
     // The text below the plot: the verdict lines, or with many candidates a count of the verdicts
     // (every line is in the panel's tooltip and in the report).
@@ -105,9 +106,10 @@ private:
     QCPItemStraightLine* m_baselineLine = nullptr;  // the baseline's mean on the values side
     QString m_valuesCaption;                        // the values axis's label before it is wrapped
     QString m_differenceCaption;                    // the difference axis's label before it is wrapped
+    QString m_layoutCaption;                        // its line naming the layout band, "" when none
     QString m_baselineName;                         // the baseline the difference axis is labelled against
     std::vector<QCPItemText*> m_figures;            // the figures beside each difference, when shown
-    std::vector<QCPItemRect*> m_layoutBands;        // per candidate: its layout spread band, or null
+    std::vector<QCPItemRect*> m_layoutBands;        // per candidate: the layout spread band it is in, or null
     // Each figure's text in full (estimate, interval, verdict) and short (estimate, verdict): a
     // narrow axis shows the short one before it shows none.
     std::vector<std::pair<QString, QString>> m_figureTexts;
