@@ -32,6 +32,88 @@ QString percent(double value)
     return QString::fromStdString(boundText(value));
 }
 
+bool hasLayoutSpread(const DifferenceView& d)
+{
+    return d.layout.has_value() && std::isfinite(d.layout->spreadPct);
+}
+
+// A spread as the panel writes it: two significant digits ("1.8", "0.35"), whole from 10 on.
+QString spreadText(double pct)
+{
+    return pct >= 10 ? QString::number(pct, 'f', 0) : QString::number(pct, 'g', 2);
+}
+
+// What a panel says about code layout: "layout spread ±1.8%" (a range where its candidates'
+// differ), and "incomplete layout design: 5 of 8 placements" where fewer placements were measured
+// than planned. Both "" where layout was not a factor of any candidate.
+struct LayoutNote {
+    QString spread;
+    QString incomplete;
+};
+
+LayoutNote layoutNote(const std::vector<DifferenceView>& differences)
+{
+    LayoutNote note;
+    double least = INFINITY;
+    double most = -INFINITY;
+    for (const auto& d : differences) {
+        if (!hasLayoutSpread(d)) {
+            continue;
+        }
+        least = std::min(least, d.layout->spreadPct);
+        most = std::max(most, d.layout->spreadPct);
+        if (note.incomplete.isEmpty() && d.layout->measured < d.layout->planned) {
+            note.incomplete = ComparePlot::tr("incomplete layout design: %1 of %2 placements")
+                                  .arg(d.layout->measured)
+                                  .arg(d.layout->planned);
+        }
+    }
+    if (std::isfinite(least)) {
+        const QString low = spreadText(least);
+        const QString high = spreadText(most);
+        note.spread =
+            ComparePlot::tr("layout spread \u00b1%1%").arg(low == high ? low : low + QStringLiteral("..") + high);
+    }
+    return note;
+}
+
+// The hatched band -spreadPct..+spreadPct across the candidate columns `from`..`to` of `rect` (to
+// the axis rect's right edge when `toEdge`: the last candidate's figures are there), with dashed
+// edges above and below and none at its sides (a side would cross a figure), under the diamonds
+// and figures drawn after it. Finite, as the margin's band is, so a PDF draws it where the screen
+// does.
+QCPItemRect* drawLayoutBand(QCustomPlot* plot, QCPAxisRect* rect, double from, double to, bool toEdge, double spreadPct)
+{
+    // Hatched and slate: apart from the margin's green fill and from every variant's colour.
+    const QColor ink(60, 60, 110);
+    const auto place = [&](QCPItemPosition* left, QCPItemPosition* right, double top, double bottom) {
+        for (QCPItemPosition* p : {left, right}) {
+            p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            p->setAxisRect(rect);
+            p->setType(QCPItemPosition::ptPlotCoords);
+        }
+        left->setCoords(from, top);
+        if (toEdge) {
+            right->setTypeX(QCPItemPosition::ptAxisRectRatio);
+            right->setCoords(1, bottom);
+        } else {
+            right->setCoords(to, bottom);
+        }
+    };
+    auto* band = new QCPItemRect(plot);
+    band->setClipAxisRect(rect);
+    place(band->topLeft, band->bottomRight, spreadPct, -spreadPct);
+    band->setPen(Qt::NoPen);
+    band->setBrush(QBrush(QColor(ink.red(), ink.green(), ink.blue(), 90), Qt::BDiagPattern));
+    for (const double edge : {spreadPct, -spreadPct}) {
+        auto* line = new QCPItemLine(plot);
+        line->setClipAxisRect(rect);
+        place(line->start, line->end, edge, edge);
+        line->setPen(QPen(QColor(ink.red(), ink.green(), ink.blue(), 170), 1, Qt::DashLine));
+    }
+    return band;
+}
+
 }  // namespace
 
 ComparePlot::ComparePlot(QWidget* parent)
@@ -115,7 +197,15 @@ bool ComparePlot::fitDifferenceAxis()
         return false;
     }
     bool changed = false;
-    const QString caption = wrapToWidth(m_differenceCaption, QFontMetrics(x->labelFont()), width);
+    // The layout band's name gets a line of the caption where it fits one; a narrower axis leaves
+    // it to the lines under the plot, which name it too, as a caption of many wrapped lines would
+    // squeeze the plot to nothing.
+    const QFontMetrics captionMetrics(x->labelFont());
+    QString captionText = m_differenceCaption;
+    if (!m_layoutCaption.isEmpty() && captionMetrics.horizontalAdvance(m_layoutCaption) <= width) {
+        captionText += QLatin1Char('\n') + m_layoutCaption;
+    }
+    const QString caption = wrapToWidth(captionText, captionMetrics, width);
     if (caption != x->label()) {
         x->setLabel(caption);
         changed = true;
@@ -248,8 +338,10 @@ void ComparePlot::reset(const QString& title)
     m_baselineLine = nullptr;
     m_figures.clear();
     m_figureTexts.clear();
+    m_layoutBands.clear();
     m_valuesCaption.clear();
     m_differenceCaption.clear();
+    m_layoutCaption.clear();
     m_baselineName.clear();
     m_marginPct = 0;
     m_title->setText(title);
@@ -320,11 +412,28 @@ void ComparePlot::showPanel(const PanelView& panel)
                                 .arg(panel.differences.front().baseline, parts.join(QStringLiteral(", ")))};
         m_plot->setToolTip(m_plot->toolTip() + QStringLiteral("\n") + m_verdict);
     }
+    const bool many = static_cast<int>(panel.differences.size()) > kVerdictLinesUpTo;
     if (!panel.source.isEmpty()) {
-        if (static_cast<int>(panel.differences.size()) > kVerdictLinesUpTo) {
+        if (many) {
             m_plot->setToolTip(m_plot->toolTip() + tr("\n(figures of `%1`)").arg(panel.source));
         } else {
             below << tr("  (figures of `%1`)").arg(panel.source);
+        }
+    }
+    // Code layout's spread, what it means, and whether all its placements were measured, under the
+    // figures it qualifies (with many candidates, in the tooltip).
+    const LayoutNote layout = layoutNote(panel.differences);
+    if (!layout.spread.isEmpty()) {
+        QStringList lines{tr("%1 (hatched): a smaller difference is not a code-path effect").arg(layout.spread)};
+        if (!layout.incomplete.isEmpty()) {
+            lines << layout.incomplete;
+        }
+        const QString tip = m_plot->toolTip();
+        m_plot->setToolTip((tip.isEmpty() ? QString() : tip + QLatin1Char('\n')) + lines.join(QLatin1Char('\n')));
+        if (!many) {
+            for (const QString& line : lines) {
+                below << QStringLiteral("  ") + line;
+            }
         }
     }
     const QString text = below.join('\n');
@@ -422,13 +531,38 @@ void ComparePlot::drawDifferences(const PanelView& panel)
     // its Holm-adjusted p (the report's "h"), so that interval and verdict agree.
     m_differenceCaption =
         tr("%1\n%2; band: \u00b1%3% margin").arg(design, levelCaption(panel.differences)).arg(panel.marginPct);
-    x->setLabel(m_differenceCaption);
+    const LayoutNote layout = layoutNote(panel.differences);
+    m_layoutCaption = layout.spread.isEmpty() ? QString() : tr("hatched: %1").arg(layout.spread);
+    x->setLabel(m_layoutCaption.isEmpty() ? m_differenceCaption : m_differenceCaption + '\n' + m_layoutCaption);
 
     drawMarginAndZero(m_plot, m_difference, panel.marginPct);
 
     Categories& categories = m_categories[1];
     double low = -panel.marginPct;
     double high = panel.marginPct;
+    // Each candidate's layout spread, in its column (neighbours with the same spread share one band):
+    // drawn before the diamonds, so under them.
+    const std::size_t n = panel.differences.size();
+    const auto spreadOf = [&](std::size_t i) {
+        return hasLayoutSpread(panel.differences[i]) ? std::abs(panel.differences[i].layout->spreadPct) : NAN;
+    };
+    m_layoutBands.assign(n, nullptr);
+    for (std::size_t i = 0; i < n;) {
+        const double spread = spreadOf(i);
+        std::size_t end = i + 1;
+        if (std::isfinite(spread)) {
+            while (end < n && spreadOf(end) == spread) {
+                ++end;
+            }
+            QCPItemRect* band = drawLayoutBand(m_plot, m_difference, static_cast<double>(i) + 0.5,
+                                               static_cast<double>(end) + 0.5, end == n, spread);
+            std::fill(m_layoutBands.begin() + static_cast<std::ptrdiff_t>(i),
+                      m_layoutBands.begin() + static_cast<std::ptrdiff_t>(end), band);
+            low = std::min(low, -spread);
+            high = std::max(high, spread);
+        }
+        i = end;
+    }
     m_estimates = m_plot->addGraph(x, y);
     m_estimates->setLineStyle(QCPGraph::lsNone);
     m_estimates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::black, 11));
@@ -525,6 +659,13 @@ double ComparePlot::drawnBaselineMean() const
 double ComparePlot::drawnMarginPct() const
 {
     return m_marginPct;
+}
+
+QCPItemRect* ComparePlot::layoutBand(int index) const
+{
+    return index >= 0 && static_cast<std::size_t>(index) < m_layoutBands.size()
+               ? m_layoutBands[static_cast<std::size_t>(index)]
+               : nullptr;
 }
 
 QString ComparePlot::verdictShown() const

@@ -3,8 +3,10 @@
 // Left: a variant per column, every repetition as a dot, the mean as a square with its 95% CI.
 // Right: what the verdict rests on - each candidate's difference from the baseline in percent,
 // the engine's estimate and interval (paired chunk log-ratios, or independent repetitions, as the
-// panel says), against the +-margin band and a zero line. Below: the verdict lines. A metric the
-// run did not measure shows why instead of an empty plot.
+// panel says), against the +-margin band and a zero line, and where code layout was a factor the
+// hatched band of its spread (+-layout spread around 0, in each candidate's column: a difference
+// inside it is not shown to be the code path's). Below: the verdict lines. A metric the run did not
+// measure shows why instead of an empty plot.
 
 #include <QWidget>
 
@@ -19,6 +21,7 @@ class QComboBox;
 class QCPAxisRect;
 class QCPErrorBars;
 class QCPGraph;
+class QCPItemRect;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPTextElement;
@@ -59,6 +62,9 @@ public:
     double drawnBaselineMean() const;
     // The +-margin band drawn, in percent (0 when none).
     double drawnMarginPct() const;
+    // The layout spread band drawn for candidate `index` (neighbours with the same spread share
+    // one), none when its comparison has no spread.
+    QCPItemRect* layoutBand(int index) const;
     // The text below the plot: the verdict lines, or with many candidates a count of the verdicts
     // (every line is in the panel's tooltip and in the report).
     QString verdictShown() const;
@@ -100,8 +106,10 @@ private:
     QCPItemStraightLine* m_baselineLine = nullptr;  // the baseline's mean on the values side
     QString m_valuesCaption;                        // the values axis's label before it is wrapped
     QString m_differenceCaption;                    // the difference axis's label before it is wrapped
+    QString m_layoutCaption;                        // its line naming the layout band, "" when none
     QString m_baselineName;                         // the baseline the difference axis is labelled against
     std::vector<QCPItemText*> m_figures;            // the figures beside each difference, when shown
+    std::vector<QCPItemRect*> m_layoutBands;        // per candidate: the layout spread band it is in, or null
     // Each figure's text in full (estimate, interval, verdict) and short (estimate, verdict): a
     // narrow axis shows the short one before it shows none.
     std::vector<std::pair<QString, QString>> m_figureTexts;

@@ -30,9 +30,17 @@ bool fromCounters(const engine::MetricSpec& metric)
     return false;
 }
 
-DifferenceView difference(const engine::MetricComparison& c, double alpha)
+}  // namespace
+
+DifferenceView differenceView(const engine::MetricComparison& c, double alpha)
 {
     const auto& interval = c.result.interval;
+    std::optional<LayoutSpreadView> layout;
+    if (c.result.layoutSpreadPct) {
+        layout = LayoutSpreadView{.spreadPct = *c.result.layoutSpreadPct,
+                                  .measured = c.result.layoutsMeasured,
+                                  .planned = c.result.layoutsPlanned};
+    }
     return {
         .candidate = qs(c.candidate),
         .baseline = qs(c.baseline),
@@ -45,8 +53,11 @@ DifferenceView difference(const engine::MetricComparison& c, double alpha)
         .level = qs(engine::levelText(interval, alpha)),
         .holmLevel = interval.bounded() && interval.nominalLevel > 1 - alpha + 1e-12,
         .verdict = qs(std::string(engine::toString(c.result.verdict))),
+        .layout = layout,
     };
 }
+
+namespace {
 
 // The panel of metric `m` of `input`, with the figures of `analysis` (the comparison the
 // command named by `source` makes).
@@ -81,7 +92,7 @@ PanelView panelOf(const engine::AnalysisInput& input, std::size_t m, const engin
         if (c.metric != metric.name || !c.primary) {
             continue;
         }
-        panel.differences.push_back(difference(c, analysis.options.compare.alpha));
+        panel.differences.push_back(differenceView(c, analysis.options.compare.alpha));
         std::string sentence = engine::verdictSentence(c, analysis.options.compare);
         if (sentence.rfind(c.candidate, 0) != 0) {
             sentence = c.candidate + " vs " + c.baseline + ": " + sentence;

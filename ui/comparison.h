@@ -19,6 +19,10 @@
 #include "engine/model/noise_floor.h"
 #include "engine/model/run_record.h"
 
+namespace nf::engine {
+struct MetricComparison;
+}
+
 namespace nf::ui {
 
 struct VariantView {
@@ -28,6 +32,15 @@ struct VariantView {
     double mean = 0;
     double ciLow = 0;
     double ciHigh = 0;
+};
+
+// Code layout as a factor of a comparison (engine::Comparison): how far the difference moves
+// between code placements, in percent, and the placements measured and planned (fewer measured: an
+// incomplete layout design).
+struct LayoutSpreadView {
+    double spreadPct = 0;
+    std::size_t measured = 0;
+    std::size_t planned = 0;
 };
 
 // One candidate against the baseline: the engine's Comparison::interval, as it is.
@@ -45,8 +58,12 @@ struct DifferenceView {
     // secondary metric's verdict comes from that p, and the interval at that level agrees with it.
     QString level;
     bool holmLevel = false;
-    QString verdict;  // different, negligible, equivalent, inconclusive
+    QString verdict;                         // different, negligible, equivalent, inconclusive
+    std::optional<LayoutSpreadView> layout;  // unset when code layout was not a factor
 };
+
+// The difference of comparison `c` as a panel draws it; `alpha` names its level.
+DifferenceView differenceView(const engine::MetricComparison& c, double alpha);
 
 struct PanelView {
     QString title;   // what it shows: "PPS", "IPC, receiver thread", ... (+ " (SIMULATED)")

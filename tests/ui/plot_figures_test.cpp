@@ -167,7 +167,8 @@ PanelView tinyDifference()
                                  .levelPct = 95,
                                  .level = "95%",
                                  .holmLevel = false,
-                                 .verdict = "different"});
+                                 .verdict = "different",
+                                 .layout = std::nullopt});
     return panel;
 }
 
