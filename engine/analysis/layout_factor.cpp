@@ -114,9 +114,9 @@ Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vect
     if (c.targetPct > 0 && sd > 0) {
         const double effect = std::log1p(c.targetPct / 100);
         for (long cells = 2; cells <= 1000000; cells = std::max(cells + 1, cells * 21 / 20)) {
-            const auto k = static_cast<double>(cells);
-            if (stats::tTestPower(effect / (sd / std::sqrt(k)), k - 1, o.alpha) >= o.power) {
-                c.nNeeded = k;
+            const auto n = static_cast<double>(cells);
+            if (stats::tTestPower(effect / (sd / std::sqrt(n)), n - 1, o.alpha) >= o.power) {
+                c.nNeeded = n;
                 break;
             }
         }
