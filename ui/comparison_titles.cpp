@@ -28,7 +28,8 @@ QString designName(const engine::Comparison& c)
 {
     const QString unit = QString::fromStdString(c.unit);
     if (c.design == engine::Design::Layouts) {
-        return QObject::tr("%n placement cell(s) of paired log-ratios", nullptr, static_cast<int>(c.n));
+        return c.n == 1 ? QObject::tr("1 placement cell of paired log-ratios")
+                        : QObject::tr("%1 placement cells of paired log-ratios").arg(c.n);
     }
     if (!c.levels.empty()) {  // across runs: what the run-to-run variance came from
         return c.levels.find(engine::kNoRunCalibration) != std::string::npos
