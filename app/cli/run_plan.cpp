@@ -36,6 +36,21 @@ std::string schedule(const engine::ExperimentSpec& s)
     return fmt::format("one variant per repetition sampled every {:g} s, order {}", s.interval, order);
 }
 
+// Code layout as a factor (docs/measurement.md): how many placements, and whether the
+// repetitions complete the design.
+std::string layouts(const engine::ExperimentSpec& s)
+{
+    const int k = s.layouts.value_or(0);
+    if (k == 0) {
+        return "";
+    }
+    return fmt::format("code placements: {} per variant, one per repetition{}", k,
+                       s.until || s.repetitions >= k
+                           ? ""
+                           : fmt::format("; {} repetitions measure {} of them (--reps {} completes the design)",
+                                         s.repetitions, s.repetitions, k));
+}
+
 void printOne(const engine::PreparedExperiment& p, std::ostream& out)
 {
     const auto& s = p.spec;
@@ -84,6 +99,9 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
                        engine::toString(first.workload->kind), s.variants.size(), s.variants.size() == 1 ? "" : "s",
                        s.repetitions, s.repetitions == 1 ? "" : "s", s.duration);
     out << "  " << schedule(s) << '\n';
+    if (const auto placed = layouts(s); !placed.empty()) {
+        out << "  " << placed << '\n';
+    }
     if (first.workload->kind != engine::WorkloadKind::Live) {  // live workloads name their CPUs themselves
         out << "  measuring on CPU " << base::formatCpuList(s.cpus) << '\n';
     }
@@ -118,6 +136,7 @@ int printPlanJson(const std::vector<engine::ExperimentSpec>& specs, std::ostream
                                 {"at_most", plan.atMost},
                                 {"points", plan.points}}},
                               {"cpus", cpus},
+                              {"layouts", prepared->front().spec.layouts.value_or(0)},
                               {"cpus_in_use", engine::cpusInUse(cpus)}};
     out << j.dump(2) << '\n';
     return 0;
