@@ -37,6 +37,10 @@ void printSchedule(const RunRecord& run, std::ostream& out)
                                          : fmt::format("samples every {:g} s", spec.interval);
     out << fmt::format("  {} variant(s) x {} repetition(s) x {:g} s, {}, order {}, warmup {:g} s\n",
                        spec.variants.size(), spec.repetitions, spec.duration, how, toString(spec.order), spec.warmup);
+    if (spec.layouts.value_or(0) > 0) {
+        out << fmt::format("  code placements: {} per variant, one per repetition ('export' gives each sample's)\n",
+                           *spec.layouts);
+    }
     const std::string where = env.live() ? std::string("live session (threads and CPUs in each variant's facts)")
                                          : fmt::format("worker CPU {}", env.workerCpu);
     out << fmt::format("  {}, seed {}\n", where, spec.seed ? std::to_string(*spec.seed) : std::string("null"));
