@@ -42,10 +42,12 @@ struct AnalysisInput {
     std::vector<std::vector<std::optional<SummaryStats>>> summaries;
     std::vector<bool> summarised;  // per variant: its run is stored as summaries
     // Several runs per variant (analysisInputPooled): runs[m][v] holds each run of variant v, and
-    // runFloors[m] the machine's run-to-run noise floor of metrics[m] when one was calibrated.
-    // The comparison is then compareAcrossRuns. Empty otherwise.
+    // runFloors[m] the machine's run-to-run noise floor of metrics[m] when one was calibrated, and
+    // layoutFloors[m] code layout's spread between two builds when a placebo or a calibration gave
+    // one. The comparison is then compareAcrossRuns. Empty otherwise.
     std::vector<std::vector<std::vector<RunValues>>> runs;
     std::vector<std::optional<RunNoiseFloor>> runFloors;
+    std::vector<std::optional<LayoutFloor>> layoutFloors;
 };
 
 // Builds the input from one run: repetition values and, when the run alternated, chunk values
