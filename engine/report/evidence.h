@@ -87,6 +87,10 @@ void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
 // One sentence: "b is 0.49% slower than a (tsc_per_op +0.49%, 95% CI +0.45..+0.53%, p<0.001)".
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& options);
 
+// "layout spread +-1.80% (vanilla against its rebuild vanilla-rebuilt): a smaller difference is not
+// a code-path effect"; "" when code layout was not a factor of the comparison.
+std::string layoutSpreadSentence(const Comparison& result);
+
 // "different: slower", "equivalent" or "inconclusive".
 std::string verdictWord(const MetricComparison& c);
 

@@ -42,6 +42,20 @@ nlohmann::json variantJson(const VariantStats& v, double alpha)
             {"dropped", v.dropped}};
 }
 
+// Code layout, where it was a factor: layout_spread_pct (a number; absent otherwise), the builds or
+// placements it rests on, and what it was measured on.
+void addLayoutSpread(const Comparison& r, nlohmann::json& j)
+{
+    if (!r.layoutSpreadPct) {
+        return;
+    }
+    j["layout_spread_pct"] = number(*r.layoutSpreadPct);
+    j["layouts_measured"] = r.layoutsMeasured;
+    if (!r.layoutSource.empty()) {
+        j["layout_source"] = r.layoutSource;
+    }
+}
+
 nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& options)
 {
     const auto& r = c.result;
@@ -83,6 +97,7 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"dropped_outliers", r.droppedOutliers},
                         {"warnings", r.warnings},
                         {"design_levels", r.levels}};
+    addLayoutSpread(r, j);
     if (r.design == Design::Independent) {
         j["p_welch"] = optionalNumber(r.pWelch);
         j["p_mwu"] = optionalNumber(r.pMwu);

@@ -24,6 +24,14 @@ void emit(std::ostream& out, const std::string& text, const std::string& indent 
     }
 }
 
+// How far code layout moves the difference, where it was a factor (layoutSpreadSentence).
+void writeLayoutSpread(const Comparison& r, std::ostream& out)
+{
+    if (const auto sentence = layoutSpreadSentence(r); !sentence.empty()) {
+        emit(out, "    " + sentence, "      ");
+    }
+}
+
 // Outlier flags need enough values for the modified z-score to mean something.
 constexpr std::size_t kOutlierMinN = 5;
 
@@ -146,6 +154,7 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
         if (!r.levels.empty()) {
             emit(out, "    design: " + r.levels, "      ");
         }
+        writeLayoutSpread(r, out);
     } else {
         emit(out,
              fmt::format("    {} analysis ({}s): {} ({} CI {}), {}",
@@ -254,6 +263,16 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, const 
         lines.push_back(line);
     }
     return lines;
+}
+
+std::string layoutSpreadSentence(const Comparison& r)
+{
+    if (!r.layoutSpreadPct) {
+        return {};
+    }
+    const double pct = *r.layoutSpreadPct;
+    return fmt::format("layout spread +-{:.{}f}%{}: a smaller difference is not a code-path effect", pct,
+                       percentDecimals(pct), r.layoutSource.empty() ? "" : " (" + r.layoutSource + ")");
 }
 
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
