@@ -14,8 +14,12 @@ Result<std::int64_t> storeNoiseFloor(Database& db, const StoredNoiseFloor& f)
     return db.lastInsertId();
 }
 
-Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std::string& workload,
-                                                        const std::string& host)
+namespace {
+
+// The newest row of each metric for this workload and host: of the layout floors, or of the
+// run-to-run ones.
+Result<std::vector<StoredNoiseFloor>> latestRows(Database& db, const std::string& workload, const std::string& host,
+                                                 bool layout)
 {
     // A database opened read-only below schema 4 (made by an older release) has no floors yet.
     auto table = NF_TRY(
@@ -24,11 +28,13 @@ Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std:
     if (!table) {
         return out;
     }
+    const std::string prefix = kLayoutMetricPrefix;
     NF_TRY(db.forEachRow(
         "SELECT id, created_at, label, workload, host, metric, runs, boots, between_cv, within_cv, run_ids "
-        "FROM run_noise_floors f WHERE workload = ? AND host = ? AND id = (SELECT max(id) FROM run_noise_floors g "
-        "WHERE g.workload = f.workload AND g.host = f.host AND g.metric = f.metric) ORDER BY metric",
-        workload, host, [&](const Row& row) -> Result<void> {
+        "FROM run_noise_floors f WHERE workload = ? AND host = ? AND (substr(metric, 1, length(?)) = ?) = ? "
+        "AND id = (SELECT max(id) FROM run_noise_floors g WHERE g.workload = f.workload AND g.host = f.host AND "
+        "g.metric = f.metric) ORDER BY metric",
+        workload, host, prefix, prefix, layout ? 1 : 0, [&](const Row& row) -> Result<void> {
             out.push_back({.id = NF_TRY(row.get<std::int64_t>("id")),
                            .createdAt = NF_TRY(row.get<std::string>("created_at")),
                            .label = NF_TRY(row.get<std::string>("label")),
@@ -43,6 +49,43 @@ Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std:
             return {};
         }));
     return out;
+}
+
+}  // namespace
+
+Result<std::vector<StoredNoiseFloor>> latestNoiseFloors(Database& db, const std::string& workload,
+                                                        const std::string& host)
+{
+    return latestRows(db, workload, host, false);
+}
+
+Result<std::int64_t> storeLayoutFloor(Database& db, const LayoutFloorRecord& f)
+{
+    return storeNoiseFloor(db, {.id = 0,
+                                .createdAt = {},
+                                .label = f.baseline + " against its rebuild " + f.placebo,
+                                .workload = f.workload,
+                                .host = f.host,
+                                .metric = std::string(kLayoutMetricPrefix) + f.metric,
+                                .runs = f.runs,
+                                .boots = f.boots,
+                                .betweenCv = f.spreadCv,
+                                .withinCv = 0,
+                                .runIds = f.runIds});
+}
+
+Result<std::map<std::string, engine::LayoutFloor>> calibratedLayoutFloors(Database& db, const std::string& workload,
+                                                                          const std::string& host)
+{
+    std::map<std::string, engine::LayoutFloor> floors;
+    const std::string prefix = kLayoutMetricPrefix;
+    for (const auto& f : NF_TRY(latestRows(db, workload, host, true))) {
+        floors[f.metric.substr(prefix.size())] = {.spreadCv = f.betweenCv,
+                                                  .df = 1,
+                                                  .builds = 2,
+                                                  .source = fmt::format("calibrated {}: {}", f.createdAt, f.label)};
+    }
+    return floors;
 }
 
 Result<std::map<std::string, engine::RunNoiseFloor>> calibratedFloors(Database& db, const std::string& workload,

@@ -1,6 +1,8 @@
 // noisefloor calibrate --across-runs: A/A as separate runs under one label (one run per call, or
 // after each boot), and from all of them the machine's run-to-run noise floor per metric, stored
-// (schema migration 4) for cross-run comparisons with one run per side.
+// (schema migration 4) for cross-run comparisons with one run per side. calibrate --layout: code
+// layout's spread between a baseline build and its rebuild, from their stored runs, stored beside
+// them for cross-build comparisons without a placebo.
 
 #include <fmt/format.h>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include "data/noise_floor_store.h"
 #include "engine/analysis/across_runs.h"
 #include "engine/analysis/chunk_cut.h"
+#include "engine/report/comparison_report.h"
 #include "engine/report/text_table.h"
 
 namespace nf::cli {
@@ -140,7 +143,114 @@ void reportFloors(const engine::RunRecord& run, const Context& ctx, const std::s
                  "  SD of the run means)\n";
 }
 
+// The floors calibrate --layout stores, one per metric with a spread.
+struct LayoutCalibration {
+    std::vector<data::LayoutFloorRecord> floors;
+    std::vector<engine::RunRecord> runs;  // both labels'
+};
+
+Result<LayoutCalibration> layoutCalibration(data::Database& db, const std::string& baseline, const std::string& placebo)
+{
+    LayoutCalibration out;
+    auto base = NF_TRY(loadRunsWithLabel(db, baseline));
+    auto rebuilt = loadRunsWithLabel(db, placebo);
+    if (!rebuilt) {
+        return usageError("--placebo " + placebo + ": no complete run with that label in " + db.path());
+    }
+    const auto& first = base.front().row;
+    for (const auto& r : *rebuilt) {
+        if (r.row.workload != first.workload || r.row.host != first.host) {
+            return usageError(fmt::format("--placebo {}: run {} is {} on host '{}', the baseline's runs {} on '{}'",
+                                          placebo, r.row.id, r.row.workload, r.row.host, first.workload, first.host));
+        }
+    }
+    engine::LabelChoice b{baseline, {}, {}};
+    engine::LabelChoice p{placebo, {}, {}};
+    for (const auto& r : base) {
+        b.runs.push_back(&r);
+    }
+    for (const auto& r : *rebuilt) {
+        p.runs.push_back(&r);
+    }
+    const auto floors = NF_TRY(engine::placeboFloors(b, {p}, {}));
+    std::set<std::string> boots;
+    std::string ids;
+    for (const auto* r : {&base, &*rebuilt}) {
+        for (const auto& run : *r) {
+            boots.insert(run.row.bootId);
+            ids += (ids.empty() ? "" : ",") + std::to_string(run.row.id);
+        }
+    }
+    const auto runs = static_cast<int>(base.size() + rebuilt->size());
+    for (const auto& [metric, floor] : floors) {
+        out.floors.push_back({.baseline = baseline,
+                              .placebo = placebo,
+                              .workload = first.workload,
+                              .host = first.host,
+                              .metric = metric,
+                              .runs = runs,
+                              .boots = static_cast<int>(boots.size()),
+                              .spreadCv = floor.spreadCv,
+                              .runIds = ids});
+    }
+    out.runs = std::move(base);
+    return out;
+}
+
 }  // namespace
+
+int calibrateLayout(const std::string& baseline, const std::string& placebo, const std::string& format,
+                    const Context& ctx)
+{
+    if (baseline.empty()) {
+        return fail(kExitUsage, "calibrate --layout takes --label BASELINE and --placebo LABEL (its rebuild)");
+    }
+    if (placebo.empty() || placebo == baseline) {
+        return fail(kExitUsage, "calibrate --layout --label " + baseline +
+                                    " takes --placebo LABEL: the runs of a rebuild of it that changes only code "
+                                    "layout (docs/workflows.md)");
+    }
+    auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
+    if (!db) {
+        return fail(kExitRuntime, db.error().message);
+    }
+    auto cal = layoutCalibration(*db, baseline, placebo);
+    if (!cal) {
+        return failWith(cal.error());
+    }
+    for (const auto& f : cal->floors) {
+        if (auto id = data::storeLayoutFloor(*db, f); !id) {
+            return fail(kExitRuntime, "cannot store the layout floor: " + id.error().message);
+        }
+    }
+    const auto& first = cal->runs.front().row;
+    if (format == "json") {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& f : cal->floors) {
+            rows.push_back({{"metric", f.metric}, {"layout_spread_pct", f.spreadCv * 100}, {"runs", f.runs}});
+        }
+        std::cout << nlohmann::json{{"baseline", baseline},
+                                    {"placebo", placebo},
+                                    {"workload", first.workload},
+                                    {"host", first.host},
+                                    {"floors", rows}}
+                         .dump(2)
+                  << '\n';
+        return 0;
+    }
+    std::cout << fmt::format(
+        "code layout floor of {} from {} against its rebuild {} ({} runs; stored for cross-build "
+        "compare)\n",
+        first.workload, baseline, placebo, cal->floors.empty() ? 0 : cal->floors.front().runs);
+    engine::TextTable table({"  metric", ">layout spread"});
+    for (const auto& f : cal->floors) {
+        table.addRow({"  " + f.metric, fmt::format("+-{:.3f}%", f.spreadCv * 100)});
+    }
+    table.write(std::cout);
+    std::cout << "  (the difference between the two builds of the same code, over the baseline's mean: one\n"
+                 "  rebuild is one draw of layout, 1 degree of freedom)\n";
+    return 0;
+}
 
 int calibrateAcrossRuns(RunOptions& run, int runs, const std::string& format, const Context& ctx)
 {

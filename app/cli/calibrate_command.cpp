@@ -21,6 +21,8 @@ struct CalibrateArgs {
     std::string format = "text";
     bool acrossRuns = false;
     int runs = 1;
+    bool layout = false;
+    std::string placebo;
 };
 
 struct DesignFloor {
@@ -133,6 +135,20 @@ void report(const engine::RunRecord& run, const std::string& dbPath, const std::
 
 int execute(CalibrateArgs& a, const Context& ctx)
 {
+    if (a.layout) {
+        if (!a.run.workload.empty() || a.acrossRuns) {
+            return fail(kExitUsage,
+                        "calibrate --layout measures nothing: it takes --label and --placebo, no "
+                        "workload and no --across-runs");
+        }
+        return calibrateLayout(a.run.spec.label, a.placebo, a.format, ctx);
+    }
+    if (!a.placebo.empty()) {
+        return fail(kExitUsage, "--placebo " + a.placebo + " takes --layout");
+    }
+    if (a.run.workload.empty()) {
+        return fail(kExitUsage, "calibrate: give the WORKLOAD to run (or --layout, which runs nothing)");
+    }
     if (a.acrossRuns) {
         return calibrateAcrossRuns(a.run, a.runs, a.format, ctx);
     }
@@ -156,6 +172,7 @@ Command addCalibrateCommand(CLI::App& app, Context& ctx)
     a->run.spec.repetitions = 6;
     auto* sub = app.add_subcommand("calibrate", "Measure this machine's noise floor with an A/A run");
     addRunOptions(sub, a->run, false);
+    sub->get_option("workload")->required(false);  // not with --layout
     sub->add_option("--format", a->format, "text or json")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
@@ -164,6 +181,10 @@ Command addCalibrateCommand(CLI::App& app, Context& ctx)
                   "each boot; stores the run-to-run noise floor cross-run compare uses");
     sub->add_option("--runs", a->runs, "With --across-runs: runs to make now, one after the other")
         ->capture_default_str();
+    sub->add_flag("--layout", a->layout,
+                  "No run: from the stored runs under --label (the baseline build) and --placebo (its rebuild "
+                  "that changes only code layout), store code layout's spread for cross-build compares");
+    sub->add_option("--placebo", a->placebo, "With --layout: the label of the baseline's rebuild");
     return {sub, [a, &ctx] { return execute(*a, ctx); }, true};
 }
 

@@ -19,6 +19,7 @@ namespace {
 struct CompareArgs {
     std::vector<std::string> runs;
     std::vector<std::string> labels;
+    std::vector<std::string> placebos;  // rebuilds of the baseline that change only code layout
     std::vector<std::string> metrics;
     engine::AnalysisOptions analysis;
     std::string format = "text";
@@ -69,25 +70,59 @@ Result<std::vector<Selected>> selectRuns(data::Database& db, const CompareArgs& 
     return selected;
 }
 
+// The complete runs under a label (or LABEL:VARIANT): the runs, and the variant named ("" none).
+Result<std::pair<std::vector<engine::RunRecord>, std::string>> labelRuns(data::Database& db, const std::string& text)
+{
+    auto runs = loadRunsWithLabel(db, text);
+    std::string variant;
+    const auto colon = text.rfind(':');
+    if (!runs && colon != std::string::npos) {  // LABEL:VARIANT
+        runs = loadRunsWithLabel(db, text.substr(0, colon));
+        variant = text.substr(colon + 1);
+    }
+    if (!runs) {
+        return runs.error();
+    }
+    return std::pair{std::move(*runs), variant};
+}
+
 // --label A --label B: every complete run under each label, pooled with the run as a level of
-// the design; the machine's run-to-run noise floor for one run per side.
+// the design; the machine's run-to-run noise floor for one run per side; code layout from the
+// placebo (--placebo), else from a calibration (calibrate --layout), else said to be uncontrolled.
 int comparePooled(data::Database& db, const CompareArgs& a)
 {
     std::vector<std::vector<engine::RunRecord>> loaded;
     std::vector<engine::LabelChoice> labels;
     for (const auto& text : a.labels) {
-        auto runs = loadRunsWithLabel(db, text);
-        std::string variant;
-        const auto colon = text.rfind(':');
-        if (!runs && colon != std::string::npos) {  // LABEL:VARIANT
-            runs = loadRunsWithLabel(db, text.substr(0, colon));
-            variant = text.substr(colon + 1);
-        }
+        auto runs = labelRuns(db, text);
         if (!runs) {
             return failWith(runs.error());
         }
-        loaded.push_back(std::move(*runs));
-        labels.push_back({text, {}, variant});
+        loaded.push_back(std::move(runs->first));
+        labels.push_back({text, {}, runs->second});
+    }
+    std::vector<std::vector<engine::RunRecord>> placeboRuns;
+    engine::LayoutControl layout;
+    for (const auto& placebo : a.placebos) {
+        if (std::count(a.placebos.begin(), a.placebos.end(), placebo) > 1) {
+            return failWith(usageError("--placebo " + placebo + ": given twice; each rebuild once"));
+        }
+        if (std::find(a.labels.begin(), a.labels.end(), placebo) != a.labels.end()) {
+            return failWith(usageError("--placebo " + placebo +
+                                       ": also given as --label; the placebo is a rebuild of the baseline, not "
+                                       "one of the builds compared"));
+        }
+        auto runs = labelRuns(db, placebo);
+        if (!runs) {
+            return failWith(usageError("--placebo " + placebo + ": no complete run with that label in " + db.path()));
+        }
+        placeboRuns.push_back(std::move(runs->first));
+        layout.placebos.push_back({placebo, {}, runs->second});
+    }
+    for (std::size_t i = 0; i < layout.placebos.size(); ++i) {
+        for (const auto& run : placeboRuns[i]) {
+            layout.placebos[i].runs.push_back(&run);
+        }
     }
     for (std::size_t i = 0; i < labels.size(); ++i) {
         for (const auto& run : loaded[i]) {
@@ -97,6 +132,11 @@ int comparePooled(data::Database& db, const CompareArgs& a)
     const bool summaries = std::any_of(loaded.begin(), loaded.end(), [](const auto& runs) {
         return std::any_of(runs.begin(), runs.end(), [](const auto& r) { return r.data.summarised(); });
     });
+    if (summaries && !a.placebos.empty()) {
+        return failWith(usageError("--placebo " + a.placebos.front() +
+                                   ": perf stat -r summaries hold no runs to pool; import the repetitions (one "
+                                   "file per perf stat run)"));
+    }
     if (summaries) {  // perf stat -r summaries hold no repetitions to pool: the newest run of each label
         std::vector<engine::RunChoice> choices;
         choices.reserve(labels.size());
@@ -115,7 +155,14 @@ int comparePooled(data::Database& db, const CompareArgs& a)
     if (!floors) {
         return failWith(floors.error());
     }
-    auto report = engine::compareLabels(labels, a.metrics, *floors, a.analysis);
+    if (layout.placebos.empty()) {
+        auto stored = data::calibratedLayoutFloors(db, first.workload, first.host);
+        if (!stored) {
+            return failWith(stored.error());
+        }
+        layout.floors = std::move(*stored);
+    }
+    auto report = engine::compareLabels(labels, a.metrics, *floors, a.analysis, layout);
     if (!report) {
         return failWith(usageError(report.error().message));
     }
@@ -132,6 +179,10 @@ int execute(CompareArgs& a, const Context& ctx)
     auto db = openExisting(ctx);
     if (!db) {
         return failWith(db.error());
+    }
+    if (!a.placebos.empty() && (a.labels.empty() || !a.runs.empty() || a.sweep)) {
+        return failWith(usageError("--placebo " + a.placebos.front() +
+                                   " takes --label: it measures code layout between builds compared by label"));
     }
     if (!a.labels.empty() && a.runs.empty() && !a.sweep) {
         return comparePooled(*db, a);
@@ -235,6 +286,10 @@ Command addCompareCommand(CLI::App& app, Context& ctx)
     sub->add_option("--label", a->labels,
                     "Every complete run with this label, pooled (runs and boots are levels of the design), "
                     "or LABEL:VARIANT (repeatable, instead of RUN)");
+    sub->add_option("--placebo", a->placebos,
+                    "Runs of a rebuild of the baseline that changes only code layout (LABEL or LABEL:VARIANT; "
+                    "docs/workflows.md): their difference from the baseline is counted in the interval "
+                    "(repeatable: one label per rebuild, each one more degree of freedom)");
     sub->add_option("--metric", a->metrics,
                     "Metric to compare (repeatable; default: every metric but unit conversions)");
     sub->add_option("--format", a->format, "text, json or csv")

@@ -99,6 +99,104 @@ std::vector<double> pooledValues(const std::vector<RunValues>& runs)
     return finiteValues(out);
 }
 
+// One side's unit means as a variance term: the variance of their mean, on that side.
+Term unitTerm(const Side& side, double scale, bool isBase)
+{
+    const double k = static_cast<double>(side.units.size());
+    const double sd = stddev(side.units) / scale;
+    return isBase ? Term{sd * sd / k, 0, k - 1} : Term{0, sd * sd / k, k - 1};
+}
+
+// A side's one run: its repetitions' variance of their mean (the within-run share of a run mean's).
+Term withinTerm(const std::vector<RunValues>& runs, double scale, bool isBase)
+{
+    const auto values = pooledValues(runs);
+    const double w = withinVarianceOfMean(values) / (scale * scale);
+    const double df = static_cast<double>(values.size()) - 1;
+    return isBase ? Term{w, 0, df} : Term{0, w, df};
+}
+
+// The comparison of the two sides' means from independent variance terms: Fieller's interval of
+// the ratio with Satterthwaite's degrees of freedom (at most `maxDf`), and Welch's t on the
+// difference.
+Comparison fromTerms(const Side& b, const Side& c, const std::vector<Term>& terms, const std::string& unit,
+                     const CompareOptions& o, double maxDf = std::numeric_limits<double>::infinity())
+{
+    double seB2 = 0;
+    double seC2 = 0;
+    for (const auto& t : terms) {
+        seB2 += t.b;
+        seC2 += t.c;
+    }
+    const double scale = std::fabs(b.mean);
+    Comparison r;
+    r.design = Design::Independent;
+    r.unit = unit;
+    r.n = b.units.size();
+    r.nCandidate = c.units.size();
+    r.primaryTest = "Welch t on " + unit + " means (Satterthwaite df)";
+    r.direction = c.mean > b.mean ? 1 : c.mean < b.mean ? -1 : 0;
+    r.effectSizeName = "difference over the run-to-run SD";
+    stats::RatioSummary s;
+    s.nB = static_cast<double>(b.units.size());
+    s.nC = static_cast<double>(c.units.size());
+    s.delta = (c.mean - b.mean) / b.mean;
+    s.seB = std::sqrt(seB2);
+    s.seC = std::sqrt(seC2);
+    s.df = std::min(satterthwaite(terms, 1 + s.delta), maxDf);
+    r.interval = independentInterval(s, 1 - o.alpha);
+    r.tost = independentInterval(s, 1 - 2 * o.alpha);
+    r.interval.method = r.tost.method =
+        "ratio of the " + unit + " means, Fieller interval; a " + unit +
+        " mean's variance is the run-to-run plus the within-run variance (Satterthwaite df)";
+    if (!r.interval.note.empty()) {
+        r.warnings.push_back(r.interval.note);
+    }
+    const double df = std::min(satterthwaite(terms, 1), maxDf);
+    const double se = std::sqrt(seB2 + seC2);
+    const double diff = (c.mean - b.mean) / scale;
+    r.p = r.pAdjusted = se > 0 && df > 0 ? stats::twoSidedT(diff / se, df) : kNaN;
+    r.pWelch = r.p;
+    const double perRun = seB2 * s.nB + seC2 * s.nC;  // the variance of one run's mean, both sides
+    r.effectSize = perRun > 0 ? diff / std::sqrt(perRun / 2) : kNaN;
+    r.mdePct = stats::tTestDetectableNoncentrality(df, o.alpha, o.power) * se * 100;
+    r.targetPct = o.targetPct.value_or(std::fabs(r.interval.estimatePct));
+    r.nNeeded = runsNeeded(perRun, r.targetPct / 100, o);
+    return r;
+}
+
+// fromTerms with code layout as one more variance component: each build draws its own layout, so
+// half of a two-build difference's layout variance is on each side, with the floor's degrees of
+// freedom. The degrees of freedom are then at most the layout component's (as in Hsu's
+// conservative rule for a sum of independent variance estimates), not Satterthwaite's alone:
+// Satterthwaite weighs each component by its estimate, so a placebo that happened to land near the
+// baseline (a small estimate with 1 degree of freedom) would lend the sum the noise terms' degrees
+// of freedom exactly when the layout variance is most underestimated; in simulation that called
+// identical code in two builds different 9% of the time at alpha 5%
+// (AcrossRuns.APlaceboHoldsTheLayoutAaAtAlpha). More runs do not shrink the layout component
+// (more rebuilds would): no number of runs is sized.
+Comparison withLayoutTerm(const Side& b, const Side& c, std::vector<Term> terms, const LayoutFloor& layout,
+                          const std::string& unit, const std::string& levels, const CompareOptions& o)
+{
+    const double v = layout.spreadCv * layout.spreadCv;
+    const double df = std::max(layout.df, 1.0);
+    terms.push_back({v / 2, v / 2, df});
+    Comparison r = fromTerms(b, c, terms, unit, o, df);
+    r.interval.method = r.tost.method =
+        r.interval.method +
+        fmt::format(
+            "; plus code layout's variance between two builds ({:.2f}%, {:g} df, and at most as many in "
+            "all)",
+            layout.spreadCv * 100, layout.df);
+    r.effectSizeName = "difference over the run-to-run and layout SD";
+    r.nNeeded.reset();
+    r.layoutSpreadPct = layout.spreadCv * 100;
+    r.layoutsMeasured = layout.builds;
+    r.layoutSource = layout.source;
+    r.levels = levels;
+    return r;
+}
+
 }  // namespace
 
 std::vector<double> unitMeans(const std::vector<RunValues>& runs, std::string* unit)
@@ -157,7 +255,8 @@ double betweenRunVariance(const std::vector<RunValues>& runs, double scale)
 }
 
 Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
-                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& o)
+                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& o,
+                             const std::optional<LayoutFloor>& layout)
 {
     Side b;
     Side c;
@@ -169,7 +268,20 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
     if (unit == "boot") {
         levels += ", runs in boots";
     }
+    const bool withLayout = layout.has_value() && !b.units.empty() && !c.units.empty();
     if (b.units.size() >= 2 && c.units.size() >= 2) {
+        const double scale = std::fabs(mean(b.units));
+        const double vb = betweenRunVariance(base, scale);
+        const double vc = betweenRunVariance(cand, scale);
+        const std::string source =
+            fmt::format("run-to-run variance estimated from the runs (between-run CV {:.2f}% and {:.2f}%)",
+                        std::sqrt(vb) * 100, std::sqrt(vc) * 100);
+        if (withLayout) {
+            b.mean = mean(b.units);
+            c.mean = mean(c.units);
+            return withLayoutTerm(b, c, {unitTerm(b, scale, true), unitTerm(c, scale, false)}, *layout, unit,
+                                  levels + "; " + source, o);
+        }
         Comparison r = compareIndependent(b.units, c.units, o);
         r.unit = unit;
         r.primaryTest = "Welch t on " + unit + " means";
@@ -177,13 +289,7 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
                                             " means, Fieller interval (Welch-Satterthwaite df): the run-to-run "
                                             "variance is in the spread of the " +
                                             unit + " means";
-        const double scale = std::fabs(mean(b.units));
-        const double vb = betweenRunVariance(base, scale);
-        const double vc = betweenRunVariance(cand, scale);
-        r.levels = levels + fmt::format(
-                                "; run-to-run variance estimated from the runs (between-run CV {:.2f}% and "
-                                "{:.2f}%)",
-                                std::sqrt(vb) * 100, std::sqrt(vc) * 100);
+        r.levels = levels + "; " + source;
         return r;
     }
     if (b.units.empty() || c.units.empty()) {
@@ -200,6 +306,12 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
     const Side* several = b.units.size() >= 2 ? &b : c.units.size() >= 2 ? &c : nullptr;
     const double severalDf = several != nullptr ? static_cast<double>(several->units.size()) - 1 : 0;
     if (!(floor && floor->df > severalDf) && several == nullptr) {
+        if (withLayout) {  // the runs' own noise as their means' variance: the run-to-run part is missing
+            Comparison r = withLayoutTerm(b, c, {withinTerm(base, scale, true), withinTerm(cand, scale, false)},
+                                          *layout, "run", levels + "; " + kNoRunCalibration, o);
+            r.warnings.insert(r.warnings.begin(), kNoRunCalibration);
+            return r;
+        }
         Comparison r = compareIndependent(pooledValues(base), pooledValues(cand), o);
         r.warnings.insert(r.warnings.begin(), kNoRunCalibration);
         r.levels = levels + "; " + kNoRunCalibration;
@@ -212,18 +324,13 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
         double onB = 0;
         double onC = 0;
         for (auto* side : {&b, &c}) {
-            const auto& runs = side == &b ? base : cand;
-            const double k = static_cast<double>(side->units.size());
+            const bool isBase = side == &b;
             if (side->units.size() >= 2) {
-                const double sd = stddev(side->units) / scale;
-                terms.push_back(side == &b ? Term{sd * sd / k, 0, k - 1} : Term{0, sd * sd / k, k - 1});
+                terms.push_back(unitTerm(*side, scale, isBase));
                 continue;
             }
-            const auto values = pooledValues(runs);
-            const double w = withinVarianceOfMean(values) / (scale * scale);
-            const double df = static_cast<double>(values.size()) - 1;
-            terms.push_back(side == &b ? Term{w, 0, df} : Term{0, w, df});
-            (side == &b ? onB : onC) = between;
+            terms.push_back(withinTerm(isBase ? base : cand, scale, isBase));
+            (isBase ? onB : onC) = between;
         }
         terms.push_back({onB, onC, floor->df});
         source = fmt::format("run-to-run noise floor from this machine's calibration (between-run CV {:.2f}%, {})",
@@ -238,47 +345,36 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
             "within-run)",
             k, sd * 100);
     }
-    double seB2 = 0;
-    double seC2 = 0;
-    for (const auto& t : terms) {
-        seB2 += t.b;
-        seC2 += t.c;
+    if (withLayout) {
+        return withLayoutTerm(b, c, std::move(terms), *layout, "run", levels + "; " + source, o);
     }
-    Comparison r;
-    r.design = Design::Independent;
-    r.unit = "run";
-    r.n = b.units.size();
-    r.nCandidate = c.units.size();
-    r.primaryTest = "Welch t on run means (Satterthwaite df)";
-    r.direction = c.mean > b.mean ? 1 : c.mean < b.mean ? -1 : 0;
-    r.effectSizeName = "difference over the run-to-run SD";
-    stats::RatioSummary s;
-    s.nB = static_cast<double>(b.units.size());
-    s.nC = static_cast<double>(c.units.size());
-    s.delta = (c.mean - b.mean) / b.mean;
-    s.seB = std::sqrt(seB2);
-    s.seC = std::sqrt(seC2);
-    s.df = satterthwaite(terms, 1 + s.delta);
-    r.interval = independentInterval(s, 1 - o.alpha);
-    r.tost = independentInterval(s, 1 - 2 * o.alpha);
-    r.interval.method = r.tost.method =
-        "ratio of the run means, Fieller interval; a run mean's variance is the run-to-run plus the within-run "
-        "variance (Satterthwaite df)";
-    if (!r.interval.note.empty()) {
-        r.warnings.push_back(r.interval.note);
-    }
-    const double df = satterthwaite(terms, 1);
-    const double se = std::sqrt(seB2 + seC2);
-    const double diff = (c.mean - b.mean) / scale;
-    r.p = r.pAdjusted = se > 0 && df > 0 ? stats::twoSidedT(diff / se, df) : kNaN;
-    r.pWelch = r.p;
-    const double perRun = seB2 * s.nB + seC2 * s.nC;  // the variance of one run's mean, both sides
-    r.effectSize = perRun > 0 ? diff / std::sqrt(perRun / 2) : kNaN;
-    r.mdePct = stats::tTestDetectableNoncentrality(df, o.alpha, o.power) * se * 100;
-    r.targetPct = o.targetPct.value_or(std::fabs(r.interval.estimatePct));
-    r.nNeeded = runsNeeded(perRun, r.targetPct / 100, o);
+    Comparison r = fromTerms(b, c, terms, "run", o);
     r.levels = levels + "; " + source;
     return r;
+}
+
+std::optional<LayoutFloor> layoutFloor(const std::vector<RunValues>& base,
+                                       const std::vector<std::vector<RunValues>>& rebuilds, const std::string& source)
+{
+    const auto baseUnits = unitMeans(base);
+    if (baseUnits.empty()) {
+        return std::nullopt;
+    }
+    std::vector<double> builds{mean(baseUnits)};
+    for (const auto& rebuild : rebuilds) {
+        if (const auto units = unitMeans(rebuild); !units.empty()) {
+            builds.push_back(mean(units));
+        }
+    }
+    const double scale = std::fabs(builds.front());
+    if (builds.size() < 2 || !(scale > 0)) {
+        return std::nullopt;
+    }
+    const double sd = stddev(builds) / scale;  // one build's layout SD, sigma
+    return LayoutFloor{.spreadCv = std::sqrt(2 * sd * sd),
+                       .df = static_cast<double>(builds.size()) - 1,
+                       .builds = builds.size(),
+                       .source = source};
 }
 
 }  // namespace nf::engine

@@ -4,7 +4,8 @@
 // differ by more than the repetitions inside one run do. The verdict's interval counts that
 // run-to-run variance: estimated from the runs when a side has several, from a calibration made on
 // this machine (noisefloor calibrate --across-runs) when it has one, and said to be missing
-// otherwise.
+// otherwise. Two builds also differ by where their code sits (code layout): a placebo, a rebuild of
+// the baseline that changes only layout, measures that, and the interval counts it too.
 
 #include <optional>
 #include <string>
@@ -38,8 +39,32 @@ double betweenRunVariance(const std::vector<RunValues>& runs, double scale);
 //   runs, else `floor`) plus its within-run s^2 / m, with Satterthwaite's degrees of freedom;
 // - one run per side and no floor: the repetitions as independent values (the interval is too
 //   narrow, and a warning says so).
+// `layout` (a placebo's, or a calibrated one; layoutFloor() below): the layout variance of a
+// difference between two builds is added to the variance of the difference, as one more
+// independent variance component, whichever of the designs above the runs give, and the degrees
+// of freedom are Satterthwaite's but at most the layout estimate's (1 for one placebo: a small
+// layout estimate must not borrow the runs' degrees of freedom); layoutSpreadPct,
+// layoutsMeasured and layoutSource say so. Runs cannot shrink that component, so no number of
+// runs is sized (nNeeded unset).
 Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
-                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& options);
+                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& options,
+                             const std::optional<LayoutFloor>& layout = std::nullopt);
+
+// The layout floor from the runs of a baseline build and of its rebuilds (placebos: the same code,
+// linked in another layout; each rebuild's runs one element of `rebuilds`). The model: a build's
+// level is its code's level times (1 + L), L drawn once per build, mean 0 and SD sigma, independent
+// of the code change; a candidate build's difference from the baseline build then holds
+// L_C - L_B, of variance 2 sigma^2. The build means (each the mean of its unit means) of the
+// baseline and its rebuilds estimate 2 sigma^2 as twice their sample variance, relative to the
+// baseline's mean squared, with (builds - 1) degrees of freedom: one placebo P gives
+// ((P - B) / B)^2 with 1 degree of freedom, and spreadCv = |P - B| / B. Nothing is taken off for
+// the run-to-run and within-run noise of the build means, which the comparison counts again: the
+// estimate errs on the wide side by that much. What it cannot know: whether the candidate's layout
+// draw is like the rebuilds' (a patch that adds code shifts everything after it; a placebo must
+// move code as much as the patch does to stand for it). Unset when the baseline or every rebuild
+// has no value.
+std::optional<LayoutFloor> layoutFloor(const std::vector<RunValues>& base,
+                                       const std::vector<std::vector<RunValues>>& rebuilds, const std::string& source);
 
 inline constexpr const char* kNoRunCalibration = "no run-to-run calibration: this interval is too narrow";
 

@@ -309,7 +309,8 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
             }
             if (m < in.runs.size()) {
                 const auto& floor = m < in.runFloors.size() ? in.runFloors[m] : std::nullopt;
-                results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, options));
+                const auto& layout = m < in.layoutFloors.size() ? in.layoutFloors[m] : std::nullopt;
+                results.push_back(compareAcrossRuns(in.runs[m][base], in.runs[m][c], floor, options, layout));
                 return results;
             }
             if (layoutFactor) {

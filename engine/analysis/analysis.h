@@ -42,10 +42,12 @@ struct AnalysisInput {
     std::vector<std::vector<std::optional<SummaryStats>>> summaries;
     std::vector<bool> summarised;  // per variant: its run is stored as summaries
     // Several runs per variant (analysisInputPooled): runs[m][v] holds each run of variant v, and
-    // runFloors[m] the machine's run-to-run noise floor of metrics[m] when one was calibrated.
-    // The comparison is then compareAcrossRuns. Empty otherwise.
+    // runFloors[m] the machine's run-to-run noise floor of metrics[m] when one was calibrated, and
+    // layoutFloors[m] code layout's spread between two builds when a placebo or a calibration gave
+    // one. The comparison is then compareAcrossRuns. Empty otherwise.
     std::vector<std::vector<std::vector<RunValues>>> runs;
     std::vector<std::optional<RunNoiseFloor>> runFloors;
+    std::vector<std::optional<LayoutFloor>> layoutFloors;
     // Code layout as a factor (a run with --layouts K > 0; engine/analysis/layout_factor.h): the
     // placement variant v ran in for pair i (pairLayouts[v][i], aligned with pairs[m][v]) and for
     // repetition value i (repetitionLayouts[v][i]); -1 where none was recorded. layoutsPlanned is

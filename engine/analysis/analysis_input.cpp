@@ -411,6 +411,7 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
     in.pairs.assign(in.metrics.size(), std::vector<std::vector<double>>(groups.size()));
     in.runs.assign(in.metrics.size(), std::vector<std::vector<RunValues>>(groups.size()));
     in.runFloors.assign(in.metrics.size(), std::nullopt);
+    in.layoutFloors.assign(in.metrics.size(), std::nullopt);
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
         std::size_t i = 0;
         for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -449,6 +450,7 @@ Result<void> putPrimaryFirst(AnalysisInput& in, const std::string& metric)
     toFront(in.summaries);
     toFront(in.runs);
     toFront(in.runFloors);
+    toFront(in.layoutFloors);
     return {};
 }
 

@@ -65,6 +65,9 @@ struct Comparison {
     std::optional<double> layoutSpreadPct;
     std::size_t layoutsMeasured = 0;  // placements (cells) the interval rests on; 0 when not a factor
     std::size_t layoutsPlanned = 0;   // --layouts K: fewer measured means an incomplete design
+    // Across builds: what the layout spread was measured on ("vanilla against its rebuild
+    // vanilla-rebuilt", or a calibration's date and labels); "" for placements inside a run.
+    std::string layoutSource;
 };
 
 // Paired design: base[i] and cand[i] were measured side by side (adjacent chunks). Works on the

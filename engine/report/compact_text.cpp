@@ -115,6 +115,19 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
     return out;
 }
 
+// The primary comparison's layout spread (layoutSpreadText), where code layout was a factor.
+void addLayoutSpread(const Analysis& a, std::vector<std::string>& lines)
+{
+    for (const auto& c : a.comparisons) {
+        if (c.primary && c.metric == a.primaryMetric) {
+            for (auto& line : wrap(layoutSpreadText(c.result), kWidth, "  ")) {
+                lines.push_back(std::move(line));
+            }
+            return;
+        }
+    }
+}
+
 std::vector<compact::Block> blocks(const Analysis& a, const EvidenceContext& ctx)
 {
     std::vector<compact::Block> out;
@@ -210,14 +223,10 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
                     lines.push_back(std::move(line));
                 }
             }
-            if (const auto spread = layoutSpreadText(c.result); !spread.empty()) {
-                for (auto& line : wrap(spread, kWidth, "  ")) {
-                    lines.push_back(std::move(line));
-                }
-            }
             break;
         }
     }
+    addLayoutSpread(a, lines);
     for (const auto& d : ctx.designLines) {
         add(d);
     }

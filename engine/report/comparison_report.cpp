@@ -274,18 +274,23 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
     return report;
 }
 
-Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, const std::vector<std::string>& metrics,
-                                       const std::map<std::string, RunNoiseFloor>& floors,
-                                       const AnalysisOptions& options)
-{
+namespace {
+
+// The runs of each label as the pooled input takes them: names[v], groups[v] and boots[v].
+struct LabelGroups {
     std::vector<std::string> names;
     std::vector<std::vector<RunVariant>> groups;
     std::vector<std::vector<std::string>> boots;
     std::vector<const RunRecord*> runs;
+};
+
+Result<LabelGroups> labelGroups(const std::vector<LabelChoice>& labels)
+{
+    LabelGroups out;
     for (const auto& l : labels) {
-        names.push_back(l.label);
-        auto& group = groups.emplace_back();
-        boots.emplace_back();
+        out.names.push_back(l.label);
+        auto& group = out.groups.emplace_back();
+        out.boots.emplace_back();
         for (const auto* run : l.runs) {
             const auto& variants = run->data.variantNames;
             const std::string chosen = l.variant.empty() && variants.size() == 1 ? variants.front() : l.variant;
@@ -296,26 +301,106 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
                                              : " has no variant '" + chosen + "'")};
             }
             group.push_back({"run" + std::to_string(run->row.id), &run->data, static_cast<int>(it - variants.begin())});
-            boots.back().push_back(run->row.bootId);
-            runs.push_back(run);
+            out.boots.back().push_back(run->row.bootId);
+            out.runs.push_back(run);
         }
     }
-    auto input = NF_TRY(analysisInputPooled(names, groups, boots, metrics));
+    return out;
+}
+
+// The layout floor of every compared metric: from the placebos, else from a calibration.
+Result<void> addLayoutFloors(AnalysisInput& input, const std::vector<LabelChoice>& labels,
+                             const std::vector<std::string>& metrics, const AnalysisOptions& options,
+                             const LayoutControl& layout)
+{
+    auto floors = layout.floors;
+    if (!layout.placebos.empty()) {
+        const auto base = std::find_if(labels.begin(), labels.end(),
+                                       [&](const LabelChoice& l) { return l.label == options.baseline; });
+        floors = NF_TRY(placeboFloors(base != labels.end() ? *base : labels.front(), layout.placebos, metrics));
+    }
+    for (std::size_t m = 0; m < input.metrics.size(); ++m) {
+        if (const auto it = floors.find(input.metrics[m].name); it != floors.end()) {
+            input.layoutFloors[m] = it->second;
+        }
+    }
+    return {};
+}
+
+// The warning when code layout is not controlled: for every metric, or for those named.
+std::optional<std::string> layoutWarning(const Analysis& analysis)
+{
+    std::vector<std::string> missing;
+    bool any = false;
+    for (const auto& c : analysis.comparisons) {
+        any = any || c.result.layoutSpreadPct.has_value();
+        if (!c.result.layoutSpreadPct && std::find(missing.begin(), missing.end(), c.metric) == missing.end()) {
+            missing.push_back(c.metric);
+        }
+    }
+    if (missing.empty()) {
+        return std::nullopt;
+    }
+    if (!any) {
+        return kLayoutNotControlled;
+    }
+    const std::string text = kLayoutNotControlled;
+    const auto colon = text.find(':');
+    return fmt::format("{} for {}{}", text.substr(0, colon), fmt::join(missing, ", "), text.substr(colon));
+}
+
+}  // namespace
+
+Result<std::map<std::string, LayoutFloor>> placeboFloors(const LabelChoice& baseline,
+                                                         const std::vector<LabelChoice>& placebos,
+                                                         const std::vector<std::string>& metrics)
+{
+    std::vector<LabelChoice> all{baseline};
+    all.insert(all.end(), placebos.begin(), placebos.end());
+    const auto groups = NF_TRY(labelGroups(all));
+    const auto input = NF_TRY(analysisInputPooled(groups.names, groups.groups, groups.boots, metrics));
+    std::vector<std::string> names;
+    names.reserve(placebos.size());
+    for (const auto& p : placebos) {
+        names.push_back(p.label);
+    }
+    const std::string source = fmt::format("{} against its rebuild{} {}", baseline.label,
+                                           placebos.size() > 1 ? "s" : "", fmt::join(names, ", "));
+    std::map<std::string, LayoutFloor> out;
+    for (std::size_t m = 0; m < input.metrics.size(); ++m) {
+        const auto& runs = input.runs[m];
+        if (auto floor = layoutFloor(runs[0], {runs.begin() + 1, runs.end()}, source)) {
+            out[input.metrics[m].name] = *floor;
+        }
+    }
+    return out;
+}
+
+Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, const std::vector<std::string>& metrics,
+                                       const std::map<std::string, RunNoiseFloor>& floors,
+                                       const AnalysisOptions& options, const LayoutControl& layout)
+{
+    const auto groups = NF_TRY(labelGroups(labels));
+    auto input = NF_TRY(analysisInputPooled(groups.names, groups.groups, groups.boots, metrics));
     NF_TRY(choosePrimary(input, options));
     for (std::size_t m = 0; m < input.metrics.size(); ++m) {
         if (const auto it = floors.find(input.metrics[m].name); it != floors.end()) {
             input.runFloors[m] = it->second;
         }
     }
+    NF_TRY(addLayoutFloors(input, labels, metrics, options, layout));
     auto analysis = NF_TRY(analyze(input, options));
     ComparisonReport report;
     report.analysis = std::move(analysis);
-    report.context = contextForRuns(runs);
-    describeMetrics(report.context, input, runs.front()->data.layout, metrics);
+    report.context = contextForRuns(groups.runs);
+    describeMetrics(report.context, input, groups.runs.front()->data.layout, metrics);
     report.context.designNote =
         "runs pooled per label: repetitions are nested in runs (and runs in boots), and the unit is the "
         "run, so the run-to-run drift is in the interval; with one run on a side the run-to-run variance "
         "comes from the other side's runs or this machine's calibration (calibrate --across-runs)";
+    if (auto warning = layoutWarning(report.analysis)) {
+        report.context.warnings.push_back(std::move(*warning));
+    }
     report.acrossRuns = true;
     return report;
 }

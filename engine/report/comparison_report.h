@@ -50,9 +50,29 @@ struct LabelChoice {
     std::vector<const RunRecord*> runs;
     std::string variant;  // "" = the runs' only variant
 };
+// Code layout across builds (docs/measurement.md, "Code layout across builds: the placebo"):
+// placebo labels (each the runs of one rebuild of the baseline that changes only code layout), else
+// the layout floors calibrate --layout stored for this workload and host, by metric name. With
+// neither for a metric, the report warns that layout is not controlled (kLayoutNotControlled).
+struct LayoutControl {
+    std::vector<LabelChoice> placebos;
+    std::map<std::string, LayoutFloor> floors;
+};
 Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, const std::vector<std::string>& metrics,
                                        const std::map<std::string, RunNoiseFloor>& floors,
-                                       const AnalysisOptions& options);
+                                       const AnalysisOptions& options, const LayoutControl& layout = {});
+
+// Code layout's spread of each metric between the baseline label's build and its placebos' (the
+// same code, rebuilt in other layouts, one label per rebuild): layoutFloor() on each metric's run
+// values, by metric name ("source": "vanilla against its rebuild vanilla-rebuilt"). What compare
+// --placebo uses and calibrate --layout stores. `metrics` empty: the default ones.
+Result<std::map<std::string, LayoutFloor>> placeboFloors(const LabelChoice& baseline,
+                                                         const std::vector<LabelChoice>& placebos,
+                                                         const std::vector<std::string>& metrics);
+
+inline constexpr const char* kLayoutNotControlled =
+    "code layout not controlled: differences below a few percent may be placement (give --placebo LABEL: a "
+    "rebuild of the baseline that changes only layout, docs/workflows.md)";
 
 // What compareRuns compares for `choices` (before --primary reorders its metrics): one run, whatever
 // subset of its variants is chosen, in its own design (chunk or repetition pairs); else the chosen

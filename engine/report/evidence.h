@@ -87,9 +87,9 @@ void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
 // One sentence: "b is 0.49% slower than a (tsc_per_op +0.49%, 95% CI +0.45..+0.53%, p<0.001)".
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& options);
 
-// Where code layout was a factor (Comparison::layoutSpreadPct): "layout spread +-1.8%: a smaller
-// difference is not a code-path effect", with "(incomplete: 5 of 8 placements)" when fewer were
-// measured than planned; "" otherwise.
+// Where code layout was a factor (Comparison::layoutSpreadPct): "layout spread +-1.80% (vanilla
+// against its rebuild vanilla-rebuilt): a smaller difference is not a code-path effect", with
+// "(incomplete: 5 of 8 placements)" when a run measured fewer placements than planned; "" otherwise.
 std::string layoutSpreadText(const Comparison& r);
 
 // "different: slower", "equivalent" or "inconclusive".

@@ -42,8 +42,9 @@ nlohmann::json variantJson(const VariantStats& v, double alpha)
             {"dropped", v.dropped}};
 }
 
-// Code layout as a factor: the spread between placements (a number whenever layout was one) and
-// the placements measured of those planned.
+// Code layout, where it was a factor: layout_spread_pct (a number; null only when too few
+// placements were measured for one), the builds or placements it rests on, those planned, and what
+// it was measured on.
 void addLayoutSpread(const Comparison& r, nlohmann::json& j)
 {
     if (!r.layoutSpreadPct && r.layoutsPlanned == 0) {
@@ -51,7 +52,12 @@ void addLayoutSpread(const Comparison& r, nlohmann::json& j)
     }
     j["layout_spread_pct"] = r.layoutSpreadPct ? number(*r.layoutSpreadPct) : nlohmann::json();
     j["layouts_measured"] = r.layoutsMeasured;
-    j["layouts_planned"] = r.layoutsPlanned;
+    if (r.layoutsPlanned > 0) {
+        j["layouts_planned"] = r.layoutsPlanned;
+    }
+    if (!r.layoutSource.empty()) {
+        j["layout_source"] = r.layoutSource;
+    }
 }
 
 nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& options)

@@ -24,6 +24,14 @@ void emit(std::ostream& out, const std::string& text, const std::string& indent 
     }
 }
 
+// How far code layout moves the difference, where it was a factor (layoutSpreadText).
+void writeLayoutSpread(const Comparison& r, std::ostream& out)
+{
+    if (const auto sentence = layoutSpreadText(r); !sentence.empty()) {
+        emit(out, "    " + sentence, "      ");
+    }
+}
+
 // Outlier flags need enough values for the modified z-score to mean something.
 constexpr std::size_t kOutlierMinN = 5;
 
@@ -151,9 +159,7 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
         if (!r.levels.empty()) {
             emit(out, "    design: " + r.levels, "      ");
         }
-        if (const auto spread = layoutSpreadText(r); !spread.empty()) {
-            emit(out, "    " + spread, "      ");
-        }
+        writeLayoutSpread(r, out);
     } else {
         emit(out,
              fmt::format("    {} analysis ({}s): {} ({} CI {}), {}", toString(r.design), r.unit,
@@ -266,11 +272,11 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, const 
 std::string layoutSpreadText(const Comparison& r)
 {
     if (!r.layoutSpreadPct) {
-        return "";
+        return {};
     }
-    const double spread = *r.layoutSpreadPct;
-    return fmt::format("layout spread +-{:.{}f}%: a smaller difference is not a code-path effect{}", spread,
-                       percentDecimals(spread),
+    const double pct = *r.layoutSpreadPct;
+    return fmt::format("layout spread +-{:.{}f}%{}: a smaller difference is not a code-path effect{}", pct,
+                       percentDecimals(pct), r.layoutSource.empty() ? "" : " (" + r.layoutSource + ")",
                        r.layoutsMeasured < r.layoutsPlanned
                            ? fmt::format(" (incomplete: {} of {} placements)", r.layoutsMeasured, r.layoutsPlanned)
                            : "");

@@ -1,5 +1,6 @@
 // The machine's run-to-run noise floors (migration 4): stored, the newest per metric read back, and
-// a database of the previous release (read-only, schema 1) reads as having none.
+// a database of the previous release (read-only, schema 1) reads as having none; code layout floors
+// in the same table, read apart from them.
 
 #include <gtest/gtest.h>
 
@@ -47,6 +48,38 @@ TEST(NoiseFloorStore, TheNewestFloorOfEachMetricIsReadBack)
     EXPECT_EQ((*floors)[1].boots, 2);
     EXPECT_FALSE((*floors)[1].createdAt.empty());
     EXPECT_TRUE(latestNoiseFloors(*db, "spin", "other-host")->empty());
+}
+
+TEST(NoiseFloorStore, LayoutFloorsShareTheTableAndAreReadApartFromRunFloors)
+{
+    TempDir dir;
+    auto db = openStore(dir.file("f.db"), Database::Mode::ReadWrite);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    ASSERT_TRUE(storeNoiseFloor(*db, floorOf("tsc_per_op", 0.02)).ok());
+    const LayoutFloorRecord layout{.baseline = "vanilla",
+                                   .placebo = "vanilla-rebuilt",
+                                   .workload = "spin",
+                                   .host = "h",
+                                   .metric = "tsc_per_op",
+                                   .runs = 4,
+                                   .boots = 2,
+                                   .spreadCv = 0.018,
+                                   .runIds = "1,2,3,4"};
+    ASSERT_TRUE(storeLayoutFloor(*db, layout).ok());
+    auto runFloors = latestNoiseFloors(*db, "spin", "h");
+    ASSERT_TRUE(runFloors.ok()) << runFloors.error().message;
+    ASSERT_EQ(runFloors->size(), 1U);
+    EXPECT_DOUBLE_EQ((*runFloors)[0].betweenCv, 0.02);
+    EXPECT_EQ(calibratedFloors(*db, "spin", "h")->size(), 1U);
+    auto layoutFloors = calibratedLayoutFloors(*db, "spin", "h");
+    ASSERT_TRUE(layoutFloors.ok()) << layoutFloors.error().message;
+    ASSERT_EQ(layoutFloors->size(), 1U);
+    const auto& f = layoutFloors->at("tsc_per_op");
+    EXPECT_DOUBLE_EQ(f.spreadCv, 0.018);
+    EXPECT_EQ(f.df, 1);
+    EXPECT_EQ(f.builds, 2U);
+    EXPECT_NE(f.source.find("vanilla against its rebuild vanilla-rebuilt"), std::string::npos) << f.source;
+    EXPECT_TRUE(calibratedLayoutFloors(*db, "spin", "other-host")->empty());
 }
 
 TEST(NoiseFloorStore, AFloorOfOneRunIsRefused)

@@ -188,6 +188,88 @@ TEST(AcrossRuns, RunsNeededAndTheSmallestDetectableEffectHoldInSimulation)
     EXPECT_NEAR(atMde, 0.8, se + 0.05) << "MDE " << mde * 100 << "%";
 }
 
+// Code layout across builds: every build draws its own layout, a level shift of the whole build
+// (L, SD layoutCv) on top of the runs' drift and the repetitions' noise. A placebo is a rebuild
+// of the baseline: the same code, its own draw.
+std::vector<RunValues> simulateBuild(std::mt19937_64& rng, double layoutShift, double effect)
+{
+    return simulateRuns(rng, 3, 4, 1000 * (1 + layoutShift), effect, 0.002, 0.003);
+}
+
+TEST(AcrossRuns, APlaceboShiftOfTheCandidatesSizeIsNotADifferenceAndALargeOneStillIs)
+{
+    std::mt19937_64 rng(37);
+    const auto base = simulateBuild(rng, 0, 0);
+    const auto placebo = simulateBuild(rng, 0.02, 0);  // the same code, placed 2% slower
+    const auto moved = simulateBuild(rng, 0.02, 0);    // a patch that only moves code, as far
+    const auto layout = layoutFloor(base, {placebo}, "base against its rebuild placebo");
+    ASSERT_TRUE(layout.has_value());
+    EXPECT_NEAR(layout->spreadCv, 0.02, 0.003);
+    EXPECT_EQ(layout->df, 1);
+    EXPECT_EQ(layout->builds, 2U);
+
+    const auto alone = compareAcrossRuns(base, moved, std::nullopt, {});
+    EXPECT_TRUE(different(alone)) << alone.interval.ci.low << ".." << alone.interval.ci.high;
+    EXPECT_FALSE(alone.layoutSpreadPct.has_value());
+    const auto counted = compareAcrossRuns(base, moved, std::nullopt, {}, layout);
+    EXPECT_FALSE(different(counted)) << counted.interval.ci.low << ".." << counted.interval.ci.high;
+    EXPECT_LT(counted.interval.ci.low, alone.interval.ci.low);
+    EXPECT_GT(counted.interval.ci.high, alone.interval.ci.high);
+    ASSERT_TRUE(counted.layoutSpreadPct.has_value());
+    EXPECT_NEAR(*counted.layoutSpreadPct, layout->spreadCv * 100, 1e-12);
+    EXPECT_EQ(counted.layoutsMeasured, 2U);
+    EXPECT_EQ(counted.layoutSource, "base against its rebuild placebo");
+    EXPECT_FALSE(counted.nNeeded.has_value());  // runs do not shrink the layout term
+
+    // One placebo is one draw of layout (1 degree of freedom: t quantile 12.7 at 95%): a code-path
+    // difference must be well beyond the spread to be shown, and then it is.
+    const auto real = compareAcrossRuns(base, simulateBuild(rng, 0, 0.40), std::nullopt, {}, layout);
+    EXPECT_TRUE(different(real)) << real.interval.ci.low << ".." << real.interval.ci.high;
+    // More rebuilds, more degrees of freedom: the same spread, a narrower interval.
+    std::vector<std::vector<RunValues>> rebuilds;
+    for (const double shift : {0.02, -0.02, 0.02, -0.02}) {
+        rebuilds.push_back(simulateBuild(rng, shift, 0));
+    }
+    const auto four = layoutFloor(base, rebuilds, "four rebuilds");
+    ASSERT_TRUE(four.has_value());
+    EXPECT_EQ(four->df, 4);
+    EXPECT_EQ(four->builds, 5U);
+    const auto narrower = compareAcrossRuns(base, moved, std::nullopt, {}, four);
+    EXPECT_LT(narrower.interval.ci.high - narrower.interval.ci.low, counted.interval.ci.high - counted.interval.ci.low);
+}
+
+// The A/A of layout: identical code in two builds, each with its own layout draw. Without the
+// placebo the builds' layouts are called a difference most of the time; with it, at most alpha
+// of the time, with one placebo (1 degree of freedom) as with one run per side and a floor.
+TEST(AcrossRuns, APlaceboHoldsTheLayoutAaAtAlpha)
+{
+    std::mt19937_64 rng(3701);
+    std::normal_distribution<double> layoutDraw(0.0, 0.015);
+    const int trials = 2000;
+    int alone = 0;
+    int counted = 0;
+    int oneRunCounted = 0;
+    int found = 0;
+    const RunNoiseFloor floor{.betweenCv = 0.002, .df = 20, .runs = 21, .boots = 21, .source = "sim"};
+    for (int t = 0; t < trials; ++t) {
+        const auto base = simulateBuild(rng, layoutDraw(rng), 0);
+        const auto layout = layoutFloor(base, {simulateBuild(rng, layoutDraw(rng), 0)}, "sim");
+        const auto cand = simulateBuild(rng, layoutDraw(rng), 0);
+        alone += different(compareAcrossRuns(base, cand, std::nullopt, {})) ? 1 : 0;
+        counted += different(compareAcrossRuns(base, cand, std::nullopt, {}, layout)) ? 1 : 0;
+        const std::vector<RunValues> oneBase{base.front()};
+        const std::vector<RunValues> oneCand{cand.front()};
+        oneRunCounted += different(compareAcrossRuns(oneBase, oneCand, floor, {}, layout)) ? 1 : 0;
+        found += different(compareAcrossRuns(base, simulateBuild(rng, layoutDraw(rng), 0.5), std::nullopt, {}, layout))
+                     ? 1
+                     : 0;
+    }
+    EXPECT_GT(alone, trials / 2);
+    EXPECT_LE(counted, tolerance(trials) * trials);
+    EXPECT_LE(oneRunCounted, tolerance(trials) * trials);
+    EXPECT_GT(found, 0.8 * trials);  // 50% against a spread of about 2.1%
+}
+
 std::vector<RunValues> referenceRuns(const nlohmann::json& runs)
 {
     std::vector<RunValues> out;
