@@ -19,7 +19,9 @@ WorkloadDescriptor command()
         "CPU-wide counters on counter_cpus (kernel threads doing the work). Records wall time, exit status and "
         "counters; the metric comes from the output through metric_regex (one capture group) or an importer "
         "(extractor). A repetition that fails (status, timeout, no metric) is recorded and left out of the "
-        "statistics with a warning.";
+        "statistics with a warning. Its environment grows by NOISEFLOOR_LAYOUT_PAD, 784 * L mod 4096 bytes in "
+        "placement L (0..7) drawn per repetition and variant, which moves its initial stack (stored as the "
+        "repetition's layout).";
     info.params = {
         {.name = "cmd", .type = ParamType::Text, .defaultValue = "", .description = "the command and its arguments"},
         {.name = "shell",

@@ -13,6 +13,7 @@
 #include "engine/run/counter_columns.h"
 #include "engine/run/environment.h"
 #include "engine/run/repetition_driver.h"
+#include "engine/run/schedule.h"
 #include "nf_version.h"
 
 namespace nf::engine {
@@ -161,6 +162,18 @@ public:
         start.environment["measurement"] = {{"worker_cpu", m_context.cpus().worker},
                                             {"commands", commands},
                                             {"counter_cpus", base::formatCpuList(first.counterCpus)}};
+        nlohmann::json pads = nlohmann::json::array();
+        for (int l = 0; l < kMaxLayouts; ++l) {
+            pads.push_back(commandLayoutPad(l));
+        }
+        start.environment["measurement"]["layouts"] = {
+            {"variable", kCommandLayoutVariable},
+            {"pad_bytes", pads},
+            {"rule",
+             "per repetition and variant a placement L drawn by the run's counterbalanced plan; the "
+             "command's environment gets the variable with " +
+                 std::to_string(kCommandLayoutPadStep) +
+                 " * L mod 4096 bytes as its value (pad_bytes[L]), moving its initial stack"}};
         start.environment["tool"] = {
             {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", m_control.commandLine}};
         m_clock = std::chrono::steady_clock::now();
@@ -169,7 +182,8 @@ public:
 
     const std::vector<std::string>& warnings() const { return m_warnings; }
 
-    Measured measure(int variant, int repetition)
+    // One run of the variant's command in placement `layout` (commandLayoutPad).
+    Measured measure(int variant, int repetition, int layout)
     {
         const auto& c = m_configs[static_cast<std::size_t>(variant)];
         Measured m;
@@ -227,7 +241,9 @@ public:
             }
         };
         hooks.stopRequested = [this] { return m_control.stop.stop_requested(); };
-        auto r = runProcess({c.argv, m_context.cpus().worker, c.timeout}, hooks);
+        const std::string pad = std::string(kCommandLayoutVariable) + "=" +
+                                std::string(static_cast<std::size_t>(commandLayoutPad(layout)), 'x');
+        auto r = runProcess({c.argv, m_context.cpus().worker, c.timeout, {pad}}, hooks);
         if (!c.cleanup.empty()) {
             if (auto done = runShell("cleanup", c.cleanup, c.timeout); !done && m.failure.empty()) {
                 m.failure = done.error().message;
@@ -342,13 +358,18 @@ RunOutcome runCommandExperiment(const PreparedExperiment& p, RunContext& context
     const int total = static_cast<int>(p.spec.variants.size()) * p.spec.repetitions;
     int done = 0;
     std::optional<Error> observerError;
+    // Each variant runs in every placement equally often (pinned nowhere: --layouts and layout=N
+    // are refused for a command, whose code noisefloor does not build).
+    const LayoutPlan layouts(kMaxLayouts, std::vector<std::optional<int>>(p.spec.variants.size()),
+                             p.spec.seed.value_or(0));
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         rep.variants.clear();
+        rep.layouts = layouts.at(unit.repetition);
         for (int v : unit.variants) {
             if (control.stop.stop_requested()) {
                 return UnitEnd::Stopped;
             }
-            auto m = run.measure(v, unit.repetition);
+            auto m = run.measure(v, unit.repetition, rep.layouts[static_cast<std::size_t>(v)]);
             if (m.stopped) {
                 return UnitEnd::Stopped;
             }

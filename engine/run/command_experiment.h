@@ -9,6 +9,21 @@
 
 namespace nf::engine {
 
+// Layout of a command's process (docs/measurement.md): every run of a command gets
+// kCommandLayoutVariable in its environment, kCommandLayoutPadStep * L mod 4096 bytes long in
+// placement L (0..kMaxLayouts-1, drawn per repetition and variant by the run's LayoutPlan), which
+// moves where the strings of its environment, and so its initial stack, start, as the size of the
+// environment did in Mytkowicz et al., ASPLOS 2009. The step is that of the in-process workloads'
+// stack offset (NF_PLACEMENT_STACK_STEP): a new place in the page and in the cache line each time.
+inline constexpr const char* kCommandLayoutVariable = "NOISEFLOOR_LAYOUT_PAD";
+inline constexpr int kCommandLayoutPadStep = 784;
+
+// The bytes of kCommandLayoutVariable's value in placement `layout`.
+constexpr int commandLayoutPad(int layout)
+{
+    return layout * kCommandLayoutPadStep % 4096;
+}
+
 // Runs on the calling thread with the run's context: its counters (on each command's process and
 // on counter_cpus), the CPU the commands run on, its failure sink. `early`: warnings from before the
 // run was stored, said once it is. `sharers`: looked at after every stored repetition; what it

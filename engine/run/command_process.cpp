@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <string_view>
 
 namespace nf::engine {
 namespace {
@@ -93,7 +94,8 @@ int statusCode(int status)
 // SIGTERM in its threads to take them in one watcher) and the default SIGXFSZ (noisefloor ignores
 // it), and dies with the thread that made it. `go` is the parent's: its end of file before the go
 // byte means the parent died before the prctl took effect.
-[[noreturn]] void child(char* const* argv, int out, int err, int report, int go, int goWrite, const cpu_set_t* cpus)
+[[noreturn]] void child(char* const* argv, char* const* envp, int out, int err, int report, int go, int goWrite,
+                        const cpu_set_t* cpus)
 {
     close(goWrite);
     sigset_t none;
@@ -128,7 +130,7 @@ int statusCode(int status)
         _exit(127);  // the parent is gone, or gave up on us
     }
     close(go);
-    execv(argv[0], argv);
+    execve(argv[0], argv, envp);
     failed();
     _exit(127);
 }
@@ -161,6 +163,25 @@ std::string resolveExecutable(const std::string& name)
         start = end + 1;
     }
     return {};
+}
+
+// This process's environment with `set` ("NAME=value") in place of the variables of those names,
+// in the order they come, then what `set` adds; the pointers are into environ and `set`.
+std::vector<char*> environmentWith(const std::vector<std::string>& set)
+{
+    const auto name = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
+    std::vector<char*> envp;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        if (std::ranges::none_of(set, [&](const std::string& s) { return name(s) == name(entry); })) {
+            envp.push_back(*e);
+        }
+    }
+    for (const auto& entry : set) {
+        envp.push_back(const_cast<char*>(entry.c_str()));  // execve takes char* const*; it does not write
+    }
+    envp.push_back(nullptr);
+    return envp;
 }
 
 // Waits for the child's exit, reading its output meanwhile; kills it at the timeout or a stop.
@@ -229,6 +250,7 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& ho
         argv.push_back(const_cast<char*>(spec.argv[i].c_str()));
     }
     argv.push_back(nullptr);
+    const auto envp = environmentWith(spec.environment);
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     if (spec.cpu >= 0) {
@@ -260,7 +282,7 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& ho
         return Error::fromErrno("clone", e);
     }
     if (pid == 0) {
-        child(argv.data(), outWrite.get(), errWrite.get(), reportWrite.get(), goRead.get(), goWrite.get(),
+        child(argv.data(), envp.data(), outWrite.get(), errWrite.get(), reportWrite.get(), goRead.get(), goWrite.get(),
               spec.cpu >= 0 ? &cpus : nullptr);
     }
     reportWrite.reset();

@@ -18,6 +18,9 @@ struct ProcessSpec {
     std::vector<std::string> argv;  // argv[0] is looked up in PATH; with `shell`, {"/bin/sh", "-c", text}
     int cpu = -1;                   // pinned here before exec; -1 = not pinned
     double timeout = 0;             // seconds; 0 = none
+    // "NAME=value" entries set in the command's environment, each in place of an inherited
+    // variable of that name; every other variable is inherited as it is.
+    std::vector<std::string> environment{};
 };
 
 struct ProcessResult {
@@ -50,11 +53,11 @@ struct ProcessHooks {
 // noisefloor dies, even by SIGKILL, the kernel kills every process it started, grandchildren
 // included. (As an init it ignores signals it has no handler for when they come from inside its
 // namespace, e.g. its own `kill $$`.) In the child only async-signal-safe calls: dup2 of the
-// output pipes, sched_setaffinity, the default SIGXFSZ, a read of the parent's go byte, execv
-// (the program is looked up in PATH before the clone), and _exit(127) after a failure (its errno
-// goes to the parent through a close-on-exec pipe). The parent waits for the child to be ready,
-// runs `attach`, sends the go byte and reads the output while it waits for the exit, polling a
-// pidfd so that the timeout and a stop request end the namespace with SIGKILL.
+// output pipes, sched_setaffinity, the default SIGXFSZ, a read of the parent's go byte, execve
+// (the program is looked up in PATH and the environment made before the clone), and _exit(127)
+// after a failure (its errno goes to the parent through a close-on-exec pipe). The parent waits for
+// the child to be ready, runs `attach`, sends the go byte and reads the output while it waits for
+// the exit, polling a pidfd so that the timeout and a stop request end the namespace with SIGKILL.
 Result<ProcessResult> runProcess(const ProcessSpec& spec, const ProcessHooks& hooks);
 
 // Runs a shell snippet (prepare/cleanup) to completion; its failure is an Error naming it.

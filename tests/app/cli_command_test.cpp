@@ -1,10 +1,12 @@
 // The command workload end to end: the metric read by regex, a failing command recorded and left
-// out with a warning, a timeout.
+// out with a warning, a timeout, the environment's pad stored and exported per repetition.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "tests/app/cli_process.h"
 
@@ -62,6 +64,36 @@ TEST_F(CliCommand, TimeoutEndsTheCommand)
     auto r = run({"run", "command", "-p", "cmd=sleep 10", "-p", "timeout=0.2", "--reps", "1"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("timed out after 0.2"), std::string::npos) << r.err;
+}
+
+// Each repetition and variant ran with the pad of the placement stored for it (784 * L mod 4096
+// bytes), every variant every placement once in 8 repetitions; the analysis is not told of them.
+TEST_F(CliCommand, ThePadOfEveryRepetitionIsStoredAndExported)
+{
+    auto r = run({"run", "command", "--share-cpus", "--seed", "5", "--reps", "8", "-p", "shell=yes", "-p",
+                  "metric_regex=pad: ([0-9]+)", "-p", "metric_name=pad", "-p",
+                  "cmd=printf 'pad: '; printf %s \"$NOISEFLOOR_LAYOUT_PAD\" | wc -c", "--variant", "a", "--variant",
+                  "b:timeout=30"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto json = nlohmann::json::parse(run({"export", "last", "--format", "json"}).out);
+    EXPECT_EQ(json["environment"]["measurement"]["layouts"]["pad_bytes"][1], 784);
+    std::map<std::string, std::set<int>> ran;
+    ASSERT_EQ(json["samples"].size(), 16u);
+    for (const auto& sample : json["samples"]) {
+        ASSERT_TRUE(sample["layout"].is_number()) << sample.dump();
+        const int layout = sample["layout"];
+        ran[sample["variant_name"]].insert(layout);
+        EXPECT_EQ(sample["metrics"]["pad"], layout * 784 % 4096) << sample.dump();
+    }
+    const std::set<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_EQ(ran["a"], all);
+    EXPECT_EQ(ran["b"], all);
+    const auto csv = run({"export", "last", "--format", "csv"}).out;
+    EXPECT_EQ(csv.rfind("run,variant,repetition,sample,pair,layout,", 0), 0u) << csv;
+    const auto compared = nlohmann::json::parse(run({"compare", "last", "--format", "json"}).out);
+    for (const auto& c : compared["comparisons"]) {
+        EXPECT_EQ(c.value("layouts_planned", 0), 0) << c.dump();
+    }
 }
 
 TEST_F(CliCommand, BadRegexIsRefusedBeforeAnythingRuns)

@@ -1,18 +1,25 @@
 // The command workload's process handling: output (and its limit), status, timeout, pinning, its
-// PID namespace, and counters opened while the child waits before exec.
+// PID namespace, counters opened while the child waits before exec, and the environment it gets:
+// the inherited one grown by the layout pad of its repetition.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/catalog/command_config.h"
 #include "engine/run/command_experiment.h"
 #include "engine/run/command_process.h"
+#include "engine/run/run_collector.h"
+#include "engine/run/schedule.h"
+#include "engine/workloads/registry.h"
 #include "probes/counter_group.h"
 #include "probes/event_spec.h"
 
@@ -165,6 +172,114 @@ TEST(RunProcess, CountersAttachBeforeTheFirstInstruction)
     ASSERT_EQ(counts.size(), 2u);
     EXPECT_GT(counts[0], 0u);   // task-clock of exec and the program
     EXPECT_GT(counts[1], 10u);  // page faults of loading /bin/true: only seen from before exec
+}
+
+// A variable of this process's environment for one test (no other thread runs meanwhile), then
+// unset again.
+class SetVariable {
+public:
+    SetVariable(const char* name, const char* value) : m_name(name)
+    {
+        ::setenv(name, value, 1);  // NOLINT(concurrency-mt-unsafe): no other thread runs
+    }
+    ~SetVariable()
+    {
+        ::unsetenv(m_name);  // NOLINT(concurrency-mt-unsafe): no other thread runs
+    }
+    SetVariable(const SetVariable&) = delete;
+    SetVariable& operator=(const SetVariable&) = delete;
+
+private:
+    const char* m_name;
+};
+
+// A variable set for the command; otherwise the environment is this process's, byte for byte.
+TEST(RunProcess, EnvironmentIsInheritedWithTheSetVariablesInPlace)
+{
+    const SetVariable user("NF_COMMAND_TEST_VAR", "kept as it is");
+    const SetVariable replaced(kCommandLayoutVariable, "from the user");
+    const std::string pad = std::string(kCommandLayoutVariable) + "=xx";
+    auto r = runProcess({{"env", "-0"}, -1, 10, {pad}}, {});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->exitStatus, 0) << r->errors;
+    std::multiset<std::string> got;
+    for (std::size_t at = 0; at < r->output.size();) {
+        const auto end = r->output.find('\0', at);
+        got.insert(r->output.substr(at, end - at));
+        at = end == std::string::npos ? r->output.size() : end + 1;
+    }
+    std::multiset<std::string> expected{pad, "NF_COMMAND_TEST_VAR=kept as it is"};
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string entry(*e);
+        if (!entry.starts_with(std::string(kCommandLayoutVariable) + "=") &&
+            !entry.starts_with("NF_COMMAND_TEST_VAR=")) {
+            expected.insert(entry);
+        }
+    }
+    EXPECT_EQ(got, expected);
+}
+
+// A RunCollector that keeps the placement of every repetition too.
+class LayoutCollector : public RunCollector {
+public:
+    Result<void> repetitionFinished(const RepetitionResult& rep) override
+    {
+        layouts.push_back(rep.layouts);
+        return RunCollector::repetitionFinished(rep);
+    }
+    std::vector<std::vector<int>> layouts;  // [repetition][variant]
+};
+
+// Each run of the command gets the pad of the placement the run's plan drew for its repetition and
+// variant: over 8 repetitions every variant ran every placement once, and the command saw its
+// environment grow by that placement's pad (and still had the variables the user set).
+TEST(CommandLayout, EveryVariantRunsEveryPadOnceIn8Repetitions)
+{
+    const SetVariable user("NF_COMMAND_TEST_VAR", "kept");
+    ExperimentSpec spec;
+    spec.workload = "command";
+    spec.params = {{"shell", "yes"},
+                   {"metric_regex", "pad: ([0-9]+)"},
+                   {"cmd",
+                    "test \"$NF_COMMAND_TEST_VAR\" = kept || exit 3; printf 'pad: '; "
+                    "printf %s \"$" +
+                        std::string(kCommandLayoutVariable) + "\" | wc -c"}};
+    spec.variants = {{"a", {}}, {"b", {{"timeout", "30"}}}};
+    spec.repetitions = 8;
+    spec.seed = 11;
+    spec.counters = {"task-clock"};
+    spec.shareCpus = true;  // what is measured here is the environment, not the time: another run may be on the CPU
+    auto p = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->spec.layouts.value_or(0), 0);  // not a factor of the analysis: noisefloor does not build the code
+    LayoutCollector collector;
+    const auto outcome = runExperiment(*p, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    ASSERT_EQ(collector.layouts.size(), 8u);
+    const LayoutPlan plan(kMaxLayouts, {std::nullopt, std::nullopt}, 11);
+    std::vector<std::set<int>> ran(2);
+    for (std::size_t r = 0; r < collector.layouts.size(); ++r) {
+        EXPECT_EQ(collector.layouts[r], plan.at(static_cast<int>(r))) << "repetition " << r;
+        for (std::size_t v = 0; v < 2 && v < collector.layouts[r].size(); ++v) {
+            ran[v].insert(collector.layouts[r][v]);
+        }
+    }
+    const std::set<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_EQ(ran[0], all);
+    EXPECT_EQ(ran[1], all);
+    std::set<double> pads;
+    for (const auto& s : collector.data().samples.toSamples()) {
+        EXPECT_EQ(s.values.at(0), 1) << "variant " << s.variant << " repetition " << s.repetition
+                                     << " failed: " << ::testing::PrintToString(collector.warnings());
+        const int layout =
+            collector.layouts.at(static_cast<std::size_t>(s.repetition)).at(static_cast<std::size_t>(s.variant));
+        EXPECT_EQ(s.values.at(3), commandLayoutPad(layout)) << "placement " << layout;
+        pads.insert(s.values.at(3));
+    }
+    EXPECT_EQ(pads.size(), 8u);
+    const auto& described = collector.start().environment["measurement"]["layouts"];
+    EXPECT_EQ(described["variable"], kCommandLayoutVariable);
+    EXPECT_EQ(described["pad_bytes"], (nlohmann::json{0, 784, 1568, 2352, 3136, 3920, 608, 1392}));
 }
 
 }  // namespace
