@@ -64,6 +64,9 @@ void printOne(const engine::PreparedExperiment& p, std::ostream& out)
         for (const auto& [key, value] : p.params[v].all()) {
             settings.push_back(key + "=" + value);
         }
+        if (const auto pinned = s.pinnedLayout(v)) {
+            settings.push_back(std::string(engine::kLayoutParam) + "=" + *pinned + " (pinned placement)");
+        }
         out << "  variant " << s.variants[v].name << ": " << join(settings, " ") << '\n';
     }
 }

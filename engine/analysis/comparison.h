@@ -29,6 +29,16 @@ struct CompareOptions {
     double power = 0.8;
 };
 
+// One cell of code layout as a factor (engine/analysis/layout_factor.h): the placements the
+// baseline and the candidate ran in, the pairs measured so, and their mean difference.
+struct LayoutCell {
+    int baseline = -1;
+    int candidate = -1;
+    std::size_t pairs = 0;
+    double deltaPct = 0;
+    bool leftOut = false;  // too few pairs beside the other cells to stand for a placement
+};
+
 struct Comparison {
     Design design = Design::Independent;
     std::string unit;            // "chunk pair" or "repetition"
@@ -65,6 +75,7 @@ struct Comparison {
     std::optional<double> layoutSpreadPct;
     std::size_t layoutsMeasured = 0;  // placements (cells) the interval rests on; 0 when not a factor
     std::size_t layoutsPlanned = 0;   // --layouts K: fewer measured means an incomplete design
+    std::vector<LayoutCell> layoutCells;  // the cells the interval rests on, and those left out
     // Across builds: what the layout spread was measured on ("vanilla against its rebuild
     // vanilla-rebuilt", or a calibration's date and labels); "" for placements inside a run.
     std::string layoutSource;

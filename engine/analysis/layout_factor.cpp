@@ -22,13 +22,11 @@ struct Cell {
     std::size_t pairs = 0;
 };
 
-// The mean log ratio of every cell with a pair, and the pairs used in all.
-std::pair<std::vector<double>, std::size_t> cellMeans(const std::vector<double>& base, const std::vector<double>& cand,
-                                                      const std::vector<int>& baseLayout,
-                                                      const std::vector<int>& candLayout)
+// The cells with a pair: (baseline placement, candidate placement) -> their pairs' log ratios.
+std::map<std::pair<int, int>, Cell> cellsOf(const std::vector<double>& base, const std::vector<double>& cand,
+                                            const std::vector<int>& baseLayout, const std::vector<int>& candLayout)
 {
     std::map<std::pair<int, int>, Cell> cells;
-    std::size_t used = 0;
     const std::size_t n = std::min({base.size(), cand.size(), baseLayout.size(), candLayout.size()});
     for (std::size_t i = 0; i < n; ++i) {
         const bool usable = base[i] > 0 && cand[i] > 0 && std::isfinite(base[i]) && std::isfinite(cand[i]) &&
@@ -37,15 +35,22 @@ std::pair<std::vector<double>, std::size_t> cellMeans(const std::vector<double>&
             Cell& cell = cells[{baseLayout[i], candLayout[i]}];
             cell.sum += std::log(cand[i] / base[i]);
             ++cell.pairs;
-            ++used;
         }
     }
-    std::vector<double> means;
-    means.reserve(cells.size());
+    return cells;
+}
+
+// A cell stands for its placement when it holds at least a fifth of the median cell's pairs: a
+// repetition the machine took away (most of its chunks preempted) leaves a cell of a few pairs whose
+// mean is noise, and each cell weighs as much as any other in the interval.
+std::size_t cellFloor(const std::map<std::pair<int, int>, Cell>& cells)
+{
+    std::vector<double> counts;
+    counts.reserve(cells.size());
     for (const auto& [key, cell] : cells) {
-        means.push_back(cell.sum / static_cast<double>(cell.pairs));
+        counts.push_back(static_cast<double>(cell.pairs));
     }
-    return {means, used};
+    return static_cast<std::size_t>(median(counts) / 5);
 }
 
 // Student's t interval of the mean log ratio over the cells, as a percent change.
@@ -78,7 +83,28 @@ Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vect
     c.primaryTest = "t over placement cells";
     c.effectSizeName = "Cohen's d of the cells' log ratios";
     c.layoutsPlanned = static_cast<std::size_t>(std::max(planned, 0));
-    const auto [means, pairs] = cellMeans(base, cand, baseLayout, candLayout);
+    const auto cells = cellsOf(base, cand, baseLayout, candLayout);
+    const std::size_t floor = cells.empty() ? 0 : cellFloor(cells);
+    std::vector<double> means;
+    std::size_t pairs = 0;
+    std::vector<std::string> thin;
+    for (const auto& [key, cell] : cells) {
+        const double m = cell.sum / static_cast<double>(cell.pairs);
+        const bool leftOut = cell.pairs < floor;
+        c.layoutCells.push_back({key.first, key.second, cell.pairs, std::expm1(m) * 100, leftOut});
+        if (leftOut) {
+            thin.push_back(fmt::format("{}/{} ({} pairs)", key.first, key.second, cell.pairs));
+            continue;
+        }
+        means.push_back(m);
+        pairs += cell.pairs;
+    }
+    if (!thin.empty()) {
+        c.warnings.push_back(
+            fmt::format("placement cells {} (baseline/candidate placement) left out: fewer than {} "
+                        "pairs (a fifth of the median cell's), too few to stand for a placement",
+                        fmt::join(thin, ", "), floor));
+    }
     c.n = c.nCandidate = means.size();
     c.layoutsMeasured = means.size();
     if (means.size() < 2) {
@@ -113,8 +139,8 @@ Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vect
     c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
     if (c.targetPct > 0 && sd > 0) {
         const double effect = std::log1p(c.targetPct / 100);
-        for (long cells = 2; cells <= 1000000; cells = std::max(cells + 1, cells * 21 / 20)) {
-            const auto n = static_cast<double>(cells);
+        for (long count = 2; count <= 1000000; count = std::max(count + 1, count * 21 / 20)) {
+            const auto n = static_cast<double>(count);
             if (stats::tTestPower(effect / (sd / std::sqrt(n)), n - 1, o.alpha) >= o.power) {
                 c.nNeeded = n;
                 break;

@@ -253,8 +253,9 @@ std::string valueOf(const ExperimentSpec& spec, const VariantSpec& v, const Para
     return param.defaultValue;
 }
 
-// Whether the variants run different code: they differ in a parameter that selects it.
-bool differentCode(const ExperimentSpec& spec, const WorkloadDescriptor& w)
+}  // namespace
+
+bool variantsRunDifferentCode(const ExperimentSpec& spec, const WorkloadDescriptor& w)
 {
     for (const auto& param : w.params) {
         if (!param.selectsCode) {
@@ -269,6 +270,8 @@ bool differentCode(const ExperimentSpec& spec, const WorkloadDescriptor& w)
     return false;
 }
 
+namespace {
+
 // --layouts and layout=N: only where noisefloor builds the code, within the placements that exist.
 // Unset, layouts becomes kMaxLayouts when the variants run different code, else 0.
 void checkLayouts(ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& check)
@@ -276,7 +279,7 @@ void checkLayouts(ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& ch
     const std::string notBuilt = w.name + " runs code noisefloor does not build, so its placement cannot be varied";
     if (spec.layouts) {
         const int k = *spec.layouts;
-        if (!w.placedCode) {
+        if (!w.placedCode && k != 0) {
             check.add(SpecField::Layouts, std::to_string(k), notBuilt);
         } else if (k < 0 || k == 1 || k > kMaxLayouts) {
             check.add(SpecField::Layouts, std::to_string(k),
@@ -297,8 +300,11 @@ void checkLayouts(ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& ch
         } else {
             int n = -1;
             const auto [end, ec] = std::from_chars(pinned->data(), pinned->data() + pinned->size(), n);
-            if (ec != std::errc() || end != pinned->data() + pinned->size() || n < 0 || n >= kMaxLayouts) {
-                problem = text + ": out of range 0.." + std::to_string(kMaxLayouts - 1) + " (a code placement)";
+            const std::string range = "0.." + std::to_string(kMaxLayouts - 1) + " (a code placement)";
+            if (ec != std::errc() || end != pinned->data() + pinned->size()) {
+                problem = text + ": not a whole number " + range;
+            } else if (n < 0 || n >= kMaxLayouts) {
+                problem = text + ": out of range " + range;
             }
         }
         const bool own = spec.variants[v].overrides.contains(kLayoutParam);
@@ -307,8 +313,20 @@ void checkLayouts(ExperimentSpec& spec, const WorkloadDescriptor& w, Checker& ch
             check.last().param = kLayoutParam;
         }
     }
+    std::size_t pins = 0;
+    for (std::size_t v = 0; v < spec.variants.size(); ++v) {
+        pins += spec.pinnedLayout(v) ? 1 : 0;
+    }
+    const bool allPinned = pins == spec.variants.size();
+    if (spec.layouts.value_or(0) > 0 && allPinned && w.placedCode) {
+        check.add(SpecField::Layouts, std::to_string(*spec.layouts),
+                  "every variant is pinned with layout=N: no placement is left to draw (give --layouts 0, or "
+                  "leave a variant unpinned)");
+    }
     if (!spec.layouts) {
-        spec.layouts = w.placedCode && spec.variants.size() > 1 && differentCode(spec, w) ? kMaxLayouts : 0;
+        spec.layouts = w.placedCode && !allPinned && spec.variants.size() > 1 && variantsRunDifferentCode(spec, w)
+                           ? kMaxLayouts
+                           : 0;
     }
 }
 

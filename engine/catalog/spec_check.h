@@ -73,6 +73,10 @@ struct SpecCheck {
     bool ok() const { return problems.empty(); }
 };
 
+// Whether the variants run different code: they differ in a parameter that selects it
+// (ParamSpec::selectsCode), so that where the code sits is a factor of their comparison.
+bool variantsRunDifferentCode(const ExperimentSpec& spec, const WorkloadDescriptor& w);
+
 // Checks `spec` (and every point of `sweep`) on a machine with `facts`, collecting every problem.
 // Sweep points carry `sweepId`.
 SpecCheck checkExperiment(const ExperimentSpec& spec, const std::optional<SweepSpec>& sweep,

@@ -115,15 +115,20 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
     return out;
 }
 
-// The primary comparison's layout spread (layoutSpreadText), where code layout was a factor.
+// The layout spread of the primary metric's comparisons (layoutSpreadText), where code layout
+// was a factor: each candidate's, named when there are several.
 void addLayoutSpread(const Analysis& a, std::vector<std::string>& lines)
 {
+    std::vector<const MetricComparison*> spread;
     for (const auto& c : a.comparisons) {
-        if (c.primary && c.metric == a.primaryMetric) {
-            for (auto& line : wrap(layoutSpreadText(c.result), kWidth, "  ")) {
-                lines.push_back(std::move(line));
-            }
-            return;
+        if (c.primary && c.metric == a.primaryMetric && c.result.layoutSpreadPct) {
+            spread.push_back(&c);
+        }
+    }
+    for (const auto* c : spread) {
+        const std::string who = spread.size() > 1 ? c->candidate + " vs " + c->baseline + ": " : "";
+        for (auto& line : wrap(who + layoutSpreadText(c->result), kWidth, "  ")) {
+            lines.push_back(std::move(line));
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/analysis/environment_diff.h"
+#include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/model/metric.h"
 #include "engine/report/text_table.h"
@@ -516,6 +517,12 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
             (input.pairedRepetitions ? " Repetitions ran side by side, so they are also analysed as pairs." : "");
     }
     addEnvironmentWarnings(run, "", ctx.warnings);
+    if (const auto* w = findWorkload(run.spec.workload);
+        w != nullptr && w->placedCode && run.spec.layouts.value_or(-1) == 0 && variantsRunDifferentCode(run.spec, *w)) {
+        ctx.warnings.emplace_back(
+            "code layout not controlled (--layouts 0): the variants run different code, each from one placement; a "
+            "difference below a few percent may be where the code sits (run with --layouts 8)");
+    }
     ctx.source = nlohmann::json::array({{{"run", run.row.id}, {"label", run.row.label}, {"kernel", run.row.kernel}}});
     markSimulated(ctx, {&run});
     openWithModels(ctx, {&run});

@@ -58,6 +58,17 @@ void addLayoutSpread(const Comparison& r, nlohmann::json& j)
     if (!r.layoutSource.empty()) {
         j["layout_source"] = r.layoutSource;
     }
+    if (!r.layoutCells.empty()) {
+        nlohmann::json cells = nlohmann::json::array();
+        for (const auto& cell : r.layoutCells) {
+            cells.push_back({{"baseline_layout", cell.baseline},
+                             {"candidate_layout", cell.candidate},
+                             {"pairs", cell.pairs},
+                             {"delta_pct", number(cell.deltaPct)},
+                             {"left_out", cell.leftOut}});
+        }
+        j["layout_cells"] = cells;
+    }
 }
 
 nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& options)

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "engine/model/experiment_spec.h"
 #include "engine/report/compact_table.h"
 #include "engine/report/evidence.h"
 #include "engine/report/evidence_context.h"
@@ -30,6 +31,16 @@ void writeLayoutSpread(const Comparison& r, std::ostream& out)
     if (const auto sentence = layoutSpreadText(r); !sentence.empty()) {
         emit(out, "    " + sentence, "      ");
     }
+    if (r.layoutCells.empty()) {
+        return;
+    }
+    std::string cells = "    placement cells (baseline/candidate: pairs, difference):";
+    for (const auto& cell : r.layoutCells) {
+        cells += fmt::format(" {}/{}: {}, {}{};", cell.baseline, cell.candidate, cell.pairs, signedPct(cell.deltaPct),
+                             cell.leftOut ? " (left out)" : "");
+    }
+    cells.pop_back();
+    emit(out, cells, "      ");
 }
 
 // Outlier flags need enough values for the modified z-score to mean something.
@@ -151,7 +162,9 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
             sizing += fmt::format("; {:.{}f}% needs {:.0f} {}s", r.targetPct, percentDecimals(r.targetPct), *r.nNeeded,
                                   r.unit);
             if (r.design == Design::Layouts && *r.nNeeded > static_cast<double>(r.layoutsPlanned)) {
-                sizing += fmt::format(" (a run has at most {})", r.layoutsPlanned);
+                sizing += r.layoutsPlanned < static_cast<std::size_t>(kMaxLayouts)
+                              ? fmt::format(" (--layouts {} gives {})", kMaxLayouts, kMaxLayouts)
+                              : fmt::format(" (a run has at most {})", r.layoutsPlanned);
             }
         }
         emit(out, sizing, "      ");
@@ -275,11 +288,13 @@ std::string layoutSpreadText(const Comparison& r)
         return {};
     }
     const double pct = *r.layoutSpreadPct;
-    return fmt::format("layout spread +-{:.{}f}%{}: a smaller difference is not a code-path effect{}", pct,
-                       percentDecimals(pct), r.layoutSource.empty() ? "" : " (" + r.layoutSource + ")",
-                       r.layoutsMeasured < r.layoutsPlanned
-                           ? fmt::format(" (incomplete: {} of {} placements)", r.layoutsMeasured, r.layoutsPlanned)
-                           : "");
+    return fmt::format(
+        "layout spread +-{:.{}f}%{}: where the code sits moves a difference this much; the interval "
+        "includes it{}",
+        pct, percentDecimals(pct), r.layoutSource.empty() ? "" : " (" + r.layoutSource + ")",
+        r.layoutsMeasured < r.layoutsPlanned
+            ? fmt::format(" (incomplete: {} of {} placements)", r.layoutsMeasured, r.layoutsPlanned)
+            : "");
 }
 
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)

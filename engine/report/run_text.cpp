@@ -174,6 +174,9 @@ void printRunHeader(const RunRecord& run, std::ostream& out)
             said +=
                 (said.empty() ? "" : ", ") + k + " " + (value.is_string() ? value.get<std::string>() : value.dump());
         }
+        if (const auto pinned = run.spec.pinnedLayout(v)) {
+            params += std::string(params.empty() ? "" : " ") + kLayoutParam + "=" + *pinned + " (pinned placement)";
+        }
         out << "  variant " << run.data.variantNames[v] << ": " << params << (said.empty() ? "" : " (" + said + ")")
             << '\n';
     }

@@ -114,12 +114,31 @@ std::vector<int> identity(int n)
 LayoutPlan::LayoutPlan(int layouts, std::vector<std::optional<int>> pinned, std::uint64_t seed)
     : m_layouts(std::max(layouts, 0)), m_pinned(std::move(pinned)), m_seed(seed)
 {
+    // Each variant's permutation shares no placement with an earlier variant's in any cell (drawn
+    // again until it does not, while that is possible: K placements hold at most K such variants).
     auto images = layoutStream(seed, 0);
-    for (std::size_t v = 0; v < m_pinned.size(); ++v) {
-        m_images.push_back(identity(m_layouts));
-        if (v > 0) {
-            std::shuffle(m_images.back().begin(), m_images.back().end(), images);
+    const auto sharesACell = [&](const std::vector<int>& image) {
+        for (const auto& earlier : m_images) {
+            for (std::size_t i = 0; i < image.size(); ++i) {
+                if (image[i] == earlier[i]) {
+                    return true;
+                }
+            }
         }
+        return false;
+    };
+    for (std::size_t v = 0; v < m_pinned.size(); ++v) {
+        auto image = identity(m_layouts);
+        if (v > 0) {
+            const bool possible = v < static_cast<std::size_t>(m_layouts);
+            for (int attempt = 0; attempt < 10000; ++attempt) {
+                std::shuffle(image.begin(), image.end(), images);
+                if (!possible || !sharesACell(image)) {
+                    break;
+                }
+            }
+        }
+        m_images.push_back(std::move(image));
     }
 }
 

@@ -65,10 +65,11 @@ private:
 // The code placement each variant runs in per repetition (ExperimentSpec::layouts = K > 0; docs/
 // measurement.md, "Code layout as a factor"). Repetitions come in cycles of K: cycle c visits the
 // placements in an order shuffled for it, variant 0 running order[r % K] in repetition r and variant
-// v that placement's image under a permutation drawn once for the run. So each variant runs every
-// placement once per cycle (counterbalanced; fewer than K repetitions draw without replacement),
-// and two variants always meet in the same K cells (i, perm(i)): the cells are the units of the
-// layout analysis. A pinned variant (layout=N) runs N throughout; K = 0 runs placement 0. Pure: the
+// v that placement's image under a permutation drawn once for the run, one that gives no cell the
+// placement an earlier variant has there (while there are more placements than variants). So each
+// variant runs every placement once per cycle (counterbalanced; fewer than K repetitions draw
+// without replacement), two variants never share a placement, and they always meet in the same K
+// cells (i, perm(i)): the cells are the units of the layout analysis. A pinned variant (layout=N) runs N throughout; K = 0 runs placement 0. Pure: the
 // same seed gives the same plan, and it draws nothing from the run's other random streams.
 class LayoutPlan {
 public:

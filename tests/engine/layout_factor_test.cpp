@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -138,6 +139,39 @@ TEST(LayoutFactor, SaysTheDesignIsIncompleteWithFewerCellsThanPlacements)
     ASSERT_FALSE(c.warnings.empty());
     EXPECT_NE(c.warnings.back().find("incomplete layout design: 5 of 8 placements"), std::string::npos);
     EXPECT_NE(c.levels.find("incomplete: 5 of 8"), std::string::npos);
+}
+
+// A repetition the machine took away leaves a cell of a few pairs: it must not weigh as much as the
+// others (its mean once turned -0.3% into +1.0%).
+TEST(LayoutFactor, ACellOfAFewPairsIsLeftOutAndNamed)
+{
+    std::mt19937_64 rng(11);
+    auto p = simulatedRun(rng, 8, 100, 0.001, 0.003, std::log(0.997));
+    // Cell 3 keeps 4 of its 100 pairs, each 5% up.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < p.base.size(); ++i) {
+        if (p.baseLayout[i] == 3) {
+            if (kept++ < 4) {
+                p.cand[i] *= 1.05;
+            } else {
+                p.baseLayout[i] = p.candLayout[i] = -1;
+            }
+        }
+    }
+    const auto c = compareAcrossLayouts(p.base, p.cand, p.baseLayout, p.candLayout, 8, CompareOptions{});
+    EXPECT_EQ(c.n, 7u);
+    EXPECT_LT(c.interval.estimatePct, 0);
+    ASSERT_EQ(c.layoutCells.size(), 8u);
+    const auto thin =
+        std::find_if(c.layoutCells.begin(), c.layoutCells.end(), [](const LayoutCell& x) { return x.baseline == 3; });
+    ASSERT_NE(thin, c.layoutCells.end());
+    EXPECT_TRUE(thin->leftOut);
+    EXPECT_EQ(thin->pairs, 4u);
+    bool named = false;
+    for (const auto& w : c.warnings) {
+        named = named || w.find("placement cells 3/") != std::string::npos;
+    }
+    EXPECT_TRUE(named);
 }
 
 TEST(LayoutFactor, OneCellGivesNoIntervalAndSaysWhy)

@@ -119,7 +119,18 @@ TEST(LayoutPlan, CyclesAreShuffledAndVariantsDoNotShareAPlacementByDesign)
         same += plan.at(r)[0] == plan.at(r)[1] ? 1 : 0;
     }
     EXPECT_NE(first, second);
-    EXPECT_LT(same, 8);  // a permutation of its own for variant 1, not the baseline's placements
+    EXPECT_EQ(same, 0);  // a permutation of its own for variant 1 that shares no cell with the baseline's
+}
+
+TEST(LayoutPlan, NoTwoVariantsShareAPlacementInARepetition)
+{
+    for (std::uint64_t seed = 0; seed < 50; ++seed) {
+        const LayoutPlan plan(8, {std::nullopt, std::nullopt, std::nullopt, std::nullopt}, seed);
+        for (int r = 0; r < 8; ++r) {
+            const auto p = plan.at(r);
+            EXPECT_EQ(std::set<int>(p.begin(), p.end()).size(), 4u) << "seed " << seed << " repetition " << r;
+        }
+    }
 }
 
 TEST(LayoutPlan, FewerRepetitionsThanPlacementsDrawWithoutReplacement)

@@ -323,7 +323,18 @@ TEST(SpecCheck, RefusesLayoutsWhereNoiseFloorDoesNotBuildTheCodeOrOutOfRange)
     ASSERT_FALSE(check.ok());
     EXPECT_EQ(messages(check).front(), "variant b: layout=8: out of range 0..7 (a code placement)");
 
+    pinned.variants = {{"a", {{"layout", "0"}}}, {"b", {{"layout", "x"}}}};
+    check = checkExperiment(pinned, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_EQ(messages(check).front(), "variant b: layout=x: not a whole number 0..7 (a code placement)");
+
     pinned.variants = {{"a", {{"layout", "0"}}}, {"b", {{"layout", "7"}}}};
+    pinned.layouts = 8;
+    check = checkExperiment(pinned, std::nullopt, twoCpus());
+    ASSERT_FALSE(check.ok());
+    EXPECT_NE(messages(check).front().find("every variant is pinned"), std::string::npos);
+
+    pinned.layouts.reset();
     check = checkExperiment(pinned, std::nullopt, twoCpus());
     ASSERT_TRUE(check.ok()) << messages(check).front();
     EXPECT_EQ(check.experiment.points.front().pinnedLayout(1), "7");
