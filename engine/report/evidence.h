@@ -88,7 +88,8 @@ void writeEvidenceCsv(const Analysis& analysis, std::ostream& out);
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& options);
 
 // Where code layout was a factor (Comparison::layoutSpreadPct): "layout spread +-1.80% (vanilla
-// against its rebuild vanilla-rebuilt): a smaller difference is not a code-path effect", with
+// against its rebuild vanilla-rebuilt): where the code sits moves a difference this much; the
+// interval includes it", with
 // "(incomplete: 5 of 8 placements)" when a run measured fewer placements than planned; "" otherwise.
 std::string layoutSpreadText(const Comparison& r);
 
