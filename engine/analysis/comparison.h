@@ -70,11 +70,11 @@ struct Comparison {
     std::string levels;
     // Code layout (docs/measurement.md, "Code layout as a factor"): how far the difference moves
     // between code placements, in percent (the standard deviation of the per-placement differences;
-    // a rebuild's difference for a placebo compare). A difference smaller than it is not shown to be
-    // the code path's. Unset when layout was not a factor of the comparison.
+    // a rebuild's difference for a placebo compare); the interval includes it. Unset when layout was
+    // not a factor of the comparison.
     std::optional<double> layoutSpreadPct;
-    std::size_t layoutsMeasured = 0;  // placements (cells) the interval rests on; 0 when not a factor
-    std::size_t layoutsPlanned = 0;   // --layouts K: fewer measured means an incomplete design
+    std::size_t layoutsMeasured = 0;      // placements (cells) the interval rests on; 0 when not a factor
+    std::size_t layoutsPlanned = 0;       // --layouts K: fewer measured means an incomplete design
     std::vector<LayoutCell> layoutCells;  // the cells the interval rests on, and those left out
     // Across builds: what the layout spread was measured on ("vanilla against its rebuild
     // vanilla-rebuilt", or a calibration's date and labels); "" for placements inside a run.

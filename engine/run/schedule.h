@@ -69,8 +69,9 @@ private:
 // placement an earlier variant has there (while there are more placements than variants). So each
 // variant runs every placement once per cycle (counterbalanced; fewer than K repetitions draw
 // without replacement), two variants never share a placement, and they always meet in the same K
-// cells (i, perm(i)): the cells are the units of the layout analysis. A pinned variant (layout=N) runs N throughout; K = 0 runs placement 0. Pure: the
-// same seed gives the same plan, and it draws nothing from the run's other random streams.
+// cells (i, perm(i)): the cells are the units of the layout analysis. A pinned variant (layout=N)
+// runs N throughout; K = 0 runs placement 0. Pure: the same seed gives the same plan, and it draws
+// nothing from the run's other random streams.
 class LayoutPlan {
 public:
     LayoutPlan(int layouts, std::vector<std::optional<int>> pinned, std::uint64_t seed);
