@@ -81,8 +81,10 @@ void expectSameDifferences(const ExplorePanel& explore, const QJsonObject& json)
             EXPECT_NEAR(drawn->tostHigh, variant.value("tost_high_pct").toDouble(), 1e-9);
             const auto& d = view.points[static_cast<std::size_t>(p)].differences.at(static_cast<std::size_t>(v));
             EXPECT_EQ(d.verdict, variant.value("verdict").toString());
-            const QString design =
-                variant.value("design").toString() == "paired" ? "paired chunk log-ratios" : "independent repetitions";
+            const QString name = variant.value("design").toString();
+            const QString design = name == "paired"       ? "paired chunk log-ratios"
+                                   : name == "placements" ? "placement cells of paired log-ratios"
+                                                          : "independent repetitions";
             EXPECT_TRUE(explore.differenceTitle().contains(design)) << explore.differenceTitle().toStdString();
         }
     }
