@@ -424,8 +424,8 @@ void ComparePlot::showPanel(const PanelView& panel)
     // figures it qualifies (with many candidates, in the tooltip).
     const LayoutNote layout = layoutNote(panel.differences);
     if (!layout.spread.isEmpty()) {
-        QStringList lines{tr("%1 (hatched): where the code sits moves a difference this much; the interval includes it")
-                              .arg(layout.spread)};
+        QStringList lines{
+            tr("%1 (hatched): what where the code sits moves; the interval includes it").arg(layout.spread)};
         if (!layout.incomplete.isEmpty()) {
             lines << layout.incomplete;
         }

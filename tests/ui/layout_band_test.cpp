@@ -27,7 +27,7 @@ namespace {
 using nf::test::TempDir;
 using nf::ui::test::application;
 
-const char* const kMeaning = "where the code sits moves a difference this much; the interval includes it";
+const char* const kMeaning = "what where the code sits moves; the interval includes it";
 
 // page-pool's early-vs-late case in docs/workloads.md: +1.6% (+1.50..+1.67%) inside a layout spread
 // of 1.8%, as the engine's analysis gives it (`measured` of `planned` placements).
