@@ -195,7 +195,8 @@ struct RepetitionRow {
     std::int64_t id = 0;
     int variant = 0;
     int index = 0;
-    int layout = -1;  // the code placement it ran in; -1 when none was recorded
+    int layout = -1;    // the code placement it ran in; -1 when none was recorded
+    std::string state;  // the tested settings before and after (JSON); "" when none were read
 };
 
 // In the order they were stored (seq).
@@ -203,13 +204,16 @@ Result<std::vector<RepetitionRow>> loadRepetitions(Database& db, std::int64_t ru
 {
     std::vector<RepetitionRow> reps;
     // Schema 8 on: the placement (a file read as it is from before has none).
-    const char* layout = NF_TRY(storedSchemaVersion(db)) >= 8 ? "coalesce(p.layout, -1)" : "-1";
-    NF_TRY(db.forEachRow(std::string("SELECT p.id, v.idx, p.idx, ") + layout +
+    const auto version = NF_TRY(storedSchemaVersion(db));
+    const char* layout = version >= 8 ? "coalesce(p.layout, -1)" : "-1";
+    // Schema 9 on: the tested settings.
+    const char* state = version >= 9 ? "coalesce(p.state_json, '')" : "''";
+    NF_TRY(db.forEachRow(std::string("SELECT p.id, v.idx, p.idx, ") + layout + ", " + state +
                              " FROM repetitions p JOIN variants v ON v.id = p.variant_id "
                              "WHERE p.run_id = ? ORDER BY p.seq",
                          runId, [&](const Statement& s) {
                              reps.push_back({s.int64(0), static_cast<int>(s.int64(1)), static_cast<int>(s.int64(2)),
-                                             static_cast<int>(s.int64(3))});
+                                             static_cast<int>(s.int64(3)), s.text(4)});
                          }));
     return reps;
 }
@@ -335,6 +339,12 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
         }
         if (rep.layout >= 0) {
             run.data.layouts[{rep.variant, rep.index}] = rep.layout;
+        }
+        if (!rep.state.empty() && !run.data.testedStates.contains(rep.index)) {
+            auto state = nlohmann::json::parse(rep.state, nullptr, false);
+            if (!state.is_discarded()) {
+                run.data.testedStates[rep.index] = std::move(state);
+            }
         }
         const std::size_t from = table.size();
         const auto read = static_cast<std::size_t>(&rep - reps.data());

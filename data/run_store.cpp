@@ -166,8 +166,8 @@ public:
     {
         const std::int64_t seq = NF_TRY(nextSeq(db, runId));
         auto rep = NF_TRY(
-            db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status, layout) "
-                       "VALUES (?, ?, ?, ?, ?, ?, 'complete', ?)"));
+            db.prepare("INSERT INTO repetitions (run_id, variant_id, idx, seq, started_s, ended_s, status, layout, "
+                       "state_json) VALUES (?, ?, ?, ?, ?, ?, 'complete', ?, ?)"));
         auto sample =
             NF_TRY(db.prepare("INSERT INTO samples (repetition_id, idx, pair, start_s, duration_s, vals, checksum) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?)"));
@@ -188,6 +188,9 @@ public:
             m_rep.bindAll(m_runId, variantIds[static_cast<std::size_t>(variant)], rep.index, m_seq++, first, last);
             if (static_cast<std::size_t>(variant) < rep.layouts.size()) {
                 m_rep.bind(7, rep.layouts[static_cast<std::size_t>(variant)]);
+            }
+            if (!rep.state.is_null()) {
+                m_rep.bind(8, rep.state.dump());
             }
             NF_TRY(m_rep.run());
             repIds[static_cast<std::size_t>(variant)] = m_db.lastInsertId();

@@ -224,11 +224,31 @@ constexpr const char* kMigration8 = R"sql(
 ALTER TABLE repetitions ADD COLUMN layout INTEGER;
 )sql";
 
+// Migration 9: what the tested interfaces and CPUs were set to before and after each repetition's
+// measuring (offloads, channels, rings, coalescing, XDP mode, RPS/XPS, IRQ affinity, governor),
+// as JSON on the repetition's rows (engine/run/tested_state.h), from which a comparison finds state
+// that changed during the run; NULL for runs that read none. And the generator's count renamed for
+// what it is, frames offered (sent, or XDP_TX verdicts), not frames the peer received:
+// gen_packets -> offered_packets, gen_pps -> offered_pps, wherever a run or a floor names them.
+constexpr const char* kMigration9 = R"sql(
+ALTER TABLE repetitions ADD COLUMN state_json TEXT;
+UPDATE quantities SET name = 'offered_packets' WHERE name = 'gen_packets';
+UPDATE metrics SET name = 'offered_pps' WHERE name = 'gen_pps';
+UPDATE metrics SET numerator = 'offered_packets' WHERE numerator = 'gen_packets';
+UPDATE metrics SET description = 'packets the generator offered per second (sent, or XDP_TX verdicts)'
+    WHERE name = 'offered_pps';
+UPDATE runs SET spec_json = json_set(spec_json, '$.primary_metric', 'offered_pps')
+    WHERE json_valid(spec_json) AND json_extract(spec_json, '$.primary_metric') = 'gen_pps';
+UPDATE run_noise_floors SET metric = 'offered_pps' WHERE metric = 'gen_pps';
+UPDATE run_noise_floors SET metric = 'layout:offered_pps' WHERE metric = 'layout:gen_pps';
+UPDATE decisions SET metric = 'offered_pps' WHERE metric = 'gen_pps';
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
-        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4},
-        {5, kMigration5}, {6, kMigration6}, {7, kMigration7}, {8, kMigration8},
+        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5},
+        {6, kMigration6}, {7, kMigration7}, {8, kMigration8}, {9, kMigration9},
     };
     return list;
 }

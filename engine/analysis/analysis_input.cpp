@@ -109,7 +109,7 @@ void countCut(const ChunkCut& cut, std::size_t variant, AnalysisInput& in)
 void receivedShares(const RunLayout& layout, const RepetitionTotals& totals, AnalysisInput& in)
 {
     const int received = layout.quantityIndex(quantity::kPackets);
-    const int offered = layout.quantityIndex(quantity::kGenPackets);
+    const int offered = layout.quantityIndex(quantity::kOfferedPackets);
     if (received < 0 || offered < 0) {
         return;
     }

@@ -64,8 +64,8 @@ std::vector<MetricSpec> workloadMetrics(const WorkloadDescriptor& w, const std::
     const std::vector<std::string> counters = chosen.empty() ? base::defaultCounterNames(true) : chosen;
     std::vector<MetricSpec> metrics;
     if (w.kind == WorkloadKind::Live) {
-        std::vector<std::string> live = {quantity::kPackets,    quantity::kBytes,     quantity::kDrops,
-                                         quantity::kGenPackets, quantity::kElapsedNs, quantity::kTscTicks};
+        std::vector<std::string> live = {quantity::kPackets,        quantity::kBytes,     quantity::kDrops,
+                                         quantity::kOfferedPackets, quantity::kElapsedNs, quantity::kTscTicks};
         for (const auto& c : counters) {
             live.push_back(quantity::kThreadPrefix + c);
             live.push_back(quantity::kCpuPrefix + c);

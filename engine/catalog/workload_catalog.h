@@ -43,7 +43,7 @@ struct WorkloadDescriptor {
     std::string primaryMetric = "tsc_per_op";
     double defaultChunk = 0.002;                  // seconds; 0 = the workload cannot alternate in chunks
     WorkloadKind kind = WorkloadKind::InProcess;  // from workload_list.h
-    // A live workload's session quantities beyond packets, bytes, drops and gen_packets, so that its
+    // A live workload's session quantities beyond packets, bytes, drops and offered_packets, so that its
     // metrics can be listed without making a session.
     std::vector<std::string> liveQuantities;
     // Checks of one variant's resolved parameters that need no measurement: CPUs that exist, values

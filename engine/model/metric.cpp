@@ -93,8 +93,9 @@ std::string metricName(std::string name)
 
 int breakdownCpuOf(const std::string& name);
 
-// Where the packets and cycles went: each counted CPU's counters per packet received and its
-// softnet work per second (cpuN_...), and the receiving device's own statistics per second (dev_...).
+// Where the packets and cycles went: each counted CPU's counters per packet received, its
+// softnet work per second and its time in tasks, softirqs and idle as a share (cpuN_...), and the receiving device's
+// own statistics per second (dev_...).
 void addBreakdownMetrics(const std::vector<std::string>& quantities, std::vector<MetricSpec>& all)
 {
     for (const auto& q : quantities) {
@@ -114,6 +115,18 @@ void addBreakdownMetrics(const std::vector<std::string>& quantities, std::vector
                            .scale = 1e9,
                            .description = "CPU " + std::to_string(cpu) + " " + q.substr(q.find("_softnet_") + 1) +
                                           " (/proc/net/softnet_stat), per second"});
+        } else if (cpu >= 0 && q.find("_time_") != std::string::npos) {
+            const std::string what = q.substr(q.find("_time_") + 6);
+            all.push_back({.name = metricName(q.substr(0, q.find("_time_")) + "_" + what + "_pct"),
+                           .unit = "%",
+                           .numerator = q,
+                           .denominator = quantity::kElapsedNs,
+                           .scale = 100,
+                           .description = "share of CPU " + std::to_string(cpu) + "'s time " +
+                                          (what == "task"      ? std::string("in tasks (user and system)")
+                                           : what == "softirq" ? std::string("in interrupts and softirqs")
+                                                               : std::string("idle")) +
+                                          " (/proc/stat)"});
         } else if (cpu >= 0) {
             all.push_back(
                 {.name = perPacketMetricName(q),
@@ -181,13 +194,13 @@ std::vector<MetricSpec> liveMetrics(const std::vector<std::string>& quantities)
          .denominator = quantity::kElapsedNs,
          .scale = 1e9,
          .description = "packets dropped per second by the receiving socket or device"},
-        {.name = "gen_pps",
+        {.name = "offered_pps",
          .unit = "packets/s",
-         .numerator = quantity::kGenPackets,
+         .numerator = quantity::kOfferedPackets,
          .denominator = quantity::kElapsedNs,
          .scale = 1e9,
          .higherIsBetter = true,
-         .description = "packets the generator sent per second"},
+         .description = "packets the generator offered per second (sent, or XDP_TX verdicts)"},
     };
     // xdp-rx's statistics, each as a rate per second.
     const std::pair<const char*, const char*> rates[] = {
@@ -277,7 +290,7 @@ std::vector<MetricSpec> importedCounterMetrics(const std::vector<std::string>& q
 std::string metricTitle(const std::string& name)
 {
     std::vector<std::string> callLoop = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs};
-    std::vector<std::string> live = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets,
+    std::vector<std::string> live = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kOfferedPackets,
                                      quantity::kElapsedNs};
     for (const auto& counter : base::defaultCounterNames(true)) {
         callLoop.push_back(counter);

@@ -20,7 +20,7 @@ inline constexpr const char* kElapsedNs = "elapsed_ns";
 inline constexpr const char* kPackets = "packets";
 inline constexpr const char* kBytes = "bytes";
 inline constexpr const char* kDrops = "drops";
-inline constexpr const char* kGenPackets = "gen_packets";
+inline constexpr const char* kOfferedPackets = "offered_packets";
 // Live chunks side by side: what every variant received in the guard before the chunk (not in
 // any chunk), and the guard's length.
 inline constexpr const char* kGuardPackets = "guard_packets";
@@ -38,12 +38,15 @@ inline constexpr const char* kXskRxRingFull = "xsk_rx_ring_full";
 inline constexpr const char* kXskRxFillRingEmpty = "xsk_rx_fill_ring_empty_descs";
 inline constexpr const char* kXskTxInvalidDescs = "xsk_tx_invalid_descs";
 inline constexpr const char* kAppEmptyPolls = "app_empty_polls";
+inline constexpr const char* kAppPolls = "app_polls";
 inline constexpr const char* kAppFillFailures = "app_fill_failures";
 inline constexpr const char* kAppTxPackets = "app_tx_packets";
 inline constexpr const char* kReturnedPackets = "returned_packets";
 // Prefixes of counter quantities in live runs: on the receiver thread, and summed over counter_cpus.
 inline constexpr const char* kThreadPrefix = "rx_";
 inline constexpr const char* kCpuPrefix = "cpu_";
+// How long the receiver thread waited for its CPU, runnable (ns, from schedstat).
+inline constexpr const char* kThreadRunDelay = "rx_run-delay";
 // Breakdowns of live runs: "cpu3_<counter>" and "cpu3_softnet_processed" (dropped, squeezed) per
 // counted CPU, and "dev_<statistic>" from the receiving device's own statistics (ethtool -S).
 inline constexpr const char* kDevicePrefix = "dev_";
@@ -69,7 +72,7 @@ struct MetricSpec {
 // branch_misses_per_op, cache_misses_per_op) for those whose quantities are present.
 std::vector<MetricSpec> callLoopMetrics(const std::vector<std::string>& quantities);
 
-// The metrics of a live workload, in this order: pps, bytes_per_sec, drops_per_sec, gen_pps, the
+// The metrics of a live workload, in this order: pps, bytes_per_sec, drops_per_sec, offered_pps, the
 // per-second rates of xdp-rx's socket and application statistics where present, then
 // per-packet counter metrics for every rx_* and cpu_* counter quantity (rx_cycles_per_packet, ...)
 // and rx_ipc / cpu_ipc where cycles and instructions are both present.

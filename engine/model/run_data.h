@@ -47,6 +47,9 @@ struct RepetitionResult {
     // Per variant of the run (by index), the code placement it ran in (ExperimentSpec::layouts);
     // empty for a workload whose code has one placement.
     std::vector<int> layouts{};
+    // Live tests: what the tested interfaces and CPUs were set to before and after the repetition's
+    // measuring, {"before": {setting: value}, "after": {...}}; null when nothing was read.
+    nlohmann::json state{};
 };
 
 struct RunStart {
@@ -128,6 +131,9 @@ struct RunData {
     // The code placement (variant, repetition) ran in (RepetitionResult::layouts); empty when the
     // run recorded none.
     std::map<std::pair<int, int>, int> layouts{};
+    // Live tests: the tested settings before and after each repetition (RepetitionResult::state),
+    // by repetition index; empty for runs that read none.
+    std::map<int, nlohmann::json> testedStates{};
 
     // The placement of (variant, repetition), -1 when none was recorded.
     int layoutOf(int variant, int repetition) const

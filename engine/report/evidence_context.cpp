@@ -103,7 +103,7 @@ std::string placesText(const RunRecord& run)
 // variant received nothing in them either, the comparison skips their pairs: this says why.
 std::string stallText(const RunRecord& run)
 {
-    const int offered = run.data.layout.quantityIndex(quantity::kGenPackets);
+    const int offered = run.data.layout.quantityIndex(quantity::kOfferedPackets);
     const int received = run.data.layout.quantityIndex(quantity::kPackets);
     if (offered < 0 || received < 0) {
         return "";

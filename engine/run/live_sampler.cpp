@@ -7,6 +7,7 @@
 #include "engine/model/metric.h"
 #include "engine/run/run_context.h"
 #include "engine/run/scheduler.h"
+#include "probes/cpu_time.h"
 #include "probes/softnet.h"
 
 namespace nf::engine::live {
@@ -62,13 +63,26 @@ Result<Reading> LiveSampler::read(LiveSession& session, SessionCounters& counter
             static_cast<std::uint64_t>(std::max(0.0, r.session[static_cast<std::size_t>(m_packets)])));
     }
     NF_TRY(counters.read());
+    if (const pid_t tid = session.counterThread(); tid != 0) {
+        if (const auto delay = probes::readRunDelayNs(tid)) {
+            r.perCpu.emplace_back(quantity::kThreadRunDelay, static_cast<double>(*delay));
+        }
+    }
     const auto& cpus = session.counterCpus();
     for (const auto& s : probes::readSoftnet(m_p.facts.onlineCpus)) {
         if (std::find(cpus.begin(), cpus.end(), s.cpu) != cpus.end()) {
             const std::string cpu = "cpu" + std::to_string(s.cpu) + "_softnet_";
-            r.softnet.emplace_back(cpu + "processed", static_cast<double>(s.processed));
-            r.softnet.emplace_back(cpu + "dropped", static_cast<double>(s.dropped));
-            r.softnet.emplace_back(cpu + "squeezed", static_cast<double>(s.squeezed));
+            r.perCpu.emplace_back(cpu + "processed", static_cast<double>(s.processed));
+            r.perCpu.emplace_back(cpu + "dropped", static_cast<double>(s.dropped));
+            r.perCpu.emplace_back(cpu + "squeezed", static_cast<double>(s.squeezed));
+        }
+    }
+    for (const auto& t : probes::readCpuTimes()) {
+        if (std::find(cpus.begin(), cpus.end(), t.cpu) != cpus.end()) {
+            const std::string cpu = "cpu" + std::to_string(t.cpu) + "_time_";
+            r.perCpu.emplace_back(cpu + "task", static_cast<double>(t.taskNs));
+            r.perCpu.emplace_back(cpu + "softirq", static_cast<double>(t.softirqNs));
+            r.perCpu.emplace_back(cpu + "idle", static_cast<double>(t.idleNs));
         }
     }
     return r;
@@ -85,11 +99,11 @@ Sample LiveSampler::between(const Reading& a, const Reading& b) const
     }
     s.values[m_sessionQuantities] = m_tsc.toNanoseconds(b.tsc - a.tsc);
     s.values[m_sessionQuantities + 1] = static_cast<double>(b.tsc - a.tsc);
-    for (const auto& [name, after] : b.softnet) {
+    for (const auto& [name, after] : b.perCpu) {
         const int q = m_layout.quantityIndex(name);
         const auto before =
-            std::find_if(a.softnet.begin(), a.softnet.end(), [&, &n = name](const auto& kv) { return kv.first == n; });
-        if (q >= 0 && before != a.softnet.end()) {
+            std::find_if(a.perCpu.begin(), a.perCpu.end(), [&, &n = name](const auto& kv) { return kv.first == n; });
+        if (q >= 0 && before != a.perCpu.end()) {
             s.values[static_cast<std::size_t>(q)] = after - before->second;
         }
     }

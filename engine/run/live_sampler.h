@@ -1,6 +1,7 @@
 #pragma once
 // How a live run reads its running sessions: at every sample boundary the session's cumulative
-// quantities, the TSC, the session's counters and its CPUs' softnet work; a sample is the
+// quantities, the TSC, the session's counters and its CPUs' softnet work and time (/proc/stat:
+// task, softirq, idle); a sample is the
 // difference of two such readings. Between boundaries it sleeps on the run's stop token, so the
 // sampler costs the measured threads nothing and a stop ends any wait at once.
 
@@ -29,7 +30,8 @@ namespace live {
 struct Reading {
     std::uint64_t tsc = 0;
     std::vector<double> session;
-    std::vector<std::pair<std::string, double>> softnet;  // cumulative, cpuN_softnet_*
+    // Cumulative, by quantity: cpuN_softnet_*, cpuN_time_* and the receiver's rx_run-delay.
+    std::vector<std::pair<std::string, double>> perCpu;
 };
 
 class LiveSampler {

@@ -40,6 +40,18 @@ void LiveSessions::reportWarnings(std::size_t variant)
     }
 }
 
+TestedState LiveSessions::testedState() const
+{
+    if (m_group) {
+        return m_group->testedState();
+    }
+    TestedState state;
+    for (const auto* session : m_sessions) {
+        state.merge(session->testedState());
+    }
+    return state;
+}
+
 nlohmann::json LiveSessions::facts() const
 {
     nlohmann::json facts = nlohmann::json::object();

@@ -52,6 +52,8 @@ public:
     void reportWarnings(std::size_t variant);
     // What each variant's session says of itself, by variant name.
     nlohmann::json facts() const;
+    // The settings of every interface the variants' traffic crosses.
+    TestedState testedState() const;
 
 private:
     const PreparedExperiment& m_p;

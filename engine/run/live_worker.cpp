@@ -15,6 +15,7 @@
 
 #include "engine/model/metric.h"
 #include "engine/run/counter_columns.h"
+#include "engine/run/cpu_settings.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_chunks.h"
 #include "engine/run/live_interleaved.h"
@@ -53,6 +54,7 @@ private:
                      const std::vector<std::string>& cpuNames);
     std::string designReason() const;
     nlohmann::json measurementJson() const;
+    nlohmann::json testedState() const;
 
     const PreparedExperiment& m_p;
     const ExperimentSpec& m_spec;
@@ -110,7 +112,7 @@ Result<void> LiveWorker::trialStart(std::size_t v, std::vector<std::string>& thr
 }
 
 // The sessions' own quantities, time, the counters on the receiver thread and the counter CPUs,
-// per counted CPU its counters and its softnet work, and for variants side by side the guards'
+// per counted CPU its counters, its softnet work and where its time went, and for variants side by side the guards'
 // packets and time and the chunk's place.
 RunLayout LiveWorker::layout(const std::vector<std::string>& sessionQuantities,
                              const std::vector<std::string>& threadNames, const std::vector<std::string>& cpuNames)
@@ -120,8 +122,11 @@ RunLayout LiveWorker::layout(const std::vector<std::string>& sessionQuantities,
     layout.quantities.emplace_back(quantity::kElapsedNs);
     layout.quantities.emplace_back(quantity::kTscTicks);
     layout.quantities.insert(layout.quantities.end(), threadNames.begin(), threadNames.end());
+    if (!threadNames.empty()) {
+        layout.quantities.emplace_back(quantity::kThreadRunDelay);
+    }
     layout.quantities.insert(layout.quantities.end(), cpuNames.begin(), cpuNames.end());
-    // Per counted CPU (any variant's): its counters and its softnet work.
+    // Per counted CPU (any variant's): its counters, its softnet work and its time.
     std::set<int> breakdown;
     for (std::size_t v = 0; v < m_sessions.size(); ++v) {
         const auto cpus = m_sessions[v].counterCpus();
@@ -134,7 +139,8 @@ RunLayout LiveWorker::layout(const std::vector<std::string>& sessionQuantities,
                 layout.quantities.push_back(prefix + n.substr(std::string(quantity::kCpuPrefix).size()));
             }
         }
-        for (const char* what : {"softnet_processed", "softnet_dropped", "softnet_squeezed"}) {
+        for (const char* what :
+             {"softnet_processed", "softnet_dropped", "softnet_squeezed", "time_task", "time_softirq", "time_idle"}) {
             layout.quantities.push_back(prefix + what);
         }
     }
@@ -174,6 +180,19 @@ nlohmann::json LiveWorker::measurementJson() const
             {"counters_note", "rx_* count on the receiver thread, cpu_* system-wide summed over counter_cpus"}};
 }
 
+// The settings of the interfaces the variants' traffic crosses and of the counted CPUs.
+nlohmann::json LiveWorker::testedState() const
+{
+    auto state = m_sessions.testedState();
+    std::set<int> cpus;
+    for (std::size_t v = 0; v < m_sessions.size(); ++v) {
+        const auto counted = m_sessions[v].counterCpus();
+        cpus.insert(counted.begin(), counted.end());
+    }
+    state.merge(readCpuSettings({cpus.begin(), cpus.end()}));
+    return state;
+}
+
 WorkerDone LiveWorker::run(std::future<bool>& go)
 {
     if (auto r = setUp(); !r) {
@@ -201,7 +220,7 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
     } else {
         interleaved.emplace(m_spec, m_sessions, m_sampler);
     }
-    const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+    const auto measure = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         PartialSender partial(m_out);
         if (sideBySide) {
             return NF_TRY(sideBySide->measure(unit, rng, rep, partial)) ? UnitEnd::Done : UnitEnd::Stopped;
@@ -224,6 +243,16 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
             m_out.push(WorkerWarning{*w});
         }
         return UnitEnd::Done;
+    };
+    // The tested interfaces' and CPUs' settings before and after the unit's measuring, never while it
+    // measures: a comparison finds what changed during the run from them.
+    const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
+        rep.state["before"] = testedState();
+        auto end = measure(unit, rep);
+        if (end && *end == UnitEnd::Done) {
+            rep.state["after"] = testedState();
+        }
+        return end;
     };
     const auto outcome = driveRepetitions(m_spec, static_cast<int>(m_sessions.size()), rng, m_stop,
                                           m_context.failures(), measureUnit, [this](RepetitionResult&& rep) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,6 +59,10 @@ const void* codeAddress(R (*function)(Args...))
     return reinterpret_cast<const void*>(function);
 }
 
+// What a live test's interfaces were set to, by setting ("veth1 gro" -> "on", "veth1 rings" ->
+// "unavailable"), read before and after each repetition (engine/net/tested_state.h).
+using TestedState = std::map<std::string, std::string>;
+
 // A live workload prepared for one variant (e.g. a testbed with a receiver and a traffic
 // generator): set up once when made, torn down when destroyed. The live runner calls start(), then
 // sample() at each interval boundary, then stop(), once per repetition of the variant.
@@ -74,6 +79,8 @@ public:
     virtual pid_t counterThread() const { return 0; }
     virtual std::vector<int> counterCpus() const { return {}; }
     virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+    // The settings of the interfaces its traffic crosses; empty for a test without any.
+    virtual TestedState testedState() const { return {}; }
     // What went wrong but did not stop it, after start(): a thread that could not be pinned. The
     // live runner stores each with the run.
     virtual std::vector<std::string> warnings() const { return {}; }
@@ -81,7 +88,7 @@ public:
 
 // Every variant of a live workload set up side by side (one testbed, one generator, a receiver per
 // variant) for runs that alternate the variants in chunks. variant(v) is variant v's view: its
-// sample() gives that variant's counters only (gen_packets: the shared generator's), its
+// sample() gives that variant's counters only (offered_packets: the shared generator's), its
 // counterThread() that variant's receiver; its start() and stop() start and stop the whole group.
 class LiveGroup {
 public:
@@ -106,6 +113,8 @@ public:
     virtual void offer(std::size_t v) = 0;
     // Whether anything waits to be received by variant v (in its socket or its device queue).
     virtual bool pending(std::size_t v) const = 0;
+    // The settings of the interfaces every variant's traffic crosses.
+    virtual TestedState testedState() const { return {}; }
 };
 
 // The non-empty ones of `lines`.

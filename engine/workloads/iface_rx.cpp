@@ -9,6 +9,7 @@
 #include "engine/catalog/cpu_params.h"
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
+#include "engine/net/tested_state.h"
 
 namespace nf::engine::workloads {
 
@@ -44,6 +45,7 @@ public:
     }
     void stop() override {}
     std::vector<int> counterCpus() const override { return m_cpus; }
+    TestedState testedState() const override { return net::readTestedState({{-1, m_iface}}); }
     std::vector<std::pair<std::string, std::string>> facts() const override
     {
         return {{"iface", m_iface},

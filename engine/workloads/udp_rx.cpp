@@ -14,6 +14,7 @@
 #include "engine/net/generator.h"
 #include "engine/net/remote_generator.h"
 #include "engine/net/testbed.h"
+#include "engine/net/tested_state.h"
 #include "engine/run/pinned_thread.h"
 #include "engine/workloads/udp_rx_receiver.h"
 
@@ -116,7 +117,8 @@ public:
 
     std::vector<std::string> quantities() const override
     {
-        std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+        std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops,
+                                      quantity::kOfferedPackets};
         if (m_remote != nullptr) {
             q.emplace_back(quantity::kGenOffered);
         }
@@ -164,6 +166,13 @@ public:
 
     pid_t counterThread() const override { return m_tid; }
     std::vector<int> counterCpus() const override { return m_c.counterCpus; }
+    TestedState testedState() const override
+    {
+        if (!m_bed) {
+            return net::readTestedState({{m_rxEnd.nsFd, m_rxEnd.ifname}});
+        }
+        return net::readTestedState({{m_bed->rx().nsFd, m_bed->rx().ifname}, {m_bed->tx().nsFd, m_bed->tx().ifname}});
+    }
     std::vector<std::string> warnings() const override { return nonEmpty({m_rx.warning(), m_gen->warning()}); }
 
     std::vector<std::pair<std::string, std::string>> facts() const override

@@ -15,6 +15,7 @@
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
 #include "engine/net/testbed.h"
+#include "engine/net/tested_state.h"
 #include "engine/workloads/group_view.h"
 #include "engine/workloads/udp_rx.h"
 #include "engine/workloads/udp_rx_receiver.h"
@@ -45,6 +46,10 @@ public:
     UdpRxGroup& operator=(const UdpRxGroup&) = delete;
 
     LiveSession& variant(std::size_t v) override { return *m_views[v]; }
+    TestedState testedState() const override
+    {
+        return net::readTestedState({{m_bed->rx().nsFd, m_bed->rx().ifname}, {m_bed->tx().nsFd, m_bed->tx().ifname}});
+    }
     std::size_t size() const override { return m_views.size(); }
 
     Result<void> start() override
@@ -100,7 +105,8 @@ public:
 
     std::vector<std::string> quantities() const
     {
-        std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops, quantity::kGenPackets};
+        std::vector<std::string> q = {quantity::kPackets, quantity::kBytes, quantity::kDrops,
+                                      quantity::kOfferedPackets};
         for (const auto& name : m_device.names()) {
             q.push_back(quantity::kDevicePrefix + name);
         }

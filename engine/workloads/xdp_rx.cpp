@@ -14,6 +14,7 @@
 #include "engine/net/remote_generator.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
+#include "engine/net/tested_state.h"
 #include "engine/net/xsk.h"
 #include "engine/workloads/xdp_rx_receiver.h"
 
@@ -104,6 +105,13 @@ public:
 
     pid_t counterThread() const override { return m_tid; }
     std::vector<int> counterCpus() const override { return m_c.counterCpus; }
+    TestedState testedState() const override
+    {
+        if (!m_bed) {
+            return net::readTestedState({{m_rxEnd.nsFd, m_c.xsk.ifname}});
+        }
+        return net::readTestedState({{m_bed->rx().nsFd, m_bed->rx().ifname}, {m_bed->tx().nsFd, m_bed->tx().ifname}});
+    }
 
     std::vector<std::pair<std::string, std::string>> facts() const override
     {

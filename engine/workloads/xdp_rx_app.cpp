@@ -40,9 +40,9 @@ void XskApp::stop()
 
 XskAppCounts XskApp::counts() const
 {
-    return {m_packets.load(std::memory_order_relaxed), m_bytes.load(std::memory_order_relaxed),
+    return {m_packets.load(std::memory_order_relaxed),    m_bytes.load(std::memory_order_relaxed),
             m_emptyPolls.load(std::memory_order_relaxed), m_fillFailures.load(std::memory_order_relaxed),
-            m_txPackets.load(std::memory_order_relaxed)};
+            m_txPackets.load(std::memory_order_relaxed),  m_polls.load(std::memory_order_relaxed)};
 }
 
 // Returns every frame waiting on the RX (and completion) ring to the fill ring, uncounted, so a
@@ -86,6 +86,7 @@ void XskApp::publish(const XskAppCounts& c)
     m_emptyPolls.store(c.emptyPolls, std::memory_order_relaxed);
     m_fillFailures.store(c.fillFailures, std::memory_order_relaxed);
     m_txPackets.store(c.txPackets, std::memory_order_relaxed);
+    m_polls.store(c.polls, std::memory_order_relaxed);
 }
 
 std::uint32_t XskApp::queued() const
@@ -129,6 +130,7 @@ void XskApp::rxDrop(XskAppCounts& c)
     auto& fq = m_port.fill();
     std::uint32_t idx = 0;
     const std::uint32_t n = xsk_ring_cons__peek(&rx, m_batch, &idx);
+    ++c.polls;
     if (n == 0) {
         ++c.emptyPolls;
         if (m_port.busyPoll() || xsk_ring_prod__needs_wakeup(&fq)) {
@@ -196,6 +198,7 @@ void XskApp::l2Fwd(XskAppCounts& c)
     auto& tx = m_port.tx();
     std::uint32_t idx = 0;
     const std::uint32_t n = xsk_ring_cons__peek(&rx, m_batch, &idx);
+    ++c.polls;
     if (n == 0) {
         ++c.emptyPolls;
         if (m_port.busyPoll() || xsk_ring_prod__needs_wakeup(&m_port.fill())) {

@@ -25,6 +25,7 @@ struct XskAppCounts {
     std::uint64_t emptyPolls = 0;    // RX ring found empty
     std::uint64_t fillFailures = 0;  // fill ring (l2fwd: TX ring) without room for the frames to return
     std::uint64_t txPackets = 0;     // l2fwd: frames the kernel completed sending
+    std::uint64_t polls = 0;         // passes over the RX ring, empty or not
 };
 
 class XskApp {
@@ -67,6 +68,7 @@ private:
     std::atomic<std::uint64_t> m_bytes{0};
     std::atomic<std::uint64_t> m_emptyPolls{0};
     std::atomic<std::uint64_t> m_fillFailures{0};
+    std::atomic<std::uint64_t> m_polls{0};
     std::atomic<std::uint64_t> m_txPackets{0};
     PinnedThread m_thread;
 };

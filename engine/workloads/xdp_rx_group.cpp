@@ -15,6 +15,7 @@
 #include "engine/model/metric.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/generator.h"
+#include "engine/net/tested_state.h"
 #include "engine/workloads/group_view.h"
 #include "engine/workloads/xdp_rx.h"
 #include "engine/workloads/xdp_rx_receiver.h"
@@ -44,6 +45,17 @@ public:
     XdpRxGroup& operator=(const XdpRxGroup&) = delete;
 
     LiveSession& variant(std::size_t v) override { return *m_views[v]; }
+    TestedState testedState() const override
+    {
+        std::vector<net::TestedDevice> out;
+        for (const auto& side : m_sides) {
+            out.push_back({side.bed->rx().nsFd, side.bed->rx().ifname});
+        }
+        for (const auto& side : m_sides) {
+            out.push_back({side.bed->tx().nsFd, side.bed->tx().ifname});
+        }
+        return net::readTestedState(out);
+    }
     std::size_t size() const override { return m_views.size(); }
 
     Result<void> start() override

@@ -108,13 +108,14 @@ std::vector<std::string> quantities(const net::DeviceStats& device)
     std::vector<std::string> q = {quantity::kPackets,
                                   quantity::kBytes,
                                   quantity::kDrops,
-                                  quantity::kGenPackets,
+                                  quantity::kOfferedPackets,
                                   quantity::kXskRxDropped,
                                   quantity::kXskRxInvalidDescs,
                                   quantity::kXskRxRingFull,
                                   quantity::kXskRxFillRingEmpty,
                                   quantity::kXskTxInvalidDescs,
                                   quantity::kAppEmptyPolls,
+                                  quantity::kAppPolls,
                                   quantity::kAppFillFailures,
                                   quantity::kAppTxPackets,
                                   quantity::kReturnedPackets};
@@ -159,6 +160,7 @@ Result<std::vector<double>> sampleValues(const Config& c, const XskAppCounts& ap
                                d(xsk.rxFillRingEmptyDescs),
                                d(xsk.txInvalidDescs),
                                d(app.emptyPolls),
+                               d(app.polls),
                                d(app.fillFailures),
                                d(app.txPackets),
                                returned};

@@ -98,7 +98,7 @@ protected:
             placesOfPair[{rep, s["pair"].get<int>()}].push_back(place);
             ++chunks[key];
             received[key].first += s["quantities"]["packets"].get<double>();
-            received[key].second += s["quantities"]["gen_packets"].get<double>();
+            received[key].second += s["quantities"]["offered_packets"].get<double>();
         }
         for (const auto& [key, counts] : received) {
             EXPECT_GT(counts.first, 0.1 * counts.second)
@@ -257,7 +257,7 @@ TEST_F(CliLiveChunk, XdpRxIdenticalVariantsRunOnTwoTestbedsInChunkPairs)
         byRepetition[rep].emplace_back(s["start_s"].get<double>(), v);
         pairs[{rep, s["pair"].get<int>()}].push_back(v);
         packets[v] += s["quantities"]["packets"].get<double>();
-        gen += s["quantities"]["gen_packets"].get<double>();
+        gen += s["quantities"]["offered_packets"].get<double>();
         guard += s["quantities"]["guard_packets"].get<double>();
         EXPECT_GE(s["quantities"]["guard_ns"].get<double>(), 1e6) << "a guard of at least 1 ms";
     }

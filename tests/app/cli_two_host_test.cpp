@@ -260,7 +260,7 @@ protected:
                 return i < cells.size() && !cells[i].empty() ? std::stod(cells[i]) : 0.0;
             };
             t.received += value("packets");
-            t.sent += value("gen_packets");
+            t.sent += value("offered_packets");
             t.offered += value("gen_offered");
             ++t.samples;
         }

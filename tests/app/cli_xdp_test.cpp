@@ -34,7 +34,7 @@ TEST_F(CliXdp, RunsAndListsTheXdpStatistics)
     const auto show = run({"show", "last", "--format", "json"});
     ASSERT_EQ(show.status, 0) << show.err;
     for (const char* metric : {"\"pps\"", "xsk_rx_dropped_per_sec", "xsk_rx_ring_full_per_sec",
-                               "xsk_rx_fill_ring_empty_descs_per_sec", "app_empty_polls_per_sec", "gen_pps"}) {
+                               "xsk_rx_fill_ring_empty_descs_per_sec", "app_empty_polls_per_sec", "offered_pps"}) {
         EXPECT_NE(show.out.find(metric), std::string::npos) << metric;
     }
     EXPECT_EQ(shell("ip -j link show").second.find("nf" + std::to_string(::getpid())), std::string::npos);
@@ -54,7 +54,7 @@ TEST(CliXdpListing, WorkloadsListsTheStatisticsMetrics)
         metrics.push_back(m["name"]);
     }
     for (const char* m :
-         {"pps", "gen_pps", "xsk_rx_ring_full_per_sec", "app_empty_polls_per_sec", "returned_packets_per_sec"}) {
+         {"pps", "offered_pps", "xsk_rx_ring_full_per_sec", "app_empty_polls_per_sec", "returned_packets_per_sec"}) {
         EXPECT_NE(std::find(metrics.begin(), metrics.end(), m), metrics.end()) << m;
     }
 }

@@ -24,6 +24,14 @@ inline std::string hostName()
     return name;
 }
 
+// A copy of a database fixture (tests/data/fixtures/) in `dir`, to open and upgrade.
+inline std::string copyOfFixture(const TempDir& dir, const char* fixture, const std::string& name)
+{
+    std::string path = dir.file(name);
+    std::filesystem::copy_file(fixture, path);
+    return path;
+}
+
 // A pid that belonged to a process which has exited and been reaped.
 inline pid_t deadPid()
 {

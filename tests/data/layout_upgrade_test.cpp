@@ -17,9 +17,7 @@ using test::TempDir;
 
 std::string copyOfFixture(const TempDir& dir)
 {
-    std::string path = dir.file("v7.db");
-    std::filesystem::copy_file(NF_FIXTURE_V7_DB, path);
-    return path;
+    return test::copyOfFixture(dir, NF_FIXTURE_V7_DB, "v7.db");
 }
 
 TEST(LayoutUpgrade, SchemaSevenReadsWithoutPlacements)

@@ -173,7 +173,7 @@ RunData liveRun(double offered, double takenA, double takenB)
     std::normal_distribution<double> noise(0, 0.01);
     RunData d;
     d.variantNames = {"a", "b"};
-    d.layout.quantities = {"packets", "gen_packets", "drops", "elapsed_ns"};
+    d.layout.quantities = {"packets", "offered_packets", "drops", "elapsed_ns"};
     d.layout.metrics = liveMetrics(d.layout.quantities);
     d.samples = RunTable(d.layout.quantities.size());
     double t = 0;

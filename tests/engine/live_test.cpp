@@ -58,8 +58,9 @@ std::vector<std::string> ownLinks()
 
 TEST(LiveMetrics, PpsFirstThenCountersPerPacket)
 {
-    const std::vector<std::string> q = {"packets",   "bytes",         "drops",           "gen_packets", "elapsed_ns",
-                                        "tsc_ticks", "rx_task-clock", "rx_instructions", "rx_cycles",   "cpu_cycles"};
+    const std::vector<std::string> q = {"packets",    "bytes",     "drops",         "offered_packets",
+                                        "elapsed_ns", "tsc_ticks", "rx_task-clock", "rx_instructions",
+                                        "rx_cycles",  "cpu_cycles"};
     const auto metrics = liveMetrics(q);
     ASSERT_GE(metrics.size(), 8u);
     EXPECT_EQ(metrics[0].name, "pps");
@@ -68,7 +69,8 @@ TEST(LiveMetrics, PpsFirstThenCountersPerPacket)
     for (const auto& m : metrics) {
         names.insert(m.name);
     }
-    for (const char* n : {"gen_pps", "drops_per_sec", "rx_task_clock_per_packet", "rx_ipc", "cpu_cycles_per_packet"}) {
+    for (const char* n :
+         {"offered_pps", "drops_per_sec", "rx_task_clock_per_packet", "rx_ipc", "cpu_cycles_per_packet"}) {
         EXPECT_EQ(names.count(n), 1u) << n;
     }
     EXPECT_EQ(names.count("cpu_ipc"), 0u);  // no cpu_instructions
@@ -336,7 +338,7 @@ TEST(LiveRun, TwoVariantsStorePpsPerInterval)
     const auto& data = collector.data();
     EXPECT_EQ(data.layout.metrics.front().name, "pps");
     const int packets = data.layout.quantityIndex(quantity::kPackets);
-    const int sent = data.layout.quantityIndex(quantity::kGenPackets);
+    const int sent = data.layout.quantityIndex(quantity::kOfferedPackets);
     const int elapsed = data.layout.quantityIndex(quantity::kElapsedNs);
     ASSERT_GE(packets, 0);
     ASSERT_GE(sent, 0);
@@ -370,7 +372,7 @@ TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
     ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
     const auto& data = collector.data();
     const auto packets = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kPackets));
-    const auto sent = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kGenPackets));
+    const auto sent = static_cast<std::size_t>(data.layout.quantityIndex(quantity::kOfferedPackets));
     ASSERT_EQ(data.samples.size(), 2u * 2u);
     for (const auto& s : data.samples.toSamples()) {
         EXPECT_GT(s.values[sent], 0) << "variant " << s.variant;

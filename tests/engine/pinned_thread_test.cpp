@@ -247,7 +247,7 @@ private:
 
 class UnpinnedSession final : public LiveSession {
 public:
-    std::vector<std::string> quantities() const override { return {"packets", "bytes", "drops", "gen_packets"}; }
+    std::vector<std::string> quantities() const override { return {"packets", "bytes", "drops", "offered_packets"}; }
     Result<void> start() override
     {
         m_thread = PinnedThread::start("receiver thread", 4000, [](const std::stop_token&) {});

@@ -184,9 +184,9 @@ RunRecord liveRun()
     r.spec.variants = {{"b1", {{"batch", "1"}}}, {"b64", {{"batch", "64"}}}};
     r.spec.chunk = 0.0;
     r.data.variantNames = {"b1", "b64"};
-    r.data.layout.quantities = {quantity::kPackets,     quantity::kBytes, quantity::kDrops,      quantity::kGenPackets,
-                                quantity::kElapsedNs,   "rx_task-clock",  "rx_context-switches", "cpu_task-clock",
-                                "cpu_context-switches", "cpu_page-faults"};
+    r.data.layout.quantities = {
+        quantity::kPackets, quantity::kBytes,      quantity::kDrops, quantity::kOfferedPackets, quantity::kElapsedNs,
+        "rx_task-clock",    "rx_context-switches", "cpu_task-clock", "cpu_context-switches",    "cpu_page-faults"};
     r.data.layout.metrics = liveMetrics(r.data.layout.quantities);
     Noise noise(64);
     for (int rep = 0; rep < 5; ++rep) {
@@ -239,7 +239,7 @@ TEST(ReportGolden, LiveRunRatesStayPositiveAndMultiplesAreNamedOnce)
     // (wrapped, never cut), each metric on one line.
     EXPECT_LE(lineCount(text), 28u) << text;
     EXPECT_EQ(text.find("..."), std::string::npos) << text;
-    for (const auto* name : {"pps", "drops/s", "gen_pps", "rx_task_clock/pkt", "rx_cs/pkt", "cpu_task_clock/pkt",
+    for (const auto* name : {"pps", "drops/s", "offered_pps", "rx_task_clock/pkt", "rx_cs/pkt", "cpu_task_clock/pkt",
                              "cpu_cs/pkt", "cpu_faults/pkt"}) {
         EXPECT_NE(rowOf(text, name).find(" b"), 0u) << name << " has no line of its own:\n" << text;
         EXPECT_GT(rowOf(text, name).size(), 40u) << name << ": its values are not on its line\n" << text;

@@ -139,7 +139,7 @@ TEST(LiveDesign, SaysWhatEachPlaceReceivedAgainstTheFirst)
 TEST(LiveDesign, NamesTheChunksInWhichTheGeneratorOfferedNothing)
 {
     auto r = tradedPlaces();
-    r.data.layout.quantities.push_back(quantity::kGenPackets);
+    r.data.layout.quantities.push_back(quantity::kOfferedPackets);
     auto samples = r.data.samples.toSamples();
     for (auto& s : samples) {
         s.values.push_back(3000);

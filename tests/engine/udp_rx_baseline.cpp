@@ -2,7 +2,7 @@
 // on the same testbed and generator as the udp-rx workload, for bench/udp_rx_overhead.sh to hold
 // udp-rx's pps against.
 // Usage: udp_rx_baseline GENERATOR TX_CPU RX_CPU SECONDS [GRO]
-// Prints one line: "pps <received per second> gen_pps <sent per second>".
+// Prints one line: "pps <received per second> offered_pps <sent per second>".
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -94,7 +94,7 @@ int main(int argc, char** argv)
     (*gen)->stop();
     stop = true;
     rx.join();
-    std::printf("pps %.0f gen_pps %.0f\n", static_cast<double>(r1 - r0) / elapsed,
+    std::printf("pps %.0f offered_pps %.0f\n", static_cast<double>(r1 - r0) / elapsed,
                 static_cast<double>(g1 - g0) / elapsed);
     return 0;
 }

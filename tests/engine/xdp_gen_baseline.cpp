@@ -1,7 +1,7 @@
 // A benchmark, not a test: the xdp-live generator against the minimal one (min_xdp_gen.h), each
 // alone, on the same testbed, into the same sink (XDP_DROP on the receiving end), for
 // bench/live_speed.sh. Usage: xdp_gen_baseline min|tool TX_CPU SECONDS [FRAMES_PER_CALL]
-// Prints one line: "gen_pps <frames offered per second>".
+// Prints one line: "offered_pps <frames offered per second>".
 
 #include <chrono>
 #include <cstdio>
@@ -73,6 +73,6 @@ int main(int argc, char** argv)
     const auto t1 =
         t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(elapsed));
     const double pps = tool ? static_cast<double>(s1 - s0) / elapsed : minimal.rate(t0, t1);
-    std::printf("gen_pps %.0f stop_ms %.1f\n", pps, stopMs);
+    std::printf("offered_pps %.0f stop_ms %.1f\n", pps, stopMs);
     return 0;
 }

@@ -3,7 +3,7 @@
 // as the xdp-rx workload, for bench/xdp_rx_overhead.sh and bench/live_speed.sh to hold xdp-rx's pps
 // against. GENERATOR is the tool's (xdp-live, sendmmsg) or the minimal one (min, min_xdp_gen.h).
 // Usage: xdp_rx_baseline GENERATOR TX_CPU RX_CPU SECONDS MODE BUSY_POLL
-// Prints one line: "pps <received per second> gen_pps <sent per second>".
+// Prints one line: "pps <received per second> offered_pps <sent per second>".
 
 #include <sys/socket.h>
 
@@ -115,6 +115,6 @@ int main(int argc, char** argv)
     const auto t1 =
         t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(elapsed));
     const double genPps = *gen ? static_cast<double>(g1 - g0) / elapsed : minimal.rate(t0, t1);
-    std::printf("pps %.0f gen_pps %.0f\n", static_cast<double>(r1 - r0) / elapsed, genPps);
+    std::printf("pps %.0f offered_pps %.0f\n", static_cast<double>(r1 - r0) / elapsed, genPps);
     return 0;
 }

@@ -116,14 +116,14 @@ double value(const Sample& s, const RunLayout& layout, const char* quantity)
 
 TEST(XdpRxMetrics, SocketAndAppStatisticsAreRates)
 {
-    std::vector<std::string> q = {quantity::kPackets,       quantity::kGenPackets,    quantity::kXskRxDropped,
-                                  quantity::kXskRxRingFull, quantity::kAppEmptyPolls, quantity::kElapsedNs};
+    std::vector<std::string> q = {quantity::kPackets,       quantity::kOfferedPackets, quantity::kXskRxDropped,
+                                  quantity::kXskRxRingFull, quantity::kAppEmptyPolls,  quantity::kElapsedNs};
     std::set<std::string> names;
     for (const auto& m : liveMetrics(q)) {
         names.insert(m.name);
     }
     for (const char* n :
-         {"pps", "gen_pps", "xsk_rx_dropped_per_sec", "xsk_rx_ring_full_per_sec", "app_empty_polls_per_sec"}) {
+         {"pps", "offered_pps", "xsk_rx_dropped_per_sec", "xsk_rx_ring_full_per_sec", "app_empty_polls_per_sec"}) {
         EXPECT_EQ(names.count(n), 1u) << n;
     }
     EXPECT_EQ(names.count("xsk_tx_invalid_descs_per_sec"), 0u) << "only quantities that are present";
@@ -148,7 +148,7 @@ TEST(XdpRx, RxdropInSkbAndNativeModeReceivesAndTheCountsAddUp)
     for (const auto& s : data.samples.toSamples()) {
         const double packets = value(s, data.layout, quantity::kPackets);
         const double drops = value(s, data.layout, quantity::kDrops);
-        const double gen = value(s, data.layout, quantity::kGenPackets);
+        const double gen = value(s, data.layout, quantity::kOfferedPackets);
         EXPECT_GT(packets, 0) << "variant " << s.variant;
         EXPECT_NEAR(gen, packets + drops, kInFlight) << "variant " << s.variant << " sample " << s.index;
         sent[s.variant] += gen;
