@@ -147,6 +147,28 @@ nlohmann::json parseJson(const std::string& text)
     return json.is_discarded() ? nlohmann::json() : json;
 }
 
+// A file read as it is from before schema 9 names the generator's count as migration 9 renames it
+// (gen_packets, gen_pps): read under the names every later run has, so that it compares with them.
+void renameOfferedCount(engine::RunRecord& run)
+{
+    const auto renamed = [](std::string& name, const char* from, const char* to) {
+        if (name == from) {
+            name = to;
+        }
+    };
+    for (auto& q : run.data.layout.quantities) {
+        renamed(q, "gen_packets", engine::quantity::kOfferedPackets);
+    }
+    for (auto& m : run.data.layout.metrics) {
+        if (m.name == "gen_pps") {
+            m.name = "offered_pps";
+            m.description = "packets the generator offered per second (sent, or XDP_TX verdicts)";
+        }
+        renamed(m.numerator, "gen_packets", engine::quantity::kOfferedPackets);
+    }
+    renamed(run.spec.primaryMetric, "gen_pps", "offered_pps");
+}
+
 Result<void> loadLayout(Database& db, engine::RunRecord& run)
 {
     engine::RunData& data = run.data;
@@ -415,6 +437,9 @@ Result<engine::RunRecord> loadRun(Database& db, std::int64_t id)
         run.environment = engine::RunEnvironment::fromJson(parseJson(NF_TRY(row.get<std::string>("environment_json"))));
     }
     NF_TRY(loadLayout(db, run));
+    if (NF_TRY(storedSchemaVersion(db)) < 9) {
+        renameOfferedCount(run);
+    }
     NF_TRY(loadSamples(db, run));
     NF_TRY(loadDecision(db, run));
     NF_TRY(loadWarnings(db, run));

@@ -276,6 +276,9 @@ void addAnalysisOptions(CLI::App* sub, engine::AnalysisOptions& o, bool& noHolm)
         "Effect in percent to size n_needed for (default: the observed delta)");
     sub->add_flag("--drop-outliers", o.dropOutliers, "Leave out outliers (modified z-score > 3.5); the report says so");
     sub->add_flag("--no-holm", noHolm, "No Holm correction across the metrics of one comparison");
+    sub->add_flag("--allow-invalid", o.allowInvalid,
+                  "Live tests: keep the verdict of a comparison the validity rules call invalid (generator-bound, "
+                  "receive CPU not saturated, losses elsewhere, state drift), with the reasons as warnings");
 }
 
 Command addCompareCommand(CLI::App& app, Context& ctx)

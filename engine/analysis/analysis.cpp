@@ -162,6 +162,42 @@ void keptUpWarning(const AnalysisInput& in, std::vector<std::string>& warnings)
         100 * kKeptUpShare, fmt::join(each, ", ")));
 }
 
+// Judges one comparison of a live run by the run's validity reasons that concern its variants: a
+// reason makes it invalid unless it concerns rates only and the metric is not one (then it is
+// stated beside the verdict). With --allow-invalid the verdict stands and the reasons are warnings.
+void applyValidity(MetricComparison& mc, const MetricSpec& metric, const RunValidity& validity, bool allowInvalid)
+{
+    auto& v = mc.result.validity;
+    v.assessed = true;
+    for (const auto& r : validity.reasons) {
+        const bool concerns =
+            r.variants.empty() || std::find_if(r.variants.begin(), r.variants.end(), [&](const std::string& name) {
+                                      return name == mc.baseline || name == mc.candidate;
+                                  }) != r.variants.end();
+        if (!concerns) {
+            continue;
+        }
+        ValidityFinding finding{std::string(toString(r.code)), r.text};
+        if (r.rateOnly && !isRateMetric(metric)) {
+            v.stated.push_back(std::move(finding));
+        } else {
+            v.valid = false;
+            v.reasons.push_back(std::move(finding));
+        }
+    }
+    if (v.valid) {
+        return;
+    }
+    if (allowInvalid) {
+        for (const auto& r : v.reasons) {
+            mc.result.warnings.push_back("invalid test, verdict kept (--allow-invalid): " + r.text);
+        }
+        return;
+    }
+    mc.result.verdict = Verdict::Invalid;
+    mc.result.verdictReason = v.reasons.front().text;
+}
+
 // The statistics work in units of the baseline (scale-free), but the per-variant summaries are in
 // the values' own units. Within 1e-150..1e150 every value and its square are normal doubles, so
 // nothing under- or overflows; beyond it a value is refused rather than analysed wrong.
@@ -265,7 +301,9 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                               "median chunk)",
                               in.preemptedChunks, in.chunks, pct));
     }
-    keptUpWarning(in, a.warnings);
+    if (!in.validity.cpuTimeKnown) {  // else the validity rules decide from the CPUs' work
+        keptUpWarning(in, a.warnings);
+    }
     for (std::size_t m = 0; m < in.metrics.size(); ++m) {
         for (std::size_t v = 0; v < in.variants.size(); ++v) {
             if (const auto* s = summaryAt(in, m, v)) {
@@ -378,6 +416,11 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                 members.push_back({&a.comparisons[i].result, metricOf[i - first]});
             }
             decideFamily(members, 0, o.compare, o.holm, same, again);
+        }
+        if (in.validity.cpuTimeKnown || !in.validity.reasons.empty()) {
+            for (std::size_t i = first; i < a.comparisons.size(); ++i) {
+                applyValidity(a.comparisons[i], in.metrics[metricOf[i - first]], in.validity, o.allowInvalid);
+            }
         }
     }
     return a;

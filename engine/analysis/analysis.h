@@ -9,6 +9,7 @@
 #include "engine/analysis/across_runs.h"
 #include "engine/analysis/chunk_cut.h"
 #include "engine/analysis/comparison.h"
+#include "engine/analysis/validity.h"
 #include "engine/model/metric.h"
 #include "engine/model/run_data.h"
 #include "engine/stats/descriptive.h"
@@ -35,8 +36,10 @@ struct AnalysisInput {
     std::size_t preemptedChunks = 0;
     bool keptPreempted = false;  // a variant lost more than 90% of its chunks: none were left out
     // Live runs: per variant, the share of the packets the generator offered that the receiver took
-    // (packets / gen_packets over the run). Empty when the run has no generator count.
+    // (packets / offered_packets over the run). Empty when the run has no generator count.
     std::vector<double> receivedShare;
+    // Live runs: whether the test measured what its metrics say (engine/analysis/validity.h).
+    RunValidity validity;
     // Runs stored as summaries (perf stat -r N): summaries[m][v] is variant v's, unset for a variant
     // whose values were kept. Empty when no variant comes from summaries.
     std::vector<std::vector<std::optional<SummaryStats>>> summaries;
@@ -98,6 +101,8 @@ struct AnalysisOptions {
     // with the margin and alpha it decided with.
     bool marginGiven = false;
     bool alphaGiven = false;
+    // --allow-invalid: an invalid live test keeps its verdict, the reasons become warnings.
+    bool allowInvalid = false;
 };
 
 struct VariantStats {

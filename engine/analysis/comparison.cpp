@@ -117,6 +117,7 @@ std::string_view toString(Verdict verdict)
         case Verdict::Negligible: return "negligible";
         case Verdict::Equivalent: return "equivalent";
         case Verdict::Inconclusive: return "inconclusive";
+        case Verdict::Invalid: return "invalid";
     }
     return "inconclusive";
 }

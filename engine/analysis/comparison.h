@@ -11,13 +11,15 @@
 
 namespace nf::engine {
 
-// The four verdicts, defined once (decide() below; the run-until-decided sequence uses the same
+// The verdicts, defined once (decide() below; the run-until-decided sequence uses the same
 // words on its confidence sequence):
 // - different: the interval excludes 0 and is not inside +-margin: a difference that can matter;
 // - negligible: the interval excludes 0 and lies inside +-margin: real, and smaller than matters;
 // - equivalent: the interval contains 0 and the 1 - 2 alpha (TOST) interval lies inside +-margin;
-// - inconclusive: neither shown.
-enum class Verdict { Different, Negligible, Equivalent, Inconclusive };
+// - inconclusive: neither shown;
+// - invalid: the live test did not measure what the metric says (engine/analysis/validity.h), set
+//   after the other rules whatever they found; `--allow-invalid` keeps their verdict.
+enum class Verdict { Different, Negligible, Equivalent, Inconclusive, Invalid };
 std::string_view toString(Verdict verdict);
 // A difference was shown (different or negligible): what an A/A error rate counts.
 bool foundDifference(Verdict verdict);
@@ -37,6 +39,23 @@ struct LayoutCell {
     std::size_t pairs = 0;
     double deltaPct = 0;
     bool leftOut = false;  // too few pairs beside the other cells to stand for a placement
+};
+
+// One reason a live test is not valid (engine/analysis/validity.h): its code
+// ("generator_bound", "rx_not_saturated", "loss_elsewhere", "state_drift") and what was found.
+struct ValidityFinding {
+    std::string code;
+    std::string text;
+};
+
+// Whether a live comparison measured what its metric says. `reasons` make it invalid; `stated`
+// are reasons that apply to other metrics of the test (a rate's, beside a per-packet cost), said
+// beside a verdict that stands.
+struct ComparisonValidity {
+    bool assessed = false;  // a live run whose validity was judged
+    bool valid = true;
+    std::vector<ValidityFinding> reasons{};
+    std::vector<ValidityFinding> stated{};
 };
 
 struct Comparison {
@@ -79,6 +98,7 @@ struct Comparison {
     // Across builds: what the layout spread was measured on ("vanilla against its rebuild
     // vanilla-rebuilt", or a calibration's date and labels); "" for placements inside a run.
     std::string layoutSource;
+    ComparisonValidity validity{};
 };
 
 // Paired design: base[i] and cand[i] were measured side by side (adjacent chunks). Works on the

@@ -46,6 +46,7 @@ std::string shortVerdict(const Comparison& r)
         case Verdict::Different: return "different";
         case Verdict::Negligible: return "negligible";
         case Verdict::Equivalent: return "equivalent";
+        case Verdict::Invalid: return "invalid";
         case Verdict::Inconclusive: break;
     }
     return "~";

@@ -232,6 +232,11 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
         }
     }
     addLayoutSpread(a, lines);
+    for (const auto& v : validityLines(a)) {
+        for (auto& line : wrap("! " + v, kWidth, "  ")) {
+            lines.push_back(std::move(line));
+        }
+    }
     for (const auto& d : ctx.designLines) {
         add(d);
     }

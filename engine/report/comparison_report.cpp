@@ -199,6 +199,7 @@ Result<AnalysisInput> choicesInput(const std::vector<RunChoice>& choices, const 
     if (const auto* only = oneRun(choices)) {
         auto input = NF_TRY(analysisInput(only->data, only->spec.interleaved(), metrics));
         input.layoutsPlanned = only->spec.layouts.value_or(0);
+        input.validity = assessValidity(only->data, only->variantParams);
         if (const auto variants = chosenOf(choices); !variants.empty()) {
             if (auto kept = keepVariants(input, variants); !kept) {
                 return Error{"run " + std::to_string(only->row.id) + ": " + kept.error().message};
@@ -236,6 +237,9 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
             report.context.designLines.push_back(leftOutLine(run.data.variantNames, variants));
         }
         describeMetrics(report.context, input, run.data.layout, metrics);
+        for (const auto& work : input.validity.cpuWork) {
+            report.context.designLines.push_back("CPU work, " + work);
+        }
         report.breakdownVariants = input.variants;
         // The run's decision (--until decided) was made on all its variants, in their order.
         report.decision = variants.empty() || variants == run.data.variantNames ? run.decision : std::nullopt;

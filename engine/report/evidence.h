@@ -93,6 +93,13 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& opt
 // "(incomplete: 5 of 8 placements)" when a run measured fewer placements than planned; "" otherwise.
 std::string layoutSpreadText(const Comparison& r);
 
+// The validity block of a live run's comparisons (engine/analysis/validity.h), one line per
+// reason: "invalid (generator_bound) for pps, bytes_per_sec: ..." for each reason that made
+// comparisons invalid, "kept with --allow-invalid" when it did not, and one line naming the metrics
+// that keep their verdicts beside a rate's reason. Empty when every comparison was valid or the
+// run's validity was not judged.
+std::vector<std::string> validityLines(const Analysis& analysis);
+
 // "different: slower", "equivalent" or "inconclusive".
 std::string verdictWord(const MetricComparison& c);
 

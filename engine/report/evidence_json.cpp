@@ -71,6 +71,25 @@ void addLayoutSpread(const Comparison& r, nlohmann::json& j)
     }
 }
 
+// Live runs whose validity was judged: {valid, reasons: [{code, text}]}, and the reasons that
+// concern other metrics, stated beside a verdict that stands.
+void addValidity(const Comparison& r, nlohmann::json& j)
+{
+    if (!r.validity.assessed) {
+        return;
+    }
+    const auto findings = [](const std::vector<ValidityFinding>& list) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& f : list) {
+            out.push_back({{"code", f.code}, {"text", f.text}});
+        }
+        return out;
+    };
+    j["validity"] = {{"valid", r.validity.valid},
+                     {"reasons", findings(r.validity.reasons)},
+                     {"stated", findings(r.validity.stated)}};
+}
+
 nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& options)
 {
     const auto& r = c.result;
@@ -113,6 +132,7 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"warnings", r.warnings},
                         {"design_levels", r.levels}};
     addLayoutSpread(r, j);
+    addValidity(r, j);
     if (r.design == Design::Independent) {
         j["p_welch"] = optionalNumber(r.pWelch);
         j["p_mwu"] = optionalNumber(r.pMwu);

@@ -297,6 +297,70 @@ std::string layoutSpreadText(const Comparison& r)
             : "");
 }
 
+std::vector<std::string> validityLines(const Analysis& a)
+{
+    // Each reason once, with the metrics it made invalid and those it left standing, in the
+    // order of the comparisons.
+    struct Seen {
+        ValidityFinding finding;
+        std::vector<std::string> invalid;
+        std::vector<std::string> standing;
+    };
+    std::vector<Seen> seen;
+    const auto note = [&](const ValidityFinding& f, const std::string& metric, bool invalid) {
+        auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& s) { return s.finding.text == f.text; });
+        if (it == seen.end()) {
+            seen.push_back({f, {}, {}});
+            it = seen.end() - 1;
+        }
+        auto& list = invalid ? it->invalid : it->standing;
+        if (std::find(list.begin(), list.end(), metric) == list.end()) {
+            list.push_back(metric);
+        }
+    };
+    for (const auto& c : a.comparisons) {
+        if (!c.primary) {
+            continue;
+        }
+        for (const auto& f : c.result.validity.reasons) {
+            note(f, c.metric, true);
+        }
+        for (const auto& f : c.result.validity.stated) {
+            note(f, c.metric, false);
+        }
+    }
+    std::vector<std::string> metrics;
+    for (const auto& c : a.comparisons) {
+        if (c.primary && std::find(metrics.begin(), metrics.end(), c.metric) == metrics.end()) {
+            metrics.push_back(c.metric);
+        }
+    }
+    std::vector<std::string> lines;
+    std::vector<std::string> rateOnly;  // codes whose reasons left other metrics' verdicts standing
+    std::size_t standing = 0;
+    for (const auto& s : seen) {
+        if (s.invalid.empty()) {
+            continue;
+        }
+        lines.push_back(fmt::format(
+            "{} ({}) for {}: {}", a.options.allowInvalid ? "invalid test, verdicts kept (--allow-invalid)" : "invalid",
+            s.finding.code,
+            s.invalid.size() == metrics.size() && metrics.size() > 1 ? std::string("every metric")
+                                                                     : fmt::format("{}", fmt::join(s.invalid, ", ")),
+            s.finding.text));
+        if (!s.standing.empty() && std::find(rateOnly.begin(), rateOnly.end(), s.finding.code) == rateOnly.end()) {
+            rateOnly.push_back(s.finding.code);
+            standing = std::max(standing, s.standing.size());
+        }
+    }
+    if (!rateOnly.empty()) {
+        lines.push_back(fmt::format("{} concern{} rates only: the other {} metric{} keep their verdicts",
+                                    fmt::join(rateOnly, " and "), rateOnly.size() == 1 ? "s" : "", standing,
+                                    standing == 1 ? "" : "s"));
+    }
+    return lines;
+}
+
 std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
 {
     const double alpha = o.alpha;
@@ -326,6 +390,10 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& o)
             return fmt::format("equivalent: {} vs {} lies within {} ({} CI), inside the +-{:g}% margin", c.candidate,
                                c.baseline, percentInterval(r.tost.ci.low, r.tost.ci.high), levelText(r.tost, 2 * alpha),
                                o.marginPct);
+        case Verdict::Invalid:
+            return fmt::format("invalid: {}; measured {} {} ({} CI {}), not a verdict", r.verdictReason, c.metric,
+                               signedPct(r.interval.estimatePct), level,
+                               percentInterval(r.interval.ci.low, r.interval.ci.high));
         case Verdict::Inconclusive: break;
     }
     std::string text = fmt::format("no difference proven at {}", levelText(r.interval, alpha));
@@ -396,6 +464,12 @@ void writeEvidenceText(const Analysis& a, const EvidenceContext& ctx, std::ostre
             if (c.metric == metric) {
                 writeComparison(a, c, ctx.logScaleIntervals, out);
             }
+        }
+    }
+    if (const auto validity = validityLines(a); !validity.empty()) {
+        out << "\nvalidity of the test:\n";
+        for (const auto& line : validity) {
+            emit(out, "  - " + line, "    ");
         }
     }
     std::vector<std::string> warnings = a.warnings;

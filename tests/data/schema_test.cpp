@@ -50,7 +50,7 @@ TEST(Schema, MigrateSetsUserVersionAndCreatesTables)
     auto db = openStore(dir.file("runs.db"));
     ASSERT_TRUE(db.ok()) << db.error().message;
     EXPECT_EQ(pragma(*db, "user_version"), schemaVersion());
-    EXPECT_EQ(schemaVersion(), 8);
+    EXPECT_EQ(schemaVersion(), 9);
     for (const char* table : {"runs", "variants", "quantities", "metrics", "repetitions", "samples", "run_warnings",
                               "summaries", "run_noise_floors", "decisions", "decision_looks"})
         EXPECT_TRUE(hasTable(*db, table)) << table;

@@ -1,5 +1,5 @@
 // A database written by the release before validity (tests/data/fixtures/schema_v8.db, schema 8)
-// opens read-only as it is, its generator count under the old name, and upgrades (migration 9):
+// opens read-only as it is, its generator count read under the new name, and upgrades (migration 9):
 // gen_packets and gen_pps become offered_packets and offered_pps with every value where it was,
 // and each repetition can store the tested settings read before and after it.
 
@@ -37,8 +37,14 @@ TEST(StateUpgrade, SchemaEightReadsAsItWas)
     EXPECT_EQ(*storedSchemaVersion(*db), 8);
     auto live = loadRun(*db, 1);
     ASSERT_TRUE(live.ok()) << live.error().message;
-    EXPECT_TRUE(hasQuantity(*live, "gen_packets"));
+    EXPECT_TRUE(hasQuantity(*live, "offered_packets"));
+    EXPECT_TRUE(hasMetric(*live, "offered_pps"));
+    EXPECT_FALSE(hasMetric(*live, "gen_pps"));
     EXPECT_TRUE(live->data.testedStates.empty());
+    // The file itself was not touched.
+    auto names = db->query<std::string>("SELECT name FROM quantities WHERE name = 'gen_packets'");
+    ASSERT_TRUE(names.ok());
+    EXPECT_EQ(names->size(), 1U);
 }
 
 TEST(StateUpgrade, UpgradeRenamesTheOfferedCountAndStoresTestedSettings)
@@ -51,7 +57,7 @@ TEST(StateUpgrade, UpgradeRenamesTheOfferedCountAndStoresTestedSettings)
         ASSERT_TRUE(db.ok());
         auto live = loadRun(*db, 1);
         ASSERT_TRUE(live.ok());
-        const auto q = static_cast<std::size_t>(live->data.layout.quantityIndex("gen_packets"));
+        const auto q = static_cast<std::size_t>(live->data.layout.quantityIndex("offered_packets"));
         const auto column = live->data.samples.column(q);
         offeredBefore.assign(column.begin(), column.end());
     }
