@@ -194,6 +194,7 @@ std::string describeSpare(const CpuWork& w)
 std::string describeAll(const std::vector<const CpuWork*>& cpus)
 {
     std::vector<std::string> each;
+    each.reserve(cpus.size());
     for (const auto* w : cpus) {
         each.push_back(describeSpare(*w));
     }
@@ -210,6 +211,7 @@ void cpuRules(const RunData& data, const nlohmann::json& params, std::size_t v, 
     }
     out.cpuTimeKnown = true;
     std::vector<std::string> each;
+    each.reserve(work.size());
     for (const auto& w : work) {
         each.push_back(describe(w));
     }
