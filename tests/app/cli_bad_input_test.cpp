@@ -84,6 +84,8 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         {{"run", "spin", "--order", "sideways"}, 2, "--order sideways"},
         {{"run", "spin", "--counters", "warp-drive"}, 2, "unknown counter 'warp-drive'"},
         {{"run", "spin", "--seed", "x"}, 2, "--seed"},
+        {{"run", "spin", "--counters-mode", "bogus"}, 2, "--counters-mode 'bogus': expected user"},
+        {{"run", "spin", "--counters-mode", ""}, 2, "--counters-mode"},
         {{"run", "spin", "--bogus"}, 2, "--bogus"},
         {{"show", "999"}, 1, "no run 999"},
         {{"show", "abc"}, 2, "RUN 'abc'"},
