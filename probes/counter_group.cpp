@@ -162,6 +162,7 @@ struct CounterGroup::Impl {
     };
 
     CounterTarget target;
+    CounterMode mode = CounterMode::UserAndKernel;
     std::vector<std::string> names;
     std::vector<bool> hardware;
     std::vector<UnsupportedEvent> unsupported;
@@ -202,6 +203,10 @@ struct CounterGroup::Impl {
             attr.disabled = 1;
         }
         attr.exclude_hv = spec.hardware ? 1 : 0;  // the msr PMU rejects any exclude bit
+        // Software events never: the kernel counts them in kernel code (a context switch with
+        // exclude_kernel counts 0).
+        const bool userMode = spec.hardware && mode == CounterMode::User;
+        attr.exclude_kernel = userMode ? 1 : 0;
         attr.read_format = kReadFormat;
         Opened opened;
         opened.fd = perfEventOpen(&attr, pid(), cpu(), groupFd);
@@ -209,7 +214,7 @@ struct CounterGroup::Impl {
             return opened;
         }
         opened.err = errno;
-        if (opened.err == EACCES || opened.err == EPERM) {
+        if (!userMode && (opened.err == EACCES || opened.err == EPERM)) {
             attr.exclude_kernel = 1;
             const int fd = perfEventOpen(&attr, pid(), cpu(), groupFd);
             if (fd >= 0) {
@@ -383,11 +388,12 @@ CounterGroup& CounterGroup::operator=(CounterGroup&&) noexcept = default;
 CounterGroup::~CounterGroup() = default;
 
 Result<CounterGroup> CounterGroup::open(const std::vector<EventSpec>& events, CounterTarget target,
-                                        const SimulatedPmu* simulated)
+                                        const SimulatedPmu* simulated, CounterMode mode)
 {
     NF_TRY(checkTarget(target));
     auto impl = std::make_unique<Impl>();
     impl->target = target;
+    impl->mode = mode;
     impl->openAll(events, simulated);
     impl->enableAll(events);
     impl->assignSlots(events);
@@ -421,6 +427,11 @@ const CounterTarget& CounterGroup::target() const
 bool CounterGroup::simulated() const
 {
     return m_impl && m_impl->simulated.has_value();
+}
+
+CounterMode CounterGroup::mode() const
+{
+    return m_impl ? m_impl->mode : CounterMode::UserAndKernel;
 }
 
 const std::vector<bool>& CounterGroup::hardware() const

@@ -27,6 +27,14 @@ struct CounterTarget {
     std::string describe() const;  // "thread 1234", "cpu 3"
 };
 
+// In which modes the hardware events count. Software events (task-clock, context-switches, ...)
+// count user and kernel mode in either: the kernel counts them in kernel code, so excluding the
+// kernel would make context-switches read 0 and hide every switch from the clean-chunk rule.
+enum class CounterMode {
+    UserAndKernel,
+    User,  // hardware events with exclude_kernel: interrupts and ticks on the thread are not in them
+};
+
 // Why an event is not counted.
 struct UnsupportedEvent {
     std::string name;
@@ -59,9 +67,10 @@ void scaledDeltas(const CounterReading& a, const CounterReading& b, std::vector<
 
 // Counters opened as perf event groups (software events in one group, hardware events in groups of
 // at most kMaxHardwarePerGroup so that each group fits the PMU), read with
-// PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING. Kernel and user mode are counted;
-// where the kernel refuses kernel-mode counting (EACCES with perf_event_paranoid >= 2), the counter
-// is opened user-only, keeps its name and is listed in userOnly().
+// PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING. Kernel and user mode are counted,
+// but for hardware events in CounterMode::User; where the kernel refuses kernel-mode counting
+// (EACCES with perf_event_paranoid >= 2), the counter is opened user-only, keeps its name and is
+// listed in userOnly() (a hardware event asked for in user mode is not listed: nothing was refused).
 // With a SimulatedPmu, the events it makes up (simulated_pmu.h) come from it instead of the kernel,
 // other hardware events are unsupported, and software events and the msr PMU's tsc still count.
 // An event that will not open is listed in unsupported() with the reason; the others still count.
@@ -73,7 +82,8 @@ public:
     // Opens and enables the counters. Fails only for an invalid target (no such thread or CPU);
     // events that do not open are listed in unsupported() and the rest count.
     static Result<CounterGroup> open(const std::vector<EventSpec>& events, CounterTarget target,
-                                     const SimulatedPmu* simulated = nullptr);
+                                     const SimulatedPmu* simulated = nullptr,
+                                     CounterMode mode = CounterMode::UserAndKernel);
 
     CounterGroup(CounterGroup&&) noexcept;
     CounterGroup& operator=(CounterGroup&&) noexcept;
@@ -86,6 +96,7 @@ public:
     const std::vector<std::string>& userOnly() const;  // counters the kernel let count user mode only
     const CounterTarget& target() const;
     bool simulated() const;
+    CounterMode mode() const;  // as asked for at open()
     // Per counter in names() order: whether it takes a PMU counter and can be multiplexed.
     const std::vector<bool>& hardware() const;
 

@@ -34,7 +34,9 @@ int runCleanup(bool dryRun)
         bool any = false;
         for (const auto& l : found) {
             if (l.state == LeftoverState::Remove) {
-                std::cout << (l.kind == "xdp" ? "would detach " : "would remove ")
+                std::cout << (l.kind == "xdp"    ? "would detach "
+                              : l.kind == "napi" ? "would put back "
+                                                 : "would remove ")
                           << terminalText(l.kind + " " + l.name) << " (" << terminalText(l.why) << ")\n";
                 any = true;
             }

@@ -43,6 +43,13 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
             }
         }
     }
+    if (o.countersModeGiven) {
+        auto mode = engine::parseCountersMode(o.countersMode);
+        if (!mode) {
+            return Error{"--counters-mode " + mode.error().message};
+        }
+        spec.countersMode = *mode;
+    }
     auto pmu = engine::parsePmu(o.pmu);
     if (!pmu) {
         return Error{"--pmu " + pmu.error().message};
@@ -136,6 +143,12 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                     "Counters, comma separated (default: cycles, instructions, "
                     "branches, branch-misses, cache-misses, task-clock, "
                     "context-switches, cpu-migrations, page-faults)");
+    sub->add_option("--counters-mode", o.countersMode,
+                    "user: hardware counters count user mode only (kernel excluded: interrupts and ticks are not "
+                    "in a variant's counts); all: user and kernel mode. Default: user for in-process workloads, "
+                    "all for live tests and command. Software counters (context-switches, ...) count both either "
+                    "way")
+        ->each([&o](const std::string&) { o.countersModeGiven = true; });
     sub->add_option("--pmu", o.pmu,
                     "Where cycles, instructions, branches, branch-misses and cache-misses come from: perf (the "
                     "kernel) or simulated[:running=F,period_ms=P,fail_read=N], made-up counts that test the counter "

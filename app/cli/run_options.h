@@ -19,6 +19,8 @@ struct RunOptions {
     std::string cpus;
     std::string counters;
     std::string pmu = "perf";
+    std::string countersMode;        // "user", "all"
+    bool countersModeGiven = false;  // else the workload's default
     std::string order = "interleaved";
     double chunk = 0;
     bool chunkGiven = false;
@@ -37,7 +39,7 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o);
 std::string optionName(engine::SpecField field);
 
 // Adds the workload argument and -p, --reps, --duration, --warmup, --interval, --chunk, --cpu,
-// --share-cpus, --counters, --pmu, --seed, --label; with `variants`, also --variant and --order.
+// --share-cpus, --counters, --counters-mode, --pmu, --seed, --label; with `variants`, also --variant and --order.
 void addRunOptions(CLI::App* sub, RunOptions& o, bool variants);
 
 }  // namespace nf::cli

@@ -108,7 +108,8 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     if (first.workload->kind != engine::WorkloadKind::Live) {  // live workloads name their CPUs themselves
         out << "  measuring on CPU " << base::formatCpuList(s.cpus) << '\n';
     }
-    out << "  counters " << join(s.counters, ", ") << (s.pmu.simulated ? " (hardware ones SIMULATED)" : "") << '\n';
+    out << "  counters " << join(s.counters, ", ") << (s.pmu.simulated ? " (hardware ones SIMULATED)" : "")
+        << "; hardware events in " << engine::describe(s.countersMode.value_or(engine::CountersMode::All)) << '\n';
     out << "  label '" << s.label << "'; "
         << (seedGiven ? "seed " + std::to_string(*s.seed) : std::string("seed drawn when the run starts")) << '\n';
     for (const auto& p : prepared) {
@@ -133,14 +134,16 @@ int printPlanJson(const std::vector<engine::ExperimentSpec>& specs, std::ostream
     }
     std::sort(cpus.begin(), cpus.end());
     cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-    const nlohmann::json j = {{"time",
-                               {{"text", engine::planTimeText(plan)},
-                                {"total_s", plan.total()},
-                                {"at_most", plan.atMost},
-                                {"points", plan.points}}},
-                              {"cpus", cpus},
-                              {"layouts", prepared->front().spec.layouts.value_or(0)},
-                              {"cpus_in_use", engine::cpusInUse(cpus)}};
+    const nlohmann::json j = {
+        {"time",
+         {{"text", engine::planTimeText(plan)},
+          {"total_s", plan.total()},
+          {"at_most", plan.atMost},
+          {"points", plan.points}}},
+        {"cpus", cpus},
+        {"layouts", prepared->front().spec.layouts.value_or(0)},
+        {"counters_mode", engine::toString(prepared->front().spec.countersMode.value_or(engine::CountersMode::All))},
+        {"cpus_in_use", engine::cpusInUse(cpus)}};
     out << j.dump(2) << '\n';
     return 0;
 }

@@ -389,6 +389,11 @@ void checkLiveChunk(bool chunkGiven, const WorkloadDescriptor& w, const std::vec
 
 }  // namespace
 
+CountersMode defaultCountersMode(const WorkloadDescriptor& w)
+{
+    return w.kind == WorkloadKind::InProcess ? CountersMode::User : CountersMode::All;
+}
+
 std::string_view toString(SpecField field)
 {
     switch (field) {
@@ -453,6 +458,9 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     checkUntil(spec, *w, check);
     checkPrimary(spec, *w, check);
     checkLayouts(spec, *w, check);
+    if (!spec.countersMode) {
+        spec.countersMode = defaultCountersMode(*w);
+    }
     if (spec.until && result.ok()) {
         spec.repetitions = untilRepetitions(spec);
     }

@@ -62,7 +62,8 @@ std::string describe(const SpecProblem& problem, std::string_view fieldName);
 struct CheckedExperiment {
     const WorkloadDescriptor* workload = nullptr;
     // One spec per sweep point (one without a sweep), resolved: a "default" variant when none was
-    // given, the workload's chunk when none was set, the run's CPU when none was chosen.
+    // given, the workload's chunk when none was set, the run's CPU when none was chosen, the workload's
+    // counting mode when none was asked for.
     std::vector<ExperimentSpec> points;
     std::vector<std::vector<ParamSet>> params;  // per point, per variant
 };
@@ -72,6 +73,10 @@ struct SpecCheck {
     CheckedExperiment experiment;       // filled when there are no problems
     bool ok() const { return problems.empty(); }
 };
+
+// The counting mode of a workload's hardware counters when --counters-mode is not given: user mode
+// for in-process call loops, user and kernel mode for live tests and commands (CountersMode).
+CountersMode defaultCountersMode(const WorkloadDescriptor& w);
 
 // Whether the variants run different code: they differ in a parameter that selects it
 // (ParamSpec::selectsCode), so that where the code sits is a factor of their comparison.

@@ -10,6 +10,8 @@ namespace nf::engine::catalog {
 
 namespace {
 
+constexpr std::int64_t kBusyPollUs = 20;  // busy_poll_us's default
+
 bool powerOfTwo(std::int64_t v)
 {
     return v > 0 && std::has_single_bit(static_cast<std::uint64_t>(v));
@@ -28,6 +30,12 @@ Result<void> checkXdpRx(const ParamSet& p, const CheckContext& ctx)
     }
     if (batch > ringSize) {
         return Error{"batch=" + std::to_string(batch) + ": larger than ring_size=" + std::to_string(ringSize)};
+    }
+    // Without busy polling they would set nothing: a setting given there is a mistake, said so.
+    if (p.integer("busy_poll") == 0 &&
+        (p.integer("busy_poll_us") != kBusyPollUs || p.integer("busy_poll_budget") != 0)) {
+        const char* name = p.integer("busy_poll_us") != kBusyPollUs ? "busy_poll_us" : "busy_poll_budget";
+        return Error{std::string(name) + "=" + p.text(name) + ": only with busy_poll=1"};
     }
     const auto& iface = p.text("iface");
     if (!iface.empty() && p.text("app") == "l2fwd") {
@@ -152,8 +160,24 @@ WorkloadDescriptor xdpRx()
         {.name = "busy_poll",
          .type = ParamType::Int,
          .defaultValue = "0",
-         .description = "SO_PREFER_BUSY_POLL + SO_BUSY_POLL (20 us) + SO_BUSY_POLL_BUDGET=batch",
+         .description = "1: preferred busy polling (the kernel's napi.rst): SO_PREFER_BUSY_POLL, SO_BUSY_POLL "
+                        "busy_poll_us, SO_BUSY_POLL_BUDGET busy_poll_budget, and on the receiving device "
+                        "napi_defer_hard_irqs=2 and gro_flush_timeout=200000 ns for the run (put back after it; on "
+                        "iface=NAME recorded first, so that 'noisefloor cleanup' puts them back after a kill)",
          .max = 1},
+        {.name = "busy_poll_us",
+         .type = ParamType::Int,
+         .defaultValue = "20",
+         .description = "with busy_poll=1: SO_BUSY_POLL, how long a system call busy-polls the device",
+         .min = 1,
+         .max = 1'000'000,
+         .unit = "us"},
+        {.name = "busy_poll_budget",
+         .type = ParamType::Int,
+         .defaultValue = "0",
+         .description = "with busy_poll=1: SO_BUSY_POLL_BUDGET, frames per busy poll (0: batch; over 64 needs "
+                        "CAP_NET_ADMIN)",
+         .max = 65535},
         {.name = "batch",
          .type = ParamType::Int,
          .defaultValue = "64",

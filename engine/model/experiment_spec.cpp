@@ -79,6 +79,26 @@ Result<Order> parseOrder(std::string_view text)
     return Error{std::string(text) + ": expected interleaved, random or blocked"};
 }
 
+std::string_view toString(CountersMode mode)
+{
+    return mode == CountersMode::User ? "user" : "all";
+}
+
+Result<CountersMode> parseCountersMode(std::string_view text)
+{
+    for (auto m : {CountersMode::User, CountersMode::All}) {
+        if (toString(m) == text) {
+            return m;
+        }
+    }
+    return Error{"'" + std::string(text) + "': expected user (user mode only) or all (user and kernel mode)"};
+}
+
+std::string_view describe(CountersMode mode)
+{
+    return mode == CountersMode::User ? "user mode (kernel excluded)" : "user and kernel mode";
+}
+
 Result<std::map<std::string, std::string>> parseOverrides(std::string_view text)
 {
     std::map<std::string, std::string> overrides;
@@ -226,6 +246,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     if (spec.layouts) {  // written only when resolved or given, so older runs read as before
         j["layouts"] = *spec.layouts;
     }
+    // Always written, null while unresolved: a spec without the key is one from before the option,
+    // which counted user and kernel mode.
+    j["counters_mode"] = spec.countersMode ? nlohmann::json(toString(*spec.countersMode)) : nlohmann::json(nullptr);
     if (spec.sweep) {
         const auto& s = *spec.sweep;
         j["sweep"] = {{"id", s.id}, {"param", s.param}, {"value", s.value}, {"index", s.index}, {"points", s.points}};
@@ -278,6 +301,18 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         }
         if (j.contains("layouts") && !j["layouts"].is_null()) {
             spec.layouts = integer<int>(j["layouts"], "layouts");
+        }
+        if (!j.contains("counters_mode")) {
+            spec.countersMode = CountersMode::All;  // written before the option: the only mode there was
+        } else if (!j["counters_mode"].is_null()) {
+            if (!j["counters_mode"].is_string()) {
+                throw BadField{"counters_mode " + j["counters_mode"].dump() + ": expected \"user\" or \"all\""};
+            }
+            auto mode = parseCountersMode(j["counters_mode"].get<std::string>());
+            if (!mode) {
+                throw BadField{"counters_mode " + mode.error().message};
+            }
+            spec.countersMode = *mode;
         }
         if (j.contains("seed") && !j["seed"].is_null()) {
             spec.seed = integer<std::uint64_t>(j["seed"], "seed");

@@ -62,6 +62,18 @@ Result<PmuChoice> parsePmu(std::string_view text);
 std::string simulatedCountersNote(const PmuChoice& pmu);
 inline constexpr const char* kSimulatedCountersKey = "SIMULATED_counters";
 
+// In which modes the hardware counters count (`--counters-mode`): user mode only (the kernel's
+// work, interrupts and ticks included, is left out, as google/benchmark counts) or user and kernel
+// mode. Software events (task-clock, context-switches, cpu-migrations, page-faults) count in
+// both modes either way: the clean-chunk rule reads context-switches. The workload's default:
+// User for in-process call loops (an interrupt would land in whichever variant's chunk it hit),
+// All for live tests and commands (the kernel's receive work is the point there).
+enum class CountersMode { User, All };
+std::string_view toString(CountersMode mode);  // "user", "all"
+Result<CountersMode> parseCountersMode(std::string_view text);
+// "user mode (kernel excluded)", "user and kernel mode": how every output states it.
+std::string_view describe(CountersMode mode);
+
 // `--until decided`: the run alternates until the primary metric of the candidate against the
 // baseline is decided by a confidence sequence (engine/analysis/sequential.h), or `maxTime` seconds
 // of measuring have passed; --reps is then only the most the plan could hold.
@@ -102,6 +114,9 @@ struct ExperimentSpec {
     // workload's default, resolved by checkExperiment: kMaxLayouts when the variants run different
     // code of a workload with placed code, else 0.
     std::optional<int> layouts;
+    // Unset = the workload's default, resolved by checkExperiment. A stored spec without the field
+    // (one written before it existed) reads back as All, the only mode there was.
+    std::optional<CountersMode> countersMode;
 
     // The placement variant v is pinned to (layout=N in its overrides, else in params), if any; the
     // text as given when it is not a number is the checker's to refuse.

@@ -113,6 +113,11 @@ RunEnvironment RunEnvironment::fromJson(nlohmann::json j)
     env.workerCpu = valueOr(measurement, "worker_cpu", -1);
     const auto counters = env.section("counters");
     env.counterTarget = valueOr<std::string>(counters, "target", "");
+    if (auto mode = parseCountersMode(valueOr<std::string>(counters, "mode", "")); mode) {
+        env.countersMode = *mode;
+        env.counterTarget +=
+            (env.counterTarget.empty() ? "" : ", ") + std::string("hardware events in ") + std::string(describe(*mode));
+    }
     env.countersOpened = strings(counters.value("opened", nlohmann::json::array()));
     const auto unsupported = counters.value("unsupported", nlohmann::json::array());
     env.notMeasured = groupByReason(unsupported);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/model/experiment_spec.h"
+
 namespace nf::engine {
 
 enum class MeasurementKind { CallLoop, Live, Command, Import };
@@ -48,7 +50,10 @@ struct RunEnvironment {
     std::optional<double> tscHz;       // calibrated TSC frequency
     std::optional<bool> tscInvariant;  // unset when no TSC was read (imports)
     int workerCpu = -1;                // in-process and command runs
-    std::string counterTarget;         // where the counters counted
+    // Where the counters counted, and the hardware events' mode where the run recorded it: "the
+    // worker thread (CPU 3), hardware events in user mode (kernel excluded)".
+    std::string counterTarget;
+    std::optional<CountersMode> countersMode;  // unset: recorded before --counters-mode (user and kernel)
     std::vector<std::string> countersOpened;
     std::vector<NotMeasured> notMeasured;  // grouped by reason: a machine without a PMU is one line
     std::vector<std::pair<std::string, std::string>> unsupported;  // each counter that did not open, and why

@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "engine/net/napi_defer.h"
 #include "engine/net/netns.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
@@ -68,6 +69,7 @@ public:
     CleanupReport run()
     {
         xdp();
+        napi();
         testbeds();
         namedObjects();
         return std::move(m_report);
@@ -127,6 +129,50 @@ private:
             if (entry.path().extension() != ".lock") {
                 add("record", entry.path().string(), LeftoverState::NotOurs,
                     "a record without an owner lock (an earlier version's): nothing proves its owner is gone");
+            }
+        }
+    }
+
+    // Busy-poll settings a killed xdp-rx run left on a real interface: the recorded values go back
+    // while the device is the recorded one and still holds what the run set.
+    void napi()
+    {
+        for (auto& p : probeOwners("napi", m_dir)) {
+            if (p.state == OwnerState::NotOurs) {
+                unproven(p);
+                continue;
+            }
+            std::string why;
+            const auto mark = napiMarkOf(p.record, why);
+            const std::string name = mark ? "busy-poll settings of " + mark->ifname + " (napi_defer_hard_irqs " +
+                                                std::to_string(mark->set.deferHardIrqs) + ", gro_flush_timeout " +
+                                                std::to_string(mark->set.groFlushTimeoutNs) + " ns; were " +
+                                                std::to_string(mark->before.deferHardIrqs) + ", " +
+                                                std::to_string(mark->before.groFlushTimeoutNs) + " ns)"
+                                          : "busy-poll settings of " + p.record.name;
+            if (p.state == OwnerState::Held) {
+                add("napi", name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
+                continue;
+            }
+            add("napi", name, LeftoverState::Remove, gone(p.record));
+            if (!m_act) {
+                continue;
+            }
+            if (!mark) {  // it died before its record named values: nothing was changed
+                p.claim->release();
+                m_report.notes.push_back("napi " + name + ": " + why + "; nothing was changed");
+                continue;
+            }
+            auto restored = restoreIfStillOurs(*mark);
+            if (!restored) {
+                m_report.failures.push_back("napi " + name + ": " + restored.error().message);
+                continue;  // the claim is dropped, the record kept: a later cleanup tries again
+            }
+            p.claim->release();
+            if (restored->empty()) {
+                m_report.removed.push_back("put back " + name + " (" + gone(p.record) + ")");
+            } else {
+                m_report.notes.push_back("napi " + name + ": " + *restored);
             }
         }
     }

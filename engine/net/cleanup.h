@@ -4,6 +4,8 @@
 // dropped its flock, so no live process in any PID namespace holds it. Its record names exactly
 // what to remove, and each object must still carry the tool's mark:
 //   xdp      the program attached now on the recorded interface has the recorded id, tag and name;
+//   napi     the recorded interface (same ifindex) still holds the napi_defer_hard_irqs and
+//            gro_flush_timeout a busy-polling run set: the recorded old values are written back;
 //   testbed  a recorded device is removed only from a network namespace whose inode was recorded
 //            (the testbed's namespaces are anonymous and usually went with the process).
 // A name that merely looks like the tool's (nf<digits>t0, a /run/netns/nf... file), an owner
@@ -25,7 +27,7 @@ enum class LeftoverState {
 };
 
 struct Leftover {
-    std::string kind;  // "xdp", "testbed", "link", "namespace", "record"
+    std::string kind;  // "xdp", "napi", "testbed", "link", "namespace", "record"
     std::string name;  // "program 41 (skb) on eth0", "nf123t0", "/run/netns/nf9t0"
     LeftoverState state = LeftoverState::NotOurs;
     std::string why;  // "pid 1234 is gone (...)", "in use by pid ...", "no owner lock names it"
@@ -36,7 +38,7 @@ std::vector<Leftover> findLeftovers(const std::string& lockDir = kOwnerLockDir);
 
 struct CleanupReport {
     std::vector<Leftover> found;        // everything looked at, with its state
-    std::vector<std::string> removed;   // "detached xdp program 41 (skb) on eth0 (pid 12 is gone)"
+    std::vector<std::string> removed;   // "detached xdp program 41 (skb) on eth0 (pid 12 is gone)", "put back ..."
     std::vector<std::string> notes;     // "xdp ... : already detached"
     std::vector<std::string> failures;  // "link nf12t0: <why>"
 };

@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "engine/net/libbpf_opts.h"
+#include "engine/net/napi_defer.h"
 #include "engine/net/netns.h"
 #include "engine/net/xdp_owner.h"
 #include "xdp_xsk.skel.h"
@@ -323,6 +324,10 @@ Result<std::unique_ptr<XskPort>> XskPort::open(const XskOptions& options)
     // The fill ring holds the RX ring and the device's ring at once, so neither runs dry first.
     port->m_fillSize = std::bit_ceil(o.ringSize + o.deviceRing);
     port->m_program = NF_TRY(XdpAttachment::attach(o));
+    if (o.busyPoll) {
+        port->m_napi = NF_TRY(NapiDefer::apply(o.nsFd, o.ifname, o.ifindex, kBusyPollNapi, o.ownerRecord)
+                                  .withContext("xdp-rx: busy_poll=1: "));
+    }
     if (o.bind == XskBind::Copy) {
         NF_TRY(port->createSocket(false));
     } else {
@@ -390,14 +395,14 @@ Result<void> XskPort::createSocket(bool zeroCopy)
     if (m_options.busyPoll) {
         const int fd = xsk_socket__fd(socket);
         const int one = 1;
-        const int usecs = 20;
+        const int usecs = m_options.busyPollUs;
         const int budget = m_options.busyPollBudget;
         if (::setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof one) != 0 ||
             ::setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof usecs) != 0 ||
             ::setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof budget) != 0) {
-            return Error::fromErrno(
-                "xdp-rx: busy_poll=1: cannot set SO_PREFER_BUSY_POLL/SO_BUSY_POLL/"
-                "SO_BUSY_POLL_BUDGET");
+            return Error::fromErrno("xdp-rx: busy_poll=1: cannot set SO_PREFER_BUSY_POLL, SO_BUSY_POLL " +
+                                    std::to_string(usecs) + " us and SO_BUSY_POLL_BUDGET " + std::to_string(budget) +
+                                    (budget > 64 ? " (a budget over 64 needs CAP_NET_ADMIN)" : ""));
         }
     }
     return {};
@@ -439,10 +444,16 @@ std::vector<std::pair<std::string, std::string>> XskPort::facts() const
                           " (primed full: RX ring + device ring " + std::to_string(m_options.deviceRing) +
                           " rounded up), frame " + std::to_string(m_options.frameSize) + " bytes"},
         {"xsk_need_wakeup", m_options.needWakeup ? "1" : "0"},
-        {"xsk_busy_poll", m_options.busyPoll ? "SO_PREFER_BUSY_POLL, SO_BUSY_POLL 20 us, SO_BUSY_POLL_BUDGET " +
-                                                   std::to_string(m_options.busyPollBudget)
-                                             : "off"},
+        {"xsk_busy_poll", m_options.busyPoll
+                              ? "SO_PREFER_BUSY_POLL, SO_BUSY_POLL " + std::to_string(m_options.busyPollUs) +
+                                    " us, SO_BUSY_POLL_BUDGET " + std::to_string(m_options.busyPollBudget)
+                              : "off"},
     };
+    if (m_napi) {
+        for (auto& [name, value] : m_napi->facts()) {
+            out.emplace_back(name, m_options.ifname + ": " + value);
+        }
+    }
     if (!m_program->replaced().empty()) {
         out.emplace_back("xdp_replaced", m_program->replaced());
     }

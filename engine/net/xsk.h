@@ -36,10 +36,16 @@ struct XskOptions {
     std::uint32_t deviceRing = 256;  // the device's own receive ring (veth: 256)
     bool txRing = false;             // l2fwd sends frames back
     bool needWakeup = true;          // XDP_USE_NEED_WAKEUP
-    bool busyPoll = false;           // SO_PREFER_BUSY_POLL, SO_BUSY_POLL, SO_BUSY_POLL_BUDGET
+    // Preferred busy polling (the kernel's napi.rst): SO_PREFER_BUSY_POLL, SO_BUSY_POLL busyPollUs,
+    // SO_BUSY_POLL_BUDGET busyPollBudget, and the device's napi_defer_hard_irqs and
+    // gro_flush_timeout (kBusyPollNapi, engine/net/napi_defer.h) for the port's life.
+    bool busyPoll = false;
+    int busyPollUs = 20;
     int busyPollBudget = 64;
-    bool force = false;        // replace an XDP program already on the interface
-    bool ownerRecord = false;  // hold the owner lock xdp/IFNAME (engine/net/xdp_owner.h) around the attach
+    bool force = false;  // replace an XDP program already on the interface
+    // Hold the owner locks xdp/IFNAME (engine/net/xdp_owner.h) around the attach and, with busyPoll,
+    // napi/IFNAME (engine/net/napi_defer.h) around the device settings.
+    bool ownerRecord = false;
 };
 
 // XDP_STATISTICS of the socket, cumulative.
@@ -57,6 +63,8 @@ class XdpAttachment;
 
 // The umem: its memory, the xsk_umem and the fill and completion rings.
 class XskUmem;
+
+class NapiDefer;
 
 struct XskSocketDeleter {
     void operator()(xsk_socket* s) const { xsk_socket__delete(s); }
@@ -95,7 +103,8 @@ private:
     std::uint32_t m_fillSize = 0;
     bool m_zeroCopy = false;
     std::string m_bindNote;
-    // Destroyed in reverse: socket, then umem, then program.
+    // Destroyed in reverse: socket, then umem, then program, then the device's busy-poll settings.
+    std::unique_ptr<NapiDefer> m_napi;
     std::unique_ptr<XdpAttachment> m_program;
     std::unique_ptr<XskUmem> m_umem;
     std::unique_ptr<xsk_socket, XskSocketDeleter> m_socket;

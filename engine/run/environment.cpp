@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "engine/model/experiment_spec.h"
+
 namespace nf::engine {
 
 using Level = MachineCheck::Level;
@@ -70,10 +72,17 @@ nlohmann::json countersJson(const probes::CounterGroup& group, const probes::Sim
     for (const auto& u : group.unsupported()) {
         unsupported.push_back({{"name", u.name}, {"reason", u.reason}});
     }
+    const bool userMode = group.mode() == probes::CounterMode::User;
+    std::string modes = group.userOnly().empty() ? "user and kernel" : "user only for user_only";
+    if (userMode) {
+        modes = "hardware events user mode only (kernel excluded); software events user and kernel" +
+                std::string(group.userOnly().empty() ? "" : ", except user_only");
+    }
     nlohmann::json json = {{"target", group.target().describe()},
                            {"opened", group.names()},
                            {"unsupported", unsupported},
-                           {"modes", group.userOnly().empty() ? "user and kernel" : "user only for user_only"},
+                           {"mode", toString(userMode ? CountersMode::User : CountersMode::All)},
+                           {"modes", modes},
                            {"user_only", group.userOnly()},
                            {"backend", simulated != nullptr ? "simulated" : "perf"}};
     if (simulated != nullptr) {

@@ -18,8 +18,9 @@ nlohmann::json systemFactsJson(const base::SystemFacts& facts);
 // {"online", "allowed", "cpus": [{"id", "core", "package", "siblings"}]}, lists as "0-3,8".
 nlohmann::json cpuTopologyJson(const base::SystemFacts& facts);
 nlohmann::json tscJson(const probes::TscCalibration& cal);
-// What opened, what did not and why, where they count, which counted user mode only, and with the
-// simulated PMU its settings and rates.
+// What opened, what did not and why, where they count, in which mode the hardware events count
+// ("mode": "user" or "all", --counters-mode) and which counted user mode only because the kernel
+// refused more, and with the simulated PMU its settings and rates.
 nlohmann::json countersJson(const probes::CounterGroup& group, const probes::SimulatedPmu* simulated = nullptr);
 
 struct MachineCheck {

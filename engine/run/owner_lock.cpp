@@ -309,6 +309,14 @@ void OwnerLock::release()
     m_fd = -1;
 }
 
+void OwnerLock::keep()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        m_fd = -1;
+    }
+}
+
 Result<void> OwnerLock::setOwns(const std::map<std::string, std::string>& owns)
 {
     m_record.owns = owns;

@@ -74,6 +74,9 @@ public:
 
     // Removes the lock file, then drops the lock. Idempotent.
     void release();
+    // Drops the lock and keeps the file: what it names was not undone, so a later `noisefloor
+    // cleanup` finds the record stale and tries again. release() then does nothing.
+    void keep();
 
 private:
     OwnerLock(int fd, std::string path, OwnerRecord record, bool keepFile = false);

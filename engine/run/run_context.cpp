@@ -20,8 +20,8 @@ CpuPolicy cpuPolicy(const PreparedExperiment& prepared)
 }
 
 RunCounters::RunCounters(std::vector<probes::EventSpec> events, std::optional<probes::SimulatedPmu> simulated,
-                         double tscHz)
-    : m_events(std::move(events)), m_simulated(simulated)
+                         double tscHz, probes::CounterMode mode)
+    : m_events(std::move(events)), m_simulated(simulated), m_mode(mode)
 {
     if (m_simulated) {
         m_simulated->tscHz = tscHz;
@@ -32,11 +32,11 @@ RunCounters::RunCounters(std::vector<probes::EventSpec> events, std::optional<pr
 Result<probes::CounterGroup> RunCounters::open(const probes::CounterTarget& target, double operationsShare) const
 {
     if (!m_simulated) {
-        return probes::CounterGroup::open(m_events, target);
+        return probes::CounterGroup::open(m_events, target, nullptr, m_mode);
     }
     auto pmu = *m_simulated;
     pmu.operationsShare = operationsShare;
-    return probes::CounterGroup::open(m_events, target, &pmu);
+    return probes::CounterGroup::open(m_events, target, &pmu, m_mode);
 }
 
 Result<std::unique_ptr<RunContext>> RunContext::create(const PreparedExperiment& prepared)
@@ -50,7 +50,10 @@ Result<std::unique_ptr<RunContext>> RunContext::create(const PreparedExperiment&
 
 RunContext::RunContext(const PreparedExperiment& prepared, std::optional<probes::TscClock> tsc)
     : m_tsc(tsc),
-      m_counters(prepared.counters, prepared.simulated, m_tsc ? m_tsc->hz() : 0.0),
+      m_counters(prepared.counters, prepared.simulated, m_tsc ? m_tsc->hz() : 0.0,
+                 prepared.spec.countersMode.value_or(CountersMode::All) == CountersMode::User
+                     ? probes::CounterMode::User
+                     : probes::CounterMode::UserAndKernel),
       m_cpus(cpuPolicy(prepared))
 {
 }

@@ -36,8 +36,10 @@ CpuPolicy cpuPolicy(const PreparedExperiment& prepared);
 // received). Any thread may open and report.
 class RunCounters {
 public:
-    // `tscHz`: the TSC's rate, which the simulated PMU counts time by.
-    RunCounters(std::vector<probes::EventSpec> events, std::optional<probes::SimulatedPmu> simulated, double tscHz);
+    // `tscHz`: the TSC's rate, which the simulated PMU counts time by. `mode`: whether hardware
+    // events count the kernel too (--counters-mode); software events always do.
+    RunCounters(std::vector<probes::EventSpec> events, std::optional<probes::SimulatedPmu> simulated, double tscHz,
+                probes::CounterMode mode = probes::CounterMode::UserAndKernel);
     RunCounters(const RunCounters&) = delete;
     RunCounters& operator=(const RunCounters&) = delete;
 
@@ -47,6 +49,7 @@ public:
     const std::vector<probes::EventSpec>& events() const { return m_events; }
     // The simulated PMU's settings, for the run's environment; null on perf.
     const probes::SimulatedPmu* simulated() const { return m_simulated ? &*m_simulated : nullptr; }
+    probes::CounterMode mode() const { return m_mode; }
 
     void addOperations(std::uint64_t n) { m_operations.fetch_add(n, std::memory_order_relaxed); }
     void setOperations(std::uint64_t n) { m_operations.store(n, std::memory_order_relaxed); }
@@ -55,6 +58,7 @@ private:
     std::vector<probes::EventSpec> m_events;
     std::optional<probes::SimulatedPmu> m_simulated;  // with the TSC's rate and m_operations
     std::atomic<std::uint64_t> m_operations{0};
+    probes::CounterMode m_mode = probes::CounterMode::UserAndKernel;
 };
 
 class RunContext {

@@ -11,6 +11,7 @@
 #include "engine/net/cpu_pin.h"
 #include "engine/net/ethtool.h"
 #include "engine/net/generator.h"
+#include "engine/net/napi_defer.h"
 #include "engine/net/remote_generator.h"
 #include "engine/net/rtnl.h"
 #include "engine/net/testbed.h"
@@ -190,6 +191,15 @@ Result<std::unique_ptr<LiveSession>> makeOnInterface(Config c)
                      "xdp-rx: attaching XDP program nf_xsk_redirect (%s mode) and an AF_XDP socket to %s "
                      "(ifindex %u) queue %d; every frame of that queue goes to the socket and is dropped\n",
                      net::xdpModeName(c.xsk.mode), name.c_str(), index, c.xsk.queue));
+    if (c.xsk.busyPoll) {
+        static_cast<void>(std::fprintf(
+            stderr,
+            "xdp-rx: busy_poll=1: setting napi_defer_hard_irqs=%lld and gro_flush_timeout=%llu ns on %s for the "
+            "run; the old values are recorded in %s and put back at the end (or by 'noisefloor cleanup')\n",
+            static_cast<long long>(net::kBusyPollNapi.deferHardIrqs),
+            static_cast<unsigned long long>(net::kBusyPollNapi.groFlushTimeoutNs), name.c_str(),
+            ownerLockPath("napi", name).c_str()));
+    }
     auto port = NF_TRY(net::XskPort::open(c.xsk));
     if (c.txHost.empty()) {
         return std::unique_ptr<LiveSession>(std::make_unique<XdpRxSession>(

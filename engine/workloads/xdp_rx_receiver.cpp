@@ -60,7 +60,9 @@ Result<Config> readConfig(const ParamSet& p)
     x.ringSize = static_cast<std::uint32_t>(p.integer("ring_size"));
     x.needWakeup = p.integer("need_wakeup") != 0;
     x.busyPoll = p.integer("busy_poll") != 0;
-    x.busyPollBudget = c.batch;
+    x.busyPollUs = static_cast<int>(p.integer("busy_poll_us"));
+    const auto budget = p.integer("busy_poll_budget");
+    x.busyPollBudget = budget > 0 ? static_cast<int>(budget) : c.batch;
     x.txRing = c.app == XskAppKind::L2Fwd;
     x.force = p.integer("force") != 0;
     auto cpus = NF_TRY(catalog::trafficCpus(p, c.iface.empty(), net::allowedCpus()));

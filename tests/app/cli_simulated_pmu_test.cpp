@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/app/cli_process.h"
@@ -168,6 +169,41 @@ TEST_F(CliSimulatedPmu, OnlyWhenAskedForAndBadSettingsAreUsageErrors)
     // `check` reports the machine's PMU, never the simulated one.
     const auto check = run({"check"});
     EXPECT_EQ(check.out.find("SIMULATED"), std::string::npos) << check.out;
+}
+
+// --counters-mode: in-process workloads count hardware events in user mode unless told otherwise,
+// and every description of the counters says which mode, with the simulated PMU too.
+TEST_F(CliSimulatedPmu, TheCountingModeIsStatedWhereTheCountersAreDescribed)
+{
+    const auto plan = run({"run", "spin", "--dry-run", "--pmu", "simulated"});
+    ASSERT_EQ(plan.status, 0) << plan.err;
+    EXPECT_NE(plan.out.find("hardware events in user mode (kernel excluded)"), std::string::npos) << plan.out;
+    const auto planAll = run({"run", "spin", "--dry-run", "--counters-mode", "all"});
+    ASSERT_EQ(planAll.status, 0) << planAll.err;
+    EXPECT_NE(planAll.out.find("hardware events in user and kernel mode"), std::string::npos) << planAll.out;
+    const auto planJson = nlohmann::json::parse(run({"run", "spin", "--dry-run", "--format", "json"}).out);
+    EXPECT_EQ(planJson.value("counters_mode", ""), "user");
+
+    for (const auto& [given, mode, text] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"", "user", "hardware events in user mode (kernel excluded)"},
+             {"all", "all", "hardware events in user and kernel mode"}}) {
+        std::vector<std::string> args = {"run", "spin", "--reps", "2", "--duration", "0.05", "--pmu", "simulated"};
+        if (!given.empty()) {
+            args.insert(args.end(), {"--counters-mode", given});
+        }
+        const auto r = run(args);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find(text), std::string::npos) << "the run's report: " << r.out;
+        const auto show = run({"show", "last"});
+        ASSERT_EQ(show.status, 0) << show.err;
+        EXPECT_NE(show.out.find("counters on the worker thread (CPU "), std::string::npos) << show.out;
+        EXPECT_NE(show.out.find(text), std::string::npos) << show.out;
+        EXPECT_NE(show.out.find("SIMULATED counters"), std::string::npos) << show.out;
+        const auto json = nlohmann::json::parse(run({"show", "last", "--format", "json"}).out);
+        EXPECT_EQ(json["spec"].value("counters_mode", ""), mode);
+        EXPECT_EQ(json["environment"]["counters"].value("mode", ""), mode);
+        EXPECT_EQ(json["environment"]["counters"].value("backend", ""), "simulated");
+    }
 }
 
 }  // namespace

@@ -51,6 +51,49 @@ TEST(ExperimentSpec, JsonRoundTrip)
     EXPECT_EQ(toJson(*back), toJson(spec));
 }
 
+// --counters-mode: stored with the run as given or resolved; unset is written as null and reads back
+// unset; a spec stored before the field existed (no key at all) reads back as all, the user and
+// kernel mode every run counted then.
+TEST(ExperimentSpec, CountersModeRoundTripsAndOldSpecsReadAsUserAndKernel)
+{
+    ExperimentSpec spec;
+    spec.workload = "spin";
+    spec.variants = {{"a", {}}};
+    for (const auto mode : {CountersMode::User, CountersMode::All}) {
+        spec.countersMode = mode;
+        auto back = experimentSpecFromJson(toJson(spec));
+        ASSERT_TRUE(back.ok()) << back.error().message;
+        EXPECT_EQ(back->countersMode, mode);
+        EXPECT_EQ(toJson(*back)["counters_mode"], toString(mode));
+    }
+    spec.countersMode.reset();
+    auto unset = experimentSpecFromJson(toJson(spec));
+    ASSERT_TRUE(unset.ok());
+    EXPECT_FALSE(unset->countersMode.has_value());
+
+    auto old = toJson(spec);
+    old.erase("counters_mode");
+    auto before = experimentSpecFromJson(old);
+    ASSERT_TRUE(before.ok()) << before.error().message;
+    EXPECT_EQ(before->countersMode, CountersMode::All);
+
+    old["counters_mode"] = "kernel";
+    EXPECT_EQ(experimentSpecFromJson(old).error().message,
+              "experiment spec: counters_mode 'kernel': expected user (user mode only) or all (user and kernel mode)");
+    old["counters_mode"] = 1;
+    EXPECT_FALSE(experimentSpecFromJson(old).ok());
+}
+
+TEST(ParseCountersMode, KnownNamesOnly)
+{
+    EXPECT_EQ(parseCountersMode("user").value(), CountersMode::User);
+    EXPECT_EQ(parseCountersMode("all").value(), CountersMode::All);
+    EXPECT_FALSE(parseCountersMode("User").ok());
+    EXPECT_FALSE(parseCountersMode("").ok());
+    EXPECT_EQ(describe(CountersMode::User), "user mode (kernel excluded)");
+    EXPECT_EQ(describe(CountersMode::All), "user and kernel mode");
+}
+
 // Found by tests/fuzz/experiment_json_fuzz.cpp: integers out of range were cast (1e300 is
 // undefined behaviour, 4294967297 became 1 repetition); now they are errors naming the field.
 TEST(ExperimentSpec, JsonIntegersOutOfRangeAreErrors)

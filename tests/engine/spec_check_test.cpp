@@ -273,6 +273,34 @@ TEST(WorkloadCatalog, NamesAndKindsComeFromTheOneList)
 }
 
 // --layouts and layout=N (docs/measurement.md, "Code layout as a factor").
+// Hardware counters count user mode in in-process loops (an interrupt would land in whichever
+// variant's chunk it hit) and user and kernel mode in live tests and commands (the kernel's receive
+// work is what they measure); --counters-mode overrides either.
+TEST(SpecCheck, CountersModeDefaultsByWorkloadKindAndTheGivenOneStays)
+{
+    for (const auto& [workload, mode] :
+         std::vector<std::pair<std::string, CountersMode>>{{"spin", CountersMode::User},
+                                                           {"page-pool", CountersMode::User},
+                                                           {"page-frag", CountersMode::User},
+                                                           {"indirect-call", CountersMode::User},
+                                                           {"udp-rx", CountersMode::All},
+                                                           {"xdp-rx", CountersMode::All},
+                                                           {"iface-rx", CountersMode::All},
+                                                           {"command", CountersMode::All}}) {
+        const auto* w = findWorkload(workload);
+        ASSERT_NE(w, nullptr) << workload;
+        EXPECT_EQ(defaultCountersMode(*w), mode) << workload;
+    }
+    auto check = checkExperiment(spin(), std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    EXPECT_EQ(check.experiment.points.front().countersMode, CountersMode::User);
+    auto all = spin();
+    all.countersMode = CountersMode::All;
+    check = checkExperiment(all, std::nullopt, twoCpus());
+    ASSERT_TRUE(check.ok()) << messages(check).front();
+    EXPECT_EQ(check.experiment.points.front().countersMode, CountersMode::All);
+}
+
 TEST(SpecCheck, LayoutsDefaultToEightOnlyWhenTheVariantsRunDifferentCode)
 {
     ExperimentSpec pool;

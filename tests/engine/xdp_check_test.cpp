@@ -19,6 +19,7 @@
 #include "engine/net/cleanup.h"
 #include "engine/net/cpu_pin.h"
 #include "engine/net/iface_check.h"
+#include "engine/net/napi_defer.h"
 #include "engine/net/testbed.h"
 #include "engine/net/xdp_check.h"
 #include "engine/net/xdp_owner.h"
@@ -254,6 +255,100 @@ TEST_F(XdpOnTestbed, CleanupLeavesARecordWithoutALockAlone)
     EXPECT_EQ(countState(report.found, "record", LeftoverState::NotOurs), 1U);
     EXPECT_EQ(attachedId(m_bed->rx().ifindex), id) << "a dead pid in a record proves nothing";
     EXPECT_TRUE(std::filesystem::exists(old));
+}
+
+// Busy polling's device settings on the testbed's receiving end: set for the port's life, read
+// through the namespace's own sysfs, and put back when it ends.
+TEST_F(XdpOnTestbed, NapiDeferSetsTheDeviceAndPutsTheOldValuesBack)
+{
+    const auto& rx = m_bed->rx();
+    const auto before = readNapiSettings(rx.nsFd, rx.ifname);
+    ASSERT_TRUE(before.ok()) << before.error().message;
+    ASSERT_NE(*before, kBusyPollNapi) << "a fresh veth defers nothing";
+    const auto here = readNapiSettings(-1, rx.ifname);  // this thread is in the testbed's namespace
+    ASSERT_TRUE(here.ok()) << here.error().message;
+    EXPECT_EQ(*here, *before);
+    {
+        auto napi = NapiDefer::apply(rx.nsFd, rx.ifname, rx.ifindex, kBusyPollNapi, false, m_dir.path());
+        ASSERT_TRUE(napi.ok()) << napi.error().message;
+        EXPECT_EQ((*napi)->before(), *before);
+        EXPECT_EQ((*napi)->set(), kBusyPollNapi);
+        const auto during = readNapiSettings(rx.nsFd, rx.ifname);
+        ASSERT_TRUE(during.ok());
+        EXPECT_EQ(*during, kBusyPollNapi);
+        const auto facts = (*napi)->facts();
+        ASSERT_EQ(facts.size(), 2U);
+        EXPECT_EQ(facts[0].first, "napi_defer_hard_irqs");
+        EXPECT_EQ(facts[0].second, "2 (was " + std::to_string(before->deferHardIrqs) + "; put back at the end)");
+        EXPECT_EQ(facts[1].second,
+                  "200000 ns (was " + std::to_string(before->groFlushTimeoutNs) + " ns; put back at the end)");
+        EXPECT_TRUE(probeOwners("napi", m_dir.path()).empty()) << "the tool's own testbed needs no record";
+    }
+    const auto after = readNapiSettings(rx.nsFd, rx.ifname);
+    ASSERT_TRUE(after.ok());
+    EXPECT_EQ(*after, *before);
+}
+
+// A run that set the busy-poll values on a device under an owner record in `dir` and was killed
+// (it exits without running a destructor, as after SIGKILL): the values stay, the lock is stale.
+void setBusyPollAndDie(const std::string& dir, const std::string& ifname, int ifindex)
+{
+    const pid_t child = ::fork();
+    if (child == 0) {
+        auto napi = NapiDefer::apply(-1, ifname, ifindex, kBusyPollNapi, true, dir);
+        ::_exit(napi.ok() ? 0 : 1);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_EQ(status, 0);
+}
+
+TEST_F(XdpOnTestbed, CleanupPutsBackTheBusyPollSettingsOfADeadOwnerAndNotOfALiveOne)
+{
+    const auto& rx = m_bed->rx();
+    const auto before = readNapiSettings(-1, rx.ifname);
+    ASSERT_TRUE(before.ok()) << before.error().message;
+    {
+        auto live = NapiDefer::apply(-1, rx.ifname, rx.ifindex, kBusyPollNapi, true, m_dir.path());
+        ASSERT_TRUE(live.ok()) << live.error().message;
+        const auto probe = probeOwner(ownerLockPath("napi", rx.ifname, m_dir.path()));
+        ASSERT_EQ(probe.state, OwnerState::Held);
+        EXPECT_EQ(probe.record.owns.at("defer_hard_irqs_before"), std::to_string(before->deferHardIrqs));
+        EXPECT_EQ(probe.record.owns.at("gro_flush_timeout_set"), "200000");
+        EXPECT_EQ(countState(findLeftovers(m_dir.path()), "napi", LeftoverState::InUse), 1U);
+        EXPECT_TRUE(removeLeftovers(m_dir.path()).removed.empty());
+        EXPECT_EQ(*readNapiSettings(-1, rx.ifname), kBusyPollNapi) << "a live owner's values stay";
+        auto second = NapiDefer::apply(-1, rx.ifname, rx.ifindex, kBusyPollNapi, true, m_dir.path());
+        ASSERT_FALSE(second.ok());
+        EXPECT_NE(second.error().message.find("in use by a live run"), std::string::npos) << second.error().message;
+    }
+    EXPECT_EQ(*readNapiSettings(-1, rx.ifname), *before);
+
+    setBusyPollAndDie(m_dir.path(), rx.ifname, rx.ifindex);
+    EXPECT_EQ(*readNapiSettings(-1, rx.ifname), kBusyPollNapi) << "killed: nothing was put back";
+    const auto found = findLeftovers(m_dir.path());
+    ASSERT_EQ(countState(found, "napi", LeftoverState::Remove), 1U);
+    EXPECT_EQ(*readNapiSettings(-1, rx.ifname), kBusyPollNapi) << "--dry-run changes nothing";
+    const auto report = removeLeftovers(m_dir.path());
+    EXPECT_TRUE(report.failures.empty()) << report.failures.front();
+    ASSERT_EQ(report.removed.size(), 1U);
+    EXPECT_EQ(report.removed[0].rfind("put back busy-poll settings of " + rx.ifname, 0), 0U) << report.removed[0];
+    EXPECT_EQ(*readNapiSettings(-1, rx.ifname), *before);
+    EXPECT_FALSE(std::filesystem::exists(ownerLockPath("napi", rx.ifname, m_dir.path())));
+}
+
+TEST_F(XdpOnTestbed, CleanupLeavesBusyPollSettingsChangedSinceTheRecord)
+{
+    const auto& rx = m_bed->rx();
+    setBusyPollAndDie(m_dir.path(), rx.ifname, rx.ifindex);
+    const NapiSettings someoneElses{5, 1000};
+    ASSERT_TRUE(writeNapiSettings(-1, rx.ifname, someoneElses).ok());
+    const auto report = removeLeftovers(m_dir.path());
+    EXPECT_TRUE(report.failures.empty());
+    EXPECT_TRUE(report.removed.empty());
+    ASSERT_EQ(report.notes.size(), 1U);
+    EXPECT_NE(report.notes[0].find("changed since, left alone"), std::string::npos) << report.notes[0];
+    EXPECT_EQ(*readNapiSettings(-1, rx.ifname), someoneElses);
 }
 
 TEST(XdpProbe, LibxdpSaysHowItAttachesAndLeavesNothing)

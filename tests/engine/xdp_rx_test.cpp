@@ -200,6 +200,32 @@ TEST(XdpRx, L2fwdSendsTheFramesBackToTheSender)
     EXPECT_FALSE(programLoaded(id));
 }
 
+// busy_poll=1 is preferred busy polling as napi.rst describes it: the socket options with the
+// given time and budget, and the receiving device's napi_defer_hard_irqs and gro_flush_timeout,
+// set for the run (the facts say what was set and what it was before) and put back after it.
+TEST(XdpRx, BusyPollSetsTheDevicesNapiSettingsForTheRun)
+{
+    NF_REQUIRE_ROOT_CAPS();
+    RunOutcome outcome;
+    auto spec = xdpSpec({{"busy", {}}});
+    spec.params["busy_poll"] = "1";
+    spec.params["busy_poll_us"] = "50";
+    spec.params["busy_poll_budget"] = "16";
+    const auto collector = runXdp(spec, outcome);
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    double received = 0;
+    for (const auto& s : collector.data().samples.toSamples()) {
+        received += value(s, collector.data().layout, quantity::kPackets);
+    }
+    EXPECT_GT(received, 0);
+    const auto facts = collector.start().environment["measurement"]["variant_facts"]["busy"];
+    EXPECT_EQ(facts.value("xsk_busy_poll", ""), "SO_PREFER_BUSY_POLL, SO_BUSY_POLL 50 us, SO_BUSY_POLL_BUDGET 16");
+    const auto defer = facts.value("napi_defer_hard_irqs", "");
+    const auto flush = facts.value("gro_flush_timeout", "");
+    EXPECT_NE(defer.find(": 2 (was 0; put back at the end)"), std::string::npos) << facts.dump();
+    EXPECT_NE(flush.find(": 200000 ns (was 0 ns; put back at the end)"), std::string::npos) << facts.dump();
+}
+
 TEST(XdpRx, BadQueueIsOneClearError)
 {
     NF_REQUIRE_ROOT_CAPS();
@@ -308,6 +334,44 @@ TEST(XdpRx, RefusesAnInterfaceWithAProgramUnlessForcedAndRecordsItsOwnAttach)
     EXPECT_EQ(attachedSkbProgram(veth.ifindex()), 0u) << "nothing is left attached";
     EXPECT_FALSE(std::filesystem::exists(record));
     ::close(pass);
+}
+
+std::string sysfsValue(const std::string& ifname, const char* name)
+{
+    std::string value;
+    std::ifstream("/sys/class/net/" + ifname + "/" + name) >> value;
+    return value;
+}
+
+// On a real interface (here a veth in the root namespace, down, named like the tool's) busy_poll=1
+// records the old values under the owner lock napi/IFNAME before it changes them, and puts them back
+// when the session ends.
+TEST(XdpRx, BusyPollOnAnInterfaceRecordsAndPutsBackItsNapiSettings)
+{
+    NF_REQUIRE_ROOT_CAPS();
+    RootVeth veth;
+    ASSERT_TRUE(veth.ok());
+    const auto defer = sysfsValue(veth.name(), "napi_defer_hard_irqs");
+    const auto flush = sysfsValue(veth.name(), "gro_flush_timeout");
+    ASSERT_FALSE(defer.empty());
+    const auto record = ownerLockPath("napi", veth.name());
+    {
+        auto session = makeSession({{"iface", veth.name()}, {"xdp_mode", "skb"}, {"busy_poll", "1"}});
+        ASSERT_TRUE(session.ok()) << session.error().message;
+        EXPECT_EQ(sysfsValue(veth.name(), "napi_defer_hard_irqs"), "2");
+        EXPECT_EQ(sysfsValue(veth.name(), "gro_flush_timeout"), "200000");
+        const auto probe = probeOwner(record);
+        ASSERT_EQ(probe.state, OwnerState::Held);
+        EXPECT_EQ(probe.record.pid, ::getpid());
+        EXPECT_EQ(probe.record.owns.at("ifindex"), std::to_string(veth.ifindex()));
+        EXPECT_EQ(probe.record.owns.at("defer_hard_irqs_before"), defer);
+        EXPECT_EQ(probe.record.owns.at("gro_flush_timeout_before"), flush);
+        EXPECT_EQ(probe.record.owns.at("defer_hard_irqs_set"), "2");
+    }
+    EXPECT_EQ(sysfsValue(veth.name(), "napi_defer_hard_irqs"), defer);
+    EXPECT_EQ(sysfsValue(veth.name(), "gro_flush_timeout"), flush);
+    EXPECT_FALSE(std::filesystem::exists(record));
+    EXPECT_EQ(attachedSkbProgram(veth.ifindex()), 0u);
 }
 
 TEST(XdpRx, InterfaceWithoutNativeXdpIsOneClearErrorAndLeavesNothing)

@@ -309,6 +309,80 @@ TEST(CounterGroup, KernelRefusalFallsBackToUserOnly)
         ::testing::ExitedWithCode(0), "");
 }
 
+// In user mode only hardware events exclude the kernel: the software events the clean-chunk rule
+// reads (context-switches above all) happen in the kernel and would count 0 with exclude_kernel,
+// which would silently switch the rule off. The thread sleeps inside the counted region, so it is
+// switched out at every sleep.
+TEST(CounterGroup, UserModeStillCountsContextSwitchesAndTaskClock)
+{
+    Result<CounterGroup> group =
+        CounterGroup::open(specs("cycles,context-switches,cpu-migrations,task-clock,page-faults"),
+                           CounterTarget::callingThread(), nullptr, CounterMode::User);
+    ASSERT_TRUE(group.ok()) << group.error().message;
+    EXPECT_EQ(group->mode(), CounterMode::User);
+    EXPECT_TRUE(group->userOnly().empty()) << "user mode was asked for, nothing was refused";
+    const int switches = indexOf(*group, "context-switches");
+    const int taskClock = indexOf(*group, "task-clock");
+    ASSERT_GE(switches, 0) << reasonFor(*group, "context-switches");
+    ASSERT_GE(taskClock, 0) << reasonFor(*group, "task-clock");
+    const CounterReading before = readOrFail(*group);
+    constexpr int kSleeps = 20;
+    for (int i = 0; i < kSleeps; ++i) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const CounterReading after = readOrFail(*group);
+    const std::vector<double> d = delta(before, after);
+    EXPECT_GE(d[static_cast<std::size_t>(switches)], kSleeps) << "every sleep switches the thread out";
+    EXPECT_GT(d[static_cast<std::size_t>(taskClock)], 0.0);
+}
+
+// The same with the simulated PMU: its made-up hardware events take the mode as stated, and the
+// kernel's software events still count the switches.
+TEST(CounterGroup, UserModeWithSimulatedPmuStillCountsContextSwitches)
+{
+    std::atomic<std::uint64_t> operations{0};
+    SimulatedPmu pmu;
+    pmu.tscHz = 1e9;
+    pmu.operations = &operations;
+    Result<CounterGroup> group =
+        CounterGroup::open(specs("cycles,context-switches"), CounterTarget::callingThread(), &pmu, CounterMode::User);
+    ASSERT_TRUE(group.ok()) << group.error().message;
+    EXPECT_TRUE(group->simulated());
+    EXPECT_EQ(group->mode(), CounterMode::User);
+    const int switches = indexOf(*group, "context-switches");
+    ASSERT_GE(switches, 0);
+    ASSERT_GE(indexOf(*group, "cycles"), 0);
+    const CounterReading before = readOrFail(*group);
+    for (int i = 0; i < 10; ++i) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const CounterReading after = readOrFail(*group);
+    EXPECT_GE(delta(before, after)[static_cast<std::size_t>(switches)], 10.0);
+}
+
+// Where a PMU exists: cycles in user mode leave out the kernel's cycles of a loop of system calls,
+// which in user and kernel mode are most of them.
+TEST(CounterGroup, UserModeLeavesTheKernelsCyclesOut)
+{
+    Result<CounterGroup> user =
+        CounterGroup::open(specs("cycles"), CounterTarget::callingThread(), nullptr, CounterMode::User);
+    Result<CounterGroup> all =
+        CounterGroup::open(specs("cycles"), CounterTarget::callingThread(), nullptr, CounterMode::UserAndKernel);
+    ASSERT_TRUE(user.ok() && all.ok());
+    if (indexOf(*user, "cycles") < 0 || indexOf(*all, "cycles") < 0) {
+        GTEST_SKIP() << "no hardware PMU: " << reasonFor(*all, "cycles");
+    }
+    const CounterReading userBefore = readOrFail(*user);
+    const CounterReading allBefore = readOrFail(*all);
+    for (int i = 0; i < 200000; ++i) {
+        static_cast<void>(syscall(SYS_getppid));
+    }
+    const double userCycles = delta(userBefore, readOrFail(*user))[0];
+    const double allCycles = delta(allBefore, readOrFail(*all))[0];
+    EXPECT_GT(userCycles, 0.0);
+    EXPECT_LT(userCycles, 0.5 * allCycles) << "user " << userCycles << ", user and kernel " << allCycles;
+}
+
 TEST(CounterGroup, DeltaSubtractsPerCounter)
 {
     CounterReading a{{1, 10, 100}, {5, 5, 5}, {5, 5, 5}, {}};

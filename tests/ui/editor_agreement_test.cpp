@@ -161,8 +161,11 @@ TEST(EditorAgreement, RunIsEnabledExactlyWhenTheEngineAcceptsTheSameArguments)
             editor.setParam(name, QString());
         }
     }
-    // Both kinds are well represented, so agreement is not vacuous.
-    EXPECT_GT(accepted, kCases / 5);
+    // Both kinds are well represented, so agreement is not vacuous. (The share accepted follows the
+    // catalog: a parameter added anywhere changes the draws, and one with a rule of its own, such
+    // as xdp-rx's busy_poll_us only with busy_poll=1, refuses more; 55 of 300 after that one. A
+    // tenth, 30 cases, is still far from vacuous.)
+    EXPECT_GT(accepted, kCases / 10);
     EXPECT_LT(accepted, kCases * 4 / 5);
 }
 
