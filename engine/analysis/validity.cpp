@@ -16,9 +16,11 @@ namespace {
 
 // A receiver that took this share of what was offered kept up with it.
 constexpr double kKeptUpShare = 0.99;
-// Receive work that left this share of its time unused had time to spare: tick-based accounting
-// (/proc/stat, 10 ms) and the harness's own wakeups stay well below it on a saturated CPU.
-constexpr double kIdleShare = 0.05;
+// Receive work that left this share of its time unused had time to spare. A receiver that drops
+// at its socket, overloaded, still leaves 4-9% of its 25 ms chunks unused on the 2-CPU veth testbed
+// (it waits while the traffic reaches it after a switch, and for the sampler's wakeups); one the
+// generator holds back leaves most of its time.
+constexpr double kIdleShare = 0.10;
 // A CPU in softirqs this share of the time does receive work.
 constexpr double kSoftirqShare = 0.05;
 // Losses below this share of what was offered are not a stage's.
