@@ -86,43 +86,58 @@ private:
         add("record", p.path, LeftoverState::NotOurs, p.why.empty() ? "no owner record" : p.why);
     }
 
-    void xdp()
+    // What a killed run left that an owner record describes (kind "xdp": a program attached to a
+    // real interface; "napi": busy-poll settings changed on one), undone by `undo` while the device
+    // still holds what the run left. `markOf` reads the record (nullopt: the run died before it
+    // named anything, so nothing was changed), `nameOf` says what it describes, `undone` is the
+    // verb of the removed line ("detached").
+    template <class Mark, class MarkOf, class NameOf, class Undo>
+    void replay(const std::string& kind, MarkOf markOf, NameOf nameOf, Undo undo, const std::string& undone)
     {
-        for (auto& p : probeOwners("xdp", m_dir)) {
+        for (auto& p : probeOwners(kind, m_dir)) {
             if (p.state == OwnerState::NotOurs) {
                 unproven(p);
                 continue;
             }
             std::string why;
-            const auto mark = markOf(p.record, why);
-            const std::string name =
-                mark ? "program " + std::to_string(mark->progId) + " (" + mark->mode + ") on " + mark->ifname
-                     : "on " + p.record.name;
+            const std::optional<Mark> mark = markOf(p.record, why);
+            const std::string name = nameOf(mark ? &*mark : nullptr, p.record);
             if (p.state == OwnerState::Held) {
-                add("xdp", name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
+                add(kind, name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
                 continue;
             }
-            add("xdp", name, LeftoverState::Remove, gone(p.record));
+            add(kind, name, LeftoverState::Remove, gone(p.record));
             if (!m_act) {
                 continue;
             }
-            if (!mark) {  // it died before its record named a program: nothing was attached
+            if (!mark) {
                 p.claim->release();
-                m_report.notes.push_back("xdp " + name + ": " + why + "; nothing was attached");
+                m_report.notes.push_back(kind + " " + name + ": " + why + "; nothing was changed");
                 continue;
             }
-            auto detached = detachIfStillOurs(*mark);
-            if (!detached) {
-                m_report.failures.push_back("xdp " + name + ": " + detached.error().message);
+            auto result = undo(*mark);
+            if (!result) {
+                m_report.failures.push_back(kind + " " + name + ": " + result.error().message);
                 continue;  // the claim is dropped, the record kept: a later cleanup tries again
             }
             p.claim->release();
-            if (detached->empty()) {
-                m_report.removed.push_back("detached xdp " + name + " (" + gone(p.record) + ")");
+            if (result->empty()) {
+                m_report.removed.push_back(undone + " " + name + " (" + gone(p.record) + ")");
             } else {
-                m_report.notes.push_back("xdp " + name + ": " + *detached);
+                m_report.notes.push_back(kind + " " + name + ": " + *result);
             }
         }
+    }
+
+    void xdp()
+    {
+        replay<XdpProgramMark>(
+            "xdp", markOf,
+            [](const XdpProgramMark* mark, const OwnerRecord& record) {
+                return mark ? "program " + std::to_string(mark->progId) + " (" + mark->mode + ") on " + mark->ifname
+                            : "on " + record.name;
+            },
+            detachIfStillOurs, "detached xdp");
         // Records of earlier versions (<pid>-<ifindex>, no lock): the pid alone proves nothing.
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(m_dir + "/xdp", ec)) {
@@ -137,44 +152,17 @@ private:
     // while the device is the recorded one and still holds what the run set.
     void napi()
     {
-        for (auto& p : probeOwners("napi", m_dir)) {
-            if (p.state == OwnerState::NotOurs) {
-                unproven(p);
-                continue;
-            }
-            std::string why;
-            const auto mark = napiMarkOf(p.record, why);
-            const std::string name = mark ? "busy-poll settings of " + mark->ifname + " (napi_defer_hard_irqs " +
-                                                std::to_string(mark->set.deferHardIrqs) + ", gro_flush_timeout " +
-                                                std::to_string(mark->set.groFlushTimeoutNs) + " ns; were " +
-                                                std::to_string(mark->before.deferHardIrqs) + ", " +
-                                                std::to_string(mark->before.groFlushTimeoutNs) + " ns)"
-                                          : "busy-poll settings of " + p.record.name;
-            if (p.state == OwnerState::Held) {
-                add("napi", name, LeftoverState::InUse, "in use by " + describeOwner(p.record));
-                continue;
-            }
-            add("napi", name, LeftoverState::Remove, gone(p.record));
-            if (!m_act) {
-                continue;
-            }
-            if (!mark) {  // it died before its record named values: nothing was changed
-                p.claim->release();
-                m_report.notes.push_back("napi " + name + ": " + why + "; nothing was changed");
-                continue;
-            }
-            auto restored = restoreIfStillOurs(*mark);
-            if (!restored) {
-                m_report.failures.push_back("napi " + name + ": " + restored.error().message);
-                continue;  // the claim is dropped, the record kept: a later cleanup tries again
-            }
-            p.claim->release();
-            if (restored->empty()) {
-                m_report.removed.push_back("put back " + name + " (" + gone(p.record) + ")");
-            } else {
-                m_report.notes.push_back("napi " + name + ": " + *restored);
-            }
-        }
+        replay<NapiMark>(
+            "napi", napiMarkOf,
+            [](const NapiMark* mark, const OwnerRecord& record) {
+                return mark ? "busy-poll settings of " + mark->ifname + " (napi_defer_hard_irqs " +
+                                  std::to_string(mark->set.deferHardIrqs) + ", gro_flush_timeout " +
+                                  std::to_string(mark->set.groFlushTimeoutNs) + " ns; were " +
+                                  std::to_string(mark->before.deferHardIrqs) + ", " +
+                                  std::to_string(mark->before.groFlushTimeoutNs) + " ns)"
+                            : "busy-poll settings of " + record.name;
+            },
+            restoreIfStillOurs, "put back");
     }
 
     // A testbed's namespaces are anonymous: one is reachable after its owner died only if someone
