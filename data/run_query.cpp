@@ -167,6 +167,9 @@ void renameOfferedCount(engine::RunRecord& run)
         renamed(m.numerator, "gen_packets", engine::quantity::kOfferedPackets);
     }
     renamed(run.spec.primaryMetric, "gen_pps", "offered_pps");
+    if (run.decision) {
+        renamed(run.decision->metric, "gen_pps", "offered_pps");
+    }
 }
 
 Result<void> loadLayout(Database& db, engine::RunRecord& run)
@@ -362,10 +365,12 @@ Result<void> loadSamples(Database& db, engine::RunRecord& run)
         if (rep.layout >= 0) {
             run.data.layouts[{rep.variant, rep.index}] = rep.layout;
         }
-        if (!rep.state.empty() && !run.data.testedStates.contains(rep.index)) {
+        // Every variant's row of a unit holds the unit's reading: each unit once.
+        if (!rep.state.empty() &&
+            (&rep == reps.data() || rep.state != (&rep - 1)->state || rep.index != (&rep - 1)->index)) {
             auto state = nlohmann::json::parse(rep.state, nullptr, false);
             if (!state.is_discarded()) {
-                run.data.testedStates[rep.index] = std::move(state);
+                run.data.testedStates.emplace_back(rep.index, std::move(state));
             }
         }
         const std::size_t from = table.size();
@@ -437,11 +442,11 @@ Result<engine::RunRecord> loadRun(Database& db, std::int64_t id)
         run.environment = engine::RunEnvironment::fromJson(parseJson(NF_TRY(row.get<std::string>("environment_json"))));
     }
     NF_TRY(loadLayout(db, run));
+    NF_TRY(loadSamples(db, run));
+    NF_TRY(loadDecision(db, run));
     if (NF_TRY(storedSchemaVersion(db)) < 9) {
         renameOfferedCount(run);
     }
-    NF_TRY(loadSamples(db, run));
-    NF_TRY(loadDecision(db, run));
     NF_TRY(loadWarnings(db, run));
     NF_TRY(loadSummaries(db, run));
     return run;

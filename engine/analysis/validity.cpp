@@ -70,6 +70,30 @@ private:
     std::map<std::string, double> m_sums;
 };
 
+double paramNumber(const nlohmann::json& params, const char* name, double missing)
+{
+    if (!params.is_object() || !params.contains(name)) {
+        return missing;
+    }
+    const auto& v = params.at(name);
+    if (v.is_number()) {
+        return v.get<double>();
+    }
+    try {
+        return v.is_string() ? std::stod(v.get<std::string>()) : missing;
+    } catch (const std::exception&) {
+        return missing;
+    }
+}
+
+// The local CPU of the generator; -1 when it runs on another host (tx_host=).
+int generatorCpu(const nlohmann::json& params)
+{
+    const bool remote = params.is_object() && params.contains("tx_host") && params.at("tx_host").is_string() &&
+                        !params.at("tx_host").get<std::string>().empty();
+    return remote ? -1 : static_cast<int>(paramNumber(params, "tx_cpu", -1));
+}
+
 int paramInt(const nlohmann::json& params, const char* name, int missing)
 {
     if (!params.is_object() || !params.contains(name)) {
@@ -136,7 +160,7 @@ std::vector<CpuWork> cpuWork(const RunData& data, const VariantTotals& totals, c
     }
     const double elapsed = totals.sum(quantity::kElapsedNs);
     const int rxCpu = paramInt(params, "rx_cpu", -1);
-    const int txCpu = paramInt(params, "tx_cpu", -1);
+    const int txCpu = generatorCpu(params);
     std::vector<CpuWork> out;
     for (int cpu : cpus) {
         const std::string prefix = "cpu" + std::to_string(cpu) + "_time_";
@@ -211,7 +235,10 @@ void cpuRules(const RunData& data, const nlohmann::json& params, std::size_t v, 
     if (work.empty()) {
         return;
     }
-    out.cpuTimeKnown = true;
+    // Only a CPU whose receive work was judged (the application's, a softirq CPU not the
+    // generator's) lets the rules below replace the received-share warning.
+    out.cpuTimeKnown = out.cpuTimeKnown ||
+                       std::any_of(work.begin(), work.end(), [](const CpuWork& w) { return std::isfinite(w.spare); });
     std::vector<std::string> each;
     each.reserve(work.size());
     for (const auto& w : work) {
@@ -234,7 +261,7 @@ void cpuRules(const RunData& data, const nlohmann::json& params, std::size_t v, 
              true});
     }
     // A test whose traffic comes from outside (iface-rx, no generator of its own) sets no rate.
-    if (offered > 0 && paramInt(params, "rate", 0) == 0) {
+    if (offered > 0 && !(paramNumber(params, "rate", 0) > 0)) {
         out.reasons.push_back(
             {ValidityCode::RxNotSaturated,
              fmt::format("receive CPU not saturated: in a max-rate test {} had time to spare in {}'s chunks; a valid "
@@ -253,6 +280,11 @@ bool contains(const std::string& name, const char* part)
 void lossRules(const RunData& data, const nlohmann::json& params, std::size_t v, const VariantTotals& totals,
                RunValidity& out)
 {
+    // A test without a generator of the tool's own (iface-rx) has no offer to lose and no stage of
+    // its own: its drops are the device's, which the receive path may well be meant to measure.
+    if (!totals.get(quantity::kOfferedPackets)) {
+        return;
+    }
     const auto& name = data.variantNames[v];
     const bool xsk = totals.get(quantity::kXskRxRingFull).has_value();
     // The stage the test measures: the AF_XDP socket's rings (xdp-rx), the UDP socket (udp-rx).
@@ -264,7 +296,9 @@ void lossRules(const RunData& data, const nlohmann::json& params, std::size_t v,
         return breakdownCpu(q) >= 0 && contains(q, "_softnet_dropped");
     }));
     if (xsk) {
-        elsewhere.emplace_back("the device", totals.sum(quantity::kDrops));
+        // xdp-rx's drops count the socket's in skb mode, and veth counts a redirect into a full ring
+        // in native mode: what is left is the device's own.
+        elsewhere.emplace_back("the device", std::max(0.0, totals.sum(quantity::kDrops) - atStage));
     } else {
         elsewhere.emplace_back("the device", totals.sumWhere([](const std::string& q) {
             return q.rfind(quantity::kDevicePrefix, 0) == 0 && contains(q, "drop");

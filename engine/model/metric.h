@@ -45,8 +45,9 @@ inline constexpr const char* kReturnedPackets = "returned_packets";
 // Prefixes of counter quantities in live runs: on the receiver thread, and summed over counter_cpus.
 inline constexpr const char* kThreadPrefix = "rx_";
 inline constexpr const char* kCpuPrefix = "cpu_";
-// How long the receiver thread waited for its CPU, runnable (ns, from schedstat).
-inline constexpr const char* kThreadRunDelay = "rx_run-delay";
+// How long the receiver thread waited for its CPU, runnable (ns, from schedstat): a quantity of
+// the validity rules, not a metric compared (it would join every live run's Holm family).
+inline constexpr const char* kThreadRunDelay = "receiver_run_delay";
 // Breakdowns of live runs: "cpu3_<counter>" and "cpu3_softnet_processed" (dropped, squeezed) per
 // counted CPU, and "dev_<statistic>" from the receiving device's own statistics (ethtool -S).
 inline constexpr const char* kDevicePrefix = "dev_";

@@ -131,9 +131,10 @@ struct RunData {
     // The code placement (variant, repetition) ran in (RepetitionResult::layouts); empty when the
     // run recorded none.
     std::map<std::pair<int, int>, int> layouts{};
-    // Live tests: the tested settings before and after each repetition (RepetitionResult::state),
-    // by repetition index; empty for runs that read none.
-    std::map<int, nlohmann::json> testedStates{};
+    // Live tests: the tested settings before and after each measured unit (RepetitionResult::state)
+    // with its repetition index, in the order they were stored (a blocked run measures every
+    // repetition of one variant before the next's); empty for runs that read none.
+    std::vector<std::pair<int, nlohmann::json>> testedStates{};
 
     // The placement of (variant, repetition), -1 when none was recorded.
     int layoutOf(int variant, int repetition) const

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -38,6 +39,34 @@ std::vector<RunVariant> chosenVariants(const std::vector<RunChoice>& choices)
         }
         if (names.size() == out.size()) {
             break;
+        }
+    }
+    return out;
+}
+
+// Each run's validity (engine/analysis/validity.h), its reasons about the variants chosen from it
+// named as chosenVariants names them, and a reason about the whole run (state drift) about each of
+// them.
+RunValidity validityAcross(const std::vector<RunChoice>& choices)
+{
+    RunValidity out;
+    const auto chosen = chosenVariants(choices);
+    std::map<const RunData*, RunValidity> ofRun;
+    for (const auto& c : choices) {
+        if (!ofRun.contains(&c.run->data)) {
+            ofRun[&c.run->data] = assessValidity(c.run->data, c.run->variantParams);
+        }
+    }
+    for (const auto& side : chosen) {
+        const auto& v = ofRun.at(side.data);
+        const auto& own = side.data->variantNames[static_cast<std::size_t>(side.variant)];
+        out.cpuTimeKnown = out.cpuTimeKnown || v.cpuTimeKnown;
+        for (auto r : v.reasons) {
+            if (!r.variants.empty() && std::find(r.variants.begin(), r.variants.end(), own) == r.variants.end()) {
+                continue;
+            }
+            r.variants = {side.name};
+            out.reasons.push_back(std::move(r));
         }
     }
     return out;
@@ -207,7 +236,9 @@ Result<AnalysisInput> choicesInput(const std::vector<RunChoice>& choices, const 
         }
         return input;
     }
-    return analysisInputAcross(chosenVariants(choices), metrics);
+    auto input = NF_TRY(analysisInputAcross(chosenVariants(choices), metrics));
+    input.validity = validityAcross(choices);
+    return input;
 }
 
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,

@@ -102,6 +102,7 @@ Result<SweepReport> compareSweep(const std::string& id, const std::vector<RunRow
         }
         auto input = NF_TRY(analysisInput(run.data, run.spec.interleaved(), {report.metric}));
         input.layoutsPlanned = run.spec.layouts.value_or(0);
+        input.validity = assessValidity(run.data, run.variantParams);
         auto analysis = NF_TRY(analyze(input, options));
         report.points.push_back({row.sweepValue, row.id, std::move(analysis)});
     }

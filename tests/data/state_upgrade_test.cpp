@@ -90,7 +90,8 @@ TEST(StateUpgrade, UpgradeRenamesTheOfferedCountAndStoresTestedSettings)
     auto stored = loadRun(*db, recorder.runId());
     ASSERT_TRUE(stored.ok()) << stored.error().message;
     ASSERT_EQ(stored->data.testedStates.size(), 1U);
-    EXPECT_EQ(stored->data.testedStates.at(0)["after"]["veth1 gro"], "on");
+    EXPECT_EQ(stored->data.testedStates[0].first, 0);
+    EXPECT_EQ(stored->data.testedStates[0].second["after"]["veth1 gro"], "on");
 }
 
 }  // namespace

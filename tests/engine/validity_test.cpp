@@ -178,8 +178,8 @@ TEST(Validity, ASettingThatChangedDuringTheRunIsStateDrift)
     nlohmann::json on = off;
     on["nf1b gro"] = "on";
     on["nf1b coalescing"] = "rx-usecs 8";  // unavailable before: not a change
-    d.testedStates[0] = {{"before", off}, {"after", off}};
-    d.testedStates[1] = {{"before", off}, {"after", on}};
+    d.testedStates.emplace_back(0, nlohmann::json{{"before", off}, {"after", off}});
+    d.testedStates.emplace_back(1, nlohmann::json{{"before", off}, {"after", on}});
     const auto v = assessValidity(d, params(0));
     ASSERT_EQ(codes(v), std::vector<std::string>{"state_drift"});
     EXPECT_NE(v.reasons[0].text.find("nf1b gro went from off to on (read after repetition 2)"), std::string::npos)
@@ -199,6 +199,46 @@ TEST(Validity, AllowInvalidKeepsTheVerdictAndWarns)
     ASSERT_FALSE(pps.result.warnings.empty());
     EXPECT_EQ(pps.result.warnings.back().rfind("invalid test, verdict kept (--allow-invalid): generator-bound", 0), 0U)
         << pps.result.warnings.back();
+}
+
+// xdp-rx in native mode: veth counts a redirect into a full AF_XDP ring in its own drops too, so
+// `drops` holds the ring's losses; they are the stage's, not the device's.
+RunData xskRun(double emptyPasses)
+{
+    RunData d;
+    d.variantNames = {"a", "b"};
+    d.layout.quantities = {"packets",          "offered_packets",   "drops",         "elapsed_ns",
+                           "xsk_rx_ring_full", "xsk_rx_dropped",    "app_polls",     "app_empty_polls",
+                           "cpu1_time_task",   "cpu1_time_softirq", "cpu1_time_idle"};
+    d.layout.metrics = liveMetrics(d.layout.quantities);
+    d.samples = RunTable(d.layout.quantities.size());
+    for (int p = 0; p < 100; ++p) {
+        for (int v = 0; v < 2; ++v) {
+            // 10% lost at the ring, counted by the ring and by veth.
+            d.samples.append(Sample{v,
+                                    0,
+                                    p,
+                                    p,
+                                    0.025 * (2 * p + v),
+                                    0.025,
+                                    {45000, 50000, 5000, 25e6, 5000, 0, 100000, emptyPasses * 100000, 25e6, 0, 0}});
+        }
+    }
+    return d;
+}
+
+TEST(Validity, AnAfXdpRingThatOverflowsUnderASpinningReceiverIsValid)
+{
+    // 1% of the application's passes found the ring empty: it was the bottleneck.
+    EXPECT_TRUE(assessValidity(xskRun(0.01), params(0)).reasons.empty());
+    // The same ring losses while half the passes found the ring empty: the ring was too small.
+    const auto v = assessValidity(xskRun(0.5), params(0));
+    const auto c = codes(v);
+    ASSERT_NE(std::find(c.begin(), c.end(), "loss_elsewhere"), c.end());
+    const auto it = std::find_if(v.reasons.begin(), v.reasons.end(),
+                                 [](const ValidityReason& r) { return r.code == ValidityCode::LossElsewhere; });
+    EXPECT_NE(it->text.find("the AF_XDP socket's rings"), std::string::npos) << it->text;
+    EXPECT_EQ(it->text.find("at the device"), std::string::npos) << it->text;
 }
 
 TEST(Validity, ARunWithoutReceivedPacketsIsNotJudged)
