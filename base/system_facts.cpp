@@ -131,21 +131,8 @@ CpuInfo readCpu(int id)
     cpu.core = readInt(base + "/topology/core_id", -1);
     cpu.package = readInt(base + "/topology/physical_package_id", -1);
     cpu.siblings = readCpuListFile(base + "/topology/thread_siblings_list");
-    cpu.governor = readFile(base + "/cpufreq/scaling_governor");
+    cpu.governor = readGovernor(id);
     return cpu;
-}
-
-std::string readBoost()
-{
-    const std::string boost = readFile("/sys/devices/system/cpu/cpufreq/boost");
-    if (boost == "1" || boost == "0") {
-        return boost == "1" ? "on" : "off";
-    }
-    const std::string noTurbo = readFile("/sys/devices/system/cpu/intel_pstate/no_turbo");
-    if (noTurbo == "1" || noTurbo == "0") {
-        return noTurbo == "1" ? "off" : "on";
-    }
-    return {};
 }
 
 // The lockdown file when securityfs is not mounted: read in a child that mounts securityfs in a
@@ -246,6 +233,24 @@ void readTopology(SystemFacts& facts)
 }
 
 }  // namespace
+
+std::string readGovernor(int cpu)
+{
+    return readFile("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor");
+}
+
+std::string readBoost()
+{
+    const std::string boost = readFile("/sys/devices/system/cpu/cpufreq/boost");
+    if (boost == "1" || boost == "0") {
+        return boost == "1" ? "on" : "off";
+    }
+    const std::string noTurbo = readFile("/sys/devices/system/cpu/intel_pstate/no_turbo");
+    if (noTurbo == "1" || noTurbo == "0") {
+        return noTurbo == "1" ? "off" : "on";
+    }
+    return {};
+}
 
 // "none [integrity] confidentiality" -> "integrity"
 std::string readKernelLockdown()

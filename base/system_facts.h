@@ -39,6 +39,11 @@ struct SystemFacts {
     bool hardwarePmu = false;  // a cpu PMU is registered (/sys/bus/event_source/devices/cpu or cpu_core)
 };
 
+// CPU `cpu`'s cpufreq scaling governor, "" where cpufreq is absent.
+std::string readGovernor(int cpu);
+// The boost (turbo) switch: "on", "off", or "" when unknown (cpufreq/boost, intel_pstate/no_turbo).
+std::string readBoost();
+
 // The kernel's lockdown mode ("none", "integrity", "confidentiality"), "" when unknown. Reads
 // /sys/kernel/security/lockdown; when securityfs is not mounted there and the process holds
 // CAP_SYS_ADMIN, reads it in a child's private mount namespace, changing nothing outside it.

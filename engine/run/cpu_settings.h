@@ -9,7 +9,7 @@
 
 namespace nf::engine {
 
-// "cpu1 governor" -> "performance", "boost" -> "on"; `root` is the sysfs CPU directory.
-TestedState readCpuSettings(const std::vector<int>& cpus, const std::string& root = "/sys/devices/system/cpu");
+// "cpu1 governor" -> "performance", "boost" -> "on" (base/system_facts.h reads them).
+TestedState readCpuSettings(const std::vector<int>& cpus);
 
 }  // namespace nf::engine
