@@ -29,24 +29,31 @@ constexpr double kLossShare = 0.001;
 // One variant's totals over its samples, by quantity name; NaN values (not measured) are skipped.
 class VariantTotals {
 public:
-    VariantTotals(const RunData& data, std::size_t variant)
+    // Every variant's, in one pass over the run's columns.
+    static std::vector<VariantTotals> ofRun(const RunData& data)
     {
         const auto& table = data.samples;
         const auto variants = table.variants();
+        std::vector<VariantTotals> out(data.variantNames.size());
+        std::vector<double> sums(out.size());
+        std::vector<char> any(out.size());
         for (std::size_t q = 0; q < data.layout.quantities.size() && q < table.quantities(); ++q) {
             const auto column = table.column(q);
-            double sum = 0;
-            bool any = false;
+            std::fill(sums.begin(), sums.end(), 0.0);
+            std::fill(any.begin(), any.end(), 0);
             for (std::size_t i = 0; i < table.size(); ++i) {
-                if (variants[i] == variant && std::isfinite(column[i])) {
-                    sum += column[i];
-                    any = true;
+                if (variants[i] < out.size() && std::isfinite(column[i])) {
+                    sums[variants[i]] += column[i];
+                    any[variants[i]] = 1;
                 }
             }
-            if (any) {
-                m_sums[data.layout.quantities[q]] = sum;
+            for (std::size_t v = 0; v < out.size(); ++v) {
+                if (any[v] != 0) {
+                    out[v].m_sums[data.layout.quantities[q]] = sums[v];
+                }
             }
         }
+        return out;
     }
 
     std::optional<double> get(const std::string& name) const
@@ -92,25 +99,6 @@ int generatorCpu(const nlohmann::json& params)
     const bool remote = params.is_object() && params.contains("tx_host") && params.at("tx_host").is_string() &&
                         !params.at("tx_host").get<std::string>().empty();
     return remote ? -1 : static_cast<int>(paramNumber(params, "tx_cpu", -1));
-}
-
-int paramInt(const nlohmann::json& params, const char* name, int missing)
-{
-    if (!params.is_object() || !params.contains(name)) {
-        return missing;
-    }
-    const auto& v = params.at(name);
-    if (v.is_number()) {
-        return v.get<int>();
-    }
-    if (v.is_string()) {
-        try {
-            return std::stoi(v.get<std::string>());
-        } catch (const std::exception&) {
-            return missing;
-        }
-    }
-    return missing;
 }
 
 // Where one counted CPU's time went during a variant's chunks, as shares of the chunks' time, and
@@ -159,7 +147,7 @@ std::vector<CpuWork> cpuWork(const RunData& data, const VariantTotals& totals, c
         }
     }
     const double elapsed = totals.sum(quantity::kElapsedNs);
-    const int rxCpu = paramInt(params, "rx_cpu", -1);
+    const int rxCpu = static_cast<int>(paramNumber(params, "rx_cpu", -1));
     const int txCpu = generatorCpu(params);
     std::vector<CpuWork> out;
     for (int cpu : cpus) {
@@ -227,11 +215,9 @@ std::string describeAll(const std::vector<const CpuWork*>& cpus)
     return fmt::format("{}", fmt::join(each, ", "));
 }
 
-void cpuRules(const RunData& data, const nlohmann::json& params, std::size_t v, const VariantTotals& totals,
-              RunValidity& out)
+void cpuRules(const std::string& name, const nlohmann::json& params, const VariantTotals& totals,
+              const std::vector<CpuWork>& work, RunValidity& out)
 {
-    const auto& name = data.variantNames[v];
-    const auto work = cpuWork(data, totals, params);
     if (work.empty()) {
         return;
     }
@@ -277,15 +263,13 @@ bool contains(const std::string& name, const char* part)
     return name.find(part) != std::string::npos;
 }
 
-void lossRules(const RunData& data, const nlohmann::json& params, std::size_t v, const VariantTotals& totals,
-               RunValidity& out)
+void lossRules(const std::string& name, const VariantTotals& totals, const std::vector<CpuWork>& work, RunValidity& out)
 {
     // A test without a generator of the tool's own (iface-rx) has no offer to lose and no stage of
     // its own: its drops are the device's, which the receive path may well be meant to measure.
     if (!totals.get(quantity::kOfferedPackets)) {
         return;
     }
-    const auto& name = data.variantNames[v];
     const bool xsk = totals.get(quantity::kXskRxRingFull).has_value();
     // The stage the test measures: the AF_XDP socket's rings (xdp-rx), the UDP socket (udp-rx).
     const double atStage =
@@ -326,7 +310,6 @@ void lossRules(const RunData& data, const nlohmann::json& params, std::size_t v,
                                {name},
                                false});
     }
-    const auto work = cpuWork(data, totals, params);
     const auto idle = spareOf(work);
     if (atStage / offered >= kLossShare && !idle.empty()) {
         out.reasons.push_back({ValidityCode::LossElsewhere,
@@ -396,11 +379,12 @@ RunValidity assessValidity(const RunData& data, const std::vector<nlohmann::json
     if (data.layout.quantityIndex(quantity::kPackets) < 0 || data.layout.quantityIndex(quantity::kElapsedNs) < 0) {
         return out;
     }
+    const auto totals = VariantTotals::ofRun(data);
     for (std::size_t v = 0; v < data.variantNames.size(); ++v) {
-        const VariantTotals totals(data, v);
         const auto params = v < variantParams.size() ? variantParams[v] : nlohmann::json::object();
-        cpuRules(data, params, v, totals, out);
-        lossRules(data, params, v, totals, out);
+        const auto work = cpuWork(data, totals[v], params);
+        cpuRules(data.variantNames[v], params, totals[v], work, out);
+        lossRules(data.variantNames[v], totals[v], work, out);
     }
     driftRule(data, out);
     // Generator-bound first: it says what the others follow from.
