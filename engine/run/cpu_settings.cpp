@@ -6,7 +6,9 @@ namespace nf::engine {
 
 TestedState readCpuSettings(const std::vector<int>& cpus)
 {
-    const auto orUnavailable = [](std::string value) { return value.empty() ? std::string("unavailable") : value; };
+    const auto orUnavailable = [](const std::string& value) {
+        return value.empty() ? std::string("unavailable") : value;
+    };
     TestedState state;
     for (int cpu : cpus) {
         state["cpu" + std::to_string(cpu) + " governor"] = orUnavailable(base::readGovernor(cpu));
