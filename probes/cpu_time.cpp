@@ -41,15 +41,14 @@ std::vector<CpuTime> parseCpuTimes(const std::string& text, long ticksPerSecond)
     return out;
 }
 
-std::optional<std::uint64_t> readRunDelayNs(pid_t tid)
+std::optional<SchedStat> readSchedStat(pid_t tid)
 {
     std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/schedstat");
-    std::uint64_t run = 0;
-    std::uint64_t wait = 0;
-    if (!(in >> run >> wait)) {
+    SchedStat s;
+    if (!(in >> s.runNs >> s.waitNs >> s.timeslices)) {
         return std::nullopt;
     }
-    return wait;
+    return s;
 }
 
 std::vector<CpuTime> readCpuTimes()

@@ -27,9 +27,17 @@ std::vector<CpuTime> parseCpuTimes(const std::string& text, long ticksPerSecond)
 // Reads /proc/stat. Empty when it cannot be read.
 std::vector<CpuTime> readCpuTimes();
 
-// How long a thread of this process waited on a run queue, runnable but not running
-// (/proc/self/task/TID/schedstat, its second field, in ns): beside its CPU time it tells a thread
-// that had nothing to do from one that had to wait for the CPU. Unset when it cannot be read.
-std::optional<std::uint64_t> readRunDelayNs(pid_t tid);
+// A thread's scheduler statistics (/proc/self/task/TID/schedstat): its time on a CPU, its time
+// waiting on a run queue, runnable but not running (beside its CPU time it tells a thread that had
+// nothing to do from one that had to wait for the CPU), and how often it was put on a CPU (its
+// wakeups and the preemptions it came back from).
+struct SchedStat {
+    std::uint64_t runNs = 0;
+    std::uint64_t waitNs = 0;
+    std::uint64_t timeslices = 0;
+};
+
+// Unset when it cannot be read (the thread is gone, no schedstats in this kernel).
+std::optional<SchedStat> readSchedStat(pid_t tid);
 
 }  // namespace nf::probes

@@ -804,6 +804,10 @@ QStringList ExperimentEditor::setDesign(const engine::ExperimentSpec& spec)
         lost << tr("--chunk %1: the form leaves the chunk to the engine").arg(*spec.chunk);
     }
     m_shareCpus->setChecked(spec.shareCpus);
+    if (!spec.housekeeping.empty()) {
+        lost << tr("--housekeeping %1: the form leaves the harness's CPUs to the engine")
+                    .arg(qs(base::formatCpuList(spec.housekeeping)));
+    }
     if (!spec.primaryMetric.empty() && spec.primaryMetric != w->primaryMetric) {
         lost << tr("--primary %1: the form uses the workload's primary metric").arg(qs(spec.primaryMetric));
     }

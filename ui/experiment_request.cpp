@@ -41,6 +41,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Alpha: return QObject::tr("Alpha");
         case engine::SpecField::Primary: return QObject::tr("Primary metric");
         case engine::SpecField::Layouts: return QObject::tr("Layouts");
+        case engine::SpecField::Housekeeping: return QObject::tr("Housekeeping CPUs");
     }
     return {};
 }

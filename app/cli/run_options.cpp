@@ -30,6 +30,13 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
             return Error{"--cpu '" + o.cpus + "': expected a CPU list such as 1 or 0-3,8"};
         }
     }
+    if (!o.housekeeping.empty()) {
+        bool ok = false;
+        spec.housekeeping = base::parseCpuList(o.housekeeping, &ok);
+        if (!ok) {
+            return Error{"--housekeeping '" + o.housekeeping + "': expected a CPU list such as 0 or 2-3"};
+        }
+    }
     if (!o.counters.empty()) {
         std::string name;
         for (char c : o.counters + ",") {
@@ -98,6 +105,7 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Alpha: return "--alpha";
         case engine::SpecField::Primary: return "--primary";
         case engine::SpecField::Layouts: return "--layouts";
+        case engine::SpecField::Housekeeping: return "--housekeeping";
     }
     return "?";
 }
@@ -136,6 +144,10 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                     "(0: off; default: the workload's, 0.002 for in-process workloads)")
         ->each([&o](const std::string&) { o.chunkGiven = true; });
     sub->add_option("--cpu", o.cpus, "CPU list for the worker, e.g. 1 or 2-3 (default: the last allowed CPU)");
+    sub->add_option("--housekeeping", o.housekeeping,
+                    "CPU list for the harness's own threads (sampler, recorder, event stream), e.g. 0 or 2-3; "
+                    "never a measured CPU (default: every allowed CPU the run does not measure on; with none "
+                    "left, a live run counts the harness's wakeups and CPU time per sample)");
     sub->add_flag("--share-cpus", o.spec.shareCpus,
                   "Run even on CPUs another run is measuring on (recorded with the run, and a warning); "
                   "by default such a run refuses to start");

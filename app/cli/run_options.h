@@ -17,6 +17,7 @@ struct RunOptions {
     std::vector<std::string> params;
     std::vector<std::string> variants;
     std::string cpus;
+    std::string housekeeping;
     std::string counters;
     std::string pmu = "perf";
     std::string countersMode;        // "user", "all"
@@ -39,7 +40,8 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o);
 std::string optionName(engine::SpecField field);
 
 // Adds the workload argument and -p, --reps, --duration, --warmup, --interval, --chunk, --cpu,
-// --share-cpus, --counters, --counters-mode, --pmu, --seed, --label; with `variants`, also --variant and --order.
+// --housekeeping, --share-cpus, --counters, --counters-mode, --pmu, --seed, --label; with
+// `variants`, also --variant and --order.
 void addRunOptions(CLI::App* sub, RunOptions& o, bool variants);
 
 }  // namespace nf::cli

@@ -10,6 +10,7 @@
 #include "base/system_facts.h"
 #include "engine/catalog/plan_time.h"
 #include "engine/run/cpu_claim.h"
+#include "engine/run/run_context.h"
 #include "engine/run/scheduler.h"
 #include "engine/workloads/registry.h"
 
@@ -110,6 +111,9 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     }
     out << "  counters " << join(s.counters, ", ") << (s.pmu.simulated ? " (hardware ones SIMULATED)" : "")
         << "; hardware events in " << engine::describe(s.countersMode.value_or(engine::CountersMode::All)) << '\n';
+    if (first.workload->kind != engine::WorkloadKind::External) {
+        out << "  harness (sampler, recorder) " << engine::describeHarness(engine::cpuPolicy(first)) << '\n';
+    }
     out << "  label '" << s.label << "'; "
         << (seedGiven ? "seed " + std::to_string(*s.seed) : std::string("seed drawn when the run starts")) << '\n';
     for (const auto& p : prepared) {
@@ -141,6 +145,7 @@ int printPlanJson(const std::vector<engine::ExperimentSpec>& specs, std::ostream
           {"at_most", plan.atMost},
           {"points", plan.points}}},
         {"cpus", cpus},
+        {"housekeeping", engine::cpuPolicy(prepared->front()).housekeeping},
         {"layouts", prepared->front().spec.layouts.value_or(0)},
         {"counters_mode", engine::toString(prepared->front().spec.countersMode.value_or(engine::CountersMode::All))},
         {"cpus_in_use", engine::cpusInUse(cpus)}};

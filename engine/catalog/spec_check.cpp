@@ -191,13 +191,17 @@ void checkCpus(const ExperimentSpec& spec, const base::SystemFacts& facts, Check
     if (spec.cpus.empty() && facts.allowedCpus.empty()) {
         check.add(SpecField::Cpus, "", "no CPU is available to this process");
     }
-    for (int cpu : spec.cpus) {
-        if (!contains(facts.onlineCpus, cpu) || !contains(facts.allowedCpus, cpu)) {
-            check.add(SpecField::Cpus, std::to_string(cpu),
-                      "no such CPU available (online: " + base::formatCpuList(facts.onlineCpus) +
-                          ", allowed: " + base::formatCpuList(facts.allowedCpus) + ")");
+    const auto available = [&](SpecField field, const std::vector<int>& cpus) {
+        for (int cpu : cpus) {
+            if (!contains(facts.onlineCpus, cpu) || !contains(facts.allowedCpus, cpu)) {
+                check.add(field, std::to_string(cpu),
+                          "no such CPU available (online: " + base::formatCpuList(facts.onlineCpus) +
+                              ", allowed: " + base::formatCpuList(facts.allowedCpus) + ")");
+            }
         }
-    }
+    };
+    available(SpecField::Cpus, spec.cpus);
+    available(SpecField::Housekeeping, spec.housekeeping);
 }
 
 // The parameter a problem names: "work" of "work=0: out of range ..." or of "... has no parameter
@@ -415,6 +419,7 @@ std::string_view toString(SpecField field)
         case SpecField::Alpha: return "alpha";
         case SpecField::Primary: return "primary_metric";
         case SpecField::Layouts: return "layouts";
+        case SpecField::Housekeeping: return "housekeeping";
     }
     return "workload";
 }
@@ -453,6 +458,12 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
     checkCpus(spec, facts, check);
     if (w == nullptr) {
         return result;
+    }
+    if (w->kind == WorkloadKind::External && !spec.housekeeping.empty()) {
+        check.add(SpecField::Housekeeping, base::formatCpuList(spec.housekeeping),
+                  w->name +
+                      " has no harness thread beside its command to place (its process is the "
+                      "measured code; the tool waits for it)");
     }
     checkRepetitionSize(spec, *w, check);
     checkUntil(spec, *w, check);

@@ -234,6 +234,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     if (!spec.primaryMetric.empty()) {  // written only when chosen
         j["primary_metric"] = spec.primaryMetric;
     }
+    if (!spec.housekeeping.empty()) {  // written only when given
+        j["housekeeping"] = spec.housekeeping;
+    }
     if (spec.shareCpus) {  // written only when set, so runs that did not share read as before
         j["share_cpus"] = true;
     }
@@ -281,6 +284,14 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
             }
             for (const auto& cpu : j["cpus"]) {
                 spec.cpus.push_back(integer<int>(cpu, "cpus"));
+            }
+        }
+        if (j.contains("housekeeping")) {
+            if (!j["housekeeping"].is_array()) {
+                throw BadField{"housekeeping " + j["housekeeping"].dump() + ": expected a list of CPU numbers"};
+            }
+            for (const auto& cpu : j["housekeeping"]) {
+                spec.housekeeping.push_back(integer<int>(cpu, "housekeeping"));
             }
         }
         spec.shareCpus = j.value("share_cpus", false);

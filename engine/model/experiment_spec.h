@@ -94,11 +94,14 @@ struct ExperimentSpec {
     std::map<std::string, std::string> params;  // -p, applied to every variant
     std::vector<VariantSpec> variants;          // at least one; "default" when none given
     int repetitions = 5;
-    double duration = 1.0;              // seconds per variant per repetition
-    double warmup = 0.2;                // seconds per variant before the first repetition
-    double interval = 0.1;              // sample length when not alternating in chunks
-    std::optional<double> chunk;        // alternation chunk in seconds; 0 = off; unset = workload default
-    std::vector<int> cpus;              // worker CPUs; empty = chosen by the scheduler
+    double duration = 1.0;        // seconds per variant per repetition
+    double warmup = 0.2;          // seconds per variant before the first repetition
+    double interval = 0.1;        // sample length when not alternating in chunks
+    std::optional<double> chunk;  // alternation chunk in seconds; 0 = off; unset = workload default
+    std::vector<int> cpus;        // worker CPUs; empty = chosen by the scheduler
+    // Where the harness's own threads run (--housekeeping): the sampler, the recorder, the event
+    // stream. Empty = every allowed CPU the run does not measure on.
+    std::vector<int> housekeeping;
     bool shareCpus = false;             // run on CPUs another run holds (recorded; a warning)
     std::vector<std::string> counters;  // empty = the generic default set
     PmuChoice pmu;                      // perf unless asked for

@@ -48,6 +48,11 @@ inline constexpr const char* kCpuPrefix = "cpu_";
 // How long the receiver thread waited for its CPU, runnable (ns, from schedstat): a quantity of
 // the validity rules, not a metric compared (it would join every live run's Holm family).
 inline constexpr const char* kThreadRunDelay = "receiver_run_delay";
+// The harness's own threads (the sampler, the recorder): their CPU time (ns) and how often they
+// were put on a CPU, from schedstat; quantities of the report, on the measured CPUs when the
+// machine has no other (--housekeeping).
+inline constexpr const char* kHarnessCpuNs = "harness_cpu_ns";
+inline constexpr const char* kHarnessWakeups = "harness_wakeups";
 // Breakdowns of live runs: "cpu3_<counter>" and "cpu3_softnet_processed" (dropped, squeezed) per
 // counted CPU, and "dev_<statistic>" from the receiving device's own statistics (ethtool -S).
 inline constexpr const char* kDevicePrefix = "dev_";

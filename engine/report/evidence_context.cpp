@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/system_facts.h"
 #include "engine/analysis/environment_diff.h"
 #include "engine/catalog/spec_check.h"
 #include "engine/catalog/workload_catalog.h"
@@ -159,6 +160,35 @@ std::string liveDesignLine(const RunRecord& run)
                             dropped + counted > 0 ? 100 * dropped / (dropped + counted) : 0.0, dropped);
     }
     return line + stallText(run) + placesText(run);
+}
+
+std::string harnessLine(const RunRecord& run)
+{
+    const auto m = run.environment.section("measurement");
+    const int cpu = run.data.layout.quantityIndex(quantity::kHarnessCpuNs);
+    const int wakeups = run.data.layout.quantityIndex(quantity::kHarnessWakeups);
+    if (!m.is_object() || !m.contains("harness") || cpu < 0 || wakeups < 0) {
+        return "";
+    }
+    double cpuNs = 0;
+    double woke = 0;
+    double seconds = 0;
+    const auto& samples = run.data.samples;
+    const auto cpuColumn = samples.column(static_cast<std::size_t>(cpu));
+    const auto wakeColumn = samples.column(static_cast<std::size_t>(wakeups));
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        if (std::isfinite(cpuColumn[i]) && std::isfinite(wakeColumn[i])) {
+            cpuNs += cpuColumn[i];
+            woke += wakeColumn[i];
+            seconds += samples.duration(i);
+        }
+    }
+    const std::string where = "harness " + m.value("harness", std::string());
+    if (seconds <= 0 || woke <= 0) {  // no reading, or a kernel without schedstats (all zero)
+        return where + ": its wakeups and CPU time not counted here (no schedstat)";
+    }
+    return fmt::format("{}: {:.1f} wakeups/s, {:.2f}% of one CPU inside samples", where, woke / seconds,
+                       100 * cpuNs / (seconds * 1e9));
 }
 
 namespace {
@@ -483,6 +513,9 @@ std::string runCommandLine(const RunRecord& run)
         cmd += " --variant " + shellQuote(text);
     }
     cmd += fmt::format(" --reps {} --duration {:g}", spec.repetitions, spec.duration);
+    if (!spec.housekeeping.empty()) {
+        cmd += " --housekeeping " + base::formatCpuList(spec.housekeeping);
+    }
     if (spec.layouts.value_or(0) > 0) {
         cmd += fmt::format(" --layouts {}", *spec.layouts);
     }
@@ -496,6 +529,9 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
     ctx.header = {"$ " + runCommandLine(run), machineLine(run), scheduleLine(run)};
     if (auto design = liveDesignLine(run); !design.empty()) {
         ctx.header.push_back(std::move(design));
+    }
+    if (auto harness = harnessLine(run); !harness.empty()) {
+        ctx.header.push_back(std::move(harness));
     }
     if (input.layoutsPlanned > 0 && (input.alternating || input.pairedRepetitions)) {
         ctx.designNote = fmt::format(
@@ -566,6 +602,9 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
         names += (names.empty() ? "" : " vs ") + runName(*run);
         ctx.header.push_back(runName(*run) + ": $ " + runCommandLine(*run));
         ctx.header.push_back("  " + machineLine(*run) + "; " + scheduleLine(*run));
+        if (auto harness = harnessLine(*run); !harness.empty()) {
+            ctx.header.push_back("  " + harness);
+        }
         addEnvironmentWarnings(*run, "", warningsOf.emplace_back());
         ctx.source.push_back({{"run", run->row.id}, {"label", run->row.label}, {"kernel", run->row.kernel}});
     }

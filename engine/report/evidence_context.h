@@ -18,6 +18,12 @@ std::string runCommandLine(const RunRecord& run);
 // "live design: repetitions: <why>"; "" for other runs.
 std::string liveDesignLine(const RunRecord& run);
 
+// Where a live run's harness (its sampler and recorder) ran and, from its samples, how often it
+// woke and how much CPU it took between each sample's two readings: "harness on the measured CPUs
+// 0-1 (no other CPU allowed): 20.1 wakeups/s, 0.42% of one CPU inside samples"; "" for other runs
+// and runs stored before the harness was counted.
+std::string harnessLine(const RunRecord& run);
+
 // One run's variants against each other.
 EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input);
 

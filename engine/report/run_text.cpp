@@ -47,6 +47,9 @@ void printSchedule(const RunRecord& run, std::ostream& out)
     if (const auto design = liveDesignLine(run); !design.empty()) {
         out << "  " << design << '\n';
     }
+    if (const auto harness = harnessLine(run); !harness.empty()) {
+        out << "  " << harness << '\n';
+    }
 }
 
 void printCounters(const RunEnvironment& env, std::ostream& out)

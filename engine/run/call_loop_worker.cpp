@@ -345,7 +345,7 @@ WorkerDone Worker::run(std::future<bool>& go)
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         std::vector<int> counts(m_loops.size(), 0);
         rep.layouts = placeLoops(unit.repetition);
-        PartialSender partial(m_out);
+        PartialSender partial(m_out, m_context.watched());
         SlicePlan slices(unit, rounds, perVariant, m_spec.order, rng);
         while (auto slice = slices.next()) {
             if (m_stop.stop_requested()) {

@@ -36,16 +36,23 @@ struct WorkerPartial {
 inline constexpr double kPartialEverySeconds = 0.1;
 using WorkerMessage = std::variant<WorkerReady, RepetitionResult, WorkerWarning, WorkerDone, WorkerPartial>;
 
+// Unwatched, the recording thread still wakes this often while a repetition runs, to look for runs
+// that join its CPUs (SharerWatch::look), and no more: each wakeup may land on a measured CPU.
+inline constexpr double kPartialUnwatchedSeconds = 0.25;
+
 // Sends the samples a running repetition gained since the last time as a WorkerPartial, once
-// kPartialEverySeconds have passed. One per repetition.
+// kPartialEverySeconds have passed when anything watches the run (`watched`), else once
+// kPartialUnwatchedSeconds have. One per repetition.
 class PartialSender {
 public:
-    explicit PartialSender(Channel<WorkerMessage>& out) : m_out(out) {}
+    PartialSender(Channel<WorkerMessage>& out, bool watched)
+        : m_out(out), m_period(watched ? kPartialEverySeconds : kPartialUnwatchedSeconds)
+    {
+    }
     void offer(int repetition, const RepetitionResult& rep)
     {
         const auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - m_last).count() < kPartialEverySeconds ||
-            rep.samples.size() <= m_sent) {
+        if (std::chrono::duration<double>(now - m_last).count() < m_period || rep.samples.size() <= m_sent) {
             return;
         }
         m_out.push(
@@ -56,6 +63,7 @@ public:
 
 private:
     Channel<WorkerMessage>& m_out;
+    double m_period;  // seconds
     std::size_t m_sent = 0;
     std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };

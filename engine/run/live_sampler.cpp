@@ -64,10 +64,24 @@ Result<Reading> LiveSampler::read(LiveSession& session, SessionCounters& counter
     }
     NF_TRY(counters.read());
     if (const pid_t tid = session.counterThread(); tid != 0) {
-        if (const auto delay = probes::readRunDelayNs(tid)) {
-            r.perCpu.emplace_back(quantity::kThreadRunDelay, static_cast<double>(*delay));
+        if (const auto stat = probes::readSchedStat(tid)) {
+            r.perCpu.emplace_back(quantity::kThreadRunDelay, static_cast<double>(stat->waitNs));
         }
     }
+    // The harness's threads summed; not a number when one of them cannot be read (a sum without it
+    // would move by its whole count at the next reading).
+    double harnessNs = 0;
+    double harnessWakeups = 0;
+    for (const pid_t tid : m_context.harnessThreads()) {
+        if (const auto stat = probes::readSchedStat(tid)) {
+            harnessNs += static_cast<double>(stat->runNs);
+            harnessWakeups += static_cast<double>(stat->timeslices);
+        } else {
+            harnessNs = harnessWakeups = std::nan("");
+        }
+    }
+    r.perCpu.emplace_back(quantity::kHarnessCpuNs, harnessNs);
+    r.perCpu.emplace_back(quantity::kHarnessWakeups, harnessWakeups);
     const auto& cpus = session.counterCpus();
     for (const auto& s : probes::readSoftnet(m_p.facts.onlineCpus)) {
         if (std::find(cpus.begin(), cpus.end(), s.cpu) != cpus.end()) {

@@ -30,7 +30,8 @@ namespace live {
 struct Reading {
     std::uint64_t tsc = 0;
     std::vector<double> session;
-    // Cumulative, by quantity: cpuN_softnet_*, cpuN_time_* and the receiver's rx_run-delay.
+    // Cumulative, by quantity: cpuN_softnet_*, cpuN_time_*, the receiver's run delay and the
+    // harness's CPU time and wakeups.
     std::vector<std::pair<std::string, double>> perCpu;
 };
 
@@ -40,7 +41,6 @@ public:
 
     const probes::TscClock& tsc() const { return m_tsc; }
     std::uint64_t ticks(double seconds) const { return static_cast<std::uint64_t>(seconds * m_tsc.hz()); }
-    const std::stop_token& stop() const { return m_stop; }
     // Sleeps until the TSC reads `tsc`; false when the run was stopped.
     bool waitUntil(std::uint64_t tsc);
 

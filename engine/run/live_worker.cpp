@@ -21,6 +21,7 @@
 #include "engine/run/live_interleaved.h"
 #include "engine/run/live_sampler.h"
 #include "engine/run/live_sessions.h"
+#include "engine/run/pinned_thread.h"
 #include "engine/run/repetition_driver.h"
 #include "engine/run/run_context.h"
 #include "engine/run/run_stop.h"
@@ -53,7 +54,7 @@ private:
     RunLayout layout(const std::vector<std::string>& sessionQuantities, const std::vector<std::string>& threadNames,
                      const std::vector<std::string>& cpuNames);
     std::string designReason() const;
-    nlohmann::json measurementJson() const;
+    nlohmann::json measurementJson(bool harnessMoved) const;
     nlohmann::json testedState() const;
 
     const PreparedExperiment& m_p;
@@ -144,6 +145,8 @@ RunLayout LiveWorker::layout(const std::vector<std::string>& sessionQuantities,
             layout.quantities.push_back(prefix + what);
         }
     }
+    layout.quantities.emplace_back(quantity::kHarnessCpuNs);
+    layout.quantities.emplace_back(quantity::kHarnessWakeups);
     if (m_sessions.group() != nullptr) {
         layout.quantities.emplace_back(quantity::kGuardPackets);
         layout.quantities.emplace_back(quantity::kGuardNs);
@@ -168,7 +171,7 @@ std::string LiveWorker::designReason() const
     return blocker.empty() ? std::string("chunk 0") : blocker;
 }
 
-nlohmann::json LiveWorker::measurementJson() const
+nlohmann::json LiveWorker::measurementJson(bool harnessMoved) const
 {
     return {{"kind", "live"},
             {"variant_facts", m_sessions.facts()},
@@ -177,6 +180,7 @@ nlohmann::json LiveWorker::measurementJson() const
             {"alternating", m_spec.alternating()},
             {"design", m_spec.alternating() ? "paired chunks, variants side by side" : "interleaved repetitions"},
             {"design_reason", designReason()},
+            {"harness", describeHarness(m_context.cpus(), harnessMoved)},
             {"counters_note", "rx_* count on the receiver thread, cpu_* system-wide summed over counter_cpus"}};
 }
 
@@ -203,11 +207,15 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
     if (m_stop.stop_requested()) {
         return {RunStatus::Aborted, "stopped before measuring"};
     }
+    // The sessions are made (their CPUs checked against this thread's, all the run's); from here
+    // the sampler is harness and leaves the measured CPUs, where the machine has others.
+    const OffCpu offCpu(m_context.cpus().housekeeping);
     nlohmann::json counters =
         m_countersJson.is_null() ? nlohmann::json{{"target", "nothing (no thread or CPU)"}} : m_countersJson;
-    m_out.push(WorkerReady{
-        m_layout,
-        {{"tsc", tscJson(m_context.tsc().calibration())}, {"counters", counters}, {"measurement", measurementJson()}}});
+    m_out.push(WorkerReady{m_layout,
+                           {{"tsc", tscJson(m_context.tsc().calibration())},
+                            {"counters", counters},
+                            {"measurement", measurementJson(offCpu.moved())}}});
     if (!go.get()) {
         return {RunStatus::Failed, "not started"};
     }
@@ -221,7 +229,7 @@ WorkerDone LiveWorker::run(std::future<bool>& go)
         interleaved.emplace(m_spec, m_sessions, m_sampler);
     }
     const auto measure = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
-        PartialSender partial(m_out);
+        PartialSender partial(m_out, m_context.watched());
         if (sideBySide) {
             return NF_TRY(sideBySide->measure(unit, rng, rep, partial)) ? UnitEnd::Done : UnitEnd::Stopped;
         }

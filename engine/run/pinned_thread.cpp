@@ -22,6 +22,28 @@ Result<void> pinCurrentThread(int cpu)
     return {};
 }
 
+OffCpu::OffCpu(const std::vector<int>& cpus)
+{
+    if (cpus.empty() || pthread_getaffinity_np(pthread_self(), sizeof m_previous, &m_previous) != 0) {
+        return;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus) {
+        if (c >= 0 && c < CPU_SETSIZE) {
+            CPU_SET(c, &set);
+        }
+    }
+    m_moved = pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+OffCpu::~OffCpu()
+{
+    if (m_moved) {
+        pthread_setaffinity_np(pthread_self(), sizeof m_previous, &m_previous);
+    }
+}
+
 PinnedThread PinnedThread::start(const std::string& role, int cpu, std::function<void(std::stop_token)> body)
 {
     PinnedThread t;

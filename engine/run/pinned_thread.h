@@ -4,12 +4,15 @@
 // only after the pin, with its outcome: a thread that could not be pinned runs anyway (unpinned)
 // and says so, so the runner can store the warning with the run instead of losing it.
 
+#include <sched.h>
+
 #include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/result.h"
 #include "engine/run/failure_sink.h"
@@ -18,6 +21,22 @@ namespace nf::engine {
 
 // Pins the calling thread to `cpu`: "cannot pin ... to CPU 3: Invalid argument" when it cannot.
 Result<void> pinCurrentThread(int cpu);
+
+// Keeps the calling thread on `cpus` (the housekeeping CPUs of a run) for as long as it lives, then
+// gives the thread its CPUs back; does nothing when `cpus` is empty or cannot be set.
+class OffCpu {
+public:
+    explicit OffCpu(const std::vector<int>& cpus);
+    ~OffCpu();
+    OffCpu(const OffCpu&) = delete;
+    OffCpu& operator=(const OffCpu&) = delete;
+    // Whether the thread is on `cpus` now.
+    bool moved() const { return m_moved; }
+
+private:
+    cpu_set_t m_previous{};
+    bool m_moved = false;
+};
 
 class PinnedThread {
 public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/system_facts.h"
 #include "engine/run/cpu_claim.h"
 #include "engine/run/scheduler.h"
 
@@ -11,12 +12,39 @@ namespace nf::engine {
 CpuPolicy cpuPolicy(const PreparedExperiment& prepared)
 {
     CpuPolicy policy{measuredCpus(prepared), prepared.workerCpu, {}};
+    if (!prepared.spec.housekeeping.empty()) {  // given, and checked by prepareExperiment
+        policy.housekeeping = prepared.spec.housekeeping;
+        return policy;
+    }
+    // Not the CPUs a live run counts system-wide either (counter_cpus as a list; `auto` is the
+    // traffic CPUs), where the harness's work would be in the counts.
+    std::vector<int> avoid = policy.measured;
+    for (const auto& params : prepared.params) {
+        const auto counted = params.all().find("counter_cpus");
+        if (counted == params.all().end()) {
+            continue;
+        }
+        bool ok = false;
+        const auto cpus = base::parseCpuList(counted->second, &ok);
+        if (ok) {
+            avoid.insert(avoid.end(), cpus.begin(), cpus.end());
+        }
+    }
     for (int cpu : prepared.facts.allowedCpus) {
-        if (std::find(policy.measured.begin(), policy.measured.end(), cpu) == policy.measured.end()) {
+        if (std::find(avoid.begin(), avoid.end(), cpu) == avoid.end()) {
             policy.housekeeping.push_back(cpu);
         }
     }
     return policy;
+}
+
+std::string describeHarness(const CpuPolicy& policy, bool moved)
+{
+    if (policy.housekeeping.empty()) {
+        return "on the measured CPUs " + base::formatCpuList(policy.measured) + " (no other CPU allowed)";
+    }
+    const auto cpus = base::formatCpuList(policy.housekeeping);
+    return moved ? "on CPU " + cpus : "where the system put it (the move to CPU " + cpus + " failed)";
 }
 
 RunCounters::RunCounters(std::vector<probes::EventSpec> events, std::optional<probes::SimulatedPmu> simulated,
@@ -56,6 +84,18 @@ RunContext::RunContext(const PreparedExperiment& prepared, std::optional<probes:
                      : probes::CounterMode::UserAndKernel),
       m_cpus(cpuPolicy(prepared))
 {
+}
+
+void RunContext::addHarnessThread(pid_t tid)
+{
+    const std::lock_guard lock(m_harnessMutex);
+    m_harness.push_back(tid);
+}
+
+std::vector<pid_t> RunContext::harnessThreads() const
+{
+    const std::lock_guard lock(m_harnessMutex);
+    return m_harness;
 }
 
 }  // namespace nf::engine

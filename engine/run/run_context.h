@@ -1,14 +1,19 @@
 #pragma once
 // What every runner of one run shares, set up once by runExperiment before any of them starts:
 // the calibrated TSC, the run's counters (the resolved events and, with --pmu simulated, the
-// simulated PMU with the operation count it counts by), the CPU policy and the sink the run's
+// simulated PMU with the operation count it counts by), the CPU policy, the harness's threads
+// (whose CPU time a live run counts), whether anything watches the run, and the sink the run's
 // helper threads report their failures to. The call-loop, live and command runners take it
 // instead of each repeating that set-up.
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "base/result.h"
@@ -28,8 +33,14 @@ struct CpuPolicy {
     std::vector<int> housekeeping;  // the allowed CPUs not measured: for the harness's own threads
 };
 
-// The measured CPUs of `prepared` (measuredCpus) and the rest of the CPUs it may use.
+// The measured CPUs of `prepared` (measuredCpus) and the CPUs for the harness: --housekeeping's,
+// else the rest of the CPUs it may use but those a live run counts (counter_cpus).
 CpuPolicy cpuPolicy(const PreparedExperiment& prepared);
+
+// Where the harness's threads run, for the plan and the run's environment: "on CPU 2-3", "on the
+// measured CPUs 0-1 (no other CPU allowed)", or, when the move to the housekeeping CPUs failed
+// (`moved` false), "where the system put it (the move to CPU 2-3 failed)".
+std::string describeHarness(const CpuPolicy& policy, bool moved = true);
 
 // Opens counter groups with the run's events on the backend the run asked for: perf, or the
 // simulated PMU, which counts by the operations the runner reports here (calls made, packets
@@ -77,6 +88,16 @@ public:
     const CpuPolicy& cpus() const { return m_cpus; }
     FailureSink& failures() { return m_failures; }
 
+    // The harness's own threads (the recorder, the measuring worker of a live run), whose CPU
+    // time and wakeups a live run counts per chunk. Any thread may add itself.
+    void addHarnessThread(pid_t tid);
+    std::vector<pid_t> harnessThreads() const;
+    // Whether anything watches the run as it goes (an event stream): then the worker sends the
+    // samples of a running repetition more often (PartialSender), each send a wakeup of the
+    // recording thread.
+    void setWatched(bool watched) { m_watched = watched; }
+    bool watched() const { return m_watched; }
+
 private:
     RunContext(const PreparedExperiment& prepared, std::optional<probes::TscClock> tsc);
 
@@ -84,6 +105,9 @@ private:
     RunCounters m_counters;
     CpuPolicy m_cpus;
     FailureSink m_failures;
+    mutable std::mutex m_harnessMutex;
+    std::vector<pid_t> m_harness;
+    bool m_watched = true;
 };
 
 }  // namespace nf::engine

@@ -1,8 +1,9 @@
 #include "engine/run/scheduler.h"
 
-#include <pthread.h>
-#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <future>
 #include <optional>
@@ -10,12 +11,14 @@
 #include <thread>
 #include <utility>
 
+#include "base/system_facts.h"
 #include "engine/run/call_loop_worker.h"
 #include "engine/run/command_experiment.h"
 #include "engine/run/counter_columns.h"
 #include "engine/run/cpu_claim.h"
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
+#include "engine/run/pinned_thread.h"
 #include "engine/run/run_context.h"
 #include "engine/run/run_stages.h"
 #include "nf_version.h"
@@ -23,36 +26,6 @@
 namespace nf::engine {
 
 namespace {
-
-// Keeps the recording thread on the housekeeping CPUs, where there are any, for as long as it lives;
-// then the thread has its own CPUs back (a second run prepared on it sees them).
-class OffCpu {
-public:
-    explicit OffCpu(const std::vector<int>& housekeeping)
-    {
-        m_saved = pthread_getaffinity_np(pthread_self(), sizeof m_previous, &m_previous) == 0;
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        for (int c : housekeeping) {
-            CPU_SET(c, &set);
-        }
-        if (!housekeeping.empty()) {
-            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-        }
-    }
-    ~OffCpu()
-    {
-        if (m_saved) {
-            pthread_setaffinity_np(pthread_self(), sizeof m_previous, &m_previous);
-        }
-    }
-    OffCpu(const OffCpu&) = delete;
-    OffCpu& operator=(const OffCpu&) = delete;
-
-private:
-    cpu_set_t m_previous{};
-    bool m_saved = false;
-};
 
 // The calling thread's side of a run on a worker thread: stores the run when the worker is ready,
 // hands what the worker measures to the run's stages, and ends the run with what the worker and
@@ -207,15 +180,17 @@ RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObse
     std::stop_source stopWorker;
     std::stop_callback forward(control.stop, [&] { stopWorker.request_stop(); });
     const bool live = p.workload->kind == WorkloadKind::Live;
-    // This thread leaves the measured CPU of an in-process run. Where a live run's harness threads
-    // run is left as it was (moving them off the measured CPUs is a question of the live design).
-    std::optional<OffCpu> offCpu;
-    if (!live) {
-        offCpu.emplace(context.cpus().housekeeping);
-    }
+    context.addHarnessThread(static_cast<pid_t>(::syscall(SYS_gettid)));
+    context.setWatched(watch != nullptr);
+    // The worker starts with this thread's CPUs (a live one makes its sessions with them and then
+    // moves to the housekeeping CPUs itself; an in-process one pins itself to the worker CPU); then
+    // this thread, the recorder and the event stream, leaves the measured CPUs.
     std::jthread worker(
         [&](std::future<bool> started) {
             const FailureSink::Scope failures(&context.failures());
+            if (live) {
+                context.addHarnessThread(static_cast<pid_t>(::syscall(SYS_gettid)));
+            }
             try {
                 if (live) {
                     runLiveWorker(p, context, stopWorker.get_token(), channel, std::move(started));
@@ -228,6 +203,7 @@ RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObse
             }
         },
         go.get_future());
+    const OffCpu offCpu(context.cpus().housekeeping);
     Consumer consumer(p, observer, control, watch, warnings, sharers, stopWorker, go);
     while (consumer.take(channel.pop())) {
     }
@@ -270,6 +246,15 @@ Result<PreparedExperiment> prepareExperiment(const ExperimentSpec& spec, base::S
         p.spec.seed = std::random_device{}();
     }
     p.facts = std::move(facts);
+    const auto measured = measuredCpus(p);
+    for (int cpu : p.spec.housekeeping) {
+        if (std::find(measured.begin(), measured.end(), cpu) != measured.end()) {
+            return Error{(fieldName != nullptr ? fieldName(SpecField::Housekeeping) : std::string("housekeeping")) +
+                         " " + std::to_string(cpu) + ": CPU " + std::to_string(cpu) +
+                         " is measured by this run (measured: " + base::formatCpuList(measured) +
+                         "); the harness's CPUs must be others"};
+        }
+    }
     return p;
 }
 

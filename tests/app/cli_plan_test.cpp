@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/system_facts.h"
 #include "engine/run/cpu_claim.h"
 #include "tests/app/cli_process.h"
 
@@ -53,6 +54,40 @@ TEST_F(CliPlan, TheDryRunSaysHowLongTheDesignTakes)
     const auto notDry = run({"run", "spin", "--format", "json"});
     EXPECT_EQ(notDry.status, 2);
     EXPECT_NE(notDry.err.find("--format is for --dry-run"), std::string::npos) << notDry.err;
+}
+
+// Where the harness's threads go: --housekeeping's CPUs, else the allowed CPUs the run does not
+// measure on, else (none left) the measured ones, said as such.
+TEST_F(CliPlan, TheDryRunSaysWhereTheHarnessRuns)
+{
+    const auto cpus = base::readSystemFacts().allowedCpus;
+    const std::string first = std::to_string(cpus.front());
+    const auto alone = run({"run", "spin", "--cpu", first, "--dry-run", "--format", "json"});
+    ASSERT_EQ(alone.status, 0) << alone.err;
+    const auto housekeeping = nlohmann::json::parse(alone.out)["housekeeping"];
+    EXPECT_EQ(housekeeping.size(), cpus.size() - 1) << housekeeping;
+    if (cpus.size() < 2) {
+        return;
+    }
+    const std::string second = std::to_string(cpus[1]);
+    const auto given = run({"run", "spin", "--cpu", first, "--housekeeping", second, "--dry-run"});
+    ASSERT_EQ(given.status, 0) << given.err;
+    EXPECT_NE(given.out.find("\n  harness (sampler, recorder) on CPU " + second + "\n"), std::string::npos)
+        << given.out;
+    const auto json = run({"run", "spin", "--cpu", first, "--housekeeping", second, "--dry-run", "--format", "json"});
+    EXPECT_EQ(nlohmann::json::parse(json.out)["housekeeping"], nlohmann::json::array({cpus[1]}));
+    if (cpus.size() == 2) {  // the generator and the receiver take both: the harness shares them
+        const auto none = run({"run", "udp-rx", "-p", "tx_cpu=" + first, "-p", "rx_cpu=" + second, "--dry-run"});
+        ASSERT_EQ(none.status, 0) << none.err;
+        EXPECT_NE(none.out.find("harness (sampler, recorder) on the measured CPUs " + base::formatCpuList(cpus) +
+                                " (no other CPU allowed)"),
+                  std::string::npos)
+            << none.out;
+    }
+    const auto command = run({"run", "command", "-p", "cmd=true", "--housekeeping", first, "--dry-run"});
+    EXPECT_EQ(command.status, 2);
+    EXPECT_NE(command.err.find("--housekeeping " + first + ": command has no harness thread"), std::string::npos)
+        << command.err;
 }
 
 TEST_F(CliPlan, TheJsonPlanNamesTheRunsOnItsCpus)

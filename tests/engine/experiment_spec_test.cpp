@@ -49,6 +49,16 @@ TEST(ExperimentSpec, JsonRoundTrip)
     auto back = experimentSpecFromJson(toJson(spec));
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(toJson(*back), toJson(spec));
+    EXPECT_FALSE(toJson(spec).contains("housekeeping"));  // written only when given
+
+    spec.housekeeping = {0, 2};
+    back = experimentSpecFromJson(toJson(spec));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->housekeeping, (std::vector<int>{0, 2}));
+    auto bad = toJson(spec);
+    bad["housekeeping"] = "0-1";
+    EXPECT_EQ(experimentSpecFromJson(bad).error().message,
+              "experiment spec: housekeeping \"0-1\": expected a list of CPU numbers");
 }
 
 // --counters-mode: stored with the run as given or resolved; unset is written as null and reads back

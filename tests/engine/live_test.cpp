@@ -11,11 +11,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "engine/analysis/chunk_cut.h"
@@ -381,6 +385,107 @@ TEST(LiveRun, XdpLiveFeedsTheReceiverWithGroAndWithItsXdpPassProgram)
     const auto facts = collector.start().environment["measurement"]["variant_facts"];
     EXPECT_NE(facts["xdp_pass"]["generator"].get<std::string>().find("XDP_PASS"), std::string::npos);
     EXPECT_EQ(facts["gro"]["generator"].get<std::string>().find("XDP_PASS"), std::string::npos);
+}
+
+// Every thread of this process and the CPUs it may run on ("0", "1", "0-1"), read while a run runs.
+std::vector<std::string> threadCpus()
+{
+    std::vector<std::string> out;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream status(task.path() / "status");
+        for (std::string line; std::getline(status, line);) {
+            if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+                out.push_back(line.substr(line.find_first_not_of(" \t", 18)));
+            }
+        }
+    }
+    return out;
+}
+
+// A collector that looks, at the end of each repetition (on the recording thread, while the
+// worker goes on to the next), where every thread of the process may run.
+class ThreadPlaces : public RunCollector {
+public:
+    Result<void> repetitionFinished(const RepetitionResult& rep) override
+    {
+        const auto cpus = threadCpus();
+        m_seen.insert(cpus.begin(), cpus.end());
+        m_recorder.insert(base::formatCpuList(net::allowedCpus()));  // this thread's own mask
+        for (const auto& c : m_seen) {
+            m_most[c] = std::max(m_most[c], static_cast<std::size_t>(std::count(cpus.begin(), cpus.end(), c)));
+        }
+        return RunCollector::repetitionFinished(rep);
+    }
+    const std::set<std::string>& recorder() const { return m_recorder; }
+    // The most threads seen at once that could run on `cpus` alone.
+    std::size_t mostOn(const std::string& cpus) const { return m_most.count(cpus) ? m_most.at(cpus) : 0; }
+
+private:
+    std::set<std::string> m_seen;
+    std::set<std::string> m_recorder;
+    std::map<std::string, std::size_t> m_most;
+};
+
+double columnSum(const RunData& data, const char* quantity)
+{
+    const int q = data.layout.quantityIndex(quantity);
+    double sum = 0;
+    for (const double v : data.samples.column(static_cast<std::size_t>(std::max(q, 0)))) {
+        sum += q >= 0 && std::isfinite(v) ? v : 0;
+    }
+    return q >= 0 ? sum : -1;
+}
+
+// The receiver and the generator on the last CPU, --housekeeping the first: the recorder (this
+// thread) and the sampler (the worker) run there alone, and this thread has its CPUs back after
+// the run.
+TEST(LiveRun, HarnessThreadsRunOnTheHousekeepingCpus)
+{
+    NF_REQUIRE_NET_ADMIN();
+    const auto cpus = net::allowedCpus();
+    if (cpus.size() < 2) {
+        GTEST_SKIP() << "needs two CPUs";
+    }
+    auto spec = udpSpec();
+    spec.params = {
+        {"tx_cpu", std::to_string(cpus.back())}, {"rx_cpu", std::to_string(cpus.back())}, {"share_cpu", "1"}};
+    spec.housekeeping = {cpus.front()};
+    spec.chunk = 0.02;  // side by side: the guards and chunk reads are the sampler's
+    spec.repetitions = 2;
+    spec.duration = 0.2;
+    auto prepared = prepareExperiment(spec, base::readSystemFacts(), workloads::implementations());
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    ThreadPlaces collector;
+    const auto outcome = runExperiment(*prepared, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    EXPECT_EQ(collector.recorder(), std::set<std::string>{std::to_string(cpus.front())});
+    EXPECT_GE(collector.mostOn(std::to_string(cpus.front())), 2u);  // the recorder and the sampler
+    EXPECT_EQ(net::allowedCpus(), cpus);
+    EXPECT_EQ(collector.start().environment["measurement"]["harness"], "on CPU " + std::to_string(cpus.front()));
+    EXPECT_GT(columnSum(collector.data(), quantity::kHarnessWakeups), 0);
+    EXPECT_GT(columnSum(collector.data(), quantity::kHarnessCpuNs), 0);
+}
+
+// With no CPU left over the harness stays where it may run, and says so.
+TEST(LiveRun, HarnessOnTheMeasuredCpusIsSaid)
+{
+    NF_REQUIRE_NET_ADMIN();
+    auto spec = udpSpec();
+    const auto cpus = net::allowedCpus();
+    spec.params = {{"tx_cpu", std::to_string(cpus.front())},
+                   {"rx_cpu", std::to_string(cpus.back())},
+                   {"share_cpu", cpus.size() == 1 ? "1" : "0"}};
+    spec.repetitions = 1;
+    auto facts = base::readSystemFacts();
+    facts.allowedCpus = {cpus.front(), cpus.back()};
+    auto prepared = prepareExperiment(spec, facts, workloads::implementations());
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    RunCollector collector;
+    const auto outcome = runExperiment(*prepared, collector, {});
+    ASSERT_EQ(outcome.status, RunStatus::Complete) << outcome.reason;
+    const auto harness = collector.start().environment["measurement"]["harness"].get<std::string>();
+    EXPECT_EQ(harness.rfind("on the measured CPUs", 0), 0u) << harness;
+    EXPECT_GT(columnSum(collector.data(), quantity::kHarnessWakeups), 0);  // the sampler woke for each sample
 }
 
 TEST(LiveRun, StopTearsDownAtOnceAndAborts)

@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
+#include <variant>
 
 #include "engine/analysis/chunk_cut.h"
+#include "engine/run/call_loop_worker.h"
 #include "engine/run/run_collector.h"
 #include "engine/stats/descriptive.h"
 
@@ -432,6 +436,47 @@ TEST(RunExperiment, WatchesOnlyWhenAWatchIsHandedOver)
         EXPECT_EQ(at[1].rfind("progress ", 0), 0u) << at[1];
         EXPECT_EQ(at[2].rfind("look ", 0), 0u) << at[2];
     }
+}
+
+}  // namespace
+}  // namespace nf::engine
+
+namespace nf::engine {
+namespace {
+
+// A running repetition's samples go to the recording thread every 100 ms when something watches
+// the run; unwatched only every 250 ms, for the look for runs joining its CPUs: each send is a
+// wakeup on a CPU the run may be measuring.
+TEST(PartialSender, SendsLessOftenWhenNothingWatches)
+{
+    const Sample one{.variant = 0, .repetition = 0, .values = {1, 1, 1}};
+    RepetitionResult rep{0, {0}, 0, 0, {one}};
+    Channel<WorkerMessage> unwatchedOut;
+    Channel<WorkerMessage> watchedOut;
+    PartialSender unwatched(unwatchedOut, false);
+    PartialSender watched(watchedOut, true);
+    std::this_thread::sleep_for(std::chrono::duration<double>(kPartialEverySeconds * 1.5));
+    unwatched.offer(0, rep);  // too soon unwatched
+    watched.offer(0, rep);
+    rep.samples.push_back(one);
+    watched.offer(0, rep);  // too soon again
+    std::this_thread::sleep_for(std::chrono::duration<double>(kPartialUnwatchedSeconds));
+    unwatched.offer(0, rep);
+    watched.offer(0, rep);
+    for (auto* out : {&unwatchedOut, &watchedOut}) {
+        out->push(WorkerDone{});
+    }
+    // Unwatched: one send, with both samples; watched: the first sample, then the second.
+    auto first = unwatchedOut.pop();
+    ASSERT_TRUE(std::holds_alternative<WorkerPartial>(first));
+    EXPECT_EQ(std::get<WorkerPartial>(first).samples.size(), 2u);
+    EXPECT_TRUE(std::holds_alternative<WorkerDone>(unwatchedOut.pop()));
+    for (int i = 0; i < 2; ++i) {
+        auto partial = watchedOut.pop();
+        ASSERT_TRUE(std::holds_alternative<WorkerPartial>(partial)) << i;
+        EXPECT_EQ(std::get<WorkerPartial>(partial).samples.size(), 1u) << i;
+    }
+    EXPECT_TRUE(std::holds_alternative<WorkerDone>(watchedOut.pop()));
 }
 
 }  // namespace
