@@ -121,11 +121,13 @@ public:
             if (u != v) {
                 m_apps[u]->park(true);
             }
+            m_seen[u] = m_apps[u]->counts().packets;  // the first look after the switch counts from here
         }
     }
 
-    // Frames on v's RX ring, or frames v took since the last look (still trickling in from the
-    // generator's last kernel batch and the veth ring, which are not visible from here).
+    // Frames on v's RX ring, or frames v took since the last look, or since the switch before it
+    // (still trickling in from the generator's last kernel batch and the veth ring, which are not
+    // visible from here).
     bool pending(std::size_t v) const override
     {
         const auto packets = m_apps[v]->counts().packets;
