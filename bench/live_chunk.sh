@@ -51,12 +51,12 @@ sums, guard = {}, 0.0
 for s in d["samples"]:
     q = s["quantities"]
     t = sums.setdefault(s["variant_name"], [0.0, 0.0, 0.0, 0.0])
-    for i, k in enumerate(("packets", "gen_packets", "drops")):
+    for i, k in enumerate(("packets", "offered_packets", "drops")):
         t[i] += q.get(k) or 0
     t[3] += s["duration_s"]
     guard += q.get("guard_packets") or 0
 received = sum(t[0] for t in sums.values())
-print("  " + "; ".join("%s: pps %.0f, gen_pps %.0f, drops/s %.0f" % (v, t[0] / t[3], t[1] / t[3], t[2] / t[3])
+print("  " + "; ".join("%s: pps %.0f, offered_pps %.0f, drops/s %.0f" % (v, t[0] / t[3], t[1] / t[3], t[2] / t[3])
                        for v, t in sums.items()) +
       ("; guards %.0f packets (%.2f%% of received)" % (guard, 100 * guard / (guard + received)) if guard else ""))' \
     2>/dev/null || true

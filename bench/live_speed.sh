@@ -24,13 +24,13 @@ rx_cpu=1
 db=$(mktemp -d)/live.db
 trap 'rm -rf "$(dirname "$db")"' EXIT
 
-means() {  # the means of pps and gen_pps of the last run
+means() {  # the means of pps and offered_pps of the last run
   "$nf" --db "$db" show last --format json | python3 -c '
 import json, sys
 s = {m["metric"]: m["variants"][0]["mean"] for m in json.load(sys.stdin)["summary"]}
-print("%.0f %.0f" % (s["pps"], s["gen_pps"]))'
+print("%.0f %.0f" % (s["pps"], s["offered_pps"]))'
 }
-xdp_rx() {  # "pps gen_pps" of one xdp-rx repetition; extra -p options as arguments
+xdp_rx() {  # "pps offered_pps" of one xdp-rx repetition; extra -p options as arguments
   "$nf" --db "$db" run xdp-rx -p tx_cpu=$tx_cpu -p rx_cpu=$rx_cpu "$@" \
     --reps 1 --duration "$seconds" --interval 0.5 --warmup 0.2 >/dev/null
   means
@@ -64,7 +64,7 @@ print("  minimal %.3f Mpps (CV %.1f%%), tool %.3f Mpps (CV %.1f%%); tool/minimal
 
 for part in $parts; do
   case $part in
-    gen) compare "generator alone into XDP_DROP (gen_pps)" 2 \
+    gen) compare "generator alone into XDP_DROP (offered_pps)" 2 \
            "$tests/xdp_gen_baseline min $tx_cpu $seconds" "$tests/xdp_gen_baseline tool $tx_cpu $seconds" ;;
     rxdrop) compare "rxdrop native, copy, fed by xdp-live (pps)" 2 \
               "$tests/xdp_rx_baseline xdp-live $tx_cpu $rx_cpu $seconds native 0" \
@@ -84,7 +84,7 @@ rate = float(sys.argv[1])
 reps = {}
 for s in json.load(sys.stdin)["samples"]:
     q = s["quantities"]; reps.setdefault(s["repetition"], [0, 0])
-    reps[s["repetition"]][0] += q["gen_packets"]; reps[s["repetition"]][1] += s["duration_s"]
+    reps[s["repetition"]][0] += q["offered_packets"]; reps[s["repetition"]][1] += s["duration_s"]
 r = [p / d for p, d in reps.values()]
 print("  rate=%d: offered %.0f pps (%+.2f%% of target), CV between repetitions %.2f%%" % (
     rate, st.mean(r), (st.mean(r) / rate - 1) * 100, st.stdev(r) / st.mean(r) * 100 if len(r) > 1 else 0))' "$rate"

@@ -16,13 +16,13 @@ rx_cpu=1
 db=$(mktemp -d)/udp.db
 trap 'rm -rf "$(dirname "$db")"' EXIT
 
-tool_round() {  # prints "pps gen_pps" of one udp-rx repetition
+tool_round() {  # prints "pps offered_pps" of one udp-rx repetition
   "$nf" --db "$db" run udp-rx -p generator="$1" -p tx_cpu=$tx_cpu -p rx_cpu=$rx_cpu -p counter_cpus=none \
     --reps 1 --duration "$seconds" --interval 0.5 --warmup 0.2 >/dev/null
   "$nf" --db "$db" show last --format json | python3 -c '
 import json, sys
 s = {m["metric"]: m["variants"][0]["mean"] for m in json.load(sys.stdin)["summary"]}
-print("%.0f %.0f" % (s["pps"], s["gen_pps"]))'
+print("%.0f %.0f" % (s["pps"], s["offered_pps"]))'
 }
 
 summarise() {  # reads "base_pps base_gen tool_pps tool_gen" lines
@@ -49,7 +49,7 @@ for gen in sendmmsg xdp-live; do
       tool=$(tool_round "$gen")
       base=$("$baseline" "$gen" $tx_cpu $rx_cpu "$seconds" | awk '{print $2, $4}')
     fi
-    echo "  round $i: minimal $base  udp-rx $tool  (pps gen_pps)"
+    echo "  round $i: minimal $base  udp-rx $tool  (pps offered_pps)"
     results+="$base $tool"$'\n'
   done
   echo -n "$results" | summarise

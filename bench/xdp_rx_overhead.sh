@@ -15,13 +15,13 @@ rx_cpu=1
 db=$(mktemp -d)/xdp.db
 trap 'rm -rf "$(dirname "$db")"' EXIT
 
-tool_round() {  # prints "pps gen_pps" of one xdp-rx repetition in mode $1
+tool_round() {  # prints "pps offered_pps" of one xdp-rx repetition in mode $1
   "$nf" --db "$db" run xdp-rx -p xdp_mode="$1" -p tx_cpu=$tx_cpu -p rx_cpu=$rx_cpu -p counter_cpus=none \
     --reps 1 --duration "$seconds" --interval 0.5 --warmup 0.2 >/dev/null
   "$nf" --db "$db" show last --format json | python3 -c '
 import json, sys
 s = {m["metric"]: m["variants"][0]["mean"] for m in json.load(sys.stdin)["summary"]}
-print("%.0f %.0f" % (s["pps"], s["gen_pps"]))'
+print("%.0f %.0f" % (s["pps"], s["offered_pps"]))'
 }
 
 summarise() {  # reads "base_pps base_gen tool_pps tool_gen" lines
@@ -48,7 +48,7 @@ for mode in native skb; do
       tool=$(tool_round "$mode")
       base=$("$baseline" xdp-live $tx_cpu $rx_cpu "$seconds" "$mode" 0 | awk '{print $2, $4}')
     fi
-    echo "  round $i: minimal $base  xdp-rx $tool  (pps gen_pps)"
+    echo "  round $i: minimal $base  xdp-rx $tool  (pps offered_pps)"
     results+="$base $tool"$'\n'
   done
   echo -n "$results" | summarise
