@@ -45,10 +45,12 @@ QString spreadText(double pct)
 
 // What a panel says about code layout: "layout spread ±1.8%" (a range where its candidates'
 // differ), and "incomplete layout design: 5 of 8 placements" where fewer placements were measured
-// than planned. Both "" where layout was not a factor of any candidate.
+// than planned. Both "" where layout was not a factor of any candidate. A live run's setups say
+// "setup spread ±1.2%" instead.
 struct LayoutNote {
     QString spread;
     QString incomplete;
+    bool setups = false;
 };
 
 LayoutNote layoutNote(const std::vector<DifferenceView>& differences)
@@ -62,6 +64,7 @@ LayoutNote layoutNote(const std::vector<DifferenceView>& differences)
         }
         least = std::min(least, d.layout->spreadPct);
         most = std::max(most, d.layout->spreadPct);
+        note.setups = d.layout->setups;
         if (note.incomplete.isEmpty() && d.layout->measured < d.layout->planned) {
             note.incomplete = ComparePlot::tr("incomplete layout design: %1 of %2 placements")
                                   .arg(d.layout->measured)
@@ -71,8 +74,9 @@ LayoutNote layoutNote(const std::vector<DifferenceView>& differences)
     if (std::isfinite(least)) {
         const QString low = spreadText(least);
         const QString high = spreadText(most);
-        note.spread =
-            ComparePlot::tr("layout spread \u00b1%1%").arg(low == high ? low : low + QStringLiteral("..") + high);
+        const QString range = low == high ? low : low + QStringLiteral("..") + high;
+        note.spread = note.setups ? ComparePlot::tr("setup spread \u00b1%1%").arg(range)
+                                  : ComparePlot::tr("layout spread \u00b1%1%").arg(range);
     }
     return note;
 }
@@ -425,7 +429,10 @@ void ComparePlot::showPanel(const PanelView& panel)
     const LayoutNote layout = layoutNote(panel.differences);
     if (!layout.spread.isEmpty()) {
         QStringList lines{
-            tr("%1 (hatched): what where the code sits moves; the interval includes it").arg(layout.spread)};
+            layout.setups
+                ? tr("%1 (hatched): how far the setups' differences scatter; the interval includes it")
+                      .arg(layout.spread)
+                : tr("%1 (hatched): what where the code sits moves; the interval includes it").arg(layout.spread)};
         if (!layout.incomplete.isEmpty()) {
             lines << layout.incomplete;
         }

@@ -40,6 +40,9 @@ DifferenceView differenceView(const engine::MetricComparison& c, double alpha)
         layout = LayoutSpreadView{.spreadPct = *c.result.layoutSpreadPct,
                                   .measured = c.result.layoutsMeasured,
                                   .planned = c.result.layoutsPlanned};
+    } else if (c.result.setupSpreadPct) {
+        layout = LayoutSpreadView{
+            .spreadPct = *c.result.setupSpreadPct, .measured = c.result.n, .planned = c.result.n, .setups = true};
     }
     return {
         .candidate = qs(c.candidate),

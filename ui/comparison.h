@@ -41,6 +41,7 @@ struct LayoutSpreadView {
     double spreadPct = 0;
     std::size_t measured = 0;
     std::size_t planned = 0;
+    bool setups = false;  // the spread between the setups of a live run, not between code placements
 };
 
 // One candidate against the baseline: the engine's Comparison::interval, as it is.
@@ -59,7 +60,7 @@ struct DifferenceView {
     QString level;
     bool holmLevel = false;
     QString verdict;                         // different, negligible, equivalent, inconclusive
-    std::optional<LayoutSpreadView> layout;  // unset when code layout was not a factor
+    std::optional<LayoutSpreadView> layout;  // unset when neither code layout nor setups were a factor
 };
 
 // The difference of comparison `c` as a panel draws it; `alpha` names its level.

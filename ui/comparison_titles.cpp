@@ -31,6 +31,10 @@ QString designName(const engine::Comparison& c)
         return c.n == 1 ? QObject::tr("1 placement cell of paired log-ratios")
                         : QObject::tr("%1 placement cells of paired log-ratios").arg(c.n);
     }
+    if (c.design == engine::Design::Setups) {
+        return c.n == 1 ? QObject::tr("1 setup of paired log-ratios")
+                        : QObject::tr("%1 setups of paired log-ratios").arg(c.n);
+    }
     if (!c.levels.empty()) {  // across runs: what the run-to-run variance came from
         return c.levels.find(engine::kNoRunCalibration) != std::string::npos
                    ? QObject::tr("no run-to-run calibration")

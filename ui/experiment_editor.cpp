@@ -808,6 +808,9 @@ QStringList ExperimentEditor::setDesign(const engine::ExperimentSpec& spec)
         lost << tr("--housekeeping %1: the form leaves the harness's CPUs to the engine")
                     .arg(qs(base::formatCpuList(spec.housekeeping)));
     }
+    if (spec.setups && !points.empty() && points.front().setups != spec.setups) {
+        lost << tr("--setups %1: the form leaves the setups to the engine").arg(*spec.setups);
+    }
     if (!spec.primaryMetric.empty() && spec.primaryMetric != w->primaryMetric) {
         lost << tr("--primary %1: the form uses the workload's primary metric").arg(qs(spec.primaryMetric));
     }

@@ -42,6 +42,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Primary: return QObject::tr("Primary metric");
         case engine::SpecField::Layouts: return QObject::tr("Layouts");
         case engine::SpecField::Housekeeping: return QObject::tr("Housekeeping CPUs");
+        case engine::SpecField::Setups: return QObject::tr("Setups");
     }
     return {};
 }

@@ -2,6 +2,7 @@
 // floor of this machine: how small a difference it can show, and how much data a given one needs.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -44,6 +45,16 @@ const engine::MetricComparison* find(const engine::Analysis& a, engine::Design d
     return nullptr;
 }
 
+// The setups of a live run side by side (each phase of a repetition starts its variants anew).
+double setupCount(const engine::AnalysisInput& in)
+{
+    if (in.pairSetups.empty() || in.pairSetups.front().empty()) {
+        return 1;
+    }
+    const auto& setups = in.pairSetups.front();
+    return std::max(1, *std::max_element(setups.begin(), setups.end()) + 1);
+}
+
 std::optional<double> neededFor(const engine::AnalysisInput& in, engine::Design design, double pct)
 {
     engine::AnalysisOptions o;
@@ -70,18 +81,27 @@ void report(const engine::RunRecord& run, const std::string& dbPath, const std::
     const double chunk = run.spec.chunk.value_or(0.0);
     const double duration = run.spec.duration;
     std::vector<DesignFloor> floors;
-    for (const auto design : {engine::Design::Paired, engine::Design::Independent}) {
+    // A live run side by side: a setup costs its share of the repetitions' time (one per phase).
+    const double setupSeconds = duration * static_cast<double>(run.spec.repetitions) / setupCount(*in);
+    for (const auto design : {engine::Design::Setups, engine::Design::Paired, engine::Design::Independent}) {
         const auto* c = find(*analysis, design, metric.name);
         if (c == nullptr) {
             continue;
         }
         const bool paired = design == engine::Design::Paired;
-        floors.push_back({paired ? "paired" : "independent", c->result.unit, c->result.mdePct,
+        floors.push_back({std::string(engine::toString(design)), c->result.unit, c->result.mdePct,
                           neededFor(*in, design, 0.5), neededFor(*in, design, 1.0),
-                          paired && in->alternating ? 2 * chunk : 2 * duration});
+                          design == engine::Design::Setups ? 2 * setupSeconds
+                          : paired && in->alternating      ? 2 * chunk
+                                                           : 2 * duration});
     }
-    const auto* aa =
-        find(*analysis, in->alternating ? engine::Design::Paired : engine::Design::Independent, metric.name);
+    const engine::MetricComparison* aa = nullptr;
+    for (const auto& c : analysis->comparisons) {
+        if (c.primary && c.metric == metric.name) {
+            aa = &c;
+            break;
+        }
+    }
     if (format == "json") {
         nlohmann::json designs = nlohmann::json::array();
         for (const auto& f : floors) {

@@ -106,6 +106,7 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Primary: return "--primary";
         case engine::SpecField::Layouts: return "--layouts";
         case engine::SpecField::Housekeeping: return "--housekeeping";
+        case engine::SpecField::Setups: return "--setups";
     }
     return "?";
 }
@@ -174,6 +175,11 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                     "result (0: placement 0 only; 2-8; default: 8 when the variants run different code, e.g. "
                     "check=early against late, else 0). layout=N among a variant's parameters pins it to "
                     "placement N");
+    sub->add_option("--setups", o.spec.setups,
+                    "Live runs side by side: setups per repetition, each a phase in which the variants' receivers "
+                    "start anew (sockets, threads, buffers) on traded places; the verdict's interval is over the "
+                    "setups, so more of them, shorter, find smaller differences. A multiple of the variants "
+                    "(default: one per 20 chunk rounds, at least one per variant)");
     sub->add_option("--label", o.spec.label, "A label to find the run by");
     sub->add_option("--primary", o.spec.primaryMetric,
                     "The metric the verdict rests on, tested at alpha alone (the others are Holm-adjusted among "

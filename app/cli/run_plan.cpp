@@ -106,6 +106,10 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     if (const auto placed = layouts(s); !placed.empty()) {
         out << "  " << placed << '\n';
     }
+    if (s.setups) {
+        out << fmt::format("  {} setups per repetition: the variants' receivers start anew in each, on traded places\n",
+                           *s.setups);
+    }
     if (first.workload->kind != engine::WorkloadKind::Live) {  // live workloads name their CPUs themselves
         out << "  measuring on CPU " << base::formatCpuList(s.cpus) << '\n';
     }
@@ -147,6 +151,7 @@ int printPlanJson(const std::vector<engine::ExperimentSpec>& specs, std::ostream
         {"cpus", cpus},
         {"housekeeping", engine::cpuPolicy(prepared->front()).housekeeping},
         {"layouts", prepared->front().spec.layouts.value_or(0)},
+        {"setups", prepared->front().spec.setups ? nlohmann::json(*prepared->front().spec.setups) : nlohmann::json()},
         {"counters_mode", engine::toString(prepared->front().spec.countersMode.value_or(engine::CountersMode::All))},
         {"cpus_in_use", engine::cpusInUse(cpus)}};
     out << j.dump(2) << '\n';

@@ -13,6 +13,7 @@
 
 #include "engine/analysis/layout_factor.h"
 #include "engine/analysis/multiplicity.h"
+#include "engine/analysis/setup_factor.h"
 #include "engine/stats/robust.h"
 
 namespace nf::engine {
@@ -332,8 +333,12 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
         // Code layout is a factor: the cells of placements carry the verdict, the pairs beside it.
         const bool layoutFactor =
             in.layoutsPlanned > 0 && (in.alternating || in.pairedRepetitions) && std::max(base, c) < layoutsOf.size();
-        const Design primaryDesign =
-            layoutFactor ? Design::Layouts : (pairedFirst ? Design::Paired : Design::Independent);
+        // A live run side by side: its setups carry the verdict (pairs inside one share its draw).
+        const bool setupFactor = !layoutFactor && in.alternating && std::max(base, c) < in.pairSetups.size();
+        const Design primaryDesign = layoutFactor  ? Design::Layouts
+                                     : setupFactor ? Design::Setups
+                                     : pairedFirst ? Design::Paired
+                                                   : Design::Independent;
         std::vector<std::size_t> primaries;
         std::vector<std::size_t> secondaries;
         // Metrics are independent of each other: compare them in parallel (a million chunk pairs
@@ -355,6 +360,9 @@ Result<Analysis> analyze(const AnalysisInput& in, const AnalysisOptions& o)
                 const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];
                 results.push_back(compareAcrossLayouts(source[base], source[c], layoutsOf[base], layoutsOf[c],
                                                        in.layoutsPlanned, options));
+            }
+            if (setupFactor) {
+                results.push_back(compareAcrossSetups(in.pairs[m][base], in.pairs[m][c], in.pairSetups[base], options));
             }
             if (in.alternating || in.pairedRepetitions) {
                 const auto& source = in.alternating ? in.pairs[m] : in.repetitions[m];

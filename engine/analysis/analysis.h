@@ -24,7 +24,7 @@ struct AnalysisInput {
     std::vector<MetricSpec> metrics;
     std::vector<std::vector<std::vector<double>>> repetitions;
     std::vector<std::vector<std::vector<double>>> pairs;
-    bool alternating = false;             // chunk pairs exist: the paired design is primary
+    bool alternating = false;             // chunk pairs exist: a paired design (pairs, cells or setups) is primary
     bool pairedRepetitions = false;       // repetition i of every variant ran side by side (interleaved)
     bool pairedPrimary = false;           // the paired analysis of repetitions is the primary one (stat --paired)
     std::string pairUnit = "chunk pair";  // what one pair is
@@ -58,6 +58,10 @@ struct AnalysisInput {
     std::vector<std::vector<int>> pairLayouts;
     std::vector<std::vector<int>> repetitionLayouts;
     int layoutsPlanned = 0;
+    // Setups of a live run side by side (engine/analysis/setup_factor.h): the setup (0, 1, ... in
+    // the order they started) variant v's chunk of pair i was measured in (pairSetups[v][i], aligned
+    // with pairs[m][v]); -1 where none was recorded. Empty for runs without places.
+    std::vector<std::vector<int>> pairSetups;
 };
 
 // Builds the input from one run: repetition values and, when the run alternated, chunk values

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "engine/analysis/analysis.h"
@@ -240,6 +241,42 @@ void addLayouts(const RunData& data, const Rounds& rounds, const RepetitionTotal
     });
 }
 
+// The setup of every chunk pair of a live run side by side: each phase of a repetition starts its
+// variants anew on traded places (engine/run/live_chunks.cpp), so a variant's setup changes where
+// its repetition or its place does, in the order of the rounds.
+void addSetups(const RunData& data, const Rounds& rounds, AnalysisInput& in)
+{
+    const int place = data.layout.quantityIndex(quantity::kPlace);
+    const RunTable& table = data.samples;
+    if (place < 0 || static_cast<std::size_t>(place) >= table.quantities()) {
+        return;
+    }
+    const std::size_t nv = in.variants.size();
+    // (round, repetition, place) of each variant's rows, then numbered in round order.
+    std::vector<std::vector<std::tuple<std::size_t, int, double>>> seen(nv);
+    const auto variants = table.variants();
+    const auto reps = table.repetitions();
+    const auto places = table.column(static_cast<std::size_t>(place));
+    rounds.forEachRow([&](std::size_t i, std::size_t round) {
+        if (std::isfinite(places[i])) {
+            seen[variants[i]].emplace_back(round, reps[i], places[i]);
+        }
+    });
+    in.pairSetups.assign(nv, std::vector<int>(rounds.count(), -1));
+    for (std::size_t v = 0; v < nv; ++v) {
+        std::sort(seen[v].begin(), seen[v].end());
+        int setup = -1;
+        std::pair<int, double> last{-1, std::nan("")};
+        for (const auto& [round, rep, at] : seen[v]) {
+            if (setup < 0 || std::pair{rep, at} != last) {
+                ++setup;
+                last = {rep, at};
+            }
+            in.pairSetups[v][round] = setup;
+        }
+    }
+}
+
 // ---- Runs stored as summaries (perf stat -r N): n, mean and standard error instead of values ----
 
 // summaries[m][v] for every variant whose run is summarised; `variantOf` maps v to the variant
@@ -325,6 +362,9 @@ Result<AnalysisInput> analysisInput(const RunData& data, bool interleaved, const
     }
     if (!data.layouts.empty()) {
         addLayouts(data, rounds, totals, in);
+    }
+    if (in.alternating) {
+        addSetups(data, rounds, in);
     }
     in.pairedRepetitions = interleaved && !in.alternating;
     in.pairUnit = in.alternating ? "chunk pair" : "repetition pair";
@@ -480,6 +520,7 @@ Result<void> keepVariants(AnalysisInput& in, const std::vector<std::string>& nam
     select(in.receivedShare);
     select(in.summarised);
     select(in.pairLayouts);
+    select(in.pairSetups);
     select(in.repetitionLayouts);
     for (auto* perMetric : {&in.repetitions, &in.pairs}) {
         for (auto& m : *perMetric) {

@@ -41,6 +41,15 @@ struct LayoutCell {
     bool leftOut = false;  // too few pairs beside the other cells to stand for a placement
 };
 
+// One setup of a live run side by side (engine/analysis/setup_factor.h): its number in the run (1,
+// 2, ... in the order they started), the pairs measured in it, and their median difference.
+struct SetupCell {
+    int setup = -1;
+    std::size_t pairs = 0;
+    double deltaPct = 0;
+    bool leftOut = false;  // too few pairs beside the other setups to stand for one
+};
+
 // One reason a live test is not valid (engine/analysis/validity.h): its code
 // ("generator_bound", "rx_not_saturated", "loss_elsewhere", "state_drift") and what was found.
 struct ValidityFinding {
@@ -98,6 +107,12 @@ struct Comparison {
     // Across builds: what the layout spread was measured on ("vanilla against its rebuild
     // vanilla-rebuilt", or a calibration's date and labels); "" for placements inside a run.
     std::string layoutSource;
+    // Setups of a live run side by side (docs/measurement.md, "Setups as a factor"): how far the
+    // difference moves from one start of the receivers to the next, in percent (the standard
+    // deviation of the per-setup differences); the interval includes it. Unset when the setup was
+    // not the unit.
+    std::optional<double> setupSpreadPct;
+    std::vector<SetupCell> setupCells;  // the setups the interval rests on, and those left out
     ComparisonValidity validity{};
 };
 

@@ -25,6 +25,7 @@ std::string_view toString(Design design)
         case Design::Paired: return "paired";
         case Design::Independent: return "independent";
         case Design::Layouts: return "placements";
+        case Design::Setups: return "setups";
     }
     return "independent";
 }

@@ -14,8 +14,10 @@
 namespace nf::engine {
 
 // Layouts: paired values grouped by the code placements of the two variants, one value per cell
-// (engine/analysis/layout_factor.h).
-enum class Design { Paired, Independent, Layouts };
+// (engine/analysis/layout_factor.h). Setups: a live run's chunk pairs grouped by the setup (sockets
+// and receiver threads started anew) they were measured in, one value per setup
+// (engine/analysis/setup_factor.h).
+enum class Design { Paired, Independent, Layouts, Setups };
 std::string_view toString(Design design);
 
 struct PercentInterval {

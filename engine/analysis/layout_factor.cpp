@@ -1,15 +1,13 @@
 #include "engine/analysis/layout_factor.h"
 
 #include <fmt/format.h>
-#include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
 
-#include "engine/stats/descriptive.h"
-#include "engine/stats/hypothesis_tests.h"
-#include "engine/stats/power.h"
+#include "engine/analysis/cell_interval.h"
 
 namespace nf::engine {
 
@@ -40,35 +38,15 @@ std::map<std::pair<int, int>, Cell> cellsOf(const std::vector<double>& base, con
     return cells;
 }
 
-// A cell stands for its placement when it holds at least a fifth of the median cell's pairs: a
-// repetition the machine took away (most of its chunks preempted) leaves a cell of a few pairs whose
-// mean is noise, and each cell weighs as much as any other in the interval.
-std::size_t cellFloor(const std::map<std::pair<int, int>, Cell>& cells)
+// The pairs of each cell, for cellFloor.
+std::vector<double> pairCounts(const std::map<std::pair<int, int>, Cell>& cells)
 {
     std::vector<double> counts;
     counts.reserve(cells.size());
     for (const auto& [key, cell] : cells) {
         counts.push_back(static_cast<double>(cell.pairs));
     }
-    return static_cast<std::size_t>(median(counts) / 5);
-}
-
-// Student's t interval of the mean log ratio over the cells, as a percent change.
-IntervalResult cellInterval(double centre, double se, double df, double level)
-{
-    IntervalResult r;
-    r.design = Design::Layouts;
-    r.level = r.nominalLevel = level;
-    r.estimatePct = std::expm1(centre) * 100;
-    r.method = "mean of the placement cells' mean log ratios, Student t over the cells";
-    if (!(se >= 0) || !std::isfinite(se)) {
-        r.note = "the cells' spread is not finite";
-        return r;
-    }
-    const double t = boost::math::quantile(boost::math::students_t(df), 1 - (1 - level) / 2);
-    r.ci.low = std::expm1(centre - t * se) * 100;
-    r.ci.high = std::expm1(centre + t * se) * 100;
-    return r;
+    return counts;
 }
 
 }  // namespace
@@ -84,7 +62,7 @@ Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vect
     c.effectSizeName = "Cohen's d of the cells' log ratios";
     c.layoutsPlanned = static_cast<std::size_t>(std::max(planned, 0));
     const auto cells = cellsOf(base, cand, baseLayout, candLayout);
-    const std::size_t floor = cells.empty() ? 0 : cellFloor(cells);
+    const std::size_t floor = cellFloor(pairCounts(cells));
     std::vector<double> means;
     std::size_t pairs = 0;
     std::vector<std::string> thin;
@@ -121,32 +99,9 @@ Comparison compareAcrossLayouts(const std::vector<double>& base, const std::vect
         c.warnings.push_back(why);
         return c;
     }
-    const auto k = static_cast<double>(means.size());
-    const double centre = mean(means);
-    const double sd = stddev(means);
-    const double se = sd / std::sqrt(k);
+    const double sd = intervalOverCells(means, Design::Layouts,
+                                        "mean of the placement cells' mean log ratios, Student t over the cells", o, c);
     c.layoutSpreadPct = std::expm1(sd) * 100;
-    c.interval = cellInterval(centre, se, k - 1, 1 - o.alpha);
-    c.tost = cellInterval(centre, se, k - 1, 1 - 2 * o.alpha);
-    const auto t = stats::oneSampleT(means);
-    c.pPairedT = t.p;
-    c.p = c.pAdjusted = t.p;
-    c.direction = centre > 0 ? 1 : centre < 0 ? -1 : 0;
-    c.effectSize = sd > 0 ? centre / sd : kNaN;
-    // What the cells can detect: the t test's noncentrality at `power`, times the standard error;
-    // more data means more placements (cells), not more pairs in each.
-    c.mdePct = std::expm1(stats::tTestDetectableNoncentrality(k - 1, o.alpha, o.power) * se) * 100;
-    c.targetPct = o.targetPct.value_or(std::fabs(c.interval.estimatePct));
-    if (c.targetPct > 0 && sd > 0) {
-        const double effect = std::log1p(c.targetPct / 100);
-        for (long count = 2; count <= 1000000; count = std::max(count + 1, count * 21 / 20)) {
-            const auto n = static_cast<double>(count);
-            if (stats::tTestPower(effect / (sd / std::sqrt(n)), n - 1, o.alpha) >= o.power) {
-                c.nNeeded = n;
-                break;
-            }
-        }
-    }
     c.levels = fmt::format("{} placement cells of {} pairs{}", means.size(), pairs,
                            c.layoutsMeasured < c.layoutsPlanned
                                ? fmt::format(" (incomplete: {} of {} placements)", c.layoutsMeasured, c.layoutsPlanned)

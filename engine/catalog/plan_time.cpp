@@ -21,6 +21,10 @@ PlanTime planTime(const ExperimentSpec& spec, std::size_t points)
         p.units = p.variants * static_cast<std::size_t>(std::max(0, spec.repetitions));
         p.measuring = static_cast<double>(p.units) * spec.duration;
     }
+    if (spec.setups && spec.alternating()) {  // an until-decided run plans as many repetitions as fit
+        p.setups = static_cast<std::size_t>(std::max(0, *spec.setups)) *
+                   static_cast<std::size_t>(std::max(0, spec.repetitions));
+    }
     return p;
 }
 
@@ -50,7 +54,9 @@ std::string spanText(double seconds)
 std::string planTimeText(const PlanTime& plan)
 {
     const std::string warmup =
-        plan.warmup > 0 ? fmt::format(", plus {} of warmup per variant", spanText(plan.warmup)) : std::string();
+        !(plan.warmup > 0) ? std::string()
+        : plan.setups > 0  ? fmt::format(", plus {} of warmup in each of {} setups", spanText(plan.warmup), plan.setups)
+                           : fmt::format(", plus {} of warmup per variant", spanText(plan.warmup));
     const std::string each =
         plan.atMost ? fmt::format("until decided: at most {} of measuring{}", spanText(plan.measuring), warmup)
                     : fmt::format("{} variant-repetition{} of {}{}", plan.units, plan.units == 1 ? "" : "s",

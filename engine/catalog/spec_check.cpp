@@ -391,6 +391,46 @@ void checkLiveChunk(bool chunkGiven, const WorkloadDescriptor& w, const std::vec
     }
 }
 
+// Chunk rounds per setup that --setups' default aims at: on the veth testbed the setups' scatter
+// and the chunk noise inside a setup are about equal there (docs/measurement.md, "Setups as a
+// factor"), and each setup costs a warm-up and a restart of its receivers.
+constexpr long kRoundsPerSetup = 20;
+
+// --setups: a live run side by side only, a multiple of the variants (each variant takes each place
+// equally often in a repetition), and no more than its chunk rounds. Unset on a run side by side:
+// a setup per kRoundsPerSetup rounds, rounded down to a multiple of the variants (at least one per
+// variant).
+void checkSetups(const WorkloadDescriptor& w, ExperimentSpec& point, Checker& check)
+{
+    const auto variants = static_cast<long>(point.variants.size());
+    const double chunk = point.chunk.value_or(0);
+    const bool sideBySide = w.kind == WorkloadKind::Live && chunk > 0 && variants >= 2;
+    if (!point.setups) {
+        // Fewer rounds than variants run in one phase (engine/run/live_chunks.cpp): no setups to set.
+        const long rounds = std::isfinite(point.duration / chunk) ? std::lround(point.duration / chunk) : 0;
+        if (sideBySide && rounds >= variants) {
+            point.setups = static_cast<int>(variants * std::clamp(rounds / (kRoundsPerSetup * variants), 1L, 1000L));
+        }
+        return;
+    }
+    const int setups = *point.setups;
+    if (!sideBySide) {
+        check.add(SpecField::Setups, std::to_string(setups),
+                  "setups are the phases of a live run whose variants alternate in chunks side by side (" + w.name +
+                      (w.kind != WorkloadKind::Live ? " is not live)" : " here runs one variant at a time)"));
+        return;
+    }
+    const auto rounds = static_cast<long>(std::lround(point.duration / chunk));
+    if (setups < 1 || setups % variants != 0) {
+        check.add(SpecField::Setups, std::to_string(setups),
+                  "expected a multiple of the " + std::to_string(variants) +
+                      " variants (each variant takes each place equally often)");
+    } else if (setups > rounds) {
+        check.add(SpecField::Setups, std::to_string(setups),
+                  "more setups than the " + std::to_string(rounds) + " chunk rounds of a repetition");
+    }
+}
+
 }  // namespace
 
 CountersMode defaultCountersMode(const WorkloadDescriptor& w)
@@ -420,6 +460,7 @@ std::string_view toString(SpecField field)
         case SpecField::Primary: return "primary_metric";
         case SpecField::Layouts: return "layouts";
         case SpecField::Housekeeping: return "housekeeping";
+        case SpecField::Setups: return "setups";
     }
     return "workload";
 }
@@ -494,6 +535,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
         if (w->kind == WorkloadKind::Live && params.back().size() == point.variants.size()) {
             checkLiveChunk(input.chunk.has_value(), *w, params.back(), point, check);
         }
+        checkSetups(*w, point, check);
     }
     if (result.ok()) {
         result.experiment = {w, std::move(points), std::move(params)};

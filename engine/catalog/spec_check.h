@@ -38,13 +38,14 @@ enum class SpecField {
     Counters,
     Pmu,
     Sweep,
-    Until,        // --until decided: what it needs of the experiment
-    MaxTime,      // --max-time
-    Margin,       // the equivalence margin an until-decided run decides with
-    Alpha,        // the error rate it decides with
-    Primary,      // the metric the verdict rests on
-    Layouts,      // the code placements drawn per repetition
-    Housekeeping  // the CPUs of the harness's own threads
+    Until,         // --until decided: what it needs of the experiment
+    MaxTime,       // --max-time
+    Margin,        // the equivalence margin an until-decided run decides with
+    Alpha,         // the error rate it decides with
+    Primary,       // the metric the verdict rests on
+    Layouts,       // the code placements drawn per repetition
+    Housekeeping,  // the CPUs of the harness's own threads
+    Setups         // the setups per repetition of a live run side by side
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...
 

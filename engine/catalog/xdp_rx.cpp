@@ -115,7 +115,8 @@ WorkloadDescriptor xdpRx()
         "by side, a testbed each with its own program, socket and application on rx_cpu, and the xdp-live "
         "generator's program redirects its frames to one testbed at a time, alternating in chunks (--chunk, "
         "default 50 ms) while the others' applications sleep in poll(), and trading testbeds between the phases "
-        "of each repetition (n variants, n phases), so what differs between the testbeds is no variant's; "
+        "of each repetition (--setups, default a phase per 20 chunk rounds), so what differs between the "
+        "testbeds is no variant's, and the verdict rests on the phases (setups); "
         "others run in interleaved repetitions. Needs CAP_NET_ADMIN and CAP_SYS_ADMIN; never leaves a program "
         "attached; sends nothing outside its own "
         "namespaces.";

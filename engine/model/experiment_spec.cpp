@@ -249,6 +249,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     if (spec.layouts) {  // written only when resolved or given, so older runs read as before
         j["layouts"] = *spec.layouts;
     }
+    if (spec.setups) {  // written only when given or resolved, so older runs read as before
+        j["setups"] = *spec.setups;
+    }
     // Always written, null while unresolved: a spec without the key is one from before the option,
     // which counted user and kernel mode.
     j["counters_mode"] = spec.countersMode ? nlohmann::json(toString(*spec.countersMode)) : nlohmann::json(nullptr);
@@ -312,6 +315,9 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         }
         if (j.contains("layouts") && !j["layouts"].is_null()) {
             spec.layouts = integer<int>(j["layouts"], "layouts");
+        }
+        if (j.contains("setups") && !j["setups"].is_null()) {
+            spec.setups = integer<int>(j["setups"], "setups");
         }
         if (!j.contains("counters_mode")) {
             spec.countersMode = CountersMode::All;  // written before the option: the only mode there was

@@ -117,6 +117,11 @@ struct ExperimentSpec {
     // workload's default, resolved by checkExperiment: kMaxLayouts when the variants run different
     // code of a workload with placed code, else 0.
     std::optional<int> layouts;
+    // Setups per repetition of a live run side by side (--setups): phases in which the variants'
+    // receivers are started anew on traded places; a multiple of the variants. Unset = resolved by
+    // checkExperiment to one per 20 chunk rounds (at least one per variant) for a run side by side,
+    // else left unset (docs/measurement.md, "Setups as a factor").
+    std::optional<int> setups;
     // Unset = the workload's default, resolved by checkExperiment. A stored spec without the field
     // (one written before it existed) reads back as All, the only mode there was.
     std::optional<CountersMode> countersMode;

@@ -77,7 +77,7 @@ struct DecisionLook {
 struct DecisionRecord {
     std::string method;
     std::string metric;  // the primary metric it decided on
-    std::string unit;    // "chunk pair" or "repetition"
+    std::string unit;    // "chunk pair", "setup" (a live run side by side) or "repetition"
     double alpha = 0.05;
     double marginPct = 1;
     double maxTime = 0;

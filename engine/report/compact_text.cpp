@@ -115,19 +115,21 @@ std::vector<std::string> warningLines(const Analysis& a, const EvidenceContext& 
     return out;
 }
 
-// The layout spread of the primary metric's comparisons (layoutSpreadText), where code layout
-// was a factor: each candidate's, named when there are several.
+// The layout or setup spread of the primary metric's comparisons (layoutSpreadText,
+// setupSpreadText), where code layout or the setups were a factor: each candidate's, named when
+// there are several.
 void addLayoutSpread(const Analysis& a, std::vector<std::string>& lines)
 {
     std::vector<const MetricComparison*> spread;
     for (const auto& c : a.comparisons) {
-        if (c.primary && c.metric == a.primaryMetric && c.result.layoutSpreadPct) {
+        if (c.primary && c.metric == a.primaryMetric && (c.result.layoutSpreadPct || c.result.setupSpreadPct)) {
             spread.push_back(&c);
         }
     }
     for (const auto* c : spread) {
         const std::string who = spread.size() > 1 ? c->candidate + " vs " + c->baseline + ": " : "";
-        for (auto& line : wrap(who + layoutSpreadText(c->result), kWidth, "  ")) {
+        const auto& r = c->result;
+        for (auto& line : wrap(who + (r.layoutSpreadPct ? layoutSpreadText(r) : setupSpreadText(r)), kWidth, "  ")) {
             lines.push_back(std::move(line));
         }
     }
@@ -215,8 +217,11 @@ std::vector<std::string> compactHeader(const Analysis& a, const EvidenceContext&
             // The levels (runs pooled per label, boots), then where the run-to-run variance came
             // from, each on its own line: a missing calibration is a warning, not a clipped tail.
             std::string rest = c.result.levels;
-            const bool layouts = c.result.design == Design::Layouts;
-            for (std::string prefix = layouts ? "code layout: " : "across runs: "; !rest.empty(); prefix = "  ") {
+            const auto design = c.result.design;
+            for (std::string prefix = design == Design::Layouts  ? "code layout: "
+                                      : design == Design::Setups ? "setups: "
+                                                                 : "across runs: ";
+                 !rest.empty(); prefix = "  ") {
                 const auto cut = rest.find("; ");
                 std::string part = rest.substr(0, cut);
                 rest = cut == std::string::npos ? "" : rest.substr(cut + 2);

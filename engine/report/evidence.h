@@ -93,6 +93,11 @@ std::string verdictSentence(const MetricComparison& c, const CompareOptions& opt
 // "(incomplete: 5 of 8 placements)" when a run measured fewer placements than planned; "" otherwise.
 std::string layoutSpreadText(const Comparison& r);
 
+// Where the setups of a live run were the unit (Comparison::setupSpreadPct): "setup spread +-0.9%:
+// the setups' differences scatter this much (what each start of the receivers drew, and the noise
+// of its chunks); the interval includes it"; "" otherwise.
+std::string setupSpreadText(const Comparison& r);
+
 // The validity block of a live run's comparisons (engine/analysis/validity.h), one line per
 // reason: "invalid (generator_bound) for pps, bytes_per_sec: ..." for each reason that made
 // comparisons invalid, "kept with --allow-invalid" when it did not, and one line naming the metrics

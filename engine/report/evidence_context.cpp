@@ -205,10 +205,11 @@ std::string scheduleLine(const RunRecord& run)
     const std::string reps = static_cast<int>(stored.size()) < spec.repetitions
                                  ? fmt::format("{} of {}", stored.size(), spec.repetitions)
                                  : std::to_string(spec.repetitions);
-    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}{}", spec.variants.size(), reps, spec.duration,
+    return fmt::format("{} variants x {} reps x {:g} s, {}, order {}{}{}", spec.variants.size(), reps, spec.duration,
                        spec.alternating() ? fmt::format("{:g} ms chunks", *spec.chunk * 1e3) : std::string("no chunks"),
                        toString(spec.order),
-                       spec.layouts.value_or(0) > 0 ? fmt::format(", {} code placements", *spec.layouts) : "");
+                       spec.layouts.value_or(0) > 0 ? fmt::format(", {} code placements", *spec.layouts) : "",
+                       spec.setups ? fmt::format(", {} setups per repetition", *spec.setups) : "");
 }
 
 void addEnvironmentWarnings(const RunRecord& run, const std::string& prefix, std::vector<std::string>& out)
@@ -519,6 +520,9 @@ std::string runCommandLine(const RunRecord& run)
     if (spec.layouts.value_or(0) > 0) {
         cmd += fmt::format(" --layouts {}", *spec.layouts);
     }
+    if (spec.setups) {
+        cmd += fmt::format(" --setups {}", *spec.setups);
+    }
     return cmd;
 }
 
@@ -540,6 +544,13 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input)
             "over the cells' mean log ratios of {}s, so its interval holds the spread between placements. The {}s "
             "alone and the independent analysis of repetition means are shown beside it.",
             input.layoutsPlanned, input.pairUnit, input.pairUnit);
+    } else if (input.alternating && !input.pairSetups.empty()) {
+        ctx.designNote =
+            "setups as a factor: each phase of a repetition started the variants' receivers anew (sockets, threads, "
+            "buffers) on traded places, and a start shifts a variant's rate for as long as it lives; the verdict "
+            "rests on Student's t over the setups' median log ratios of chunk pairs, so its interval holds the spread "
+            "between setups. The chunk pairs alone and the independent analysis of repetition means are shown beside "
+            "it.";
     } else if (input.alternating) {
         ctx.designNote =
             "paired design: each pair is two adjacent chunks of one repetition (A B, B A, ...); the verdict rests on "

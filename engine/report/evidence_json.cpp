@@ -71,6 +71,25 @@ void addLayoutSpread(const Comparison& r, nlohmann::json& j)
     }
 }
 
+// Setups of a live run, where they were the unit: setup_spread_pct, setups_measured and each
+// setup's pairs and difference.
+void addSetupSpread(const Comparison& r, nlohmann::json& j)
+{
+    if (r.design != Design::Setups) {
+        return;
+    }
+    j["setup_spread_pct"] = r.setupSpreadPct ? number(*r.setupSpreadPct) : nlohmann::json();
+    j["setups_measured"] = r.n;
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& cell : r.setupCells) {
+        cells.push_back({{"setup", cell.setup},
+                         {"pairs", cell.pairs},
+                         {"delta_pct", number(cell.deltaPct)},
+                         {"left_out", cell.leftOut}});
+    }
+    j["setup_cells"] = cells;
+}
+
 // Live runs whose validity was judged: {valid, reasons: [{code, text}]}, and the reasons that
 // concern other metrics, stated beside a verdict that stands.
 void addValidity(const Comparison& r, nlohmann::json& j)
@@ -132,6 +151,7 @@ nlohmann::json comparisonJson(const MetricComparison& c, const CompareOptions& o
                         {"warnings", r.warnings},
                         {"design_levels", r.levels}};
     addLayoutSpread(r, j);
+    addSetupSpread(r, j);
     addValidity(r, j);
     if (r.design == Design::Independent) {
         j["p_welch"] = optionalNumber(r.pWelch);

@@ -43,6 +43,25 @@ void writeLayoutSpread(const Comparison& r, std::ostream& out)
     emit(out, cells, "      ");
 }
 
+// How far the difference moves from one setup of a live run to the next, where the setup was the
+// unit (setupSpreadText), and each setup's pairs and difference.
+void writeSetupSpread(const Comparison& r, std::ostream& out)
+{
+    if (const auto sentence = setupSpreadText(r); !sentence.empty()) {
+        emit(out, "    " + sentence, "      ");
+    }
+    if (r.setupCells.empty()) {
+        return;
+    }
+    std::string cells = "    setups (pairs, difference):";
+    for (const auto& cell : r.setupCells) {
+        cells += fmt::format(" {}: {}, {}{};", cell.setup, cell.pairs, signedPct(cell.deltaPct),
+                             cell.leftOut ? " (left out)" : "");
+    }
+    cells.pop_back();
+    emit(out, cells, "      ");
+}
+
 // Outlier flags need enough values for the modified z-score to mean something.
 constexpr std::size_t kOutlierMinN = 5;
 
@@ -148,6 +167,8 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
              "    ");
         std::string tests = r.design == Design::Layouts
                                 ? fmt::format("t over {} placement cells {}", r.n, formatP(r.pPairedT.value_or(NAN)))
+                            : r.design == Design::Setups
+                                ? fmt::format("t over {} setups {}", r.n, formatP(r.pPairedT.value_or(NAN)))
                             : r.design == Design::Paired
                                 ? fmt::format("Wilcoxon {}, paired t {}", formatP(r.pWilcoxon.value_or(NAN)),
                                               formatP(r.pPairedT.value_or(NAN)))
@@ -161,6 +182,9 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
         if (r.nNeeded && r.targetPct > 0) {
             sizing += fmt::format("; {:.{}f}% needs {:.0f} {}s", r.targetPct, percentDecimals(r.targetPct), *r.nNeeded,
                                   r.unit);
+            if (r.design == Design::Setups) {
+                sizing += " (more --setups per repetition, or more --reps)";
+            }
             if (r.design == Design::Layouts && *r.nNeeded > static_cast<double>(r.layoutsPlanned)) {
                 sizing += r.layoutsPlanned < static_cast<std::size_t>(kMaxLayouts)
                               ? fmt::format(" (--layouts {} gives {})", kMaxLayouts, kMaxLayouts)
@@ -173,6 +197,7 @@ void writeComparison(const Analysis& a, const MetricComparison& c, bool hold, st
             emit(out, "    design: " + r.levels, "      ");
         }
         writeLayoutSpread(r, out);
+        writeSetupSpread(r, out);
     } else {
         emit(out,
              fmt::format("    {} analysis ({}s): {} ({} CI {}), {}", toString(r.design), r.unit,
@@ -295,6 +320,18 @@ std::string layoutSpreadText(const Comparison& r)
         r.layoutsMeasured < r.layoutsPlanned
             ? fmt::format(" (incomplete: {} of {} placements)", r.layoutsMeasured, r.layoutsPlanned)
             : "");
+}
+
+std::string setupSpreadText(const Comparison& r)
+{
+    if (!r.setupSpreadPct) {
+        return {};
+    }
+    const double pct = *r.setupSpreadPct;
+    return fmt::format(
+        "setup spread +-{:.{}f}%: the setups' differences scatter this much (what each start of the receivers "
+        "drew, and the noise of its chunks); the interval includes it",
+        pct, percentDecimals(pct));
 }
 
 std::vector<std::string> validityLines(const Analysis& a)

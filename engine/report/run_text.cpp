@@ -41,6 +41,10 @@ void printSchedule(const RunRecord& run, std::ostream& out)
         out << fmt::format("  code placements: {} per variant, one per repetition ('export' gives each sample's)\n",
                            *spec.layouts);
     }
+    if (spec.setups) {
+        out << fmt::format("  {} setups per repetition: the receivers started anew in each, on traded places\n",
+                           *spec.setups);
+    }
     const std::string where = env.live() ? std::string("live session (threads and CPUs in each variant's facts)")
                                          : fmt::format("worker CPU {}", env.workerCpu);
     out << fmt::format("  {}, seed {}\n", where, spec.seed ? std::to_string(*spec.seed) : std::string("null"));

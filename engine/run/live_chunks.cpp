@@ -17,10 +17,12 @@ SideBySide::SideBySide(const ExperimentSpec& spec, LiveSessions& sessions, LiveS
 {
 }
 
-// One repetition with every variant side by side, in as many phases as there are variants (when it
-// has that many rounds): in each the variants have other places (ports, testbeds), so a difference
-// between the places is every variant's in equal parts. Each phase starts the group and warms up,
-// then runs its rounds of the plan (A B B A ...). Before each chunk the traffic switches to its
+// One repetition with every variant side by side, in phases: as many as there are variants (when it
+// has that many rounds), or --setups. In each the variants have other places (ports, testbeds),
+// taken in turn, so a difference between the places is every variant's in equal parts. Each phase
+// is a setup: it starts the group anew (sockets, threads) and warms up, then runs its rounds of the
+// plan (A B B A ...). What a start draws shifts a variant for the setup's life, so the analysis
+// takes the setup as its unit (engine/analysis/setup_factor.h). Before each chunk the traffic switches to its
 // variant and a guard interval passes (its packets, every variant's, are counted in guard_packets
 // and in no chunk); the chunk is counted from both sides' counters at its two boundaries.
 Result<bool> SideBySide::measure(const ScheduleUnit& unit, std::mt19937_64& rng, RepetitionResult& rep,
@@ -28,7 +30,8 @@ Result<bool> SideBySide::measure(const ScheduleUnit& unit, std::mt19937_64& rng,
 {
     const auto& layout = m_sampler.layout();
     const auto places = m_group.size();
-    const int phases = m_rounds >= static_cast<int>(places) ? static_cast<int>(places) : 1;
+    const int wanted = m_spec.setups.value_or(static_cast<int>(places));
+    const int phases = m_rounds >= wanted ? wanted : 1;
     std::optional<Running> running;
     std::deque<SessionCounters> counters;
     const auto chunkTicks = m_sampler.ticks(*m_spec.chunk);

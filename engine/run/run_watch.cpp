@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/model/metric.h"
+
 namespace nf::engine {
 
 RunWatch::RunWatch(const ExperimentSpec& spec, const RunLayout& layout)
@@ -10,7 +12,8 @@ RunWatch::RunWatch(const ExperimentSpec& spec, const RunLayout& layout)
       m_layout(layout),
       m_sequence(decisionOptions(spec.until.value_or(UntilDecided{}))),
       m_monitor(m_spec, m_layout),
-      m_switches(layout.quantityIndex("context-switches"))
+      m_switches(layout.quantityIndex("context-switches")),
+      m_setups(spec.alternating() && layout.quantityIndex(quantity::kPlace) >= 0)
 {
 }
 
@@ -94,7 +97,7 @@ void RunWatch::close(const Key& key)
             preempted = preempted || switched || s.duration > 1.5 * medianChunk(s.variant);
         }
     }
-    if (!m_layout.metrics.empty() && !preempted && !rows[0].empty() && !rows[1].empty()) {
+    if (!m_setups && !m_layout.metrics.empty() && !preempted && !rows[0].empty() && !rows[1].empty()) {
         const auto& metric = m_layout.metrics.front();
         const auto b = metricValue(metric, m_layout.quantities, rows[0]);
         const auto c = metricValue(metric, m_layout.quantities, rows[1]);
@@ -120,7 +123,8 @@ WatchLook RunWatch::look() const
     const double rate = units > 0 && m_elapsed > 0 ? units / m_elapsed : 0;  // units per second
     // The units the run will have when it ends: the plan's, or as many as fit in the maximum time.
     const double rounds = m_spec.alternating() ? std::max(1.0, std::round(m_spec.duration / *m_spec.chunk)) : 1.0;
-    double finalUnits = rounds * m_spec.repetitions;
+    const double setups = static_cast<double>(m_spec.setups.value_or(static_cast<int>(m_spec.variants.size())));
+    double finalUnits = (m_setups ? setups : rounds) * m_spec.repetitions;
     // The plan is a count of samples (chunks come out longer than asked on a busy machine): those
     // still to measure, at the time each has taken so far.
     double left = NAN;

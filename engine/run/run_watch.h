@@ -74,6 +74,9 @@ private:
     ConfidenceSequence m_sequence;
     DecisionMonitor m_monitor;  // whose sequence it takes at a repetition's end
     int m_switches = -1;
+    // A live run side by side (it stores each chunk's place): its units are setups, which the
+    // monitor forms at each repetition's end; chunk pairs are not added between.
+    bool m_setups = false;
     std::map<Key, std::vector<Sample>> m_open;  // units not complete yet
     std::map<int, std::size_t> m_seen;          // samples added per repetition
     std::vector<double> m_chunkDurations[2];    // per variant, every chunk's so far, ascending

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/cell_interval.h"
+#include "engine/model/metric.h"
+#include "engine/stats/descriptive.h"
 
 namespace nf::engine {
 
@@ -18,7 +22,10 @@ DecisionMonitor::DecisionMonitor(const ExperimentSpec& spec, const RunLayout& la
       m_layout(layout),
       m_sequence(decisionOptions(spec.until.value_or(UntilDecided{}))),
       m_switches(layout.quantityIndex("context-switches")),
-      m_unit(spec.alternating() ? "chunk pair" : "repetition")
+      m_place(layout.quantityIndex(quantity::kPlace)),
+      m_unit(!spec.alternating() ? "repetition"
+             : m_place >= 0      ? "setup"
+                                 : "chunk pair")
 {
 }
 
@@ -60,7 +67,12 @@ void DecisionMonitor::addChunks(const RepetitionResult& rep)
         if (s.variant < 0 || s.variant > 1 || s.pair < 0) {
             continue;
         }
-        rounds[s.pair].chunks[s.variant].push_back(m_chunks.size());
+        auto& round = rounds[s.pair];
+        round.chunks[s.variant].push_back(m_chunks.size());
+        if (s.variant == 0 && m_place >= 0) {
+            round.repetition = s.repetition;
+            round.place = column(s, m_place);
+        }
         m_chunks.append({.variant = s.variant,
                          .repetition = s.repetition,
                          .index = s.index,
@@ -74,7 +86,26 @@ void DecisionMonitor::addChunks(const RepetitionResult& rep)
     }
     const auto cut = preemptedChunks(m_chunks, m_switches >= 0 ? kSwitches : -1, 2);
     m_sequence = ConfidenceSequence(m_sequence.options());
+    // A live run side by side: one unit per setup, the median of its pairs' log ratios, formed
+    // when the next setup begins (or the repetition ends: a setup never spans two); those with
+    // fewer pairs than the fixed-n analysis keeps (cellFloor) are left out as it leaves them out.
+    std::pair<int, double> setup{-1, 0.0};
+    std::vector<double> inSetup;
+    std::vector<double> setupMedians;
+    std::vector<double> setupPairs;
+    auto endSetup = [&] {
+        if (!inSetup.empty()) {
+            setupMedians.push_back(median(inSetup));
+            setupPairs.push_back(static_cast<double>(inSetup.size()));
+            inSetup.clear();
+        }
+    };
     for (const auto& round : m_rounds) {
+        const bool placed = std::isfinite(round.place);
+        if (placed && std::pair{round.repetition, round.place} != setup) {
+            endSetup();
+            setup = {round.repetition, round.place};
+        }
         double value[2] = {NAN, NAN};
         bool kept = !round.chunks[0].empty() && !round.chunks[1].empty();
         for (int v = 0; v < 2 && kept; ++v) {
@@ -88,7 +119,18 @@ void DecisionMonitor::addChunks(const RepetitionResult& rep)
             value[v] = metricRatio(metric, n, d);
         }
         if (kept && value[0] > 0 && value[1] > 0) {
-            m_sequence.add(std::log(value[1] / value[0]));
+            if (placed) {
+                inSetup.push_back(std::log(value[1] / value[0]));
+            } else {
+                m_sequence.add(std::log(value[1] / value[0]));
+            }
+        }
+    }
+    endSetup();
+    const auto floor = static_cast<double>(cellFloor(setupPairs));
+    for (std::size_t i = 0; i < setupMedians.size(); ++i) {
+        if (setupPairs[i] >= floor) {
+            m_sequence.add(setupMedians[i]);
         }
     }
 }

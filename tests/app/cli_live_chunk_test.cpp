@@ -1,7 +1,8 @@
 // Live A/B at chunk resolution through the `noisefloor` binary: udp-rx variants that differ only
 // in receiver settings run side by side on one veth testbed, xdp-rx variants that differ only in
-// AF_XDP application settings on a testbed each, and alternate in chunks, analysed as chunk pairs;
-// variants that cannot run side by side keep repetitions and say why. They make
+// AF_XDP application settings on a testbed each, and alternate in chunks, analysed by setup (each
+// phase starts the receivers anew) with the chunk pairs beside; variants that cannot run side by
+// side keep repetitions and say why. They make
 // namespaces and veth devices, so they run as root and skip otherwise.
 
 #include <gtest/gtest.h>
@@ -120,7 +121,8 @@ protected:
 
     // `allowInvalid`: the verdict the statistics give a test the validity rules call invalid (a
     // known difference made by starving one variant is found whether or not the test is valid).
-    nlohmann::json comparison(const std::string& metric = "pps", bool allowInvalid = false)
+    nlohmann::json comparison(const std::string& metric = "pps", bool allowInvalid = false,
+                              const std::string& design = "")
     {
         std::vector<std::string> args = {"compare", "last", "--format", "json"};
         if (allowInvalid) {
@@ -130,7 +132,7 @@ protected:
         EXPECT_EQ(r.status, 0) << r.err;
         const auto json = nlohmann::json::parse(r.out);
         for (const auto& c : json["comparisons"]) {
-            if (c["metric"] == metric) {
+            if (c["metric"] == metric && (design.empty() || c["design"] == design)) {
                 return c;
             }
         }
@@ -140,9 +142,10 @@ protected:
 };
 
 // Two identical variants side by side, fed by xdp-live (the destination port flipped in its BPF
-// map): both receive, every chunk carries its pair index and guard count, the analysis is paired,
-// and the reports say the design and what the guards dropped.
-TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
+// map): both receive, every chunk carries its pair index and guard count, the verdict rests on the
+// setups (a repetition's two phases each) with the chunk pairs beside, and the reports say the
+// design and what the guards dropped.
+TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedBySetupAndChunkPair)
 {
     const auto r = run({"run", "udp-rx", "--reps", "2", "--duration", "1", "--warmup", "0.2", "--variant", "a:batch=64",
                         "--variant", "b:batch=64", "-p", "generator=xdp-live", "--share-cpus"});
@@ -169,14 +172,58 @@ TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
     EXPECT_GT(packets[1], packets[0] / 2);
     EXPECT_GT(guard, 0);
     const auto c = comparison();
-    EXPECT_EQ(c["design"], "paired");
-    EXPECT_EQ(c["unit_of_analysis"], "chunk pair");
+    EXPECT_EQ(c["design"], "setups");
+    EXPECT_EQ(c["unit_of_analysis"], "setup");
+    EXPECT_EQ(c["setups_measured"], 4) << "2 repetitions of 2 phases";
     // Identical variants: an A/A comparison is called `different` at the rate alpha, and on a
     // busy shared machine its interval is wide. What must hold every time is that the interval
     // never claims a large difference: it reaches into +-3%. The false-positive rate itself is
     // the seeded A/A benchmark's to measure.
     EXPECT_LT(c["ci_low_pct"].get<double>(), 3.0) << c.dump();
     EXPECT_GT(c["ci_high_pct"].get<double>(), -3.0) << c.dump();
+    const auto beside = comparison("pps", false, "paired");
+    EXPECT_EQ(beside["unit_of_analysis"], "chunk pair");
+    EXPECT_EQ(beside["primary"], false);
+    expectNothingLeft();
+}
+
+// --setups 4: each repetition in four phases, the receivers started anew in each on the place the
+// rotation gives them (a b, b a, a b, b a), every setup one value of the verdict's t test.
+TEST_F(CliLiveChunk, SetupsSplitEachRepetitionAndCarryTheVerdict)
+{
+    const auto r =
+        run({"run", "udp-rx", "--reps", "1", "--duration", "1", "--warmup", "0.05", "--setups", "4", "--variant",
+             "a:batch=64", "--variant", "b:batch=64", "-p", "generator=xdp-live", "--share-cpus"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("4 setups per repetition"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--setups 4"), std::string::npos) << "the command line that repeats the run: " << r.out;
+    const auto exported = nlohmann::json::parse(run({"export", "last", "--format", "json"}).out);
+    EXPECT_EQ(exported["spec"]["setups"], 4);
+    std::map<int, int> placeOfA;  // pair -> a's place
+    for (const auto& s : exported["samples"]) {
+        if (s["variant_name"] == "a") {
+            placeOfA[s["pair"].get<int>()] = static_cast<int>(s["quantities"]["place"].get<double>());
+        }
+    }
+    ASSERT_EQ(placeOfA.size(), 40u);
+    int changes = 0;
+    for (auto it = std::next(placeOfA.begin()); it != placeOfA.end(); ++it) {
+        changes += it->second != std::prev(it)->second ? 1 : 0;
+    }
+    EXPECT_EQ(changes, 3) << "four phases of ten rounds, on alternating places";
+    const auto c = comparison();
+    EXPECT_EQ(c["design"], "setups");
+    EXPECT_EQ(c["setups_measured"], 4);
+    ASSERT_EQ(c["setup_cells"].size(), 4u) << c.dump();
+    for (const auto& cell : c["setup_cells"]) {  // ten rounds each, less a chunk the machine took
+        EXPECT_LE(cell["pairs"].get<int>(), 10) << cell.dump();
+        EXPECT_GE(cell["pairs"].get<int>(), 3) << cell.dump();
+    }
+    EXPECT_TRUE(c["setup_spread_pct"].is_number()) << c.dump();
+    const auto text = run({"compare", "last", "--metric", "pps", "--verbose"});
+    EXPECT_NE(text.out.find("over 4 setups"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("setup spread +-"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("paired analysis (chunk pairs)"), std::string::npos) << text.out;
     expectNothingLeft();
 }
 
@@ -185,13 +232,13 @@ TEST_F(CliLiveChunk, IdenticalVariantsSideBySideAreAnalysedAsChunkPairs)
 TEST_F(CliLiveChunk, AKnownDifferenceIsFoundInChunks)
 {
     const auto r =
-        run({"run", "udp-rx", "--reps", "2", "--duration", "1", "--warmup", "0.2", "--variant", "small:rcvbuf=4096",
-             "--variant", "default:rcvbuf=0", "-p", "generator=xdp-live", "--share-cpus"});
+        run({"run", "udp-rx", "--reps", "2", "--duration", "1", "--warmup", "0.1", "--setups", "4", "--variant",
+             "small:rcvbuf=4096", "--variant", "default:rcvbuf=0", "-p", "generator=xdp-live", "--share-cpus"});
     ASSERT_EQ(r.status, 0) << r.err;
     // The small buffer loses datagrams while its receiver waits: not a valid receive test.
     EXPECT_EQ(comparison()["verdict"], "invalid");
     const auto c = comparison("pps", true);
-    EXPECT_EQ(c["design"], "paired");
+    EXPECT_EQ(c["design"], "setups");
     EXPECT_EQ(c["verdict"], "different") << c.dump();
     EXPECT_GT(c["delta_pct"].get<double>(), 0) << "the default buffer receives more per second";
     expectNothingLeft();
@@ -294,8 +341,8 @@ TEST_F(CliLiveChunk, XdpRxIdenticalVariantsRunOnTwoTestbedsInChunkPairs)
     EXPECT_NE(facts["a"]["receiver"], facts["b"]["receiver"]) << "a testbed each";
     EXPECT_NE(facts["a"]["generator"].get<std::string>().find("DEVMAP"), std::string::npos) << facts.dump();
     const auto c = comparison();
-    EXPECT_EQ(c["design"], "paired");
-    EXPECT_EQ(c["unit_of_analysis"], "chunk pair");
+    EXPECT_EQ(c["design"], "setups");
+    EXPECT_EQ(c["unit_of_analysis"], "setup");
     // Not the verdict: A/A runs of 10 s were called different in 2 of 20 here (docs/benchmarks.md),
     // so a 2 s run would fail about as often. A gross difference would mean the testbeds differ.
     EXPECT_LT(std::abs(c["delta_pct"].get<double>()), 50.0) << c.dump();
@@ -307,11 +354,11 @@ TEST_F(CliLiveChunk, XdpRxIdenticalVariantsRunOnTwoTestbedsInChunkPairs)
 TEST_F(CliLiveChunk, XdpRxAKnownDifferenceIsFoundInChunks)
 {
     const auto r =
-        run({"run", "xdp-rx", "--reps", "2", "--duration", "1", "--warmup", "0.2", "--variant", "l2fwd:app=l2fwd",
-             "--variant", "rxdrop:app=rxdrop", "-p", "counter_cpus=none", "--share-cpus"});
+        run({"run", "xdp-rx", "--reps", "2", "--duration", "1", "--warmup", "0.1", "--setups", "4", "--variant",
+             "l2fwd:app=l2fwd", "--variant", "rxdrop:app=rxdrop", "-p", "counter_cpus=none", "--share-cpus"});
     ASSERT_EQ(r.status, 0) << r.err;
     const auto c = comparison("pps", true);
-    EXPECT_EQ(c["design"], "paired");
+    EXPECT_EQ(c["design"], "setups");
     EXPECT_EQ(c["verdict"], "different") << c.dump();
     EXPECT_GT(c["delta_pct"].get<double>(), 0) << "rxdrop receives more per second";
     expectNothingLeft();

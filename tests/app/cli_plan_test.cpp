@@ -90,6 +90,32 @@ TEST_F(CliPlan, TheDryRunSaysWhereTheHarnessRuns)
         << command.err;
 }
 
+// --setups: the plan says how many phases each repetition has, in text and JSON; without it a run
+// side by side gets one per 20 chunk rounds, at least one per variant, and a run that is not side
+// by side none.
+TEST_F(CliPlan, TheDryRunSaysTheSetups)
+{
+    const auto text = run({"run", "udp-rx", "--variant", "a", "--variant", "b", "--setups", "4", "--dry-run"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("\n  4 setups per repetition: the variants' receivers start anew in each"),
+              std::string::npos)
+        << text.out;
+    const auto json =
+        run({"run", "udp-rx", "--variant", "a", "--variant", "b", "--setups", "4", "--dry-run", "--format", "json"});
+    EXPECT_EQ(nlohmann::json::parse(json.out)["setups"], 4);
+    const auto shortRun = run({"run", "udp-rx", "--variant", "a", "--variant", "b", "--dry-run", "--format", "json"});
+    EXPECT_EQ(nlohmann::json::parse(shortRun.out)["setups"], 2) << "40 rounds of 1 s: one setup per variant";
+    const auto tenSeconds =
+        run({"run", "udp-rx", "--variant", "a", "--variant", "b", "--duration", "10", "--dry-run", "--format", "json"});
+    EXPECT_EQ(nlohmann::json::parse(tenSeconds.out)["setups"], 20) << "400 rounds: a setup per 20";
+    EXPECT_NE(nlohmann::json::parse(tenSeconds.out)["time"]["text"].get<std::string>().find(
+                  "of warmup in each of 100 setups"),
+              std::string::npos)
+        << tenSeconds.out;
+    const auto inProcess = run({"run", "spin", "--variant", "a", "--variant", "b", "--dry-run", "--format", "json"});
+    EXPECT_TRUE(nlohmann::json::parse(inProcess.out)["setups"].is_null()) << inProcess.out;
+}
+
 TEST_F(CliPlan, TheJsonPlanNamesTheRunsOnItsCpus)
 {
     if (::geteuid() != 0) {

@@ -59,6 +59,15 @@ TEST(ExperimentSpec, JsonRoundTrip)
     bad["housekeeping"] = "0-1";
     EXPECT_EQ(experimentSpecFromJson(bad).error().message,
               "experiment spec: housekeeping \"0-1\": expected a list of CPU numbers");
+
+    EXPECT_FALSE(toJson(spec).contains("setups"));  // written only when given: older runs read as before
+    spec.setups = 20;
+    back = experimentSpecFromJson(toJson(spec));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->setups, 20);
+    bad = toJson(spec);
+    bad["setups"] = "many";
+    EXPECT_FALSE(experimentSpecFromJson(bad).ok());
 }
 
 // --counters-mode: stored with the run as given or resolved; unset is written as null and reads back

@@ -315,5 +315,72 @@ TEST(UntilDecidedMonitor, TakesTheChunkPairsTheFixedNAnalysisTakes)
     EXPECT_EQ(fixed.verdict, Verdict::Equivalent);
 }
 
+// A live run side by side stores each chunk's place: its setups (repetition, place), not its chunk
+// pairs, are the units of the sequence, as they are of the fixed-n analysis
+// (engine/analysis/setup_factor.h): each setup's median log ratio is one unit, and a setup the
+// machine took (one pair left of ten) is left out by both. The places rotate as a run's do, so the
+// last setup of a repetition and the first of the next share a place.
+TEST(UntilDecidedMonitor, TakesTheSetupsOfALiveRunSideBySide)
+{
+    RunLayout layout;
+    layout.quantities = {quantity::kOps, quantity::kTscTicks, quantity::kElapsedNs, "context-switches",
+                         quantity::kPlace};
+    layout.metrics = callLoopMetrics(layout.quantities);
+    ExperimentSpec spec;
+    spec.workload = "udp-rx";
+    spec.variants = {{"a", {}}, {"b", {}}};
+    spec.repetitions = 3;
+    spec.duration = 1;
+    spec.chunk = 0.025;
+    spec.until = UntilDecided{.maxTime = 100, .marginPct = 1, .alpha = 0.05};
+    DecisionMonitor monitor(spec, layout);
+    RunData data;
+    data.variantNames = {"a", "b"};
+    data.layout = layout;
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> noise(0, 0.01);
+    std::normal_distribution<double> draw(0, 0.01);
+    DecisionLook look;
+    double t = 0;
+    for (int r = 0; r < spec.repetitions; ++r) {
+        RepetitionResult rep;
+        rep.index = r;
+        rep.variants = {0, 1};
+        rep.start = t;
+        for (int setup = 0; setup < 4; ++setup) {
+            const double shift[2] = {draw(rng), draw(rng)};  // what this start drew for each variant
+            const int rotation = (r + setup) % 2;            // as engine/run/live_chunks.cpp rotates
+            for (int p = setup * 10; p < setup * 10 + 10; ++p) {
+                const bool taken = r == 1 && setup == 2 && p % 10 != 0;
+                for (int v = 0; v < 2; ++v) {
+                    const double ticks = 100 * 1000 * std::exp(shift[v] + noise(rng));
+                    const double switches = taken && v == 0 ? 1.0 : 0.0;
+                    rep.samples.push_back({.variant = v,
+                                           .repetition = r,
+                                           .index = p,
+                                           .pair = p,
+                                           .start = t,
+                                           .duration = 0.025,
+                                           .values = {100, ticks, ticks * 0.4, switches, double((v + rotation) % 2)}});
+                    t += 0.025;
+                }
+            }
+        }
+        rep.end = t;
+        look = monitor.add(rep);
+        EXPECT_EQ(look.units, static_cast<std::size_t>(4 * (r + 1) - (r >= 1 ? 1 : 0))) << "repetition " << r;
+        data.samples.append(rep.samples);
+    }
+    EXPECT_EQ(monitor.record(false).unit, "setup");
+    auto in = analysisInput(data, true, {});
+    ASSERT_TRUE(in.ok()) << in.error().message;
+    auto a = analyze(*in, {});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    const auto& fixed = a->comparisons.front().result;
+    ASSERT_EQ(fixed.design, Design::Setups);
+    EXPECT_EQ(look.units, fixed.n);
+    EXPECT_NEAR(look.estimatePct, fixed.interval.estimatePct, 1e-9);
+}
+
 }  // namespace
 }  // namespace nf::engine
