@@ -5,9 +5,12 @@
 # tool in the same sitting, alternated run by run. Prints one line per run (pps: change, 95% CI,
 # the smallest change the run could detect, the verdict the statistics give with --allow-invalid,
 # the validity codes, the packets that fell in guards, and the harness's own cost where the build
-# reports it) and a summary per workload, condition and build. Needs root (namespaces, veth, XDP).
+# reports it) and a summary per workload, condition and build. Where the verdict rests on the
+# setups (docs/measurement.md, "Setups as a factor"), the chunk pairs' analysis of the same run
+# is printed beside it. Needs root (namespaces, veth, XDP).
 # Usage: bench/live_aa.sh NEW_NF OLD_NF RUNS OLD_RUNS [workloads...]
-#        (workloads: udp-rx xdp-rx; OLD_RUNS of the RUNS seeds also run OLD_NF; CONDITIONS="quiet busy")
+#        (workloads: udp-rx xdp-rx; OLD_RUNS of the RUNS seeds also run OLD_NF; CONDITIONS="quiet busy";
+#        RUN_ARGS, default "--reps 3 --duration 10 --warmup 0.5", e.g. "... --warmup 0.1 --setups 20")
 set -euo pipefail
 new=${1:?NEW_NF}
 old=${2:?OLD_NF}
@@ -16,6 +19,7 @@ old_runs=${4:-5}
 shift $(( $# < 4 ? $# : 4 ))
 workloads=${*:-udp-rx xdp-rx}
 conditions=${CONDITIONS:-quiet busy}
+run_args=${RUN_ARGS:---reps 3 --duration 10 --warmup 0.5}
 dir=$(mktemp -d)
 results=$dir/results.tsv
 busy_pid=
@@ -38,7 +42,7 @@ one() {  # build-name nf workload condition seed
   t0=$(date +%s.%N)
   # shellcheck disable=SC2046
   "$nf" --db "$db" run "$workload" $(config "$workload") --seed "$seed" --variant a --variant b \
-    --reps 3 --duration 10 --warmup 0.5 >/dev/null 2>&1 || { echo "$build $workload $condition seed $seed: run failed"; return; }
+    $run_args >/dev/null 2>&1 || { echo "$build $workload $condition seed $seed: run failed"; return; }
   t1=$(date +%s.%N)
   local harness guards
   harness=$("$nf" --db "$db" show last 2>/dev/null | grep -o 'harness .*' | sed 's/.*: //' || true)
@@ -47,18 +51,26 @@ one() {  # build-name nf workload condition seed
 import json, sys
 build, workload, condition, seed, wall, harness, guards, results = sys.argv[1:9]
 d = json.load(sys.stdin)
+pairs = [c for c in d["comparisons"] if c["metric"] == "pps" and c["design"] == "paired"]
 for c in d["comparisons"]:
-    if c["metric"] != "pps" or not c.get("primary"):  # the chunk pairs, not the repetition means beside them
+    if c["metric"] != "pps" or not c.get("primary"):  # the design of the verdict, not the analyses beside it
         continue
+    beside = pairs[0] if pairs and c["design"] != "paired" else None
+    for x in (c, beside) if beside else (c,):  # an interval that could not be formed is null
+        for k in ("delta_pct", "ci_low_pct", "ci_high_pct", "mde_pct"):
+            x[k] = float("nan") if x.get(k) is None else x[k]
     codes = ",".join(sorted({r["code"] for r in (c.get("validity") or {}).get("reasons", [])})) or "valid"
     line = [build, workload, condition, seed, "%.1f" % float(wall), "%+.3f" % c["delta_pct"],
             "%+.3f" % c["ci_low_pct"], "%+.3f" % c["ci_high_pct"], "%.3f" % c["mde_pct"], c["verdict"], codes,
-            harness or "-", guards or "-"]
+            harness or "-", guards or "-", c["design"],
+            "%.3f" % beside["mde_pct"] if beside else "-", beside["verdict"] if beside else "-"]
     with open(results, "a") as f:
         f.write("\t".join(line) + "\n")
     print("%-4s %-6s %-5s seed %-2s wall %5.1f s  pps %+6.2f%% [%+6.2f, %+6.2f]  mde %5.2f%%  %-12s %s  "
-          "guards %s%%  %s" % (build, workload, condition, seed, float(wall), c["delta_pct"], c["ci_low_pct"],
-                               c["ci_high_pct"], c["mde_pct"], c["verdict"], codes, guards, harness))' \
+          "guards %s%%  %s  %s%s" % (build, workload, condition, seed, float(wall), c["delta_pct"], c["ci_low_pct"],
+                                     c["ci_high_pct"], c["mde_pct"], c["verdict"], codes, guards, harness, c["design"],
+                                     "; chunk pairs alone: mde %.2f%% %s" % (beside["mde_pct"], beside["verdict"])
+                                     if beside else ""))' \
     "$build" "$workload" "$condition" "$seed" "$(echo "$t1 - $t0" | bc)" "$harness" "$guards" "$results"
 }
 
@@ -90,7 +102,8 @@ rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 groups = {}
 for r in rows:
     groups.setdefault((r[1], r[2], r[0]), []).append(r)
-print("\nworkload condition build runs  mde median  mde max  verdicts (statistics, --allow-invalid)  validity")
+print("\nworkload condition build runs  mde median  mde max  verdicts (statistics, --allow-invalid)  validity  "
+      "[chunk pairs alone: mde median, verdicts]")
 for (workload, condition, build), rs in sorted(groups.items()):
     mde = [float(r[8]) for r in rs]
     verdicts = {}
@@ -98,8 +111,16 @@ for (workload, condition, build), rs in sorted(groups.items()):
     for r in rs:
         verdicts[r[9]] = verdicts.get(r[9], 0) + 1
         codes[r[10]] = codes.get(r[10], 0) + 1
-    print("%-8s %-9s %-5s %4d  %9.2f%%  %6.2f%%  %s  %s" % (
+    beside = [r for r in rs if len(r) > 14 and r[14] != "-"]
+    pairs = ""
+    if beside:
+        pv = {}
+        for r in beside:
+            pv[r[15]] = pv.get(r[15], 0) + 1
+        pairs = "  [%.2f%%, %s]" % (statistics.median(float(r[14]) for r in beside),
+                                   ", ".join("%s %d" % kv for kv in sorted(pv.items())))
+    print("%-8s %-9s %-5s %4d  %9.2f%%  %6.2f%%  %s  %s%s" % (
         workload, condition, build, len(rs), statistics.median(mde), max(mde),
         ", ".join("%s %d" % kv for kv in sorted(verdicts.items())),
-        ", ".join("%s %d" % kv for kv in sorted(codes.items()))))
+        ", ".join("%s %d" % kv for kv in sorted(codes.items())), pairs))
 EOF
