@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/stats/descriptive.h"
@@ -25,7 +26,20 @@ IntervalResult cellInterval(Design design, const std::string& method, double cen
         r.note = "the cells' spread is not finite";
         return r;
     }
-    const double t = boost::math::quantile(boost::math::students_t(df), 1 - (1 - level) / 2);
+    // A Holm-adjusted level can be 1 - 1e-300 (a tiny p in a group whose p is larger): its tail
+    // rounds to 0 and the quantile to infinity, an unbounded interval, not an overflow.
+    const double tail = (1 - level) / 2;
+    if (!(tail > 0)) {
+        r.note = "the level leaves no tail: unbounded";
+        return r;
+    }
+    double t = 0;
+    try {
+        t = boost::math::quantile(boost::math::complement(boost::math::students_t(df), tail));
+    } catch (const std::overflow_error&) {
+        r.note = "the level leaves no tail: unbounded";
+        return r;
+    }
     r.ci.low = std::expm1(centre - t * se) * 100;
     r.ci.high = std::expm1(centre + t * se) * 100;
     return r;

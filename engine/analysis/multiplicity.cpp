@@ -9,6 +9,9 @@ namespace nf::engine {
 
 namespace {
 
+// The smallest alpha a Holm-adjusted interval is drawn at (see decideFamily).
+constexpr double kMinAdjustedAlpha = 1e-12;
+
 // Whether combine(a, b) is one constant over every pair of finite, non-zero values (at least two).
 template <class Combine>
 bool constantOver(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b, Combine combine)
@@ -88,7 +91,11 @@ void decideFamily(const std::vector<FamilyMember>& family, std::size_t primaryMe
             const double p = r.p;
             if (adjusted[g] > p && p > 0 && std::isfinite(adjusted[g])) {
                 CompareOptions wider = o;
-                wider.alpha = o.alpha * p / adjusted[g];
+                // Floored where a double still tells 1 - alpha / 2 from 1: members of one quantity
+                // whose p-values are both tiny (1e-300 and 1e-200, rounding at extreme statistics)
+                // would ask for a level of exactly 1. At that floor p and the adjusted p lie on the
+                // same side of alpha, so the interval still agrees with the verdict.
+                wider.alpha = std::max(o.alpha * p / adjusted[g], kMinAdjustedAlpha);
                 r = again(member->metric, r.design, wider);
                 r.p = p;
             }

@@ -35,6 +35,9 @@ double zQuantile(double p)
 // P(|T| > c) for T noncentral t with `df` degrees of freedom and noncentrality `lambda` >= 0.
 double twoSidedNoncentralT(double c, double df, double lambda)
 {
+    if (std::isinf(c)) {
+        return 0;  // no statistic exceeds an infinite critical value
+    }
     if (df > kNormalDf) {
         return normalCdf(lambda - c) + normalCdf(-lambda - c);
     }
@@ -49,13 +52,22 @@ double twoSidedNoncentralT(double c, double df, double lambda)
     return boost::math::cdf(boost::math::complement(t, c)) + boost::math::cdf(t, -c);
 }
 
+}  // namespace
+
 double tQuantile(double p, double df)
 {
+    // An alpha so small that 1 - alpha / 2 rounds to 1 (a Holm-adjusted level of a tiny p): the
+    // quantile is infinite, not an overflow.
+    if (p >= 1 || p <= 0) {
+        return p >= 1 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    }
     if (df > kNormalDf) {
         return zQuantile(p);
     }
     return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
+
+namespace {
 
 // The smallest integer n in [lo, kMaxN] with ok(n), ok monotone from some n on; lo itself when it
 // is; nullopt when none up to kMaxN.
@@ -161,6 +173,9 @@ double tTestDetectableNoncentrality(double df, double alpha, double power)
         return kNaN;
     }
     const double c = tQuantile(1 - alpha / 2, df);
+    if (!std::isfinite(c)) {
+        return std::numeric_limits<double>::infinity();  // no finite effect reaches such a level
+    }
     // By bisection: power grows with the noncentrality.
     double lo = 0;
     double hi = c + zQuantile(power) + 1;

@@ -155,3 +155,30 @@ TEST(SetupFactor, OneSetupGivesNoIntervalAndSaysWhy)
 
 }  // namespace
 }  // namespace nf::engine
+
+namespace nf::engine {
+namespace {
+
+// A Holm-adjusted level so close to 1 that its tail rounds to 0 (a secondary metric with p = 1e-300
+// in a group whose p is larger) is an unbounded interval, not an overflow in the t quantile.
+TEST(SetupFactor, ALevelThatLeavesNoTailIsUnbounded)
+{
+    std::vector<double> base;
+    std::vector<double> cand;
+    std::vector<int> setup;
+    for (int s = 0; s < 12; ++s) {
+        for (int i = 0; i < 5; ++i) {
+            base.push_back(1000);
+            cand.push_back(1200 + s + i);
+            setup.push_back(s);
+        }
+    }
+    CompareOptions options;
+    options.alpha = 1e-300;
+    const auto c = compareAcrossSetups(base, cand, setup, options);
+    EXPECT_TRUE(std::isnan(c.interval.ci.low) && std::isnan(c.interval.ci.high));
+    EXPECT_NEAR(c.interval.estimatePct, 20.6, 0.5);
+}
+
+}  // namespace
+}  // namespace nf::engine
