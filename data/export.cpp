@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -299,6 +300,24 @@ Result<void> writeJson(const engine::RunRecord& run, std::ostream& out)
     // Invalid UTF-8 in a name is replaced, never thrown: dump cannot fail but for the stream.
     out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return written(out);
+}
+
+Result<void> writeFolded(const engine::RunRecord& run, std::ostream& out)
+{
+    const auto& data = run.data;
+    if (!data.profile) {
+        return Error{"run " + std::to_string(run.row.id) + " has no profile (run it with --profile)"};
+    }
+    const auto& profile = *data.profile;
+    for (const auto& [variant, stacks] : profile.foldedByVariant(profile.summary.cpus.size() > 1)) {
+        for (const auto& [stack, n] : stacks) {
+            out << data.variantNames.at(static_cast<std::size_t>(variant)) << ';' << stack << ' ' << n << '\n';
+        }
+    }
+    if (!out) {
+        return Error{"cannot write the folded stacks"};
+    }
+    return {};
 }
 
 }  // namespace nf::data

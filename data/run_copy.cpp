@@ -88,9 +88,17 @@ Result<std::int64_t> copyOne(Database& db, std::int64_t oldRun, const std::strin
     const std::int64_t newRun = db.lastInsertId();
     const std::string byRun = "s.run_id = ?1";
     const std::pair<std::string, std::string> run{"run_id", "?2"};
-    for (const char* table : {"variants", "quantities", "metrics", "run_warnings", "decisions", "decision_looks"}) {
+    for (const char* table : {"variants", "quantities", "metrics", "run_warnings", "decisions", "decision_looks",
+                              "profiles", "profile_symbols", "profile_chunks", "profile_stacks"}) {
         NF_TRY(copyRows(db, table, {run}, "", byRun, oldRun, newRun));
     }
+    // A profile's symbols are found again by their name in the run.
+    NF_TRY(copyRows(db, "profile_counts",
+                    {run,
+                     {"symbol_id",
+                      "(SELECT m.id FROM main.profile_symbols m JOIN src.profile_symbols ss ON ss.name = m.name "
+                      "WHERE m.run_id = ?2 AND ss.id = s.symbol_id)"}},
+                    "", byRun, oldRun, newRun));
     // Variants and quantities are found again here by their index in the run.
     NF_TRY(copyRows(db, "repetitions",
                     {run,
@@ -187,9 +195,10 @@ Result<Source> openSource(const std::string& fromPath)
 
 const std::vector<std::string>& perRunTables()
 {
-    static const std::vector<std::string> tables = {"runs",        "variants",      "quantities", "metrics",
-                                                    "repetitions", "samples",       "summaries",  "run_warnings",
-                                                    "decisions",   "decision_looks"};
+    static const std::vector<std::string> tables = {
+        "runs",     "variants",        "quantities",     "metrics",        "repetitions",
+        "samples",  "summaries",       "run_warnings",   "decisions",      "decision_looks",
+        "profiles", "profile_symbols", "profile_chunks", "profile_counts", "profile_stacks"};
     return tables;
 }
 

@@ -444,6 +444,7 @@ Result<engine::RunRecord> loadRun(Database& db, std::int64_t id)
     NF_TRY(loadLayout(db, run));
     NF_TRY(loadSamples(db, run));
     NF_TRY(loadDecision(db, run));
+    NF_TRY(loadProfile(db, run));
     if (NF_TRY(storedSchemaVersion(db)) < 9) {
         renameOfferedCount(run);
     }

@@ -2,6 +2,7 @@
 // Writes runs as they happen (RunRecorder) and reads them back (listRuns, loadRun).
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ public:
     // An until-decided run: each look, and the decision (data/decision_store.cpp).
     Result<void> decisionLook(const engine::DecisionLook& look) override;
     Result<void> decisionMade(const engine::DecisionRecord& record) override;
+    // run --profile: each repetition's profile and how it was taken (data/profile_store.cpp).
+    Result<void> profileMeasured(const engine::ProfileSummary& soFar,
+                                 const engine::RepetitionProfile& profile) override;
+    Result<void> profileFinished(const engine::ProfileSummary& summary) override;
 
     std::int64_t runId() const { return m_runId; }
     const std::optional<Error>& finishError() const { return m_finishError; }
@@ -45,6 +50,7 @@ private:
     std::optional<Error> m_finishError;
     int m_warnings = 0;
     std::optional<Error> m_warningError;
+    std::map<std::string, std::int64_t> m_profileSymbols;  // name -> profile_symbols.id
 };
 
 // Newest first.
@@ -55,5 +61,7 @@ Result<std::vector<engine::RunRow>> sweepRuns(Database& db, const std::string& s
 Result<engine::RunRecord> loadRun(Database& db, std::int64_t id);
 // The sequential decision and looks of an until-decided run into run.decision (nothing for others).
 Result<void> loadDecision(Database& db, engine::RunRecord& run);
+// The profile of a run stored with --profile into run.data.profile (nothing for others).
+Result<void> loadProfile(Database& db, engine::RunRecord& run);
 
 }  // namespace nf::data

@@ -244,11 +244,63 @@ UPDATE run_noise_floors SET metric = 'layout:offered_pps' WHERE metric = 'layout
 UPDATE decisions SET metric = 'offered_pps' WHERE metric = 'gen_pps';
 )sql";
 
+// Migration 10: profiles (run --profile, engine/run/profile_stage.h): how each was taken, and per
+// chunk and sampled CPU its samples in all and per symbol (the symbol of the interrupted
+// instruction; names once per run in profile_symbols), and the folded call stacks per variant,
+// repetition and CPU. A chunk is (variant, repetition, sample_idx) as in samples.
+constexpr const char* kMigration10 = R"sql(
+CREATE TABLE profiles (
+    run_id             INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    event              TEXT NOT NULL,
+    frequency_hz       INTEGER NOT NULL,
+    cpus_json          TEXT NOT NULL,
+    samples            INTEGER NOT NULL,
+    outside            INTEGER NOT NULL,
+    lost               INTEGER NOT NULL,
+    reader_s           REAL NOT NULL,
+    reader_on_measured INTEGER NOT NULL
+);
+CREATE TABLE profile_symbols (
+    id     INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    name   TEXT NOT NULL,
+    UNIQUE (run_id, name)
+);
+CREATE TABLE profile_chunks (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    variant    INTEGER NOT NULL,
+    repetition INTEGER NOT NULL,
+    sample_idx INTEGER NOT NULL,
+    cpu        INTEGER NOT NULL,
+    samples    INTEGER NOT NULL,
+    PRIMARY KEY (run_id, variant, repetition, sample_idx, cpu)
+) WITHOUT ROWID;
+CREATE TABLE profile_counts (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    variant    INTEGER NOT NULL,
+    repetition INTEGER NOT NULL,
+    sample_idx INTEGER NOT NULL,
+    cpu        INTEGER NOT NULL,
+    symbol_id  INTEGER NOT NULL REFERENCES profile_symbols (id) ON DELETE CASCADE,
+    samples    INTEGER NOT NULL,
+    PRIMARY KEY (run_id, variant, repetition, sample_idx, cpu, symbol_id)
+) WITHOUT ROWID;
+CREATE TABLE profile_stacks (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    variant    INTEGER NOT NULL,
+    repetition INTEGER NOT NULL,
+    cpu        INTEGER NOT NULL,
+    stack      TEXT NOT NULL,
+    samples    INTEGER NOT NULL,
+    PRIMARY KEY (run_id, variant, repetition, cpu, stack)
+) WITHOUT ROWID;
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5},
-        {6, kMigration6}, {7, kMigration7}, {8, kMigration8}, {9, kMigration9},
+        {6, kMigration6}, {7, kMigration7}, {8, kMigration8}, {9, kMigration9}, {10, kMigration10},
     };
     return list;
 }

@@ -1,10 +1,12 @@
 #include "ui/compare_panel.h"
 
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -18,6 +20,7 @@
 
 #include "ui/compare_plot.h"
 #include "ui/plot_export.h"
+#include "ui/profile_panel.h"
 
 namespace nf::ui {
 
@@ -35,8 +38,19 @@ ComparePanel::ComparePanel(QWidget* parent)
       m_grid(new QWidget(this)),
       m_scroll(new QScrollArea(this)),
       m_report(new QPlainTextEdit(this)),
-      m_showReport(new QPushButton(tr("Show report"), this))
+      m_showReport(new QPushButton(tr("Show report"), this)),
+      m_profile(new ProfilePanel(this)),
+      m_showProfile(new QPushButton(tr("Profile"), this))
 {
+    m_profile->setVisible(false);
+    m_showProfile->setCheckable(true);
+    m_showProfile->setVisible(false);
+    m_showProfile->setToolTip(
+        tr("Where the time went (run --profile): the symbols whose share changed, with "
+           "intervals, and a differential flame graph"));
+    connect(m_showProfile, &QPushButton::toggled, this, &ComparePanel::setProfileShown);
+    connect(m_profile, &ProfilePanel::copyTableRequested, this,
+            [](const QString& text) { QGuiApplication::clipboard()->setText(text); });
     m_report->setReadOnly(true);
     m_report->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_report->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -44,6 +58,9 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_showReport->setCheckable(true);
     m_showReport->setToolTip(tr("The text of `noisefloor compare` for these runs: every verdict and warning"));
     connect(m_showReport, &QPushButton::toggled, this, [this](bool on) {
+        if (on && m_showProfile->isChecked()) {
+            m_showProfile->setChecked(false);
+        }
         m_report->setVisible(on);
         m_scroll->setVisible(!on);
         m_showReport->setText(on ? tr("Show plots") : tr("Show report"));
@@ -142,6 +159,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     connect(csv, &QPushButton::clicked, this, &ComparePanel::exportCsvRequested);
     auto* top = new QHBoxLayout;
     top->addWidget(m_title, 1);
+    top->addWidget(m_showProfile);
     top->addWidget(m_showReport);
     top->addWidget(copy);
     top->addWidget(save);
@@ -165,8 +183,32 @@ ComparePanel::ComparePanel(QWidget* parent)
     layout->addWidget(m_decision);
     layout->addWidget(m_scroll, 1);
     layout->addWidget(m_report, 1);
+    layout->addWidget(m_profile, 1);
     layout->addWidget(m_warningScroll);
     showMessage(tr("Select a run in History (or finish one in Live) to compare its variants."));
+}
+
+void ComparePanel::setProfileShown(bool on)
+{
+    if (on) {
+        m_profileWanted = true;
+    } else if (m_showProfile->isVisible()) {
+        m_profileWanted = false;  // the user closed it; a comparison without a profile keeps the wish
+    }
+    const bool shown = on && m_view.profile.has_value();
+    if (shown && m_showReport->isChecked()) {
+        m_showReport->setChecked(false);
+    }
+    const QSignalBlocker block(m_showProfile);
+    m_showProfile->setChecked(shown);
+    m_showProfile->setText(shown ? tr("Show plots") : tr("Profile"));
+    m_profile->setVisible(shown);
+    m_scroll->setVisible(!shown && !m_showReport->isChecked());
+}
+
+bool ComparePanel::profileShown() const
+{
+    return m_showProfile->isChecked();
 }
 
 void ComparePanel::showMessage(const QString& text)
@@ -267,6 +309,11 @@ void ComparePanel::showComparison(const ComparisonView& view)
     }
     m_view = view;
     showSettings(view);
+    m_showProfile->setVisible(view.profile.has_value());
+    if (view.profile) {
+        m_profile->showProfile(*view.profile);
+    }
+    setProfileShown(m_profileWanted);
     m_baseline->clear();
     m_baseline->addItems(view.variants);
     m_baseline->setCurrentIndex(static_cast<int>(view.variants.indexOf(view.baseline)));

@@ -24,6 +24,7 @@ class QPushButton;
 namespace nf::ui {
 
 class ComparePlot;
+class ProfilePanel;
 
 class ComparePanel : public QWidget {
     Q_OBJECT
@@ -59,6 +60,11 @@ public:
     QStringList warningLines() const { return m_warningLines; }
     // The sequential decision shown above the panels, "" when the run did not run until decided.
     QString decisionShown() const;
+    // A profiled run: the Profile view instead of the plots (and of the report), when `on`; kept
+    // for the next comparison that has a profile.
+    void setProfileShown(bool on);
+    bool profileShown() const;
+    ProfilePanel* profilePanel() const { return m_profile; }
 
 signals:
     void copyReportRequested();
@@ -94,6 +100,9 @@ private:
     QScrollArea* m_scroll = nullptr;  // holds m_grid
     QPlainTextEdit* m_report = nullptr;
     QPushButton* m_showReport = nullptr;
+    ProfilePanel* m_profile = nullptr;
+    QPushButton* m_showProfile = nullptr;
+    bool m_profileWanted = false;
     QString m_reportText;
     QStringList m_warningLines;
     std::array<ComparePlot*, 4> m_panels{};

@@ -3,12 +3,14 @@
 #include <QObject>
 
 #include <algorithm>
+#include <sstream>
 
 #include "engine/analysis/analysis.h"
 #include "engine/model/metric.h"
 #include "engine/report/comparison_report.h"
 #include "engine/report/decision_text.h"
 #include "engine/report/evidence.h"
+#include "engine/report/profile_report.h"
 
 namespace nf::ui {
 
@@ -203,6 +205,29 @@ engine::AnalysisOptions optionsOf(const CompareSettings& settings)
     return options;
 }
 
+// Where the time went, for one profiled run: the report's rows and summary, and each variant's
+// stacks (with the CPU as their first frame when several were sampled).
+void fillProfile(ComparisonView& view, const engine::ComparisonReport& report, const engine::RunRecord& run)
+{
+    if (!report.profile || !run.data.profile) {
+        return;
+    }
+    ProfileView profile;
+    for (const auto& line : engine::profileSummaryLines(*report.profile)) {
+        profile.summary << qs(line).trimmed();
+    }
+    profile.alpha = report.analysis.options.compare.alpha;
+    std::ostringstream table;
+    engine::writeProfileText(*report.profile, report.profiles, profile.alpha, table);
+    profile.table = qs(table.str()).trimmed();
+    profile.comparisons = report.profiles;
+    profile.severalCpus = report.profile->cpus.size() > 1;
+    for (auto& [variant, stacks] : run.data.profile->foldedByVariant(profile.severalCpus)) {
+        profile.stacks[qs(run.data.variantNames.at(static_cast<std::size_t>(variant)))] = std::move(stacks);
+    }
+    view.profile = std::move(profile);
+}
+
 ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result<engine::AnalysisInput>& input,
                      const QString& title, const CompareSettings& settings,
                      const std::map<std::string, engine::RunNoiseFloor>& floors = {})
@@ -255,6 +280,7 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
         }
         fillPanels(view, *input, *report, choices, options, {choiceArguments(choices), settingsArguments(settings)},
                    floors, simulated);
+        fillProfile(view, *report, first);
     }
     markMissing(view, first.environment);
     return view;

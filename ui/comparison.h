@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/analysis/comparison.h"
+#include "engine/analysis/profile_diff.h"
 #include "engine/model/noise_floor.h"
 #include "engine/model/run_record.h"
 
@@ -94,6 +95,17 @@ struct CompareSettings {
 // --drop-outliers"; "" for the defaults). The baseline is not among them: the report names it.
 QString settingsArguments(const CompareSettings& settings);
 
+// A profiled run (run --profile): where the time went, as `noisefloor compare` says it, and each
+// variant's call stacks for the differential flame graph.
+struct ProfileView {
+    QStringList summary;  // how it was taken (engine::profileSummaryLines)
+    QString table;        // "where the time went" as the report prints it
+    double alpha = 0.05;
+    bool severalCpus = false;
+    std::vector<engine::ProfileComparison> comparisons;          // one per candidate
+    std::map<QString, std::map<std::string, long long>> stacks;  // variant -> folded stack -> samples
+};
+
 struct ComparisonView {
     QString title;
     QString error;                    // the analysis could not run (no repetitions yet, ...)
@@ -112,8 +124,9 @@ struct ComparisonView {
     // A run that ran until decided: its sequential decision, as the report's header gives it
     // (engine/report/decision_text.h); the panels show the fixed-n analysis of the same data.
     QStringList decision;
-    QString kernel;    // of the first run
-    QString workload;  // of the first run
+    std::optional<ProfileView> profile;  // one profiled run's; unset otherwise
+    QString kernel;                      // of the first run
+    QString workload;                    // of the first run
     QStringList runIds;
 };
 

@@ -43,6 +43,7 @@ QString fieldLabel(engine::SpecField field)
         case engine::SpecField::Layouts: return QObject::tr("Layouts");
         case engine::SpecField::Housekeeping: return QObject::tr("Housekeeping CPUs");
         case engine::SpecField::Setups: return QObject::tr("Setups");
+        case engine::SpecField::Profile: return QObject::tr("Profile");
     }
     return {};
 }

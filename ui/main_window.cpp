@@ -312,16 +312,19 @@ void MainWindow::setCompareSettings(const CompareSettings& settings)
 QStringList MainWindow::tabNames()
 {
     return {QStringLiteral("experiment"), QStringLiteral("live"),    QStringLiteral("compare"),
-            QStringLiteral("explore"),    QStringLiteral("history"), QStringLiteral("environment")};
+            QStringLiteral("explore"),    QStringLiteral("history"), QStringLiteral("environment"),
+            QStringLiteral("profile")};
 }
 
 bool MainWindow::showTab(const QString& name)
 {
-    QWidget* const tabs[] = {m_editor, m_live, m_compare, m_explore, m_history, m_environment};
+    // "profile": Compare, showing a profiled run's Profile view.
+    QWidget* const tabs[] = {m_editor, m_live, m_compare, m_explore, m_history, m_environment, m_compare};
     const int index = static_cast<int>(tabNames().indexOf(name.toLower()));
     if (index < 0) {
         return false;
     }
+    m_compare->setProfileShown(name.toLower() == QStringLiteral("profile"));
     m_tabs->setCurrentWidget(tabs[index]);
     return true;
 }

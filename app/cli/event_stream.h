@@ -95,6 +95,14 @@ public:
     // Until decided: forwarded (no event of their own; the finished event's reason says why it stopped).
     Result<void> decisionLook(const engine::DecisionLook& look) override { return m_inner.decisionLook(look); }
     Result<void> decisionMade(const engine::DecisionRecord& record) override { return m_inner.decisionMade(record); }
+    Result<void> profileMeasured(const engine::ProfileSummary& soFar, const engine::RepetitionProfile& profile) override
+    {
+        return m_inner.profileMeasured(soFar, profile);
+    }
+    Result<void> profileFinished(const engine::ProfileSummary& summary) override
+    {
+        return m_inner.profileFinished(summary);
+    }
 
     // While a repetition runs: "partial_samples" and "look" a few times a second.
     void samplesMeasured(int repetition, const std::vector<engine::Sample>& samples) override;  // not forwarded

@@ -1,4 +1,4 @@
-// noisefloor export RUN --format csv|json|sqlite [-o FILE]: every sample of a run (sqlite: see
+// noisefloor export RUN --format csv|json|sqlite|folded [-o FILE]: every sample of a run (sqlite: see
 // app/cli/merge_command.cpp). A file is written
 // whole or not at all: into an unnamed file in the target's directory (O_TMPFILE; a named
 // temporary where that is not supported), flushed to disk, then renamed over the target, so a
@@ -191,7 +191,10 @@ private:
 // Whether the export was written; the callers say why not from the stream they gave.
 bool writeExport(const engine::RunRecord& run, const std::string& format, std::ostream& out)
 {
-    const bool written = (format == "csv" ? data::writeCsv(run, out) : data::writeJson(run, out)).ok();
+    const bool written = (format == "csv"      ? data::writeCsv(run, out)
+                          : format == "folded" ? data::writeFolded(run, out)
+                                               : data::writeJson(run, out))
+                             .ok();
     out.flush();
     return written && out;
 }
@@ -218,6 +221,9 @@ int exportRun(const Context& ctx, const std::string& name, const std::string& fo
     }
     if (format == "sqlite") {
         return exportRunDatabase(*db, run->row.id, file, signals);
+    }
+    if (format == "folded" && !run->data.profile) {
+        return fail(kExitRuntime, "run " + std::to_string(run->row.id) + " has no profile (run it with --profile)");
     }
     auto interrupted = [&] {
         return fail(signals.exitStatus(),
@@ -276,10 +282,11 @@ Command addExportCommand(CLI::App& app, Context& ctx)
     auto* sub = app.add_subcommand("export", "Export every sample of a run");
     sub->add_option("run", *run, "Run id, or 'last'")->required();
     sub->add_option("--format", *format,
-                    "csv (one row per sample), json (the whole run) or sqlite (a one-run database for "
-                    "`noisefloor merge`; -o names a new file)")
+                    "csv (one row per sample), json (the whole run), sqlite (a one-run database for "
+                    "`noisefloor merge`; -o names a new file) or folded (a profiled run's call stacks, the variant "
+                    "as the first frame, for flamegraph.pl or speedscope)")
         ->required()
-        ->check(CLI::IsMember({"csv", "json", "sqlite"}));
+        ->check(CLI::IsMember({"csv", "json", "sqlite", "folded"}));
     sub->add_option("-o,--output", *file,
                     "Write to FILE instead of standard output (whole or not at all; never onto a database)");
     return {sub, [run, format, file, &ctx] { return exportRun(ctx, *run, *format, *file); }, true};

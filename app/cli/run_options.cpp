@@ -1,7 +1,10 @@
 #include "app/cli/run_options.h"
 
+#include <charconv>
+
 #include "base/system_facts.h"
 #include "engine/model/parameter.h"
+#include "engine/model/profile.h"
 
 namespace nf::cli {
 
@@ -73,6 +76,14 @@ Result<engine::ExperimentSpec> buildSpec(RunOptions& o)
     if (o.seedGiven) {
         spec.seed = o.seed;
     }
+    if (!o.profile.empty()) {
+        int hz = 0;
+        const auto* end = o.profile.data() + o.profile.size();
+        if (auto [p, ec] = std::from_chars(o.profile.data(), end, hz); ec != std::errc{} || p != end) {
+            return Error{"--profile=" + o.profile + ": expected a rate in samples a second, e.g. --profile=999"};
+        }
+        spec.profileHz = hz;
+    }
     if (!o.until.empty()) {
         if (o.until != "decided") {
             return Error{"--until '" + o.until + "': expected 'decided'"};
@@ -107,6 +118,7 @@ std::string optionName(engine::SpecField field)
         case engine::SpecField::Layouts: return "--layouts";
         case engine::SpecField::Housekeeping: return "--housekeeping";
         case engine::SpecField::Setups: return "--setups";
+        case engine::SpecField::Profile: return "--profile";
     }
     return "?";
 }
@@ -180,6 +192,11 @@ void addRunOptions(CLI::App* sub, RunOptions& o, bool variants)
                     "start anew (sockets, threads, buffers) on traded places; the verdict's interval is over the "
                     "setups, so more of them, shorter, find smaller differences. A multiple of the variants "
                     "(default: one per 20 chunk rounds, at least one per variant)");
+    sub->add_flag("--profile{" + std::to_string(engine::kDefaultProfileHz) + "}", o.profile,
+                  "--profile[=HZ]: sample the measured CPUs' call stacks (cycles where a PMU counts them, else "
+                  "cpu-clock) HZ times a second (default " +
+                      std::to_string(engine::kDefaultProfileHz) +
+                      "), each sample in the chunk it fell in; compare then says where the time went");
     sub->add_option("--label", o.spec.label, "A label to find the run by");
     sub->add_option("--primary", o.spec.primaryMetric,
                     "The metric the verdict rests on, tested at alpha alone (the others are Holm-adjusted among "

@@ -31,6 +31,7 @@ struct RunOptions {
     std::string until;  // "decided", or "" for a fixed number of repetitions
     engine::UntilDecided decided;
     std::vector<std::string> decidedGiven;  // --max-time, --margin, --alpha as given
+    std::string profile;                    // --profile[=HZ] as given; "" = not profiled
 };
 
 // Turns the options into a spec; errors name the option and value.

@@ -10,6 +10,7 @@
 #include "base/system_facts.h"
 #include "engine/catalog/plan_time.h"
 #include "engine/run/cpu_claim.h"
+#include "engine/run/profile_stage.h"
 #include "engine/run/run_context.h"
 #include "engine/run/scheduler.h"
 #include "engine/workloads/registry.h"
@@ -118,6 +119,14 @@ int printPlan(std::vector<engine::ExperimentSpec> specs, std::ostream& out)
     if (first.workload->kind != engine::WorkloadKind::External) {
         out << "  harness (sampler, recorder) " << engine::describeHarness(engine::cpuPolicy(first)) << '\n';
     }
+    if (s.profileHz) {
+        std::vector<std::string> sampled;
+        for (const auto& c : engine::profileCpus(first)) {
+            sampled.push_back(std::to_string(c.cpu) + " (" + c.role + ")");
+        }
+        out << fmt::format("  profile: call stacks of CPU {} sampled {} times a second\n", join(sampled, ", "),
+                           *s.profileHz);
+    }
     out << "  label '" << s.label << "'; "
         << (seedGiven ? "seed " + std::to_string(*s.seed) : std::string("seed drawn when the run starts")) << '\n';
     for (const auto& p : prepared) {
@@ -152,6 +161,8 @@ int printPlanJson(const std::vector<engine::ExperimentSpec>& specs, std::ostream
         {"housekeeping", engine::cpuPolicy(prepared->front()).housekeeping},
         {"layouts", prepared->front().spec.layouts.value_or(0)},
         {"setups", prepared->front().spec.setups ? nlohmann::json(*prepared->front().spec.setups) : nlohmann::json()},
+        {"profile_hz",
+         prepared->front().spec.profileHz ? nlohmann::json(*prepared->front().spec.profileHz) : nlohmann::json()},
         {"counters_mode", engine::toString(prepared->front().spec.countersMode.value_or(engine::CountersMode::All))},
         {"cpus_in_use", engine::cpusInUse(cpus)}};
     out << j.dump(2) << '\n';

@@ -45,6 +45,14 @@ public:
     }
     Result<void> decisionLook(const engine::DecisionLook& look) override { return m_recorder.decisionLook(look); }
     Result<void> decisionMade(const engine::DecisionRecord& record) override { return m_recorder.decisionMade(record); }
+    Result<void> profileMeasured(const engine::ProfileSummary& soFar, const engine::RepetitionProfile& profile) override
+    {
+        return m_recorder.profileMeasured(soFar, profile);
+    }
+    Result<void> profileFinished(const engine::ProfileSummary& summary) override
+    {
+        return m_recorder.profileFinished(summary);
+    }
     void runFinished(engine::RunStatus status, std::string_view reason) override
     {
         clearProgress();

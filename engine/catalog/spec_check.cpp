@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/model/profile.h"
+
 namespace nf::engine {
 
 namespace {
@@ -431,6 +433,24 @@ void checkSetups(const WorkloadDescriptor& w, ExperimentSpec& point, Checker& ch
     }
 }
 
+// --profile: a rate the sampler takes, and a workload whose chunks run on CPUs the run knows.
+void checkProfile(const WorkloadDescriptor& w, const ExperimentSpec& point, Checker& check)
+{
+    if (!point.profileHz) {
+        return;
+    }
+    const int hz = *point.profileHz;
+    if (hz < kMinProfileHz || hz > kMaxProfileHz) {
+        check.add(
+            SpecField::Profile, std::to_string(hz),
+            "must be " + std::to_string(kMinProfileHz) + ".." + std::to_string(kMaxProfileHz) + " samples a second");
+    } else if (w.kind == WorkloadKind::External) {
+        check.add(SpecField::Profile, std::to_string(hz),
+                  "profiles are of in-process and live workloads; profile a command with perf record and "
+                  "import perf-script");
+    }
+}
+
 }  // namespace
 
 CountersMode defaultCountersMode(const WorkloadDescriptor& w)
@@ -461,6 +481,7 @@ std::string_view toString(SpecField field)
         case SpecField::Layouts: return "layouts";
         case SpecField::Housekeeping: return "housekeeping";
         case SpecField::Setups: return "setups";
+        case SpecField::Profile: return "profile";
     }
     return "workload";
 }
@@ -536,6 +557,7 @@ SpecCheck checkExperiment(const ExperimentSpec& input, const std::optional<Sweep
             checkLiveChunk(input.chunk.has_value(), *w, params.back(), point, check);
         }
         checkSetups(*w, point, check);
+        checkProfile(*w, point, check);
     }
     if (result.ok()) {
         result.experiment = {w, std::move(points), std::move(params)};

@@ -45,7 +45,8 @@ enum class SpecField {
     Primary,       // the metric the verdict rests on
     Layouts,       // the code placements drawn per repetition
     Housekeeping,  // the CPUs of the harness's own threads
-    Setups         // the setups per repetition of a live run side by side
+    Setups,        // the setups per repetition of a live run side by side
+    Profile        // the sampling rate of --profile
 };
 std::string_view toString(SpecField field);  // "repetitions", "duration", ...
 

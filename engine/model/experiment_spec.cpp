@@ -252,6 +252,9 @@ nlohmann::json toJson(const ExperimentSpec& spec)
     if (spec.setups) {  // written only when given or resolved, so older runs read as before
         j["setups"] = *spec.setups;
     }
+    if (spec.profileHz) {
+        j["profile_hz"] = *spec.profileHz;
+    }
     // Always written, null while unresolved: a spec without the key is one from before the option,
     // which counted user and kernel mode.
     j["counters_mode"] = spec.countersMode ? nlohmann::json(toString(*spec.countersMode)) : nlohmann::json(nullptr);
@@ -318,6 +321,9 @@ Result<ExperimentSpec> experimentSpecFromJson(const nlohmann::json& j)
         }
         if (j.contains("setups") && !j["setups"].is_null()) {
             spec.setups = integer<int>(j["setups"], "setups");
+        }
+        if (j.contains("profile_hz") && !j["profile_hz"].is_null()) {
+            spec.profileHz = integer<int>(j["profile_hz"], "profile_hz");
         }
         if (!j.contains("counters_mode")) {
             spec.countersMode = CountersMode::All;  // written before the option: the only mode there was

@@ -122,6 +122,9 @@ struct ExperimentSpec {
     // checkExperiment to one per 20 chunk rounds (at least one per variant) for a run side by side,
     // else left unset (docs/measurement.md, "Setups as a factor").
     std::optional<int> setups;
+    // run --profile: samples a second per measured CPU (engine/run/profile_stage.h); unset = not
+    // profiled.
+    std::optional<int> profileHz;
     // Unset = the workload's default, resolved by checkExperiment. A stored spec without the field
     // (one written before it existed) reads back as All, the only mode there was.
     std::optional<CountersMode> countersMode;

@@ -12,6 +12,7 @@
 #include "base/result.h"
 #include "engine/model/experiment_spec.h"
 #include "engine/model/metric.h"
+#include "engine/model/profile.h"
 #include "engine/model/run_table.h"
 
 namespace nf::engine {
@@ -100,6 +101,13 @@ public:
     // Until-decided runs: each look after its repetition is stored, and the decision before runFinished.
     virtual Result<void> decisionLook(const DecisionLook& /*look*/) { return {}; }
     virtual Result<void> decisionMade(const DecisionRecord& /*record*/) { return {}; }
+    // run --profile: each stored repetition's profile after the repetition, and at the end how the
+    // profile was taken.
+    virtual Result<void> profileMeasured(const ProfileSummary& /*soFar*/, const RepetitionProfile& /*profile*/)
+    {
+        return {};
+    }
+    virtual Result<void> profileFinished(const ProfileSummary& /*summary*/) { return {}; }
 };
 
 // A quantity a tool summarised itself (perf stat -r N): the runs it averages, their mean and the
@@ -135,6 +143,8 @@ struct RunData {
     // with its repetition index, in the order they were stored (a blocked run measures every
     // repetition of one variant before the next's); empty for runs that read none.
     std::vector<std::pair<int, nlohmann::json>> testedStates{};
+    // run --profile: the profile per chunk; unset for runs not profiled.
+    std::optional<RunProfile> profile{};
 
     // The placement of (variant, repetition), -1 when none was recorded.
     int layoutOf(int variant, int repetition) const

@@ -9,6 +9,7 @@
 
 #include "engine/report/decision_text.h"
 #include "engine/report/evidence_context.h"
+#include "engine/report/profile_report.h"
 #include "engine/report/text_table.h"
 
 namespace nf::engine {
@@ -241,6 +242,36 @@ Result<AnalysisInput> choicesInput(const std::vector<RunChoice>& choices, const 
     return input;
 }
 
+namespace {
+
+// A profiled run: where the time went in each comparison of its primary metric's verdict.
+void addProfiles(ComparisonReport& report, const RunData& data)
+{
+    if (!data.profile) {
+        return;
+    }
+    report.profile = data.profile->summary;
+    const auto indexOf = [&](const std::string& name) {
+        const auto& names = data.variantNames;
+        return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    ProfileOptions options;
+    options.alpha = report.analysis.options.compare.alpha;
+    for (const auto& c : report.analysis.comparisons) {
+        if (!c.primary || c.metric != report.analysis.primaryMetric) {
+            continue;
+        }
+        const int baseline = indexOf(c.baseline);
+        const int candidate = indexOf(c.candidate);
+        if (baseline < static_cast<int>(data.variantNames.size()) &&
+            candidate < static_cast<int>(data.variantNames.size())) {
+            report.profiles.push_back(compareProfiles(data, baseline, candidate, options));
+        }
+    }
+}
+
+}  // namespace
+
 Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, const std::vector<std::string>& metrics,
                                      const AnalysisOptions& options, const std::map<std::string, RunNoiseFloor>& floors)
 {
@@ -274,6 +305,7 @@ Result<ComparisonReport> compareRuns(const std::vector<RunChoice>& choices, cons
         report.breakdownVariants = input.variants;
         // The run's decision (--until decided) was made on all its variants, in their order.
         report.decision = variants.empty() || variants == run.data.variantNames ? run.decision : std::nullopt;
+        addProfiles(report, run.data);
         for (auto& ms : summarizeRun(run.data)) {
             const auto& compared = report.analysis.comparisons;
             const bool isCompared = std::any_of(compared.begin(), compared.end(),
@@ -454,6 +486,17 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
         if (report.decision) {
             j["sequential"] = decisionJson(*report.decision);
         }
+        if (report.profile) {
+            j["profile"] = profileSummaryJson(*report.profile);
+            for (auto& c : j["comparisons"]) {
+                for (const auto& p : report.profiles) {
+                    if (c.value("primary_metric", false) && c.value("primary", true) && c["baseline"] == p.baseline &&
+                        c["candidate"] == p.candidate) {
+                        c["profile"] = profileRowsJson(p);
+                    }
+                }
+            }
+        }
         out << j.dump(2) << '\n';
     } else if (format == "csv") {
         if (!simulated.empty()) {
@@ -466,6 +509,9 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
             writeDecisionText(*report.decision, report.breakdownVariants[0], report.breakdownVariants[1], out);
         }
         writeBreakdownText(report, out);
+        if (report.profile) {
+            writeProfileText(*report.profile, report.profiles, report.analysis.options.compare.alpha, out);
+        }
     } else {
         EvidenceContext context = report.context;
         if (report.decision) {
@@ -477,6 +523,9 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
             context.notShown.push_back(std::to_string(report.breakdown.size()) + " per-CPU/device means (--verbose)");
         }
         writeCompactEvidence(report.analysis, context, out);
+        if (report.profile) {
+            writeProfileText(*report.profile, report.profiles, report.analysis.options.compare.alpha, out);
+        }
     }
 }
 

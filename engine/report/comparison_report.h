@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/profile_diff.h"
 #include "engine/model/run_record.h"
 #include "engine/report/evidence.h"
 #include "engine/report/run_summary.h"
@@ -32,6 +33,10 @@ struct ComparisonReport {
     // One run that ran until decided: its sequential decision, shown first (the fixed-n analysis
     // of the same data beside it).
     std::optional<DecisionRecord> decision;
+    // One run profiled (run --profile): how, and where the time went in each comparison of the
+    // primary metric (engine/analysis/profile_diff.h).
+    std::optional<ProfileSummary> profile;
+    std::vector<ProfileComparison> profiles;
 };
 
 // One run with every variant: its own design (paired chunks, interleaved repetitions). One variant

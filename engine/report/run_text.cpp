@@ -7,6 +7,7 @@
 
 #include "engine/analysis/chunk_cut.h"
 #include "engine/report/evidence_context.h"
+#include "engine/report/profile_report.h"
 #include "engine/report/run_summary.h"
 #include "engine/report/text_table.h"
 
@@ -53,6 +54,13 @@ void printSchedule(const RunRecord& run, std::ostream& out)
     }
     if (const auto harness = harnessLine(run); !harness.empty()) {
         out << "  " << harness << '\n';
+    }
+    if (run.data.profile) {
+        for (const auto& line : profileSummaryLines(run.data.profile->summary)) {
+            out << "  " << line << '\n';
+        }
+    } else if (run.spec.profileHz) {
+        out << fmt::format("  profiled at {} Hz, but no repetition's profile was stored\n", *run.spec.profileHz);
     }
 }
 

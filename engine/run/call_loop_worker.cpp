@@ -342,6 +342,7 @@ WorkerDone Worker::run(std::future<bool>& go)
     const int rounds = alternating ? std::max(1, static_cast<int>(std::lround(m_spec.duration / sliceSeconds))) : 0;
     const int perVariant = std::max(1, static_cast<int>(std::lround(m_spec.duration / m_spec.interval)));
     m_t0 = probes::readTsc();
+    m_context.setTimeOrigin(m_t0);
     const auto measureUnit = [&](const ScheduleUnit& unit, RepetitionResult& rep) -> Result<UnitEnd> {
         std::vector<int> counts(m_loops.size(), 0);
         rep.layouts = placeLoops(unit.repetition);

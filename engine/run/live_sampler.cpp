@@ -51,6 +51,7 @@ void LiveSampler::setLayout(const RunLayout& layout, std::size_t sessionQuantiti
 void LiveSampler::startClock()
 {
     m_t0 = probes::readTsc();
+    m_context.setTimeOrigin(m_t0);
 }
 
 Result<Reading> LiveSampler::read(LiveSession& session, SessionCounters& counters)

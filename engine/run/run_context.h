@@ -97,6 +97,10 @@ public:
     // recording thread.
     void setWatched(bool watched) { m_watched = watched; }
     bool watched() const { return m_watched; }
+    // The TSC at the run's time 0, from which Sample::start counts: set by the runner when it
+    // starts measuring; a profile places its samples in the chunks by it. 0 until then.
+    void setTimeOrigin(std::uint64_t tsc) { m_timeOrigin.store(tsc); }
+    std::uint64_t timeOrigin() const { return m_timeOrigin.load(); }
 
 private:
     RunContext(const PreparedExperiment& prepared, std::optional<probes::TscClock> tsc);
@@ -108,6 +112,7 @@ private:
     mutable std::mutex m_harnessMutex;
     std::vector<pid_t> m_harness;
     bool m_watched = true;
+    std::atomic<std::uint64_t> m_timeOrigin{0};
 };
 
 }  // namespace nf::engine

@@ -19,9 +19,11 @@
 #include "engine/run/environment.h"
 #include "engine/run/live_worker.h"
 #include "engine/run/pinned_thread.h"
+#include "engine/run/profile_stage.h"
 #include "engine/run/run_context.h"
 #include "engine/run/run_stages.h"
 #include "nf_version.h"
+#include "probes/cpu_sampler.h"
 
 namespace nf::engine {
 
@@ -33,8 +35,11 @@ namespace {
 class Consumer {
 public:
     Consumer(const PreparedExperiment& p, RunObserver& observer, const RunControl& control, WatchObserver* watch,
-             HeldWarnings& warnings, SharerWatch& sharers, std::stop_source& stopWorker, std::promise<bool>& go)
+             HeldWarnings& warnings, SharerWatch& sharers, std::stop_source& stopWorker, std::promise<bool>& go,
+             const RunContext& context, probes::CpuSampler* sampler)
         : m_p(p),
+          m_context(context),
+          m_sampler(sampler),
           m_observer(observer),
           m_control(control),
           m_watch(watch),
@@ -57,6 +62,8 @@ private:
     void fail(Error error);  // an observer's error: the worker stops and the run fails with it
 
     const PreparedExperiment& m_p;
+    const RunContext& m_context;
+    probes::CpuSampler* m_sampler;  // run --profile: the measured CPUs' sampler, else null
     RunObserver& m_observer;
     const RunControl& m_control;
     WatchObserver* m_watch;
@@ -121,6 +128,10 @@ void Consumer::ready(const WorkerReady& ready)
     auto record = std::make_unique<RecordStage>(m_observer);
     m_record = record.get();
     m_stages = composeStages(m_p.spec, ready.layout, m_observer, std::move(record), m_watch, m_progress);
+    if (m_sampler != nullptr) {
+        m_stages.add(std::make_unique<ProfileStage>(*m_sampler, profileCpus(m_p), m_context, m_observer,
+                                                    m_context.cpus().housekeeping.empty()));
+    }
     m_go.set_value(m_started);
 }
 
@@ -171,6 +182,29 @@ RunOutcome Consumer::finish()
     return m_outcome;
 }
 
+// run --profile: the measured CPUs sampled from now on, read on the harness's CPUs (counted as the
+// harness's); null without --profile.
+Result<std::unique_ptr<probes::CpuSampler>> openProfile(const PreparedExperiment& p, RunContext& context)
+{
+    if (!p.spec.profileHz) {
+        return std::unique_ptr<probes::CpuSampler>();
+    }
+    std::vector<int> cpus;
+    for (const auto& c : profileCpus(p)) {
+        cpus.push_back(c.cpu);
+    }
+    auto sampler = NF_TRY(
+        probes::CpuSampler::open(cpus, *p.spec.profileHz, context.cpus().housekeeping).withContext("--profile: "));
+    for (int i = 0; i < 1000 && sampler->readerTid() == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (sampler->readerTid() != 0) {
+        context.addHarnessThread(sampler->readerTid());
+    }
+    sampler->enable();
+    return sampler;
+}
+
 // An in-process or live run: its worker thread measures, this thread consumes what it sends.
 RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObserver& observer,
                        const RunControl& control, WatchObserver* watch, HeldWarnings& warnings, SharerWatch& sharers)
@@ -182,6 +216,11 @@ RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObse
     const bool live = p.workload->kind == WorkloadKind::Live;
     context.addHarnessThread(static_cast<pid_t>(::syscall(SYS_gettid)));
     context.setWatched(watch != nullptr);
+    auto sampler = openProfile(p, context);
+    if (!sampler) {
+        warnings.release(false);
+        return {RunStatus::Failed, sampler.error().message, 0};
+    }
     // The worker starts with this thread's CPUs (a live one makes its sessions with them and then
     // moves to the housekeeping CPUs itself; an in-process one pins itself to the worker CPU); then
     // this thread, the recorder and the event stream, leaves the measured CPUs.
@@ -204,7 +243,7 @@ RunOutcome runOnWorker(const PreparedExperiment& p, RunContext& context, RunObse
         },
         go.get_future());
     const OffCpu offCpu(context.cpus().housekeeping);
-    Consumer consumer(p, observer, control, watch, warnings, sharers, stopWorker, go);
+    Consumer consumer(p, observer, control, watch, warnings, sharers, stopWorker, go, context, sampler->get());
     while (consumer.take(channel.pop())) {
     }
     worker.join();

@@ -300,4 +300,23 @@ std::vector<double> holm(const std::vector<double>& p)
     return adjusted;
 }
 
+std::vector<double> benjaminiHochberg(const std::vector<double>& p)
+{
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        if (!std::isnan(p[i])) {
+            order.push_back(i);
+        }
+    }
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+    std::vector<double> adjusted(p);
+    double running = 1;
+    const auto m = static_cast<double>(order.size());
+    for (std::size_t i = order.size(); i-- > 0;) {
+        running = std::min(running, p[order[i]] * m / static_cast<double>(i + 1));
+        adjusted[order[i]] = running;
+    }
+    return adjusted;
+}
+
 }  // namespace nf::engine::stats

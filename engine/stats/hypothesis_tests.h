@@ -53,6 +53,11 @@ std::vector<double> signedRankPmf(std::size_t n);
 // NaN and is not counted in the family.
 std::vector<double> holm(const std::vector<double>& p);
 
+// Benjamini and Hochberg's step-up adjustment (the false discovery rate's q-values) of a family of
+// p-values (same order as given): min over j >= i of p(j) m / j in ascending order, capped at 1;
+// NaN stays NaN and is not counted in the family.
+std::vector<double> benjaminiHochberg(const std::vector<double>& p);
+
 // Midranks (1-based) of xs, and the tie term sum(t^3 - t) over groups of equal values.
 std::vector<double> midranks(const std::vector<double>& xs, double* tieTerm = nullptr);
 

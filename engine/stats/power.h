@@ -27,6 +27,9 @@ std::optional<double> welchSampleSize(double effect, double sdA, double sdB, dou
 // `lambda` (the true difference over its standard error): the probability that p < alpha.
 double tTestPower(double lambda, double df, double alpha);
 
+// The p quantile of Student's t with `df` degrees of freedom (the normal's past 1e7).
+double tQuantile(double p, double df);
+
 // The noncentrality at which that test has `power`: the smallest detectable difference is this
 // times the difference's standard error.
 double tTestDetectableNoncentrality(double df, double alpha, double power);

@@ -222,6 +222,31 @@ TEST(Holm, MetricsWithoutATestAreNotInTheFamily)
     }
 }
 
+// Benjamini and Hochberg (1995), J. R. Statist. Soc. B 57(1):289-300, section 4.1: the 15 p-values
+// of Neuhaus et al.'s trial; at q* = 0.05 the procedure rejects the four smallest (Bonferroni's
+// three). R's p.adjust(p, "BH") gives the adjusted values below.
+TEST(BenjaminiHochberg, ThePapersExample)
+{
+    const std::vector<double> p = {0.0201, 0.0001, 0.7590, 0.0004, 0.0019, 0.0095, 0.0278, 0.0298,
+                                   0.0344, 0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 1.0000};
+    const auto q = benjaminiHochberg(p);
+    EXPECT_EQ(std::count_if(q.begin(), q.end(), [](double v) { return v <= 0.05; }), 4);
+    EXPECT_NEAR(q[1], 0.0015, 1e-12);           // 0.0001 x 15 / 1
+    EXPECT_NEAR(q[5], 0.035625, 1e-12);         // 0.0095 x 15 / 4
+    EXPECT_NEAR(q[0], 0.0603, 1e-12);           // 0.0201 x 15 / 5
+    EXPECT_NEAR(q[6], 0.0638571428571, 1e-12);  // min(0.0278 x 15 / 6, 0.0298 x 15 / 7)
+    EXPECT_NEAR(q[14], 1.0, 1e-12);
+}
+
+TEST(BenjaminiHochberg, RowsWithoutATestAreNotInTheFamily)
+{
+    const double nan = std::nan("");
+    const auto q = benjaminiHochberg({nan, 0.01, 0.04, nan});
+    EXPECT_NEAR(q[1], 0.02, 1e-12);  // 0.01 x 2 / 1
+    EXPECT_NEAR(q[2], 0.04, 1e-12);
+    EXPECT_TRUE(std::isnan(q[0]) && std::isnan(q[3]));
+}
+
 TEST(HodgesLehmann, MatchesBruteForceWalshAverages)
 {
     std::mt19937_64 rng(3);

@@ -1,0 +1,53 @@
+#pragma once
+// Where the time went: two variants' profiles (run --profile) compared symbol by symbol, on each
+// sampled CPU. A symbol's share is the fraction of a CPU's samples whose interrupted instruction
+// was in it. The unit is the run's pair: the chunk pair of an alternating run (a variant's chunk
+// and the other's of the same round, so what drifts cancels), else the repetition. Each pair gives
+// the difference of the two shares; the estimate is their mean, with Student's t interval over the
+// pairs, and the p-values of every (symbol, CPU) row of one comparison are adjusted together by
+// Benjamini and Hochberg (q-values: the false discovery rate among the rows called changed).
+// Profile rows carry q-values, never verdicts: they say where, not whether.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/model/run_data.h"
+
+namespace nf::engine {
+
+struct ProfileRow {
+    std::string symbol;
+    int cpu = -1;
+    std::string role;             // what the CPU does in the run (ProfileCpu::role)
+    double baselineSharePct = 0;  // share of the CPU's samples in the baseline's chunks
+    double candidateSharePct = 0;
+    double deltaPp = 0;  // candidate minus baseline, percentage points: mean over the units
+    double lowPp = 0;    // 1 - alpha Student t interval of deltaPp; NaN below two units
+    double highPp = 0;
+    double p = 1;  // one-sample t of the units' differences
+    double q = 1;  // Benjamini-Hochberg over the comparison's rows
+    std::size_t units = 0;
+    // Time per operation in the symbol (share x the variant's time per operation: ns_per_op, or 1e9
+    // / the packet rate of a live test); NaN when the run has neither.
+    double baselineNsPerOp = 0;
+    double candidateNsPerOp = 0;
+};
+
+struct ProfileComparison {
+    std::string baseline;
+    std::string candidate;
+    std::string unit;  // "chunk pair" or "repetition"
+    std::string event;
+    std::vector<ProfileRow> rows;  // by q, then by the size of the change
+};
+
+struct ProfileOptions {
+    double alpha = 0.05;
+    std::size_t symbolsPerCpu = 30;  // the most sampled of the two variants' symbols on each CPU
+};
+
+// `baseline` and `candidate` index data.variantNames; data.profile must be set.
+ProfileComparison compareProfiles(const RunData& data, int baseline, int candidate, const ProfileOptions& options = {});
+
+}  // namespace nf::engine

@@ -1,0 +1,136 @@
+#include "engine/report/profile_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "engine/report/evidence.h"
+
+namespace nf::engine {
+
+namespace {
+
+constexpr std::size_t kWidth = 72;
+constexpr std::size_t kSymbolWidth = 22;
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+std::string cpuList(const std::vector<ProfileCpu>& cpus)
+{
+    std::string out;
+    for (const auto& c : cpus) {
+        out += (out.empty() ? "" : ", ") + std::to_string(c.cpu) + " (" + c.role + ")";
+    }
+    return out;
+}
+
+std::string qText(double q)
+{
+    if (std::isnan(q)) {
+        return "-";
+    }
+    return q < 0.001 ? "<0.001" : fmt::format("{:.3f}", q);
+}
+
+std::string symbolCell(const std::string& symbol)
+{
+    return symbol.size() <= kSymbolWidth ? symbol : symbol.substr(0, kSymbolWidth - 1) + "~";
+}
+
+void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::ostream& out)
+{
+    std::vector<const ProfileRow*> changed;
+    for (const auto& row : c.rows) {
+        if (!std::isnan(row.q) && row.q < alpha) {
+            changed.push_back(&row);
+        }
+    }
+    out << "\n" << c.candidate << " against " << c.baseline << ", per " << c.unit << ":\n";
+    if (changed.empty()) {
+        out << fmt::format("  no symbol's share changed (q < {:g}; {} symbol rows compared)\n", alpha, c.rows.size());
+        return;
+    }
+    out << fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>13} {:>6}\n", "symbol", kSymbolWidth, "cpu", "base%",
+                       "cand%", "delta", "95% CI (pp)", "q");
+    for (const auto* row : changed) {
+        const std::string ci = std::isnan(row->lowPp) ? "-" : fmt::format("{:+.2f}..{:+.2f}", row->lowPp, row->highPp);
+        out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>13} {:>6}\n", symbolCell(row->symbol),
+                           kSymbolWidth, cpus > 1 ? std::to_string(row->cpu) : std::string(""), row->baselineSharePct,
+                           row->candidateSharePct, row->deltaPp, ci, qText(row->q));
+    }
+    const std::size_t rest = c.rows.size() - changed.size();
+    if (rest > 0) {
+        out << fmt::format("  {} more symbol rows unchanged at q < {:g} (--format json: all)\n", rest, alpha);
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> profileSummaryLines(const ProfileSummary& s)
+{
+    std::string text = fmt::format(
+        "profile: {} at {} Hz on CPU {}; {} samples in chunks, {} between them (left out), "
+        "{} lost; the ring reader took {:.3f} s of CPU{}",
+        s.event, s.hz, cpuList(s.cpus), s.samples, s.outside, s.lost, s.readerSeconds,
+        s.readerOnMeasured ? ", on a measured CPU (no other)" : "");
+    return wrap(text, kWidth, "  ");
+}
+
+void writeProfileText(const ProfileSummary& summary, const std::vector<ProfileComparison>& comparisons, double alpha,
+                      std::ostream& out)
+{
+    out << "\nwhere the time went\n";
+    for (const auto& line : profileSummaryLines(summary)) {
+        out << line << '\n';
+    }
+    for (const auto& line :
+         wrap("share: of a CPU's samples in the variant's chunks; delta: candidate minus baseline, percentage "
+              "points, mean over the pairs; q: Benjamini-Hochberg over the rows",
+              kWidth, "  ")) {
+        out << line << '\n';
+    }
+    for (const auto& c : comparisons) {
+        writeRows(c, alpha, summary.cpus.size(), out);
+    }
+}
+
+nlohmann::json profileSummaryJson(const ProfileSummary& s)
+{
+    auto cpus = nlohmann::json::array();
+    for (const auto& c : s.cpus) {
+        cpus.push_back({{"cpu", c.cpu}, {"role", c.role}});
+    }
+    return {{"event", s.event},
+            {"hz", s.hz},
+            {"cpus", cpus},
+            {"samples", s.samples},
+            {"outside_chunks", s.outside},
+            {"lost", s.lost},
+            {"reader_cpu_s", s.readerSeconds},
+            {"reader_on_measured_cpu", s.readerOnMeasured}};
+}
+
+nlohmann::json profileRowsJson(const ProfileComparison& c)
+{
+    auto rows = nlohmann::json::array();
+    for (const auto& r : c.rows) {
+        rows.push_back(
+            {{"symbol", r.symbol},
+             {"cpu", r.cpu},
+             {"role", r.role},
+             {"share_pct", {{c.baseline, r.baselineSharePct}, {c.candidate, r.candidateSharePct}}},
+             {"delta_pp", number(r.deltaPp)},
+             {"ci_low_pp", number(r.lowPp)},
+             {"ci_high_pp", number(r.highPp)},
+             {"p_value", number(r.p)},
+             {"q_value", number(r.q)},
+             {"units", r.units},
+             {"ns_per_op", {{c.baseline, number(r.baselineNsPerOp)}, {c.candidate, number(r.candidateNsPerOp)}}}});
+    }
+    return rows;
+}
+
+}  // namespace nf::engine

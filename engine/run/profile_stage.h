@@ -1,0 +1,67 @@
+#pragma once
+// run --profile: the measured CPUs sampled while the run runs (probes/cpu_sampler.h), and after
+// each stored repetition its samples named (probes/symbolizer.h), placed in the chunk that ran at
+// their time and stored with the observer (RunObserver::profileMeasured). A chunk is one variant's
+// measuring interval, so a profile has the run's paired design: the chunks of one round are a
+// pair. Samples between chunks (warm-up, set-up, the gaps) are counted and left out.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "engine/model/profile.h"
+#include "engine/model/run_data.h"
+#include "engine/run/run_stages.h"
+
+namespace nf::probes {
+class CpuSampler;
+class Symbolizer;
+}  // namespace nf::probes
+
+namespace nf::engine {
+
+struct PreparedExperiment;
+class RunContext;
+
+// The CPUs a profile of `prepared` samples and what each does: the worker CPU of an in-process
+// workload ("worker"); a live test's rx_cpu ("rx") and, when the tool generates, tx_cpu ("tx").
+std::vector<ProfileCpu> profileCpus(const PreparedExperiment& prepared);
+
+// A sample named and placed in run time: seconds from the run's time 0, its frames leaf first.
+struct NamedSample {
+    double seconds = 0;
+    int cpu = -1;
+    std::vector<std::string> frames;
+};
+
+// How much of a repetition's profile is kept: the top symbols per CPU and the top stacks per
+// variant and CPU; the rest is summed as kOtherSymbol.
+struct ProfileBounds {
+    std::size_t symbolsPerCpu = 64;
+    std::size_t stacksPerVariant = 256;
+};
+
+// The samples of `rep` placed in its chunks (a sample belongs to the chunk whose [start, start +
+// duration) holds its time); those in no chunk counted in `outside`.
+RepetitionProfile attributeSamples(const RepetitionResult& rep, const std::vector<NamedSample>& samples,
+                                   const ProfileBounds& bounds = {});
+
+class ProfileStage : public RunStage {
+public:
+    ProfileStage(probes::CpuSampler& sampler, std::vector<ProfileCpu> cpus, const RunContext& context,
+                 RunObserver& observer, bool readerOnMeasured);
+    ~ProfileStage() override;
+    Result<void> repetitionFinished(const RepetitionResult& rep) override;
+    Result<void> runEnded(RunOutcome& outcome) override;
+
+private:
+    probes::CpuSampler& m_sampler;
+    const RunContext& m_context;
+    RunObserver& m_observer;
+    std::unique_ptr<probes::Symbolizer> m_symbols;
+    std::vector<NamedSample> m_later;  // taken after the last repetition's end: the next one's
+    ProfileSummary m_summary;
+};
+
+}  // namespace nf::engine

@@ -1,0 +1,82 @@
+// run --profile on this machine's kernel (cpu-clock: no hardware PMU here), then compare's "where
+// the time went" and export --format folded: the retpoline variant of indirect-call spends a
+// significant share of its samples in the retpoline thunk, which the direct variant never enters.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/app/cli_process.h"
+
+namespace nf::test {
+namespace {
+
+using CliProfile = CliTest;
+
+TEST_F(CliProfile, TheRetpolineThunkIsWhereTheRetpolineVariantsTimeGoes)
+{
+    if (::geteuid() != 0) {
+        GTEST_SKIP() << "sampling whole CPUs needs root";
+    }
+    const auto ran =
+        run({"run", "indirect-call", "--variant", "direct:call=direct", "--variant", "retpoline:call=retpoline",
+             "--reps", "2", "--duration", "1", "--warmup", "0.1", "--profile=999", "--layouts", "0"});
+    ASSERT_EQ(ran.status, 0) << ran.err;
+
+    const auto text = run({"compare", "last"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("where the time went"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("at 999 Hz on CPU"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("retpoline against direct, per chunk pair:"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("__x86_indirect_thunk"), std::string::npos) << text.out;
+    for (std::size_t at = 0, end = 0; at < text.out.size(); at = end + 1) {
+        end = text.out.find('\n', at);
+        end = end == std::string::npos ? text.out.size() : end;
+        EXPECT_LE(end - at, 72U) << text.out.substr(at, end - at);
+    }
+
+    const auto json = run({"compare", "last", "--format", "json"});
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["profile"]["hz"], 999);
+    EXPECT_GT(j["profile"]["samples"].get<int>(), 1000);  // about 999 a second for 4 s of chunks
+    bool found = false;
+    for (const auto& c : j["comparisons"]) {
+        if (!c.contains("profile")) {
+            continue;
+        }
+        for (const auto& row : c["profile"]) {
+            if (row["symbol"].get<std::string>().rfind("__x86_indirect_thunk", 0) == 0) {
+                found = true;
+                EXPECT_EQ(row["share_pct"]["direct"].get<double>(), 0.0);
+                EXPECT_GT(row["share_pct"]["retpoline"].get<double>(), 0.5);
+                EXPECT_GT(row["ci_low_pp"].get<double>(), 0.0);
+                EXPECT_LT(row["q_value"].get<double>(), 0.05);
+                EXPECT_EQ(row["role"], "worker");
+            }
+        }
+    }
+    EXPECT_TRUE(found) << json.out;
+
+    const auto folded = run({"export", "last", "--format", "folded"});
+    ASSERT_EQ(folded.status, 0) << folded.err;
+    EXPECT_NE(folded.out.find("retpoline;"), std::string::npos);
+    EXPECT_NE(folded.out.find("direct;"), std::string::npos);
+    EXPECT_NE(folded.out.find("__x86_indirect_thunk"), std::string::npos);
+    EXPECT_EQ(folded.out.back(), '\n');
+}
+
+TEST_F(CliProfile, AnUnprofiledRunHasNoStacksToExport)
+{
+    ASSERT_EQ(run({"run", "spin", "--reps", "1", "--duration", "0.05", "--warmup", "0.01"}).status, 0);
+    const auto folded = run({"export", "last", "--format", "folded"});
+    EXPECT_EQ(folded.status, 1);
+    EXPECT_NE(folded.err.find("has no profile (run it with --profile)"), std::string::npos) << folded.err;
+    EXPECT_TRUE(folded.out.empty());
+    const auto text = run({"compare", "last"});
+    EXPECT_EQ(text.out.find("where the time went"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nf::test
