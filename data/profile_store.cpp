@@ -1,6 +1,7 @@
 // Profiles (migration 10): written repetition by repetition as a profiled run goes, each with how
 // the profile was taken so far, and read back with the run.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "data/run_store.h"
@@ -27,8 +28,9 @@ std::vector<engine::ProfileCpu> cpusFromJson(const std::string& text)
         return cpus;
     }
     for (const auto& c : list) {
-        if (c.is_object() && c.value("cpu", nlohmann::json()).is_number_integer()) {
-            cpus.push_back({c["cpu"].get<int>(), c.value("role", std::string())});
+        if (c.is_object() && c.value("cpu", nlohmann::json()).is_number_integer() &&
+            c.value("role", nlohmann::json()).is_string()) {
+            cpus.push_back({c["cpu"].get<int>(), c["role"].get<std::string>()});
         }
     }
     return cpus;
@@ -159,6 +161,19 @@ Result<void> loadProfile(Database& db, engine::RunRecord& run)
                                                     NF_TRY(r.get<int>("samples"))});
                           return {};
                       }));
+    // Every row names a variant of the run: the readers index the variants by it.
+    const auto variants = static_cast<int>(run.data.variantNames.size());
+    const auto outOfRange = [variants](int v) { return v < 0 || v >= variants; };
+    const bool bad =
+        std::any_of(profile.chunks.begin(), profile.chunks.end(),
+                    [&](const auto& c) { return outOfRange(c.variant); }) ||
+        std::any_of(profile.counts.begin(), profile.counts.end(),
+                    [&](const auto& c) { return outOfRange(c.variant); }) ||
+        std::any_of(profile.stacks.begin(), profile.stacks.end(), [&](const auto& st) { return outOfRange(st.variant); });
+    if (bad) {
+        return Error{"run " + std::to_string(run.row.id) + " in " + db.path() +
+                     ": a profile row names a variant the run does not have"};
+    }
     run.data.profile = std::move(profile);
     return {};
 }

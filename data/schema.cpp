@@ -285,6 +285,7 @@ CREATE TABLE profile_counts (
     samples    INTEGER NOT NULL,
     PRIMARY KEY (run_id, variant, repetition, sample_idx, cpu, symbol_id)
 ) WITHOUT ROWID;
+CREATE INDEX profile_counts_symbol ON profile_counts (symbol_id);
 CREATE TABLE profile_stacks (
     run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     variant    INTEGER NOT NULL,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include "base/result.h"
 #include "probes/cpu_time.h"
@@ -21,8 +22,22 @@ namespace nf::probes {
 
 namespace {
 
-constexpr std::size_t kRingPages = 128;  // 512 KiB of samples per CPU: ~1 s at the top rate
 constexpr int kReadEveryMs = 50;
+// A sample with a kernel and a user call chain takes 300 bytes to 1 KiB of the ring; a ring holds
+// about a quarter of a second of them at the rate asked for (at least 512 KiB), five times the
+// reader's period, so that a reader held off its CPU for a while loses nothing.
+constexpr std::size_t kBytesPerSample = 1024;
+
+std::size_t ringPages(int hz)
+{
+    const auto pageSize = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t want = std::max<std::size_t>(512 * 1024, static_cast<std::size_t>(hz) * kBytesPerSample / 4);
+    std::size_t pages = 1;
+    while (pages * pageSize < want) {
+        pages *= 2;  // the kernel wants a power of two
+    }
+    return pages;
+}
 constexpr std::uint64_t kSampleType =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
 
@@ -38,7 +53,7 @@ int perfEventOpen(perf_event_attr* attr, int cpu)
     return static_cast<int>(syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
-perf_event_attr samplingAttr(std::uint32_t type, std::uint64_t config, int hz)
+perf_event_attr samplingAttr(std::uint32_t type, std::uint64_t config, int hz, std::size_t ringBytes)
 {
     perf_event_attr attr{};
     attr.size = sizeof(attr);
@@ -51,17 +66,27 @@ perf_event_attr samplingAttr(std::uint32_t type, std::uint64_t config, int hz)
     attr.use_clockid = 1;
     attr.clockid = CLOCK_MONOTONIC_RAW;
     attr.watermark = 1;
-    attr.wakeup_watermark = static_cast<std::uint32_t>(kRingPages * 4096 / 4);
+    attr.wakeup_watermark = static_cast<std::uint32_t>(ringBytes / 4);
     return attr;
 }
 
-std::string explain(int err)
+std::string explain(int err, int hz, int cpu)
 {
     switch (err) {
         case EACCES:
         case EPERM: return "sampling whole CPUs needs root or CAP_PERFMON (perf_event_paranoid)";
         case ENODEV: return "no such CPU";
-        case EINVAL: return "the rate is above kernel.perf_event_max_sample_rate";
+        case EINVAL: {
+            if (cpu >= sysconf(_SC_NPROCESSORS_CONF)) {
+                return "no such CPU";
+            }
+            std::ifstream in("/proc/sys/kernel/perf_event_max_sample_rate");
+            long max = 0;
+            if (in >> max && hz > max) {
+                return "the rate is above kernel.perf_event_max_sample_rate, " + std::to_string(max);
+            }
+            return "the kernel refused the event";
+        }
         default: return "perf_event_open failed";
     }
 }
@@ -192,13 +217,15 @@ Result<std::unique_ptr<CpuSampler>> CpuSampler::open(const std::vector<int>& cpu
 {
     std::unique_ptr<CpuSampler> sampler(new CpuSampler());
     sampler->m_hz = hz;
+    const std::size_t pages = ringPages(hz);
+    const auto pageSize = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     for (const int cpu : cpus) {
         auto ring = std::make_unique<Ring>();
         ring->cpu = cpu;
         // Cycles where a hardware PMU counts them; else the hrtimer-driven cpu-clock.
         bool hardware = sampler->m_event != "cpu-clock";
         if (hardware) {
-            auto attr = samplingAttr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, hz);
+            auto attr = samplingAttr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, hz, pages * pageSize);
             ring->fd = perfEventOpen(&attr, cpu);
             hardware = ring->fd >= 0;
         }
@@ -206,16 +233,16 @@ Result<std::unique_ptr<CpuSampler>> CpuSampler::open(const std::vector<int>& cpu
             if (sampler->m_event == "cycles") {  // one CPU counts cycles, another not: one event for all
                 return Error{"cannot sample cycles on CPU " + std::to_string(cpu) + " as on the others"};
             }
-            auto attr = samplingAttr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, hz);
+            auto attr = samplingAttr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, hz, pages * pageSize);
             ring->fd = perfEventOpen(&attr, cpu);
         }
         if (ring->fd < 0) {
             const int err = errno;
             return Error{"cannot sample CPU " + std::to_string(cpu) + ": perf_event_open: " + errnoText(err) + " (" +
-                         explain(err) + ")"};
+                         explain(err, hz, cpu) + ")"};
         }
         sampler->m_event = hardware ? "cycles" : "cpu-clock";
-        ring->length = (kRingPages + 1) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        ring->length = (pages + 1) * pageSize;
         ring->base = mmap(nullptr, ring->length, PROT_READ | PROT_WRITE, MAP_SHARED, ring->fd, 0);
         if (ring->base == MAP_FAILED) {
             return Error::fromErrno("cannot map the sample ring of CPU " + std::to_string(cpu));

@@ -37,7 +37,7 @@ struct ClockPair {
 };
 ClockPair readClockPair();
 
-// What a sampler took so far: its samples, the clock pairs and the records the kernel lost.
+// What a sampler took so far: its samples and the records the kernel lost (a full ring).
 struct SamplerDrain {
     std::vector<ProfileSample> samples;
     std::uint64_t lost = 0;

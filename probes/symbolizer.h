@@ -2,7 +2,7 @@
 // Names for sampled addresses without debug information: kernel addresses from /proc/kallsyms
 // (modules included, "name [module]"), user addresses from the ELF symbol tables (.symtab, else
 // .dynsym) of the file a process mapped them from (/proc/PID/maps). What cannot be named is kept
-// as such, never dropped: "[unknown]" for the kernel without readable addresses, "[unknown FILE]"
+// as such, never dropped: "[unknown kernel]" where kallsyms hides its addresses, "[unknown FILE]"
 // for a stripped file or an address no symbol covers, "[unknown]" for anonymous (JIT) memory or a
 // process that is gone.
 

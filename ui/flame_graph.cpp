@@ -9,6 +9,8 @@
 #include <cmath>
 #include <deque>
 
+#include "engine/model/profile.h"
+
 namespace nf::ui {
 
 namespace {
@@ -206,8 +208,9 @@ void FlameGraph::zoomInto(const FlameNode* node)
     emit selectionChanged(m_selectionText);
 }
 
-bool FlameGraph::select(const QString& name)
+bool FlameGraph::select(const QString& symbol)
 {
+    const QString name = QString::fromStdString(engine::foldedFrame(symbol.toStdString()));
     std::deque<const FlameNode*> queue{m_root.get()};
     while (!queue.empty()) {
         const FlameNode* n = queue.front();

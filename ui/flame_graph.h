@@ -35,8 +35,9 @@ public:
     void setStacks(const std::map<std::string, long long>& baseline, const std::map<std::string, long long>& candidate,
                    const QString& baselineName, const QString& candidateName);
     void reset();
-    // Zooms into the first frame named `name` (breadth first); false when there is none.
-    bool select(const QString& name);
+    // Zooms into the first frame of `symbol` (as the profile names it; breadth first); false when
+    // there is none.
+    bool select(const QString& symbol);
     // What a click on the selected frame says: its shares and callers; "" when none is selected.
     QString selectionText() const { return m_selectionText; }
     // The frame drawn at `pos`, for tests; "" when none.

@@ -72,7 +72,16 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
     }
     double low = 0;
     double high = 0;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (const auto* row : rows) {
+        QString label = QString::fromStdString(row->symbol);
+        if (severalCpus) {
+            label += QStringLiteral(" (cpu%1)").arg(row->cpu);
+        }
+        m_shown << label;  // top to bottom
+    }
+    // Bottom to top, in ascending key order: QCPBars keeps its data sorted by key and QCPErrorBars
+    // pairs its data with the bars' by index.
+    for (std::size_t i = rows.size(); i-- > 0;) {
         const auto& row = *rows[i];
         const double key = static_cast<double>(rows.size() - i);  // the first on top
         const int kind = !m_changed ? 2 : row.deltaPp >= 0 ? 0 : 1;
@@ -82,12 +91,7 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
         whiskers[kind]->addData(row.deltaPp - lowPp, highPp - row.deltaPp);
         low = std::min(low, lowPp);
         high = std::max(high, highPp);
-        QString label = QString::fromStdString(row.symbol);
-        if (severalCpus) {
-            label += QStringLiteral(" (cpu%1)").arg(row.cpu);
-        }
-        m_shown << label;
-        ticker->addTick(key, metrics.elidedText(label, Qt::ElideMiddle, kLabelPixels));
+        ticker->addTick(key, metrics.elidedText(m_shown[static_cast<qsizetype>(i)], Qt::ElideMiddle, kLabelPixels));
     }
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(0.3, static_cast<double>(rows.size()) + 0.7);

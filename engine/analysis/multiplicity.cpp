@@ -93,11 +93,16 @@ void decideFamily(const std::vector<FamilyMember>& family, std::size_t primaryMe
                 CompareOptions wider = o;
                 // Floored where a double still tells 1 - alpha / 2 from 1: members of one quantity
                 // whose p-values are both tiny (1e-300 and 1e-200, rounding at extreme statistics)
-                // would ask for a level of exactly 1. At that floor p and the adjusted p lie on the
-                // same side of alpha, so the interval still agrees with the verdict.
-                wider.alpha = std::max(o.alpha * p / adjusted[g], kMinAdjustedAlpha);
+                // would ask for a level of exactly 1. Past the floor the interval matches the
+                // verdict only when the adjusted p is below alpha; else it is left unbounded.
+                const double exact = o.alpha * p / adjusted[g];
+                wider.alpha = std::max(exact, kMinAdjustedAlpha);
                 r = again(member->metric, r.design, wider);
                 r.p = p;
+                if (exact < kMinAdjustedAlpha && adjusted[g] >= o.alpha) {
+                    r.interval.ci = {};
+                    r.interval.note = "the adjusted level is too close to 1 for an interval: unbounded";
+                }
             }
             decideAdjusted(r, adjusted[g], o);
         }

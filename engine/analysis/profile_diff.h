@@ -2,16 +2,22 @@
 // Where the time went: two variants' profiles (run --profile) compared symbol by symbol, on each
 // sampled CPU. A symbol's share is the fraction of a CPU's samples whose interrupted instruction
 // was in it. The unit is the run's pair: the chunk pair of an alternating run (a variant's chunk
-// and the other's of the same round, so what drifts cancels), else the repetition. Each pair gives
-// the difference of the two shares; the estimate is their mean, with Student's t interval over the
-// pairs, and the p-values of every (symbol, CPU) row of one comparison are adjusted together by
-// Benjamini and Hochberg (q-values: the false discovery rate among the rows called changed).
+// and the other's of the same round, so what drifts cancels), else the repetition; where the
+// verdict rests on code placements or setups, the placement cell or the setup. The estimate is
+// the difference of the two shares over the units both variants have samples in (ratios of sums:
+// shares of time); its standard error is the ratio estimator's, linearised per unit and paired,
+// floored at the multinomial sampling error of the pooled share; the interval is Student's t with
+// units - 1 degrees of freedom. The p-values of every (symbol, CPU) row of one comparison are
+// adjusted together by Benjamini and Hochberg (q-values: the false discovery rate among the rows
+// called changed).
 // Profile rows carry q-values, never verdicts: they say where, not whether.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/analysis/interval.h"
 #include "engine/model/run_data.h"
 
 namespace nf::engine {
@@ -22,10 +28,10 @@ struct ProfileRow {
     std::string role;             // what the CPU does in the run (ProfileCpu::role)
     double baselineSharePct = 0;  // share of the CPU's samples in the baseline's chunks
     double candidateSharePct = 0;
-    double deltaPp = 0;  // candidate minus baseline, percentage points: mean over the units
+    double deltaPp = 0;  // candidate minus baseline, percentage points
     double lowPp = 0;    // 1 - alpha Student t interval of deltaPp; NaN below two units
     double highPp = 0;
-    double p = 1;  // one-sample t of the units' differences
+    double p = 1;  // t test of deltaPp against 0; NaN below two units
     double q = 1;  // Benjamini-Hochberg over the comparison's rows
     std::size_t units = 0;
     // Time per operation in the symbol (share x the variant's time per operation: ns_per_op, or 1e9
@@ -37,7 +43,7 @@ struct ProfileRow {
 struct ProfileComparison {
     std::string baseline;
     std::string candidate;
-    std::string unit;  // "chunk pair" or "repetition"
+    std::string unit;  // "chunk pair", "repetition", "placement cell" or "setup"
     std::string event;
     std::vector<ProfileRow> rows;  // by q, then by the size of the change
 };
@@ -45,6 +51,10 @@ struct ProfileComparison {
 struct ProfileOptions {
     double alpha = 0.05;
     std::size_t symbolsPerCpu = 30;  // the most sampled of the two variants' symbols on each CPU
+    // The design the verdict rests on: where code layout or the setups of a live run are a factor
+    // (Design::Layouts, Design::Setups), the chunk pairs of one placement cell or one setup share its
+    // draw, and the unit is the cell or the setup instead; unset or another design: the chunk pair.
+    std::optional<Design> design;
 };
 
 // `baseline` and `candidate` index data.variantNames; data.profile must be set.

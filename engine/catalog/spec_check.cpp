@@ -433,7 +433,8 @@ void checkSetups(const WorkloadDescriptor& w, ExperimentSpec& point, Checker& ch
     }
 }
 
-// --profile: a rate the sampler takes, and a workload whose chunks run on CPUs the run knows.
+// --profile: a rate in range (the kernel's perf_event_max_sample_rate may refuse less), and a
+// workload whose chunks run on CPUs the run knows (not a command's).
 void checkProfile(const WorkloadDescriptor& w, const ExperimentSpec& point, Checker& check)
 {
     if (!point.profileHz) {
@@ -446,8 +447,7 @@ void checkProfile(const WorkloadDescriptor& w, const ExperimentSpec& point, Chec
             "must be " + std::to_string(kMinProfileHz) + ".." + std::to_string(kMaxProfileHz) + " samples a second");
     } else if (w.kind == WorkloadKind::External) {
         check.add(SpecField::Profile, std::to_string(hz),
-                  "profiles are of in-process and live workloads; profile a command with perf record and "
-                  "import perf-script");
+                  "profiles are of in-process and live workloads (a command's own: perf record)");
     }
 }
 

@@ -50,10 +50,22 @@ struct ProfileStack {
 
 inline constexpr const char* kOtherSymbol = "[other]";
 
+// A symbol as a frame of a folded stack: ';' separates frames and a space ends the stack there,
+// so they become ':' and '_' ("veth_xdp_rcv [veth]" -> "veth_xdp_rcv_[veth]").
+inline std::string foldedFrame(std::string symbol)
+{
+    for (char& c : symbol) {
+        c = c == ';' ? ':' : c == ' ' ? '_' : c;
+    }
+    return symbol;
+}
+
 // --profile's rates: perf_event_max_sample_rate caps them further on a given machine.
 inline constexpr int kMinProfileHz = 10;
 inline constexpr int kMaxProfileHz = 20000;
-inline constexpr int kDefaultProfileHz = 1999;  // odd, so that it does not beat with 1 ms timers
+// 499 (prime, so that it does not beat with millisecond timers): what it costs is in
+// docs/benchmarks.md, "What profiling costs".
+inline constexpr int kDefaultProfileHz = 499;
 
 // How the profile was taken.
 struct ProfileSummary {

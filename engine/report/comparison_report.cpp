@@ -265,6 +265,7 @@ void addProfiles(ComparisonReport& report, const RunData& data)
         const int candidate = indexOf(c.candidate);
         if (baseline < static_cast<int>(data.variantNames.size()) &&
             candidate < static_cast<int>(data.variantNames.size())) {
+            options.design = c.result.design;  // the verdict's unit is the profile's
             report.profiles.push_back(compareProfiles(data, baseline, candidate, options));
         }
     }

@@ -11,7 +11,7 @@ namespace nf::engine {
 namespace {
 
 constexpr std::size_t kWidth = 72;
-constexpr std::size_t kSymbolWidth = 22;
+constexpr std::size_t kSymbolWidth = 21;
 
 nlohmann::json number(double v)
 {
@@ -53,11 +53,11 @@ void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::
         out << fmt::format("  no symbol's share changed (q < {:g}; {} symbol rows compared)\n", alpha, c.rows.size());
         return;
     }
-    out << fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>13} {:>6}\n", "symbol", kSymbolWidth, "cpu", "base%",
+    out << fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", "symbol", kSymbolWidth, "cpu", "base%",
                        "cand%", "delta", "95% CI (pp)", "q");
     for (const auto* row : changed) {
         const std::string ci = std::isnan(row->lowPp) ? "-" : fmt::format("{:+.2f}..{:+.2f}", row->lowPp, row->highPp);
-        out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>13} {:>6}\n", symbolCell(row->symbol),
+        out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>14} {:>6}\n", symbolCell(row->symbol),
                            kSymbolWidth, cpus > 1 ? std::to_string(row->cpu) : std::string(""), row->baselineSharePct,
                            row->candidateSharePct, row->deltaPp, ci, qText(row->q));
     }
@@ -88,7 +88,7 @@ void writeProfileText(const ProfileSummary& summary, const std::vector<ProfileCo
     }
     for (const auto& line :
          wrap("share: of a CPU's samples in the variant's chunks; delta: candidate minus baseline, percentage "
-              "points, mean over the pairs; q: Benjamini-Hochberg over the rows",
+              "points, its interval over the units; q: Benjamini-Hochberg over the rows",
               kWidth, "  ")) {
         out << line << '\n';
     }

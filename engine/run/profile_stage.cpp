@@ -65,11 +65,7 @@ std::string folded(const std::vector<std::string>& leafFirst)
         if (!out.empty()) {
             out += ';';
         }
-        // ';' separates frames and a space ends the stack in the folded format.
-        std::string frame = *it;
-        std::replace(frame.begin(), frame.end(), ';', ':');
-        std::replace(frame.begin(), frame.end(), ' ', '_');
-        out += frame;
+        out += foldedFrame(*it);
     }
     return out;
 }
@@ -122,7 +118,7 @@ RepetitionProfile attributeSamples(const RepetitionResult& rep, const std::vecto
     std::map<std::tuple<std::size_t, int, std::string>, int> leafCounts;  // (chunk, cpu, symbol)
     std::map<std::tuple<int, int, std::string>, int> stackCounts;         // (variant, cpu, stack)
     std::map<int, std::map<std::string, int>> symbolTotals;               // cpu -> symbol -> samples
-    std::map<std::pair<int, int>, std::map<std::string, int>> stackTotals;
+    std::map<int, std::map<std::string, int>> stackTotals;                // cpu -> stack -> samples, both variants
     for (const auto& sample : samples) {
         auto after = std::upper_bound(chunks.begin(), chunks.end(), sample.seconds,
                                       [](double t, const Sample* c) { return t < c->start; });
@@ -138,7 +134,7 @@ RepetitionProfile attributeSamples(const RepetitionResult& rep, const std::vecto
         ++symbolTotals[sample.cpu][sample.frames.front()];
         const auto stack = folded(sample.frames);
         ++stackCounts[{variant, sample.cpu, stack}];
-        ++stackTotals[{variant, sample.cpu}][stack];
+        ++stackTotals[sample.cpu][stack];
     }
 
     std::map<int, std::set<std::string>> keptSymbols;
@@ -168,13 +164,15 @@ RepetitionProfile attributeSamples(const RepetitionResult& rep, const std::vecto
         out.counts.push_back({c.variant, c.repetition, c.index, std::get<1>(key), std::get<2>(key), n});
     }
     std::map<std::tuple<int, int, std::string>, int> stacks;
-    std::map<std::pair<int, int>, std::set<std::string>> keptStacks;
-    for (const auto& [key, totalsOfVariant] : stackTotals) {
-        keptStacks[key] = topNames(totalsOfVariant, bounds.stacksPerVariant);
+    // The same stacks kept for every variant: one kept for A and summed as [other] for B would
+    // look like a change.
+    std::map<int, std::set<std::string>> keptStacks;
+    for (const auto& [cpu, totalsOfCpu] : stackTotals) {
+        keptStacks[cpu] = topNames(totalsOfCpu, bounds.stacksPerCpu);
     }
     for (const auto& [key, n] : stackCounts) {
         const auto& [variant, cpu, stack] = key;
-        const auto& keep = keptStacks[{variant, cpu}];
+        const auto& keep = keptStacks[cpu];
         stacks[{variant, cpu, keep.count(stack) != 0 ? stack : std::string(kOtherSymbol)}] += n;
     }
     for (const auto& [key, n] : stacks) {
@@ -215,7 +213,10 @@ Result<void> ProfileStage::repetitionFinished(const RepetitionResult& rep)
         const auto tsc = m_sampler.tscAt(raw.timeNs);
         s.seconds = static_cast<double>(static_cast<std::int64_t>(tsc - origin)) / hz;
         s.frames.reserve(raw.chain.size());
-        for (const auto address : raw.chain) {
+        for (std::size_t i = 0; i < raw.chain.size(); ++i) {
+            // Past the interrupted instruction the frames are return addresses: the call is the
+            // instruction before (a call that ends a function would name the next one).
+            const auto address = i == 0 ? raw.chain[i] : raw.chain[i] - 1;
             s.frames.push_back(m_symbols->name(static_cast<pid_t>(raw.pid), address));
         }
         place(std::move(s));

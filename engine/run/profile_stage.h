@@ -35,11 +35,11 @@ struct NamedSample {
     std::vector<std::string> frames;
 };
 
-// How much of a repetition's profile is kept: the top symbols per CPU and the top stacks per
-// variant and CPU; the rest is summed as kOtherSymbol.
+// How much of a repetition's profile is kept: the top symbols and the top stacks of each CPU (the
+// same for every variant); the rest is summed as kOtherSymbol.
 struct ProfileBounds {
     std::size_t symbolsPerCpu = 64;
-    std::size_t stacksPerVariant = 256;
+    std::size_t stacksPerCpu = 512;
 };
 
 // The samples of `rep` placed in its chunks (a sample belongs to the chunk whose [start, start +

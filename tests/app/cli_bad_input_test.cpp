@@ -95,7 +95,7 @@ TEST_F(CliBadInput, EachFailsCleanlyAndChangesNothing)
         {{"run", "spin", "--profile=5"}, 2, "--profile 5: must be 10..20000 samples a second"},
         {{"run", "spin", "--profile=50000"}, 2, "--profile 50000: must be 10..20000"},
         {{"run", "spin", "--profile=fast"}, 2, "--profile=fast: expected a rate in samples a second"},
-        {{"run", "command", "-p", "cmd=true", "--profile"}, 2, "--profile 1999: profiles are of in-process and live"},
+        {{"run", "command", "-p", "cmd=true", "--profile"}, 2, "--profile 499: profiles are of in-process and live"},
         {{"run", "spin", "--reps", "0"}, 2, "--reps 0"},
         {{"run", "spin", "--reps", "-3"}, 2, "--reps -3"},
         {{"run", "spin", "--reps", "many"}, 2, "--reps"},

@@ -135,14 +135,15 @@ const ProfileRow& rowOf(const ProfileComparison& c, const std::string& symbol)
     return *it;
 }
 
-// Pair i: the candidate's share of "f" exceeds the baseline's by d20[i] percentage points (10^7
-// samples a chunk make every difference exact); "g" has the rest.
+// Pair i: the candidate's share of "f" exceeds the baseline's by d20[i] percentage points (10^9
+// samples a chunk make every difference exact, and the sampling floor far below the pairs'
+// scatter); "g" has the rest. With equal totals the ratio estimator's error is the one-sample t's.
 TEST(ProfileDiff, TIntervalOverChunkPairsMatchesScipy)
 {
     const auto d = test::referenceData("d20");
-    const int total = 10000000;
+    const int total = 1000000000;
     const auto data = profiledRun(static_cast<int>(d.size()), {"f", "g"}, [&](int v, int pair) {
-        const int f = total / 2 + (v == 1 ? static_cast<int>(std::lround(d[static_cast<std::size_t>(pair)] * 1e5)) : 0);
+        const int f = total / 2 + (v == 1 ? static_cast<int>(std::lround(d[static_cast<std::size_t>(pair)] * 1e7)) : 0);
         return std::vector<int>{f, total - f};
     });
     const auto c = compareProfiles(data, 0, 1);
@@ -215,7 +216,9 @@ TEST(ProfileDiff, AShareThatMovesIsFoundAndTheOthersAreNot)
     EXPECT_GE(found, 17);
 }
 
-TEST(ProfileDiff, RepetitionsAreTheUnitWhenTheRunDoesNotAlternate)
+// Three repetitions of two intervals each, every interval `total` samples, the symbol `base` of
+// them in variant a's and base + total / 10 in b's: +10 points in every repetition.
+ProfileComparison everyRepetitionTenPoints(int base, int total)
 {
     RunData data;
     data.variantNames = {"a", "b"};
@@ -227,19 +230,35 @@ TEST(ProfileDiff, RepetitionsAreTheUnitWhenTheRunDoesNotAlternate)
         for (int v = 0; v < 2; ++v) {
             for (int i = 0; i < 2; ++i) {
                 samples.push_back(chunk(v, rep, i, -1, rep * 10 + v * 5 + i, 1));
-                profile.chunks.push_back({v, rep, i, 0, 10});
-                profile.counts.push_back({v, rep, i, 0, 0, 5 + v});
+                profile.chunks.push_back({v, rep, i, 0, total});
+                profile.counts.push_back({v, rep, i, 0, 0, base + v * total / 10});
             }
         }
     }
     data.samples = RunTable(0, samples);
     data.profile = profile;
-    const auto c = compareProfiles(data, 0, 1);
+    return compareProfiles(data, 0, 1);
+}
+
+TEST(ProfileDiff, RepetitionsAreTheUnitWhenTheRunDoesNotAlternate)
+{
+    const auto c = everyRepetitionTenPoints(500, 1000);
     EXPECT_EQ(c.unit, "repetition");
     ASSERT_EQ(c.rows.size(), 1U);
     EXPECT_EQ(c.rows[0].units, 3U);
     EXPECT_NEAR(c.rows[0].deltaPp, 10, 1e-12);
-    EXPECT_NEAR(c.rows[0].p, 0, 1e-12);  // the same +10 pp in every repetition
+    EXPECT_LT(c.rows[0].p, 0.05);
+}
+
+// The same +10 points from 5 and 6 samples of 10: identical in every repetition, yet 60 samples a
+// side cannot tell 50% from 60%. The sampling error floors the repetitions' (zero) scatter.
+TEST(ProfileDiff, FewSamplesAreNoEvidenceHoweverAlikeTheUnits)
+{
+    const auto c = everyRepetitionTenPoints(5, 10);
+    ASSERT_EQ(c.rows.size(), 1U);
+    EXPECT_NEAR(c.rows[0].deltaPp, 10, 1e-12);
+    EXPECT_GT(c.rows[0].p, 0.3);
+    EXPECT_LT(c.rows[0].lowPp, 0);
 }
 
 }  // namespace
