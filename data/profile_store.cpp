@@ -164,12 +164,12 @@ Result<void> loadProfile(Database& db, engine::RunRecord& run)
     // Every row names a variant of the run: the readers index the variants by it.
     const auto variants = static_cast<int>(run.data.variantNames.size());
     const auto outOfRange = [variants](int v) { return v < 0 || v >= variants; };
-    const bool bad =
-        std::any_of(profile.chunks.begin(), profile.chunks.end(),
-                    [&](const auto& c) { return outOfRange(c.variant); }) ||
-        std::any_of(profile.counts.begin(), profile.counts.end(),
-                    [&](const auto& c) { return outOfRange(c.variant); }) ||
-        std::any_of(profile.stacks.begin(), profile.stacks.end(), [&](const auto& st) { return outOfRange(st.variant); });
+    const bool bad = std::any_of(profile.chunks.begin(), profile.chunks.end(),
+                                 [&](const auto& c) { return outOfRange(c.variant); }) ||
+                     std::any_of(profile.counts.begin(), profile.counts.end(),
+                                 [&](const auto& c) { return outOfRange(c.variant); }) ||
+                     std::any_of(profile.stacks.begin(), profile.stacks.end(),
+                                 [&](const auto& st) { return outOfRange(st.variant); });
     if (bad) {
         return Error{"run " + std::to_string(run.row.id) + " in " + db.path() +
                      ": a profile row names a variant the run does not have"};

@@ -2,14 +2,14 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <link.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <memory>
+
+#include "probes/elf_file.h"
 
 namespace nf::probes {
 
@@ -34,33 +34,6 @@ ElfW(Addr) mainProgramBase()
         &base);
     return base;
 }
-
-class ElfFile {
-public:
-    explicit ElfFile(const std::string& path) : m_fd(open(path.c_str(), O_RDONLY | O_CLOEXEC))
-    {
-        if (m_fd >= 0 && elf_version(EV_CURRENT) != EV_NONE) {
-            m_elf = elf_begin(m_fd, ELF_C_READ, nullptr);
-        }
-    }
-    ~ElfFile()
-    {
-        if (m_elf != nullptr) {
-            elf_end(m_elf);
-        }
-        if (m_fd >= 0) {
-            close(m_fd);
-        }
-    }
-    ElfFile(const ElfFile&) = delete;
-    ElfFile& operator=(const ElfFile&) = delete;
-
-    Elf* get() const { return m_elf; }
-
-private:
-    int m_fd;
-    Elf* m_elf = nullptr;
-};
 
 // Searches one symbol table section for the function covering `offset`.
 bool findIn(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, std::uint64_t offset, CodeSymbol& out)

@@ -1,10 +1,8 @@
 #include "probes/symbolizer.h"
 
 #include <cxxabi.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,6 +10,7 @@
 #include <sstream>
 
 #include "probes/code_size.h"
+#include "probes/elf_file.h"
 
 namespace nf::probes {
 
@@ -38,33 +37,6 @@ std::string baseName(const std::string& path)
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// An open ELF file, closed with the object.
-class Elf {
-public:
-    explicit Elf(const std::string& path) : m_fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC))
-    {
-        if (m_fd >= 0 && elf_version(EV_CURRENT) != EV_NONE) {
-            m_elf = elf_begin(m_fd, ELF_C_READ, nullptr);
-        }
-    }
-    ~Elf()
-    {
-        if (m_elf != nullptr) {
-            elf_end(m_elf);
-        }
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    Elf(const Elf&) = delete;
-    Elf& operator=(const Elf&) = delete;
-    ::Elf* get() const { return m_elf; }
-
-private:
-    int m_fd;
-    ::Elf* m_elf = nullptr;
-};
-
 void addFunctions(::Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, SymbolTable& table)
 {
     Elf_Data* data = elf_getdata(scn, nullptr);
@@ -88,7 +60,7 @@ void addFunctions(::Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, SymbolTable& 
 // p_vaddr - p_offset of the executable segment: a file address is the mapped offset plus it.
 std::uint64_t executableBias(const std::string& path)
 {
-    const Elf file(path);
+    const ElfFile file(path);
     std::size_t count = 0;
     if (file.get() == nullptr || elf_getphdrnum(file.get(), &count) != 0) {
         return 0;
@@ -174,7 +146,7 @@ SymbolTable parseKallsyms(const std::string& text)
 SymbolTable readElfFunctions(const std::string& path)
 {
     SymbolTable table;
-    const Elf file(path);
+    const ElfFile file(path);
     if (file.get() == nullptr) {
         return table;
     }

@@ -13,7 +13,7 @@
 
 namespace nf::engine {
 
-// "profile: cpu-clock at 1999 Hz on CPU 1 (worker); 12051 samples in chunks, 589 between them
+// "profile: cpu-clock at 499 Hz on CPU 1 (worker); 12051 samples in chunks, 589 between them
 // (left out), 0 lost; the ring reader took 0.008 s of CPU 0" (wrapped to 72 columns).
 std::vector<std::string> profileSummaryLines(const ProfileSummary& summary);
 

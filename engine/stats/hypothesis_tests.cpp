@@ -278,11 +278,13 @@ TestResult wilcoxonSignedRankSorted(const std::vector<double>& sorted)
     return r;
 }
 
-std::vector<double> holm(const std::vector<double>& p)
+namespace {
+
+// The positions of p's values in ascending order, without the NaNs: a hypothesis without a p-value
+// (no test possible, e.g. constant zero) is not in the family; NaNs are not counted in m (and `<`
+// alone is no strict weak ordering with NaNs, which scrambled the ranks).
+std::vector<std::size_t> ascendingTested(const std::vector<double>& p)
 {
-    // A metric without a p-value (no test possible, e.g. constant zero) is not a hypothesis of the
-    // family: NaNs stay NaN, are not counted in m, and sort last (`<` alone is no strict weak
-    // ordering with NaNs, which scrambled the ranks).
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < p.size(); ++i) {
         if (!std::isnan(p[i])) {
@@ -290,6 +292,14 @@ std::vector<double> holm(const std::vector<double>& p)
         }
     }
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+    return order;
+}
+
+}  // namespace
+
+std::vector<double> holm(const std::vector<double>& p)
+{
+    const auto order = ascendingTested(p);
     std::vector<double> adjusted(p);
     double running = 0;
     const auto m = static_cast<double>(order.size());
@@ -302,13 +312,7 @@ std::vector<double> holm(const std::vector<double>& p)
 
 std::vector<double> benjaminiHochberg(const std::vector<double>& p)
 {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-        if (!std::isnan(p[i])) {
-            order.push_back(i);
-        }
-    }
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+    const auto order = ascendingTested(p);
     std::vector<double> adjusted(p);
     double running = 1;
     const auto m = static_cast<double>(order.size());
