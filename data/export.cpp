@@ -309,7 +309,7 @@ Result<void> writeFolded(const engine::RunRecord& run, std::ostream& out)
         return Error{"run " + std::to_string(run.row.id) + " has no profile (run it with --profile)"};
     }
     const auto& profile = *data.profile;
-    for (const auto& [variant, stacks] : profile.foldedByVariant(profile.summary.cpus.size() > 1)) {
+    for (const auto& [variant, stacks] : profile.foldedByVariant(true)) {
         for (const auto& [stack, n] : stacks) {
             out << data.variantNames.at(static_cast<std::size_t>(variant)) << ';' << stack << ' ' << n << '\n';
         }

@@ -21,9 +21,9 @@ Result<void> writeCsv(const engine::RunRecord& run, std::ostream& out);
 Result<void> writeJson(const engine::RunRecord& run, std::ostream& out);
 
 // A profiled run's call stacks (run --profile), folded as flamegraph.pl and speedscope read them:
-// one line per stack, "variant;frame;...;frame count", root first, summed over the repetitions,
-// with the sampled CPU as the second frame when the profile has several ("cpu1-rx"). Fails for
-// a run without a profile.
+// one line per stack, "variant;cpuN-role;frame;...;frame count", root first, summed over the
+// repetitions: the variant, then the sampled CPU and what it does ("cpu1-rx"), then the stack.
+// Fails for a run without a profile.
 Result<void> writeFolded(const engine::RunRecord& run, std::ostream& out);
 
 }  // namespace nf::data

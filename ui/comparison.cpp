@@ -206,7 +206,7 @@ engine::AnalysisOptions optionsOf(const CompareSettings& settings)
 }
 
 // Where the time went, for one profiled run: the report's rows and summary, and each variant's
-// stacks (with the CPU as their first frame when several were sampled).
+// stacks (the sampled CPU as their first frame).
 void fillProfile(ComparisonView& view, const engine::ComparisonReport& report, const engine::RunRecord& run)
 {
     if (!report.profile || !run.data.profile) {
@@ -222,7 +222,7 @@ void fillProfile(ComparisonView& view, const engine::ComparisonReport& report, c
     profile.table = qs(table.str()).trimmed();
     profile.comparisons = report.profiles;
     profile.severalCpus = report.profile->cpus.size() > 1;
-    for (auto& [variant, stacks] : run.data.profile->foldedByVariant(profile.severalCpus)) {
+    for (auto& [variant, stacks] : run.data.profile->foldedByVariant(true)) {
         profile.stacks[qs(run.data.variantNames.at(static_cast<std::size_t>(variant)))] = std::move(stacks);
     }
     view.profile = std::move(profile);

@@ -103,7 +103,8 @@ struct ProfileView {
     double alpha = 0.05;
     bool severalCpus = false;
     std::vector<engine::ProfileComparison> comparisons;          // one per candidate
-    std::map<QString, std::map<std::string, long long>> stacks;  // variant -> folded stack -> samples
+    // variant -> folded stack, the sampled CPU its first frame ("cpu1-rx;...") -> samples
+    std::map<QString, std::map<std::string, long long>> stacks;
 };
 
 struct ComparisonView {

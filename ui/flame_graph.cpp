@@ -52,13 +52,14 @@ FlameGraph::FlameGraph(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
     setMinimumHeight(120);
-    setToolTip(tr("Click a frame to zoom into it and see its callers; right-click to zoom out"));
+    setToolTip(tr("Click a frame to zoom into it and see its callers; right-click to zoom out a level"));
 }
 
 void FlameGraph::setStacks(const std::map<std::string, long long>& baseline,
                            const std::map<std::string, long long>& candidate, const QString& baselineName,
-                           const QString& candidateName)
+                           const QString& candidateName, bool cpuRoots)
 {
+    m_cpuRoots = cpuRoots;
     m_root = std::make_unique<FlameNode>();
     m_root->name = "all";
     for (const auto& [stack, n] : baseline) {
@@ -67,8 +68,6 @@ void FlameGraph::setStacks(const std::map<std::string, long long>& baseline,
     for (const auto& [stack, n] : candidate) {
         addStack(*m_root, stack, static_cast<double>(n), true);
     }
-    m_baseTotal = m_root->base;
-    m_candTotal = m_root->cand;
     m_baseName = baselineName;
     m_candName = candidateName;
     reset();
@@ -83,9 +82,22 @@ void FlameGraph::reset()
     emit selectionChanged(m_selectionText);
 }
 
+const FlameNode* FlameGraph::cpuOf(const FlameNode& node) const
+{
+    if (!m_cpuRoots || node.parent == nullptr) {
+        return m_root.get();
+    }
+    const FlameNode* at = &node;
+    while (at->parent != nullptr && at->parent->parent != nullptr) {
+        at = at->parent;
+    }
+    return at;
+}
+
 double FlameGraph::share(const FlameNode& node, bool candidate) const
 {
-    const double total = candidate ? m_candTotal : m_baseTotal;
+    const FlameNode* whole = cpuOf(node);
+    const double total = candidate ? whole->cand : whole->base;
     return total > 0 ? 100 * (candidate ? node.cand : node.base) / total : 0;
 }
 
@@ -93,7 +105,7 @@ QString FlameGraph::describe(const FlameNode& node) const
 {
     const double b = share(node, false);
     const double c = share(node, true);
-    return tr("%1: %2 %3%, %4 %5% (%6%7 pp)")
+    return tr("%1 (this call path, with its callees): %2 %3%, %4 %5% (%6%7 pp)")
         .arg(QString::fromStdString(node.name), m_baseName, QString::number(b, 'f', 2), m_candName,
              QString::number(c, 'f', 2), c - b >= 0 ? QStringLiteral("+") : QString(), QString::number(c - b, 'f', 2));
 }
@@ -128,7 +140,13 @@ void FlameGraph::place(const FlameNode& node, double x, double w, int depth)
         return;
     }
     m_boxes.push_back({&node, QRectF(x, depth * kRowHeight, w, kRowHeight - 1)});
-    const double mean = (share(node, false) + share(node, true)) / 2;
+    // Widths by the share of all samples (the CPUs side by side); colours and figures by the CPU's.
+    const auto width = [this](const FlameNode& n) {
+        const double base = m_root->base > 0 ? n.base / m_root->base : 0;
+        const double cand = m_root->cand > 0 ? n.cand / m_root->cand : 0;
+        return (base + cand) / 2;
+    };
+    const double mean = width(node);
     if (mean <= 0) {
         return;
     }
@@ -137,12 +155,11 @@ void FlameGraph::place(const FlameNode& node, double x, double w, int depth)
         children.push_back(child.get());
     }
     // The widest first, as flame graphs order by name but a reader looks for the big ones.
-    std::stable_sort(children.begin(), children.end(), [this](const FlameNode* a, const FlameNode* b) {
-        return share(*a, false) + share(*a, true) > share(*b, false) + share(*b, true);
-    });
+    std::stable_sort(children.begin(), children.end(),
+                     [&width](const FlameNode* a, const FlameNode* b) { return width(*a) > width(*b); });
     double at = x;
     for (const FlameNode* child : children) {
-        const double childWidth = w * (share(*child, false) + share(*child, true)) / 2 / mean;
+        const double childWidth = w * width(*child) / mean;
         place(*child, at, childWidth, depth + 1);
         at += childWidth;
     }
@@ -185,22 +202,26 @@ QString FlameGraph::frameAt(const QPoint& pos) const
 void FlameGraph::zoomInto(const FlameNode* node)
 {
     m_zoom = node;
-    // The callers of every frame of this name, wherever it is called from.
+    // The callers of every frame of this name on its CPU, wherever it is called from.
+    const FlameNode* whole = cpuOf(*node);
     std::map<std::string, double> callers;
-    std::deque<const FlameNode*> queue{m_root.get()};
+    std::deque<const FlameNode*> queue{whole};
     while (!queue.empty()) {
         const FlameNode* n = queue.front();
         queue.pop_front();
         for (const auto& [name, child] : n->children) {
             if (name == node->name) {
-                callers[n->name] += (share(*child, false) + share(*child, true)) / 2;
+                const bool first = n == whole;  // the root, or the CPU's frame: no caller
+                callers[first ? std::string() : n->name] += (share(*child, false) + share(*child, true)) / 2;
             }
             queue.push_back(child.get());
         }
     }
     QStringList list;
     for (const auto& [name, mean] : callers) {
-        list << tr("%1 (%2%)").arg(QString::fromStdString(name), QString::number(mean, 'f', 2));
+        list << tr("%1 (%2%)")
+                    .arg(name.empty() ? tr("a stack's first frame") : QString::fromStdString(name),
+                         QString::number(mean, 'f', 2));
     }
     m_selectionText = describe(*node) + tr("; called from %1").arg(list.join(QStringLiteral(", ")));
     layoutBoxes();
@@ -208,28 +229,42 @@ void FlameGraph::zoomInto(const FlameNode* node)
     emit selectionChanged(m_selectionText);
 }
 
-bool FlameGraph::select(const QString& symbol)
+bool FlameGraph::select(const QString& symbol, int cpu)
 {
-    const QString name = QString::fromStdString(engine::foldedFrame(symbol.toStdString()));
+    if (!m_root) {
+        return false;
+    }
+    const std::string name = engine::foldedFrame(symbol.toStdString());
+    const std::string cpuPrefix = "cpu" + std::to_string(cpu) + "-";
+    const FlameNode* best = nullptr;
     std::deque<const FlameNode*> queue{m_root.get()};
     while (!queue.empty()) {
         const FlameNode* n = queue.front();
         queue.pop_front();
-        if (n != m_root.get() && QString::fromStdString(n->name) == name) {
-            zoomInto(n);
-            return true;
-        }
         for (const auto& [childName, child] : n->children) {
+            if (m_cpuRoots && cpu >= 0 && n == m_root.get() && childName.rfind(cpuPrefix, 0) != 0) {
+                continue;  // another CPU's stacks
+            }
+            if (childName == name && (best == nullptr || child->base + child->cand > best->base + best->cand)) {
+                best = child.get();
+            }
             queue.push_back(child.get());
         }
     }
-    return false;
+    if (best != nullptr) {
+        zoomInto(best);
+    }
+    return best != nullptr;
 }
 
 void FlameGraph::mousePressEvent(QMouseEvent* event)
 {
-    if (event->button() == Qt::RightButton) {
-        reset();
+    if (event->button() == Qt::RightButton) {  // out one level
+        if (m_zoom != nullptr && m_zoom->parent != nullptr && m_zoom->parent != m_root.get()) {
+            zoomInto(m_zoom->parent);
+        } else {
+            reset();
+        }
         return;
     }
     for (auto it = m_boxes.rbegin(); it != m_boxes.rend(); ++it) {

@@ -33,6 +33,7 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
     m_plot->clearPlottables();
     m_plot->clearItems();
     m_shown.clear();
+    m_cpus.clear();
     std::vector<const engine::ProfileRow*> rows;
     for (const auto& row : comparison.rows) {
         if (!std::isnan(row.q) && row.q < alpha) {
@@ -47,6 +48,7 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
         std::stable_sort(rows.begin(), rows.end(),
                          [](const auto* a, const auto* b) { return std::fabs(a->deltaPp) > std::fabs(b->deltaPp); });
     }
+    const std::size_t notShown = rows.size() > kMaxBars ? rows.size() - kMaxBars : 0;
     rows.resize(std::min(rows.size(), kMaxBars));
     // A row a label's height apart, so that the symbols' names never overlap.
     const int rowPixels = QFontMetrics(m_plot->yAxis->tickLabelFont()).height() + 6;
@@ -78,6 +80,7 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
             label += QStringLiteral(" (cpu%1)").arg(row->cpu);
         }
         m_shown << label;  // top to bottom
+        m_cpus << row->cpu;
     }
     // Bottom to top, in ascending key order: QCPBars keeps its data sorted by key and QCPErrorBars
     // pairs its data with the bars' by index.
@@ -98,11 +101,13 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
     m_plot->yAxis->grid()->setVisible(false);
     const double pad = std::max(0.1, (high - low) * 0.08);
     m_plot->xAxis->setRange(low - pad, high + pad);
+    const QString more = m_changed && notShown > 0 ? tr("; %1 more in the table").arg(notShown) : QString();
     m_plot->xAxis->setLabel(
         m_changed
-            ? tr("%1 minus %2, share of the CPU's samples (pp), 95% CI; q < %3")
+            ? tr("%1 minus %2, share of the CPU's samples (pp), 95% CI; q < %3%4")
                   .arg(QString::fromStdString(comparison.candidate), QString::fromStdString(comparison.baseline))
                   .arg(alpha)
+                  .arg(more)
             : tr("no symbol's share changed at q < %1; the largest differences, %2 minus %3 (pp)")
                   .arg(alpha)
                   .arg(QString::fromStdString(comparison.candidate), QString::fromStdString(comparison.baseline)));

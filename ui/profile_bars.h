@@ -22,12 +22,14 @@ public:
     // `severalCpus`: the rows name their CPU.
     void setComparison(const engine::ProfileComparison& comparison, double alpha, bool severalCpus);
     QCustomPlot* customPlot() const { return m_plot; }
-    QStringList symbolsShown() const { return m_shown; }  // top to bottom
+    QStringList symbolsShown() const { return m_shown; }  // top to bottom, "(cpuN)" where several
+    QList<int> cpusShown() const { return m_cpus; }       // each bar's CPU, top to bottom
     bool changedShown() const { return m_changed; }       // false: no row below alpha, the largest in grey
 
 private:
     QCustomPlot* m_plot = nullptr;
     QStringList m_shown;
+    QList<int> m_cpus;
     bool m_changed = false;
 };
 

@@ -49,7 +49,7 @@ ProfilePanel::ProfilePanel(QWidget* parent)
                 const auto shown = m_bars->symbolsShown();
                 const auto row = shown.size() - key;
                 if (row >= 0 && row < shown.size()) {
-                    m_flame->select(shown[row].section(QStringLiteral(" (cpu"), 0, 0));
+                    m_flame->select(shown[row].section(QStringLiteral(" (cpu"), 0, 0), m_bars->cpusShown()[row]);
                 }
             });
 
@@ -105,7 +105,7 @@ void ProfilePanel::showComparison(int index)
         const auto it = m_profile.stacks.find(variant);
         return it == m_profile.stacks.end() ? none : it->second;
     };
-    m_flame->setStacks(stacksOf(baseline), stacksOf(candidate), baseline, candidate);
+    m_flame->setStacks(stacksOf(baseline), stacksOf(candidate), baseline, candidate, true);
 }
 
 QString ProfilePanel::selectionText() const

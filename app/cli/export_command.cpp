@@ -284,7 +284,7 @@ Command addExportCommand(CLI::App& app, Context& ctx)
     sub->add_option("--format", *format,
                     "csv (one row per sample), json (the whole run), sqlite (a one-run database for "
                     "`noisefloor merge`; -o names a new file) or folded (a profiled run's call stacks, the variant "
-                    "as the first frame, for flamegraph.pl or speedscope)")
+                    "and the CPU as the first frames, for flamegraph.pl or speedscope)")
         ->required()
         ->check(CLI::IsMember({"csv", "json", "sqlite", "folded"}));
     sub->add_option("-o,--output", *file,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/report/evidence.h"
@@ -35,35 +36,81 @@ std::string qText(double q)
     return q < 0.001 ? "<0.001" : fmt::format("{:.3f}", q);
 }
 
+// Cut in the middle, so that names that differ at their end stay apart
+// ("_raw_spin_u~irqrestore", "_raw_spin_unlock_irq").
 std::string symbolCell(const std::string& symbol)
 {
-    return symbol.size() <= kSymbolWidth ? symbol : symbol.substr(0, kSymbolWidth - 1) + "~";
+    if (symbol.size() <= kSymbolWidth) {
+        return symbol;
+    }
+    const std::size_t head = (kSymbolWidth - 1) / 2;
+    return symbol.substr(0, head) + "~" + symbol.substr(symbol.size() - (kSymbolWidth - 1 - head));
+}
+
+void writeRow(const ProfileRow& row, std::size_t cpus, std::ostream& out)
+{
+    const std::string ci = std::isnan(row.lowPp) ? "-" : fmt::format("{:+.2f}..{:+.2f}", row.lowPp, row.highPp);
+    out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>14} {:>6}\n", symbolCell(row.symbol),
+                       kSymbolWidth, cpus > 1 ? std::to_string(row.cpu) : std::string(""), row.baselineSharePct,
+                       row.candidateSharePct, row.deltaPp, ci, qText(row.q));
+    // A share is of the CPU's time: it can fall while the time per operation in the symbol grows
+    // (the retpoline's callee), so the time per operation is said beside it where the run has one.
+    if (std::isfinite(row.baselineNsPerOp) && std::isfinite(row.candidateNsPerOp) &&
+        (row.baselineNsPerOp > 0 || row.candidateNsPerOp > 0)) {
+        out << fmt::format("    per op: {:.3g} -> {:.3g} ns\n", row.baselineNsPerOp, row.candidateNsPerOp);
+    }
 }
 
 void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::ostream& out)
 {
     std::vector<const ProfileRow*> changed;
+    std::size_t fewestUnits = 0;
     for (const auto& row : c.rows) {
         if (!std::isnan(row.q) && row.q < alpha) {
             changed.push_back(&row);
         }
+        fewestUnits = fewestUnits == 0 ? row.units : std::min(fewestUnits, row.units);
     }
-    out << "\n" << c.candidate << " against " << c.baseline << ", per " << c.unit << ":\n";
+    out << "\n"
+        << c.candidate << " against " << c.baseline << ", per " << c.unit << " (" << fewestUnits << " "
+        << (c.unit == "chunk pair"   ? "pairs"
+            : c.unit == "repetition" ? "repetitions"
+                                     : c.unit + "s")
+        << "):\n";
+    const std::string header = fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", "symbol", kSymbolWidth,
+                                           "cpu", "base%", "cand%", "delta", "95% CI (pp)", "q");
     if (changed.empty()) {
-        out << fmt::format("  no symbol's share changed (q < {:g}; {} symbol rows compared)\n", alpha, c.rows.size());
+        // Nothing at q < alpha: still the largest differences, so that too few units read as such.
+        std::vector<const ProfileRow*> largest;
+        for (const auto& row : c.rows) {
+            if (std::isfinite(row.deltaPp)) {
+                largest.push_back(&row);
+            }
+        }
+        std::stable_sort(largest.begin(), largest.end(),
+                         [](const auto* a, const auto* b) { return std::fabs(a->deltaPp) > std::fabs(b->deltaPp); });
+        largest.resize(std::min<std::size_t>(largest.size(), 3));
+        for (const auto& line : wrap(fmt::format("  no symbol's share changed at q < {:g} ({} rows over {} units); "
+                                                 "the largest differences:",
+                                                 alpha, c.rows.size(), fewestUnits),
+                                     kWidth, "  ")) {
+            out << line << '\n';
+        }
+        if (!largest.empty()) {
+            out << header;
+        }
+        for (const auto* row : largest) {
+            writeRow(*row, cpus, out);
+        }
         return;
     }
-    out << fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", "symbol", kSymbolWidth, "cpu", "base%",
-                       "cand%", "delta", "95% CI (pp)", "q");
+    out << header;
     for (const auto* row : changed) {
-        const std::string ci = std::isnan(row->lowPp) ? "-" : fmt::format("{:+.2f}..{:+.2f}", row->lowPp, row->highPp);
-        out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>14} {:>6}\n", symbolCell(row->symbol),
-                           kSymbolWidth, cpus > 1 ? std::to_string(row->cpu) : std::string(""), row->baselineSharePct,
-                           row->candidateSharePct, row->deltaPp, ci, qText(row->q));
+        writeRow(*row, cpus, out);
     }
     const std::size_t rest = c.rows.size() - changed.size();
     if (rest > 0) {
-        out << fmt::format("  {} more symbol rows unchanged at q < {:g} (--format json: all)\n", rest, alpha);
+        out << fmt::format("  {} more rows with q >= {:g} (--format json: all)\n", rest, alpha);
     }
 }
 
@@ -87,7 +134,8 @@ void writeProfileText(const ProfileSummary& summary, const std::vector<ProfileCo
         out << line << '\n';
     }
     for (const auto& line :
-         wrap("share: of a CPU's samples in the variant's chunks; delta: candidate minus baseline, percentage "
+         wrap("share: of a CPU's samples in the variant's chunks whose interrupted instruction was in the "
+              "symbol (self, not its callees; idle included); delta: candidate minus baseline, percentage "
               "points, its interval over the units; q: Benjamini-Hochberg over the rows",
               kWidth, "  ")) {
         out << line << '\n';

@@ -85,7 +85,8 @@ TEST(ProfileUpgrade, SchemaNineReadsAsItWasAndUpgradesToStoreProfiles)
 
     std::ostringstream folded;
     ASSERT_TRUE(writeFolded(*stored, folded).ok());
-    EXPECT_EQ(folded.str(), "a;main;run;sock_def_readable 18\nb;main;run;__x86_indirect_thunk_rax 4\n");
+    EXPECT_EQ(folded.str(),
+              "a;cpu1-worker;main;run;sock_def_readable 18\nb;cpu1-worker;main;run;__x86_indirect_thunk_rax 4\n");
     std::ostringstream none;
     EXPECT_FALSE(writeFolded(*live, none).ok());
 

@@ -40,13 +40,35 @@ TEST(FlameGraph, AFrameOnlyTheCandidateReachesIsDrawnAndAClickNamesItsCallers)
     EXPECT_EQ(graph.frameAt(QPoint(5, 3 * 17 + 5)), "x");        // mean of 60% and 30%: 45%
     EXPECT_EQ(graph.frameAt(QPoint(300, 3 * 17 + 5)), "thunk");  // 15%, after x
     ASSERT_TRUE(graph.select("thunk"));
-    EXPECT_EQ(graph.selectionText(), "thunk: direct 0.00%, retpoline 30.00% (+30.00 pp); called from a (15.00%)");
+    EXPECT_EQ(graph.selectionText(),
+              "thunk (this call path, with its callees): direct 0.00%, retpoline 30.00% "
+              "(+30.00 pp); called from a (15.00%)");
     // Zoomed: the frame fills the width, its ancestors stay above it.
     EXPECT_EQ(graph.frameAt(QPoint(590, 3 * 17 + 5)), "thunk");
     EXPECT_EQ(graph.frameAt(QPoint(590, 2 * 17 + 5)), "a");
     graph.reset();
     EXPECT_TRUE(graph.selectionText().isEmpty());
     EXPECT_EQ(graph.frameAt(QPoint(590, 3 * 17 + 5)), "");  // b has no callee
+}
+
+// With the sampled CPUs as the stacks' first frames, a frame's shares are of its CPU's samples (as
+// the profile's rows are), and a symbol is looked for on the CPU asked for.
+TEST(FlameGraph, SharesAreOfTheCpusSamples)
+{
+    application();
+    FlameGraph graph;
+    graph.resize(600, 200);
+    graph.setStacks({{"cpu0-tx;f", 10}, {"cpu0-tx;g", 10}, {"cpu1-rx;f", 80}},
+                    {{"cpu0-tx;f", 30}, {"cpu0-tx;g", 10}, {"cpu1-rx;f", 60}}, "a", "b", true);
+    ASSERT_TRUE(graph.select("f", 0));
+    EXPECT_EQ(graph.selectionText(),
+              "f (this call path, with its callees): a 50.00%, b 75.00% (+25.00 pp); called "
+              "from a stack's first frame (62.50%)");
+    ASSERT_TRUE(graph.select("f", 1));
+    EXPECT_EQ(graph.selectionText(),
+              "f (this call path, with its callees): a 100.00%, b 100.00% (+0.00 pp); called "
+              "from a stack's first frame (100.00%)");
+    EXPECT_FALSE(graph.select("h"));
 }
 
 engine::ProfileComparison comparisonOf(std::vector<std::tuple<std::string, double, double>> rows)
