@@ -36,14 +36,14 @@ std::string qText(double q)
     return q < 0.001 ? "<0.001" : fmt::format("{:.3f}", q);
 }
 
-// Cut in the middle, so that names that differ at their end stay apart
-// ("_raw_spin_u~irqrestore", "_raw_spin_unlock_irq").
+// Cut past two thirds, so that names that differ at their start (template arguments) or at their
+// end stay apart ("pushRound<tru~ false>", "_raw_spin_unl~restore" beside "_raw_spin_unlock_irq").
 std::string symbolCell(const std::string& symbol)
 {
     if (symbol.size() <= kSymbolWidth) {
         return symbol;
     }
-    const std::size_t head = (kSymbolWidth - 1) / 2;
+    const std::size_t head = (kSymbolWidth - 1) * 2 / 3;
     return symbol.substr(0, head) + "~" + symbol.substr(symbol.size() - (kSymbolWidth - 1 - head));
 }
 
