@@ -31,7 +31,8 @@ constexpr std::size_t kBytesPerSample = 1024;
 std::size_t ringPages(int hz)
 {
     const auto pageSize = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const std::size_t want = std::max<std::size_t>(512 * 1024, static_cast<std::size_t>(hz) * kBytesPerSample / 4);
+    const std::size_t want =
+        std::max<std::size_t>(std::size_t{512} * 1024, static_cast<std::size_t>(hz) * kBytesPerSample / 4);
     std::size_t pages = 1;
     while (pages * pageSize < want) {
         pages *= 2;  // the kernel wants a power of two

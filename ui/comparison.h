@@ -102,7 +102,7 @@ struct ProfileView {
     QString table;        // "where the time went" as the report prints it
     double alpha = 0.05;
     bool severalCpus = false;
-    std::vector<engine::ProfileComparison> comparisons;          // one per candidate
+    std::vector<engine::ProfileComparison> comparisons;  // one per candidate
     // variant -> folded stack, the sampled CPU its first frame ("cpu1-rx;...") -> samples
     std::map<QString, std::map<std::string, long long>> stacks;
 };

@@ -225,6 +225,7 @@ ProfileComparison compareProfiles(const RunData& data, int baseline, int candida
             }
         }
         std::vector<std::pair<double, int>> ranked;
+        ranked.reserve(both.size());
         for (const auto& [symbol, n] : both) {
             ranked.emplace_back(-n, symbol);
         }

@@ -47,6 +47,7 @@ void addRole(std::vector<ProfileCpu>& cpus, int cpu, const std::string& role)
 std::set<std::string> topNames(const std::map<std::string, int>& totals, std::size_t keep)
 {
     std::vector<std::pair<int, std::string>> ranked;
+    ranked.reserve(totals.size());
     for (const auto& [name, n] : totals) {
         ranked.emplace_back(-n, name);
     }

@@ -30,7 +30,7 @@ TEST_F(CliProfile, TheRetpolineThunkIsWhereTheRetpolineVariantsTimeGoes)
     EXPECT_NE(text.out.find("at 999 Hz on CPU"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("(self, not its callees"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("retpoline against direct, per chunk pair ("), std::string::npos) << text.out;
-    EXPECT_NE(text.out.find("    per op: "), std::string::npos) << text.out;  // ns per op beside the shares
+    EXPECT_NE(text.out.find("    per op: "), std::string::npos) << text.out;    // ns per op beside the shares
     EXPECT_NE(text.out.find("__x86_indirec~"), std::string::npos) << text.out;  // cut in the middle
     for (std::size_t at = 0, end = 0; at < text.out.size(); at = end + 1) {
         end = text.out.find('\n', at);
