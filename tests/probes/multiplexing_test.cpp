@@ -31,7 +31,22 @@ __attribute__((noinline)) void* operator new(std::size_t size)
     throw std::bad_alloc();
 }
 
+// The nothrow form too (std::stable_sort's temporary buffer): left to the sanitizer's runtime, its
+// memory would come back through the free() below, an alloc-dealloc mismatch.
+__attribute__((noinline)) void* operator new(std::size_t size, const std::nothrow_t& /*tag*/) noexcept
+{
+    if (t_counting) {
+        ++t_allocations;
+    }
+    return std::malloc(size == 0 ? 1 : size);
+}
+
 __attribute__((noinline)) void operator delete(void* p) noexcept
+{
+    std::free(p);
+}
+
+__attribute__((noinline)) void operator delete(void* p, const std::nothrow_t& /*tag*/) noexcept
 {
     std::free(p);
 }
