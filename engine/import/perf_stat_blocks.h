@@ -74,6 +74,8 @@ public:
     // The value of `token`; in the voting pass 0 for anything that could be a number.
     Result<double> read(std::string_view token, std::size_t line, NumberKind kind, const char* what);
     bool voting() const { return m_style == nullptr; }
+    // One clear line about line `line` of the source.
+    Error error(std::size_t line, const std::string& text) const;
     const NumberStyleVote& vote() const { return m_vote; }
 
 private:

@@ -157,6 +157,11 @@ bool isPerfNote(std::string_view text)
 }
 
 // "( +- 0.51% )" and "(54.18%)" at the end of a line; returns the text before them.
+Error Numbers::error(std::size_t line, const std::string& text) const
+{
+    return importError(m_src, line, text);
+}
+
 Result<std::string_view> noise(Numbers& num, std::string_view text, std::size_t number, Noise& out)
 {
     for (;;) {
@@ -177,6 +182,9 @@ Result<std::string_view> noise(Numbers& num, std::string_view text, std::size_t 
             return text;  // "(msec)", "(cpu_core)": not a percentage
         }
         auto v = NF_TRY(num.read(inner.substr(0, inner.size() - 1), number, NumberKind::Decimal, "percentage"));
+        if (plusMinus && v < 0) {  // perf stat prints the relative standard deviation, never below 0
+            return num.error(number, "+- " + std::string(inner) + ": a negative relative standard deviation");
+        }
         (plusMinus ? out.noisePct : out.runningPct) = v;
         text = text.substr(0, open);
     }
