@@ -6,7 +6,8 @@ namespace nf::data {
 
 Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& start,
                                       const std::vector<engine::RepetitionResult>& repetitions,
-                                      const std::vector<engine::SummaryStat>& summaries, const std::stop_token& stop)
+                                      const std::vector<engine::SummaryStat>& summaries, const std::stop_token& stop,
+                                      const engine::ProfileRecording* profile)
 {
     auto tx = NF_TRY(Transaction::begin(db));  // the recorder's own transactions become savepoints in it
     RunRecorder recorder(db);
@@ -15,6 +16,12 @@ Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& star
         NF_TRY(recorder.repetitionFinished(rep));
     }
     NF_TRY(recorder.summariesFinished(summaries));
+    if (profile != nullptr) {
+        for (const auto& rep : profile->repetitions) {
+            NF_TRY(recorder.profileMeasured(profile->summary, rep));
+        }
+        NF_TRY(recorder.profileFinished(profile->summary));
+    }
     recorder.runFinished(engine::RunStatus::Complete, "");
     if (recorder.finishError()) {
         return *recorder.finishError();

@@ -199,6 +199,12 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!format) {
         return failWith(format.error());
     }
+    if ((!a.options.cpus.empty() || a.options.slice > 0) && (*format)->name != "perf-script") {
+        return failWith(usageError("--cpu and --slice read perf script output, not " + (*format)->name));
+    }
+    if (!a.options.event.empty() && (*format)->name != "perf-script" && (*format)->name != "perf-report") {
+        return failWith(usageError("--event reads perf script or perf report output, not " + (*format)->name));
+    }
     auto table = engine::parseImportFiles(**format, sources, a.options);
     if (!table) {
         return failWith(usageError(table.error().message));
@@ -235,7 +241,8 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
-    auto id = data::storeFinishedRun(*db, run->start, run->repetitions, run->summaries, signals.token());
+    auto id = data::storeFinishedRun(*db, run->start, run->repetitions, run->summaries, signals.token(),
+                                      run->profile ? &*run->profile : nullptr);
     if (signals.exitStatus() != 0) {
         const std::string by = signalName(signals.signal().load());
         return fail(signals.exitStatus(),
@@ -290,6 +297,14 @@ Command addImportCommand(CLI::App& app, Context& ctx)
                     "xdpsock, xdp-bench, sar -n DEV or pktgen output: counters per packet from it");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
+    sub->add_option("--event", a->options.event, "perf-script, perf-report: the event to read where the file has several");
+    sub->add_option("--cpu", a->options.cpus, "perf-script: the CPUs whose samples to read, pooled (default: all)")
+        ->delimiter(',')
+        ->check(CLI::Range(0, 65535));
+    sub->add_option("--slice", a->options.slice,
+                    "perf-script: a repetition per this many seconds of each file (default: a repetition per file); "
+                    "slices of one recording share its boot, so intervals over them leave boot-to-boot variation out")
+        ->check(CLI::Range(0.001, 86400.0));
     sub->footer("Files up to " + std::to_string(engine::kMaxImportBytes >> 20) +
                 " MiB are read; larger ones, binary files and empty ones are refused (exit status 2).");
     return {sub, [a, &ctx] { return execute(*a, ctx); }, true};

@@ -58,6 +58,39 @@ std::string metricNames(const RunLayout& layout)
     return out;
 }
 
+// The profile of `next` (a later file) after `all`'s: its repetitions numbered on from all's.
+Result<void> joinProfile(ImportTable& all, std::optional<ProfileRecording> next, const ImportSource& first,
+                         const ImportSource& src)
+{
+    if (!all.profile || !next) {
+        return {};
+    }
+    if (next->summary.event != all.profile->summary.event) {
+        return importError(src, 0,
+                           "its samples are of " + next->summary.event + ", " + first.path + "'s of " +
+                               all.profile->summary.event + ": import each event separately");
+    }
+    const int offset = static_cast<int>(all.repetitions.size());
+    for (auto& rep : next->repetitions) {
+        rep.repetition += offset;
+        for (auto& c : rep.chunks) {
+            c.repetition += offset;
+        }
+        for (auto& c : rep.counts) {
+            c.repetition += offset;
+        }
+        for (auto& s : rep.stacks) {
+            s.repetition += offset;
+        }
+        all.profile->repetitions.push_back(std::move(rep));
+    }
+    auto& summary = all.profile->summary;
+    summary.samples += next->summary.samples;
+    summary.outside += next->summary.outside;
+    summary.lost += next->summary.lost;
+    return {};
+}
+
 }  // namespace
 
 Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vector<ImportSource>& files,
@@ -99,6 +132,7 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
                                    files[0].path + " of " + (all.tool.empty() ? "an unnamed mode" : all.tool) +
                                    ": import each mode separately");
         }
+        NF_TRY(joinProfile(all, std::move(table.profile), files[0], files[i]));
         for (auto& rep : table.repetitions) {
             all.repetitions.push_back(std::move(rep));
         }

@@ -14,6 +14,7 @@
 
 #include "base/result.h"
 #include "engine/import/importer_list.h"
+#include "engine/model/profile.h"
 #include "engine/model/run_data.h"
 
 namespace nf::engine {
@@ -26,6 +27,10 @@ struct ImportSource {
 struct ImportOptions {
     std::string iface;        // sar: the interface to read (needed when the file has several)
     std::optional<int> runs;  // perf stat -r N summaries written with -x, (the text does not say N)
+    // perf script and perf report: the event to read where the file holds several ("" = its only one),
+    std::string event{};
+    std::vector<int> cpus{};  // the CPUs whose samples to keep (empty: all), pooled
+    double slice = 0;       // and perf script: repetitions of this many seconds of each file (0: a file each)
 };
 
 // The largest file an import reads (docs/workflows.md): larger ones are refused before parsing.
@@ -73,6 +78,9 @@ struct ImportTable {
     std::vector<std::string> notes;  // recorded with the run
     nlohmann::json rate;             // a packet rate joined with the counters (rate_join.h): where it came from
     std::vector<ImportReading> readings;
+    // A profiler's output (perf script, perf report): each repetition's samples per symbol and stack,
+    // one chunk per repetition (variant 0, index 0).
+    std::optional<ProfileRecording> profile;
 
     bool summarised() const { return !summaries.empty(); }
     void read(std::string key, double value);  // adds a reading (at most kMaxReadings are kept)

@@ -112,6 +112,7 @@ Result<ImportedRun> importedRun(const ImportTable& table, const ImportRequest& r
             }
         }
     }
+    run.profile = table.profile;
     return run;
 }
 

@@ -2,6 +2,7 @@
 // An imported table as an ordinary run: the RunStart and repetitions a measured run would give
 // its observer, so that the store, compare, show, export and the GUI handle it unchanged.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct ImportedRun {
     RunStart start;
     std::vector<RepetitionResult> repetitions;
     std::vector<SummaryStat> summaries;  // perf stat -r: what the tool summarised, per repetition
+    std::optional<ProfileRecording> profile;  // perf script, perf report
 };
 
 // The workload name imported runs carry: "import:perf-stat".

@@ -17,5 +17,7 @@
     X(timeBench,    kernel_log_import)    \
     X(pageFragTest, kernel_log_import)    \
     X(pktgen,       pktgen_import)        \
-    X(netperf,      netperf_import)
+    X(netperf,      netperf_import)       \
+    X(perfScript,   perf_script_import)   \
+    X(perfReport,   perf_report_import)
 // clang-format on

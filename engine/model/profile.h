@@ -12,7 +12,8 @@
 namespace nf::engine {
 
 // A sampled CPU and what it does in the run: "worker" (the measuring thread of an in-process
-// workload), "rx" (a live test's receiving CPU), "tx" (its generator's) or "rx+tx".
+// workload), "rx" (a live test's receiving CPU), "tx" (its generator's) or "rx+tx". An imported
+// profile pools its CPUs: cpu -1, the role naming them ("all CPUs", "CPU 2,3").
 struct ProfileCpu {
     int cpu = -1;
     std::string role;
@@ -89,6 +90,13 @@ struct RepetitionProfile {
     std::uint64_t outside = 0;
 };
 
+// A profile complete before it is stored (an import of perf script or perf report): how it was
+// taken, and each repetition's, as run --profile stores them repetition by repetition.
+struct ProfileRecording {
+    ProfileSummary summary;
+    std::vector<RepetitionProfile> repetitions;
+};
+
 // A stored run's profile.
 struct RunProfile {
     ProfileSummary summary;
@@ -108,7 +116,7 @@ struct RunProfile {
         return "";
     }
     // The folded stacks summed over the repetitions, per variant (by index); with `cpuFrame` the
-    // sampled CPU as the stack's first frame ("cpu1-rx").
+    // sampled CPU as the stack's first frame ("cpu1-rx"; a pooled profile's role: "all_CPUs").
     std::map<int, std::map<std::string, long long>> foldedByVariant(bool cpuFrame) const;
 };
 

@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "engine/model/profile.h"
+#include "engine/model/profile_attribution.h"
 #include "engine/model/run_data.h"
 #include "engine/run/run_stages.h"
 
@@ -27,25 +28,6 @@ class RunContext;
 // The CPUs a profile of `prepared` samples and what each does: the worker CPU of an in-process
 // workload ("worker"); a live test's rx_cpu ("rx") and, when the tool generates, tx_cpu ("tx").
 std::vector<ProfileCpu> profileCpus(const PreparedExperiment& prepared);
-
-// A sample named and placed in run time: seconds from the run's time 0, its frames leaf first.
-struct NamedSample {
-    double seconds = 0;
-    int cpu = -1;
-    std::vector<std::string> frames;
-};
-
-// How much of a repetition's profile is kept: the top symbols and the top stacks of each CPU (the
-// same for every variant); the rest is summed as kOtherSymbol.
-struct ProfileBounds {
-    std::size_t symbolsPerCpu = 64;
-    std::size_t stacksPerCpu = 512;
-};
-
-// The samples of `rep` placed in its chunks (a sample belongs to the chunk whose [start, start +
-// duration) holds its time); those in no chunk counted in `outside`.
-RepetitionProfile attributeSamples(const RepetitionResult& rep, const std::vector<NamedSample>& samples,
-                                   const ProfileBounds& bounds = {});
 
 class ProfileStage : public RunStage {
 public:

@@ -103,6 +103,9 @@ ImportOptions optionsFor(const RealFile& f)
         }
         o.iface = what.substr(0, what.find(' '));
     }
+    if (f.expected.contains("event")) {  // perf script of several events: the one to read
+        o.event = f.expected["event"].get<std::string>();
+    }
     return o;
 }
 

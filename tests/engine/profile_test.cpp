@@ -12,7 +12,7 @@
 #include <random>
 
 #include "engine/analysis/profile_diff.h"
-#include "engine/run/profile_stage.h"
+#include "engine/model/profile_attribution.h"
 #include "tests/engine/stats_reference.h"
 
 namespace nf::engine {
