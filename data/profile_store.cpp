@@ -174,6 +174,9 @@ Result<void> loadProfile(Database& db, engine::RunRecord& run)
         return Error{"run " + std::to_string(run.row.id) + " in " + db.path() +
                      ": a profile row names a variant the run does not have"};
     }
+    if (const std::string prefix = "import:"; run.spec.workload.rfind(prefix, 0) == 0) {
+        profile.summary.source = run.spec.workload.substr(prefix.size());
+    }
     run.data.profile = std::move(profile);
     return {};
 }

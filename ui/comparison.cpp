@@ -3,6 +3,7 @@
 #include <QObject>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "engine/analysis/analysis.h"
@@ -205,11 +206,11 @@ engine::AnalysisOptions optionsOf(const CompareSettings& settings)
     return options;
 }
 
-// Where the time went, for one profiled run: the report's rows and summary, and each variant's
+// Where the time went, for profiled runs: the report's rows and summary, and each variant's
 // stacks (the sampled CPU as their first frame).
-void fillProfile(ComparisonView& view, const engine::ComparisonReport& report, const engine::RunRecord& run)
+void fillProfile(ComparisonView& view, const engine::ComparisonReport& report)
 {
-    if (!report.profile || !run.data.profile) {
+    if (!report.profile) {
         return;
     }
     ProfileView profile;
@@ -221,9 +222,15 @@ void fillProfile(ComparisonView& view, const engine::ComparisonReport& report, c
     engine::writeProfileText(*report.profile, report.profiles, profile.alpha, table);
     profile.table = qs(table.str()).trimmed();
     profile.comparisons = report.profiles;
-    profile.severalCpus = report.profile->cpus.size() > 1;
-    for (auto& [variant, stacks] : run.data.profile->foldedByVariant(true)) {
-        profile.stacks[qs(run.data.variantNames.at(static_cast<std::size_t>(variant)))] = std::move(stacks);
+    std::set<std::pair<int, std::string>> cpus;  // across runs CPUs match by role (cpu -1)
+    for (const auto& c : report.profiles) {
+        for (const auto& row : c.rows) {
+            cpus.emplace(row.cpu, row.cpu >= 0 ? std::string() : row.role);
+        }
+    }
+    profile.severalCpus = cpus.size() > 1;
+    for (const auto& [variant, stacks] : report.profileStacks) {
+        profile.stacks[qs(variant)] = stacks;
     }
     view.profile = std::move(profile);
 }
@@ -280,7 +287,7 @@ ComparisonView build(const std::vector<engine::RunChoice>& choices, const Result
         }
         fillPanels(view, *input, *report, choices, options, {choiceArguments(choices), settingsArguments(settings)},
                    floors, simulated);
-        fillProfile(view, *report, first);
+        fillProfile(view, *report);
     }
     markMissing(view, first.environment);
     return view;

@@ -33,6 +33,7 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
     m_plot->clearPlottables();
     m_plot->clearItems();
     m_shown.clear();
+    m_symbols.clear();
     m_cpus.clear();
     std::vector<const engine::ProfileRow*> rows;
     for (const auto& row : comparison.rows) {
@@ -76,10 +77,13 @@ void ProfileBars::setComparison(const engine::ProfileComparison& comparison, dou
     double high = 0;
     for (const auto* row : rows) {
         QString label = QString::fromStdString(row->symbol);
-        if (severalCpus) {
+        if (severalCpus && row->cpu >= 0) {
             label += QStringLiteral(" (cpu%1)").arg(row->cpu);
+        } else if (severalCpus) {  // across runs: CPUs match by role
+            label += QStringLiteral(" (%1)").arg(QString::fromStdString(row->role));
         }
         m_shown << label;  // top to bottom
+        m_symbols << QString::fromStdString(row->symbol);
         m_cpus << row->cpu;
     }
     // Bottom to top, in ascending key order: QCPBars keeps its data sorted by key and QCPErrorBars

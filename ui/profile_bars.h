@@ -24,11 +24,13 @@ public:
     QCustomPlot* customPlot() const { return m_plot; }
     QStringList symbolsShown() const { return m_shown; }  // top to bottom, "(cpuN)" where several
     QList<int> cpusShown() const { return m_cpus; }       // each bar's CPU, top to bottom
+    QStringList barSymbols() const { return m_symbols; }  // each bar's symbol, top to bottom
     bool changedShown() const { return m_changed; }       // false: no row below alpha, the largest in grey
 
 private:
     QCustomPlot* m_plot = nullptr;
     QStringList m_shown;
+    QStringList m_symbols;
     QList<int> m_cpus;
     bool m_changed = false;
 };

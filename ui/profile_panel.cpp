@@ -46,10 +46,10 @@ ProfilePanel::ProfilePanel(QWidget* parent)
                     return;
                 }
                 const int key = static_cast<int>(std::lround(bars->data()->at(dataIndex)->key));
-                const auto shown = m_bars->symbolsShown();
-                const auto row = shown.size() - key;
-                if (row >= 0 && row < shown.size()) {
-                    m_flame->select(shown[row].section(QStringLiteral(" (cpu"), 0, 0), m_bars->cpusShown()[row]);
+                const auto symbols = m_bars->barSymbols();
+                const auto row = symbols.size() - key;
+                if (row >= 0 && row < symbols.size()) {
+                    m_flame->select(symbols[row], m_bars->cpusShown()[row]);
                 }
             });
 

@@ -183,6 +183,152 @@ std::pair<std::map<ChunkKey, Unit>, std::string> unitsOf(const RunData& data, in
     return {unitOf, paired ? "chunk pair" : "repetition"};
 }
 
+// Benjamini-Hochberg over the rows, and the rows by q, then by the size of the change.
+void qualify(std::vector<ProfileRow>& rows)
+{
+    std::vector<double> p;
+    p.reserve(rows.size());
+    for (const auto& row : rows) {
+        p.push_back(row.p);
+    }
+    const auto q = stats::benjaminiHochberg(p);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        rows[i].q = q[i];
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const ProfileRow& a, const ProfileRow& b) {
+        const double qa = std::isnan(a.q) ? 2 : a.q;
+        const double qb = std::isnan(b.q) ? 2 : b.q;
+        return qa != qb ? qa < qb : std::fabs(a.deltaPp) > std::fabs(b.deltaPp);
+    });
+}
+
+// One side of a comparison across runs on one CPU role: per unit, the CPU's samples and each
+// symbol's (by name: runs name their symbols each in their own list).
+struct SideCounts {
+    std::map<int, double> totals;
+    std::map<std::string, std::map<int, double>> symbols;
+    std::map<std::string, double> symbolTotal;
+};
+
+// Each side's counts per role; the unit is the run (`byRun`) or the run's repetition.
+std::map<std::string, SideCounts> sideCounts(const std::vector<ProfileRun>& runs, bool byRun)
+{
+    std::map<std::string, SideCounts> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const RunProfile& profile = *runs[i].data->profile;
+        const auto unitOf = [&](int repetition) {
+            return byRun ? static_cast<int>(i) : static_cast<int>(i) * (1 << 20) + repetition;
+        };
+        const auto roleOf = [&](int cpu) { return roleAcrossRuns(profile, cpu); };
+        for (const auto& c : profile.chunks) {
+            if (c.variant == runs[i].variant) {
+                const auto role = roleOf(c.cpu);
+                out[role].totals[unitOf(c.repetition)] += c.samples;
+            }
+        }
+        for (const auto& c : profile.counts) {
+            if (c.variant == runs[i].variant) {
+                auto& side = out[roleOf(c.cpu)];
+                const auto& name = profile.symbols.at(static_cast<std::size_t>(c.symbol));
+                side.symbols[name][unitOf(c.repetition)] += c.samples;
+                side.symbolTotal[name] += c.samples;
+            }
+        }
+    }
+    return out;
+}
+
+// A symbol's share of one side (a ratio of sums over its units) and the variance of that share
+// (the ratio estimator's, linearised; NaN below two units).
+struct SideShare {
+    double share = 0;
+    double variance = 0;
+    double samples = 0;  // the CPU's, over the units
+    double inSymbol = 0;
+    double units = 0;
+};
+
+SideShare sideShare(const SideCounts& side, const std::string& symbol)
+{
+    SideShare out;
+    const auto found = side.symbols.find(symbol);
+    const auto countIn = [&](int unit) {
+        if (found == side.symbols.end()) {
+            return 0.0;
+        }
+        const auto it = found->second.find(unit);
+        return it == found->second.end() ? 0.0 : it->second;
+    };
+    for (const auto& [unit, total] : side.totals) {
+        if (total > 0) {
+            out.samples += total;
+            out.inSymbol += countIn(unit);
+            out.units += 1;
+        }
+    }
+    out.share = out.samples > 0 ? out.inSymbol / out.samples : std::nan("");
+    if (out.units < 2) {
+        out.variance = std::nan("");
+        return out;
+    }
+    const double mean = out.samples / out.units;
+    double squares = 0;
+    for (const auto& [unit, total] : side.totals) {
+        if (total > 0) {
+            const double z = (countIn(unit) - out.share * total) / mean;
+            squares += z * z;
+        }
+    }
+    out.variance = squares / (out.units * (out.units - 1));
+    return out;
+}
+
+ProfileRow compareSides(const SideCounts& base, const SideCounts& cand, const std::string& symbol, double alpha)
+{
+    const auto a = sideShare(base, symbol);
+    const auto b = sideShare(cand, symbol);
+    ProfileRow row;
+    row.units = static_cast<std::size_t>(a.units + b.units);
+    row.baselineSharePct = 100 * a.share;
+    row.candidateSharePct = 100 * b.share;
+    row.deltaPp = row.candidateSharePct - row.baselineSharePct;
+    row.lowPp = row.highPp = row.p = std::nan("");
+    if (a.units < 2 || b.units < 2) {
+        return row;
+    }
+    const double v = a.variance + b.variance;
+    const double pooled = (a.inSymbol + b.inSymbol) / (a.samples + b.samples);
+    const double sampling = pooled * (1 - pooled) * (1 / a.samples + 1 / b.samples);
+    const double se = 100 * std::sqrt(std::max(v, sampling));
+    if (!(se > 0)) {
+        row.p = row.deltaPp == 0 ? 1.0 : 0.0;
+        row.lowPp = row.highPp = row.deltaPp;
+        return row;
+    }
+    // Welch-Satterthwaite; where the sampling floor holds the degrees of freedom of both sides.
+    const double df = v >= sampling && v > 0
+                          ? v * v / (a.variance * a.variance / (a.units - 1) + b.variance * b.variance / (b.units - 1))
+                          : a.units + b.units - 2;
+    const double half = stats::tQuantile(1 - alpha / 2, df) * se;
+    row.lowPp = row.deltaPp - half;
+    row.highPp = row.deltaPp + half;
+    row.p = stats::twoSidedT(row.deltaPp / se, df);
+    return row;
+}
+
+// The mean time per operation of a side's runs (nsPerOp of each), NaN where none has one.
+double sideNsPerOp(const std::vector<ProfileRun>& runs)
+{
+    std::vector<double> values;
+    for (const auto& r : runs) {
+        const double ns = nsPerOp(*r.data, r.variant);
+        if (std::isfinite(ns)) {
+            values.push_back(ns);
+        }
+    }
+    return values.empty() ? std::nan("") : mean(values);
+}
+
 }  // namespace
 
 ProfileComparison compareProfiles(const RunData& data, int baseline, int candidate, const ProfileOptions& options)
@@ -244,19 +390,63 @@ ProfileComparison compareProfiles(const RunData& data, int baseline, int candida
             out.rows.push_back(std::move(row));
         }
     }
-    std::vector<double> p;
-    for (const auto& row : out.rows) {
-        p.push_back(row.p);
+    qualify(out.rows);
+    return out;
+}
+
+std::string roleAcrossRuns(const RunProfile& profile, int cpu)
+{
+    return cpu < 0 ? std::string("pooled") : profile.roleOf(cpu);
+}
+
+ProfileComparison compareProfilesAcross(const std::string& baseline, const std::vector<ProfileRun>& base,
+                                        const std::string& candidate, const std::vector<ProfileRun>& cand,
+                                        const ProfileOptions& options)
+{
+    ProfileComparison out;
+    out.baseline = baseline;
+    out.candidate = candidate;
+    if (base.empty() || cand.empty()) {
+        return out;
     }
-    const auto q = stats::benjaminiHochberg(p);
-    for (std::size_t i = 0; i < out.rows.size(); ++i) {
-        out.rows[i].q = q[i];
+    out.event = base.front().data->profile->summary.event;
+    const bool byRun = base.size() > 1 && cand.size() > 1;
+    out.unit = byRun ? "run" : "repetition";
+    const auto baseCounts = sideCounts(base, byRun);
+    const auto candCounts = sideCounts(cand, byRun);
+    const double baseNs = sideNsPerOp(base);
+    const double candNs = sideNsPerOp(cand);
+    for (const auto& [role, a] : baseCounts) {
+        const auto other = candCounts.find(role);
+        if (other == candCounts.end()) {
+            continue;
+        }
+        const auto& b = other->second;
+        std::map<std::string, double> both = a.symbolTotal;
+        for (const auto& [name, n] : b.symbolTotal) {
+            both[name] += n;
+        }
+        std::vector<std::pair<double, std::string>> ranked;
+        ranked.reserve(both.size());
+        for (const auto& [name, n] : both) {
+            ranked.emplace_back(-n, name);
+        }
+        std::sort(ranked.begin(), ranked.end());
+        ranked.resize(std::min(ranked.size(), options.symbolsPerCpu));
+        for (const auto& [negative, name] : ranked) {
+            if (name == kOtherSymbol) {
+                continue;
+            }
+            auto row = compareSides(a, b, name, options.alpha);
+            row.symbol = name;
+            row.cpu = -1;  // CPUs match by role: the number may differ from run to run
+            row.role = role;
+            row.baselineNsPerOp = row.baselineSharePct / 100 * baseNs;
+            row.candidateNsPerOp = row.candidateSharePct / 100 * candNs;
+            out.rows.push_back(std::move(row));
+        }
     }
-    std::stable_sort(out.rows.begin(), out.rows.end(), [](const ProfileRow& a, const ProfileRow& b) {
-        const double qa = std::isnan(a.q) ? 2 : a.q;
-        const double qb = std::isnan(b.q) ? 2 : b.q;
-        return qa != qb ? qa < qb : std::fabs(a.deltaPp) > std::fabs(b.deltaPp);
-    });
+    qualify(out.rows);
     return out;
 }
 

@@ -60,4 +60,25 @@ struct ProfileOptions {
 // `baseline` and `candidate` index data.variantNames; data.profile must be set.
 ProfileComparison compareProfiles(const RunData& data, int baseline, int candidate, const ProfileOptions& options = {});
 
+// What a sampled CPU does, as runs are matched by: its role ("rx", "worker"), "pooled" for a
+// pooled profile (an import), which matches the other side's whichever CPUs each pools.
+std::string roleAcrossRuns(const RunProfile& profile, int cpu);
+
+// One variant of a run, on one side of a comparison across runs; data.profile must be set.
+struct ProfileRun {
+    const RunData* data = nullptr;
+    int variant = 0;
+};
+
+// Where the time went between runs (labels, boots; imports of perf script, one per boot): the
+// sides are independent, so the difference of the shares has the standard error of two
+// independent ratio estimators (Welch: each side's linearised variance over its units, Satterthwaite's
+// degrees of freedom), floored at the multinomial sampling error as compareProfiles does. The unit
+// is the run where both sides have several, else the repetition (an import's file, or slice). CPUs
+// are matched by what they do (roleAcrossRuns): a row's cpu is -1 and its role names the CPU; both
+// sides must sample the same event. Below two units on a side there is no interval.
+ProfileComparison compareProfilesAcross(const std::string& baseline, const std::vector<ProfileRun>& base,
+                                        const std::string& candidate, const std::vector<ProfileRun>& cand,
+                                        const ProfileOptions& options = {});
+
 }  // namespace nf::engine

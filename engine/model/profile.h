@@ -70,7 +70,7 @@ inline constexpr int kDefaultProfileHz = 499;
 
 // How the profile was taken.
 struct ProfileSummary {
-    std::string event;  // "cycles" or "cpu-clock"
+    std::string event;  // "cycles" or "cpu-clock" (an import: what perf recorded, "cycles:u")
     int hz = 0;
     std::vector<ProfileCpu> cpus;
     std::uint64_t samples = 0;      // attributed to a chunk
@@ -78,6 +78,7 @@ struct ProfileSummary {
     std::uint64_t lost = 0;         // records the kernel dropped (the ring was full)
     double readerSeconds = 0;       // CPU time of the thread that read the rings
     bool readerOnMeasured = false;  // no CPU but the measured ones to read on
+    std::string source{};           // "" for run --profile, else the importer ("perf-script", "perf-report")
 };
 
 // One repetition's profile, as the run stores it.

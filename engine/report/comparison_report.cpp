@@ -251,6 +251,9 @@ void addProfiles(ComparisonReport& report, const RunData& data)
         return;
     }
     report.profile = data.profile->summary;
+    for (auto& [variant, stacks] : data.profile->foldedByVariant(true)) {
+        report.profileStacks[data.variantNames.at(static_cast<std::size_t>(variant))] = std::move(stacks);
+    }
     const auto indexOf = [&](const std::string& name) {
         const auto& names = data.variantNames;
         return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
@@ -376,6 +379,83 @@ Result<LabelGroups> labelGroups(const std::vector<LabelChoice>& labels)
     return out;
 }
 
+// Runs of several labels profiled (run --profile, import perf-script): one summary of them all, or
+// nullopt with why not.
+std::optional<ProfileSummary> summaryAcross(const LabelGroups& groups, std::string& why)
+{
+    std::optional<ProfileSummary> out;
+    for (const auto* run : groups.runs) {
+        if (!run->data.profile) {
+            return std::nullopt;
+        }
+        const auto& s = run->data.profile->summary;
+        if (!out) {
+            out = s;
+            continue;
+        }
+        if (s.event != out->event) {
+            why = "profiles not compared: " + out->event + " samples on one side, " + s.event + " on the other";
+            return std::nullopt;
+        }
+        out->hz = s.hz == out->hz ? out->hz : 0;
+        for (const auto& c : s.cpus) {
+            if (std::none_of(out->cpus.begin(), out->cpus.end(),
+                             [&](const ProfileCpu& o) { return o.role == c.role; })) {
+                out->cpus.push_back(c);
+            }
+        }
+        out->samples += s.samples;
+        out->outside += s.outside;
+        out->lost += s.lost;
+        out->readerSeconds += s.readerSeconds;
+        out->readerOnMeasured = out->readerOnMeasured || s.readerOnMeasured;
+    }
+    return out;
+}
+
+// Where the time went between the labels of each comparison of the primary metric, when every
+// run has a profile (engine/analysis/profile_diff.h, compareProfilesAcross).
+void addProfilesAcross(ComparisonReport& report, const LabelGroups& groups)
+{
+    std::string why;
+    report.profile = summaryAcross(groups, why);
+    if (!report.profile) {
+        if (!why.empty()) {
+            report.context.warnings.push_back(why);
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < groups.names.size(); ++i) {
+        auto& sum = report.profileStacks[groups.names[i]];
+        for (const auto& rv : groups.groups[i]) {  // the role as the first frame: CPUs differ from run to run
+            const auto& profile = *rv.data->profile;
+            for (const auto& s : profile.stacks) {
+                if (s.variant == rv.variant) {
+                    sum[foldedFrame(roleAcrossRuns(profile, s.cpu)) + ";" + s.stack] += s.samples;
+                }
+            }
+        }
+    }
+    const auto sideOf = [&](const std::string& name) {
+        std::vector<ProfileRun> side;
+        const auto it = std::find(groups.names.begin(), groups.names.end(), name);
+        if (it != groups.names.end()) {
+            for (const auto& rv : groups.groups[static_cast<std::size_t>(it - groups.names.begin())]) {
+                side.push_back({rv.data, rv.variant});
+            }
+        }
+        return side;
+    };
+    ProfileOptions options;
+    options.alpha = report.analysis.options.compare.alpha;
+    for (const auto& c : report.analysis.comparisons) {
+        if (c.primary && c.metric == report.analysis.primaryMetric) {
+            report.profiles.push_back(
+                compareProfilesAcross(c.baseline, sideOf(c.baseline), c.candidate, sideOf(c.candidate), options));
+        }
+    }
+}
+
 // The layout floor of every compared metric: from the placebos, else from a calibration.
 Result<void> addLayoutFloors(AnalysisInput& input, const std::vector<LabelChoice>& labels,
                              const std::vector<std::string>& metrics, const AnalysisOptions& options,
@@ -469,6 +549,7 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
     if (auto warning = layoutWarning(report.analysis)) {
         report.context.warnings.push_back(std::move(*warning));
     }
+    addProfilesAcross(report, groups);
     report.acrossRuns = true;
     return report;
 }

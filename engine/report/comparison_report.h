@@ -37,6 +37,9 @@ struct ComparisonReport {
     // primary metric (engine/analysis/profile_diff.h).
     std::optional<ProfileSummary> profile;
     std::vector<ProfileComparison> profiles;
+    // Each variant's folded stacks as the report names it, summed over its runs and repetitions,
+    // the sampled CPU the first frame (RunProfile::foldedByVariant): what a flame graph draws.
+    std::map<std::string, std::map<std::string, long long>> profileStacks;
 };
 
 // One run with every variant: its own design (paired chunks, interleaved repetitions). One variant

@@ -51,8 +51,8 @@ void writeRow(const ProfileRow& row, std::size_t cpus, std::ostream& out)
 {
     const std::string ci = std::isnan(row.lowPp) ? "-" : fmt::format("{:+.2f}..{:+.2f}", row.lowPp, row.highPp);
     out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>14} {:>6}\n", symbolCell(row.symbol),
-                       kSymbolWidth, cpus > 1 ? std::to_string(row.cpu) : std::string(""), row.baselineSharePct,
-                       row.candidateSharePct, row.deltaPp, ci, qText(row.q));
+                       kSymbolWidth, cpus > 1 && row.cpu >= 0 ? std::to_string(row.cpu) : std::string(""),
+                       row.baselineSharePct, row.candidateSharePct, row.deltaPp, ci, qText(row.q));
     // A share is of the CPU's time: it can fall while the time per operation in the symbol grows
     // (the retpoline's callee), so the time per operation is said beside it where the run has one.
     if (std::isfinite(row.baselineNsPerOp) && std::isfinite(row.candidateNsPerOp) &&
@@ -79,6 +79,14 @@ void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::
         << "):\n";
     const std::string header = fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", "symbol", kSymbolWidth,
                                            "cpu", "base%", "cand%", "delta", "95% CI (pp)", "q");
+    if (!c.rows.empty() &&
+        std::all_of(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return std::isnan(r.p); })) {
+        for (const auto& line : wrap("  no intervals: a side has fewer than two " + c.unit +
+                                         "s (an import: a file per boot, or --slice SECONDS of one recording)",
+                                     kWidth, "  ")) {
+            out << line << '\n';
+        }
+    }
     if (changed.empty()) {
         // Nothing at q < alpha: still the largest differences, so that too few units read as such.
         std::vector<const ProfileRow*> largest;
@@ -118,6 +126,15 @@ void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::
 
 std::vector<std::string> profileSummaryLines(const ProfileSummary& s)
 {
+    if (!s.source.empty()) {
+        std::string cpus;
+        for (const auto& c : s.cpus) {
+            cpus += (cpus.empty() ? "" : "; ") + (c.cpu >= 0 ? std::to_string(c.cpu) + " (" + c.role + ")" : c.role);
+        }
+        return wrap(
+            fmt::format("profile: {} samples, imported from {} ({}): {} samples", s.event, s.source, cpus, s.samples),
+            kWidth, "  ");
+    }
     std::string text = fmt::format(
         "profile: {} at {} Hz on CPU {}; {} samples in chunks, {} between them (left out), "
         "{} lost; the ring reader took {:.3f} s of CPU{}",
@@ -152,6 +169,7 @@ nlohmann::json profileSummaryJson(const ProfileSummary& s)
         cpus.push_back({{"cpu", c.cpu}, {"role", c.role}});
     }
     return {{"event", s.event},
+            {"source", s.source.empty() ? "run --profile" : s.source},
             {"hz", s.hz},
             {"cpus", cpus},
             {"samples", s.samples},

@@ -32,6 +32,11 @@ void printSchedule(const RunRecord& run, std::ostream& out)
         for (const auto& note : imp->notes) {
             out << "  note: " << note << '\n';
         }
+        if (run.data.profile) {
+            for (const auto& line : profileSummaryLines(run.data.profile->summary)) {
+                out << "  " << line << '\n';
+            }
+        }
         return;
     }
     std::string how = spec.alternating() ? fmt::format("alternating {:g} ms chunks", *spec.chunk * 1e3)

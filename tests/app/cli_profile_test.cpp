@@ -1,10 +1,13 @@
 // run --profile on this machine's kernel (cpu-clock: no hardware PMU here), then compare's "where
 // the time went" and export --format folded: the retpoline variant of indirect-call spends a
 // significant share of its samples in the retpoline thunk, which the direct variant never enters.
+// Then profiles recorded elsewhere: real perf script output imported under two labels, sliced into
+// repetitions, compared across the runs, and the files refused.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/app/cli_process.h"
@@ -83,6 +86,71 @@ TEST_F(CliProfile, AnUnprofiledRunHasNoStacksToExport)
     EXPECT_TRUE(folded.out.empty());
     const auto text = run({"compare", "last"});
     EXPECT_EQ(text.out.find("where the time went"), std::string::npos);
+}
+
+std::string real(const std::string& name)
+{
+    return std::string(NF_IMPORT_SAMPLES) + "/real/" + name;
+}
+
+// FlameGraph's numa recording (32 CPUs, 61 ms): the first 16 CPUs under one label, the others under
+// another, each cut into 10 ms slices. Its last 16 CPUs spend more of their samples idle.
+TEST_F(CliProfile, ImportedRecordingsCompareAcrossLabels)
+{
+    const auto numa = real("perf-script_numa_32-cpus_kallsyms_flamegraph.txt");
+    auto low = run({"import", "perf-script", numa, "--label", "low", "--slice", "0.01", "--cpu",
+                    "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", "--kernel", "k"});
+    ASSERT_EQ(low.status, 0) << low.err;
+    EXPECT_NE(low.out.find("imported 6 repetitions of perf-script"), std::string::npos) << low.out;
+    EXPECT_NE(low.out.find("part slice"), std::string::npos) << low.out;
+    auto high = run({"import", numa, "--label", "high", "--slice", "0.01", "--cpu",
+                     "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31", "--kernel", "k"});
+    ASSERT_EQ(high.status, 0) << high.err;
+    EXPECT_NE(high.out.find("detected perf-script"), std::string::npos) << high.out;
+    const auto text = run({"compare", "--label", "low", "--label", "high"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("imported from perf-script"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("high against low, per repetition (11 repetitions)"), std::string::npos) << text.out;
+    const auto json = run({"compare", "--label", "low", "--label", "high", "--format", "json"});
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["profile"]["source"], "perf-script");
+    bool idle = false;
+    for (const auto& c : j["comparisons"]) {
+        for (const auto& row : c.value("profile", nlohmann::json::array())) {
+            if (row["symbol"] == "native_safe_halt") {
+                idle = true;
+                EXPECT_EQ(row["role"], "pooled");
+                EXPECT_GT(row["ci_low_pp"].get<double>(), 0);
+                EXPECT_LT(row["q_value"].get<double>(), 0.05);
+            }
+        }
+    }
+    EXPECT_TRUE(idle) << json.out;
+    const auto folded = run({"export", "--format", "folded", "1"});
+    ASSERT_EQ(folded.status, 0) << folded.err;
+    EXPECT_EQ(folded.out.rfind("default;CPU_0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15;", 0), 0U) << folded.out;
+}
+
+TEST_F(CliProfile, AFileWithoutSamplesOrWithSeveralEventsIsRefused)
+{
+    const auto empty = m_dir.file("empty.txt");
+    std::ofstream(empty) << "# ========\n# captured on    : Sun Dec  6 2026\n# ========\n#\n";
+    auto r = run({"import", "perf-script", empty, "--label", "x"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("no samples in it"), std::string::npos) << r.err;
+    r = run({"import", real("perf-script_cycles-instructions_lbr_flamegraph.txt"), "--label", "x"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("choose one with --event"), std::string::npos) << r.err;
+    r = run({"import", real("perf-report_n-samples_two-events_cache-branch-misses_oltean.txt"), "--label", "x",
+             "--event", "branch-misses"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    r = run({"import", real("perf-report_n-samples_two-events_cache-branch-misses_oltean.txt"), "--label", "x",
+             "--slice", "1"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--cpu and --slice read perf script output, not perf-report"), std::string::npos) << r.err;
+    const auto list = run({"list", "--format", "json"});
+    EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1U);  // only the branch-misses report was stored
 }
 
 }  // namespace

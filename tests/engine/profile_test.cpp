@@ -261,5 +261,68 @@ TEST(ProfileDiff, FewSamplesAreNoEvidenceHoweverAlikeTheUnits)
     EXPECT_LT(c.rows[0].lowPp, 0);
 }
 
+// Runs of two labels (an import per boot): one run's repetitions per side, a million samples in
+// each, the symbol's count ten thousand times a reference value. With equal totals the ratio
+// estimator's linearised variance is the variance of the shares over the units, so the
+// difference is Welch's t on the shares: SciPy's ttest_ind(equal_var=False) on x5 and y4.
+RunData profiledRun(const std::vector<double>& values)
+{
+    RunData data;
+    data.variantNames = {"default"};
+    RunProfile profile;
+    profile.summary.event = "cpu-clock";
+    profile.summary.cpus = {{-1, "all CPUs"}};
+    profile.symbols = {"f", "g"};
+    for (std::size_t r = 0; r < values.size(); ++r) {
+        const int rep = static_cast<int>(r);
+        const int inF = static_cast<int>(std::lround(values[r] * 10000));
+        profile.chunks.push_back({0, rep, 0, -1, 1000000});
+        profile.counts.push_back({0, rep, 0, -1, 0, inF});
+        profile.counts.push_back({0, rep, 0, -1, 1, 1000000 - inF});
+    }
+    data.profile = profile;
+    return data;
+}
+
+TEST(ProfileAcrossRuns, EqualTotalsGiveWelchOnTheSharesAsScipy)
+{
+    const auto base = profiledRun(test::referenceData("x5"));
+    auto cand = profiledRun(test::referenceData("y4"));
+    cand.profile->summary.cpus = {{-1, "CPU 2,3"}};  // pooled profiles match whatever CPUs they pool
+    const auto c = compareProfilesAcross("x", {{&base, 0}}, "y", {{&cand, 0}});
+    EXPECT_EQ(c.unit, "repetition");
+    const auto f = std::find_if(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return r.symbol == "f"; });
+    ASSERT_NE(f, c.rows.end());
+    EXPECT_EQ(f->units, 9U);
+    EXPECT_NEAR(f->p, test::referenceValue("welch", "x5_y4", "p"), 1e-9);
+    EXPECT_GT(f->deltaPp, 0);  // y4's mean is the larger: t = -2.82 for x5 against y4
+    EXPECT_LT(f->lowPp, f->deltaPp);
+    EXPECT_GT(f->lowPp, 0);  // p < 0.05
+}
+
+TEST(ProfileAcrossRuns, OneUnitOnASideGivesNoInterval)
+{
+    const auto base = profiledRun({10.0});
+    const auto cand = profiledRun({11.0, 12.0, 13.0});
+    const auto c = compareProfilesAcross("x", {{&base, 0}}, "y", {{&cand, 0}});
+    const auto f = std::find_if(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return r.symbol == "f"; });
+    ASSERT_NE(f, c.rows.end());
+    EXPECT_TRUE(std::isnan(f->lowPp));
+    EXPECT_TRUE(std::isnan(f->p));
+    EXPECT_NEAR(f->deltaPp, 12.0 - 10.0, 1e-9);  // shares of 12% against 10%
+}
+
+TEST(ProfileAcrossRuns, SeveralRunsASideMakeTheRunTheUnit)
+{
+    const auto a1 = profiledRun({10.0, 10.2});
+    const auto a2 = profiledRun({10.1});
+    const auto b1 = profiledRun({10.4});
+    const auto b2 = profiledRun({10.5, 10.3, 10.6});
+    const auto c = compareProfilesAcross("a", {{&a1, 0}, {&a2, 0}}, "b", {{&b1, 0}, {&b2, 0}});
+    EXPECT_EQ(c.unit, "run");
+    ASSERT_FALSE(c.rows.empty());
+    EXPECT_EQ(c.rows[0].units, 4U);
+}
+
 }  // namespace
 }  // namespace nf::engine
