@@ -13,7 +13,7 @@ namespace nf::data {
 
 // Writes the run through RunRecorder, marks it complete and returns its id, all in one
 // transaction: a failure, a stop requested through `stop` before the commit, or a crash leaves no
-// trace of it. `profile`, when given, is stored with it (an import of perf script).
+// trace of it. `profile`, when given, is stored with it (an import of perf script or perf report).
 Result<std::int64_t> storeFinishedRun(Database& db, const engine::RunStart& start,
                                       const std::vector<engine::RepetitionResult>& repetitions,
                                       const std::vector<engine::SummaryStat>& summaries = {},

@@ -22,7 +22,7 @@ public:
     // `severalCpus`: the rows name their CPU.
     void setComparison(const engine::ProfileComparison& comparison, double alpha, bool severalCpus);
     QCustomPlot* customPlot() const { return m_plot; }
-    QStringList symbolsShown() const { return m_shown; }  // top to bottom, "(cpuN)" where several
+    QStringList symbolsShown() const { return m_shown; }  // top to bottom, "(cpuN)" or "(role)" where several
     QList<int> cpusShown() const { return m_cpus; }       // each bar's CPU, top to bottom
     QStringList barSymbols() const { return m_symbols; }  // each bar's symbol, top to bottom
     bool changedShown() const { return m_changed; }       // false: no row below alpha, the largest in grey

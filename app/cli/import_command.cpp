@@ -242,7 +242,7 @@ int execute(ImportArgs& a, const Context& ctx)
         return failWith(db.error());
     }
     auto id = data::storeFinishedRun(*db, run->start, run->repetitions, run->summaries, signals.token(),
-                                      run->profile ? &*run->profile : nullptr);
+                                     run->profile ? &*run->profile : nullptr);
     if (signals.exitStatus() != 0) {
         const std::string by = signalName(signals.signal().load());
         return fail(signals.exitStatus(),
@@ -297,7 +297,8 @@ Command addImportCommand(CLI::App& app, Context& ctx)
                     "xdpsock, xdp-bench, sar -n DEV or pktgen output: counters per packet from it");
     sub->add_option("--runs", a->runs, "perf-stat: runs averaged by each -r summary written with -x,")
         ->check(CLI::Range(2, 1000000));
-    sub->add_option("--event", a->options.event, "perf-script, perf-report: the event to read where the file has several");
+    sub->add_option("--event", a->options.event,
+                    "perf-script, perf-report: the event to read where the file has several");
     sub->add_option("--cpu", a->options.cpus, "perf-script: the CPUs whose samples to read, pooled (default: all)")
         ->delimiter(',')
         ->check(CLI::Range(0, 65535));

@@ -204,9 +204,12 @@ void qualify(std::vector<ProfileRow>& rows)
 
 // One side of a comparison across runs on one CPU role: per unit, the CPU's samples and each
 // symbol's (by name: runs name their symbols each in their own list).
+using RunUnit = std::pair<std::size_t, int>;  // (run, repetition); (run, -1) where the run is the unit
+
 struct SideCounts {
-    std::map<int, double> totals;
-    std::map<std::string, std::map<int, double>> symbols;
+    std::map<RunUnit, double> totals;
+    std::map<RunUnit, double> other;  // the unit's samples summed as [other] (symbols it did not keep)
+    std::map<std::string, std::map<RunUnit, double>> symbols;
     std::map<std::string, double> symbolTotal;
 };
 
@@ -216,9 +219,7 @@ std::map<std::string, SideCounts> sideCounts(const std::vector<ProfileRun>& runs
     std::map<std::string, SideCounts> out;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const RunProfile& profile = *runs[i].data->profile;
-        const auto unitOf = [&](int repetition) {
-            return byRun ? static_cast<int>(i) : static_cast<int>(i) * (1 << 20) + repetition;
-        };
+        const auto unitOf = [&](int repetition) { return RunUnit{i, byRun ? -1 : repetition}; };
         const auto roleOf = [&](int cpu) { return roleAcrossRuns(profile, cpu); };
         for (const auto& c : profile.chunks) {
             if (c.variant == runs[i].variant) {
@@ -230,6 +231,9 @@ std::map<std::string, SideCounts> sideCounts(const std::vector<ProfileRun>& runs
             if (c.variant == runs[i].variant) {
                 auto& side = out[roleOf(c.cpu)];
                 const auto& name = profile.symbols.at(static_cast<std::size_t>(c.symbol));
+                if (name == kOtherSymbol) {
+                    side.other[unitOf(c.repetition)] += c.samples;
+                }
                 side.symbols[name][unitOf(c.repetition)] += c.samples;
                 side.symbolTotal[name] += c.samples;
             }
@@ -246,13 +250,14 @@ struct SideShare {
     double samples = 0;  // the CPU's, over the units
     double inSymbol = 0;
     double units = 0;
+    bool partial = false;  // not kept in a unit that summed symbols as [other]: its count there is unknown
 };
 
 SideShare sideShare(const SideCounts& side, const std::string& symbol)
 {
     SideShare out;
     const auto found = side.symbols.find(symbol);
-    const auto countIn = [&](int unit) {
+    const auto countIn = [&](const RunUnit& unit) {
         if (found == side.symbols.end()) {
             return 0.0;
         }
@@ -264,6 +269,9 @@ SideShare sideShare(const SideCounts& side, const std::string& symbol)
             out.samples += total;
             out.inSymbol += countIn(unit);
             out.units += 1;
+            const auto other = side.other.find(unit);
+            const bool kept = found != side.symbols.end() && found->second.count(unit) != 0;
+            out.partial = out.partial || (!kept && other != side.other.end() && other->second > 0);
         }
     }
     out.share = out.samples > 0 ? out.inSymbol / out.samples : std::nan("");
@@ -293,7 +301,8 @@ ProfileRow compareSides(const SideCounts& base, const SideCounts& cand, const st
     row.candidateSharePct = 100 * b.share;
     row.deltaPp = row.candidateSharePct - row.baselineSharePct;
     row.lowPp = row.highPp = row.p = std::nan("");
-    if (a.units < 2 || b.units < 2) {
+    row.partial = a.partial || b.partial;
+    if (a.units < 2 || b.units < 2 || row.partial) {
         return row;
     }
     const double v = a.variance + b.variance;
@@ -340,7 +349,6 @@ ProfileComparison compareProfiles(const RunData& data, int baseline, int candida
         return out;
     }
     const RunProfile& profile = *data.profile;
-    out.event = profile.summary.event;
     auto [unitOf, unitName] = unitsOf(data, baseline, candidate, options.design);
     out.unit = unitName;
     const auto sideOf = [&](int variant) { return variant == baseline ? 0 : variant == candidate ? 1 : -1; };
@@ -409,7 +417,6 @@ ProfileComparison compareProfilesAcross(const std::string& baseline, const std::
     if (base.empty() || cand.empty()) {
         return out;
     }
-    out.event = base.front().data->profile->summary.event;
     const bool byRun = base.size() > 1 && cand.size() > 1;
     out.unit = byRun ? "run" : "repetition";
     const auto baseCounts = sideCounts(base, byRun);

@@ -34,6 +34,9 @@ struct ProfileRow {
     double p = 1;  // t test of deltaPp against 0; NaN below two units
     double q = 1;  // Benjamini-Hochberg over the comparison's rows
     std::size_t units = 0;
+    // Across runs: summed as [other] in some unit (a run that kept fewer symbols, a report cut
+    // short), so its count there is unknown: shares and difference as a lower bound, no interval.
+    bool partial = false;
     // Time per operation in the symbol (share x the variant's time per operation: ns_per_op, or 1e9
     // / the packet rate of a live test); NaN when the run has neither.
     double baselineNsPerOp = 0;
@@ -43,8 +46,7 @@ struct ProfileRow {
 struct ProfileComparison {
     std::string baseline;
     std::string candidate;
-    std::string unit;  // "chunk pair", "repetition", "placement cell" or "setup"
-    std::string event;
+    std::string unit;  // "chunk pair", "repetition", "placement cell", "setup"; across runs "run" or "repetition"
     std::vector<ProfileRow> rows;  // by q, then by the size of the change
 };
 

@@ -27,10 +27,10 @@ struct ImportSource {
 struct ImportOptions {
     std::string iface;        // sar: the interface to read (needed when the file has several)
     std::optional<int> runs;  // perf stat -r N summaries written with -x, (the text does not say N)
-    // perf script and perf report: the event to read where the file holds several ("" = its only one),
+    // perf script and perf report: the event to read where the file holds several ("" = its only one).
     std::string event{};
-    std::vector<int> cpus{};  // the CPUs whose samples to keep (empty: all), pooled
-    double slice = 0;       // and perf script: repetitions of this many seconds of each file (0: a file each)
+    std::vector<int> cpus{};  // perf script: the CPUs whose samples to keep (empty: all), pooled
+    double slice = 0;         // perf script: repetitions of this many seconds of each file (0: a file each)
 };
 
 // The largest file an import reads (docs/workflows.md): larger ones are refused before parsing.

@@ -27,7 +27,7 @@ struct ImportRequest {
 struct ImportedRun {
     RunStart start;
     std::vector<RepetitionResult> repetitions;
-    std::vector<SummaryStat> summaries;  // perf stat -r: what the tool summarised, per repetition
+    std::vector<SummaryStat> summaries;       // perf stat -r: what the tool summarised, per repetition
     std::optional<ProfileRecording> profile;  // perf script, perf report
 };
 

@@ -4,10 +4,11 @@
 //       21.07%  a.out    [kernel.kallsyms]  [k] _raw_spin_unlock_irq
 // with -n a Samples column after Overhead, with call graphs a Children column before Self and the
 // graph under each row (left out: the stacks are not rebuilt from it). Where the Samples column is
-// printed the counts are exact; else they are the Overhead times the "# Samples:" figure, which perf
-// rounds ("60K") and which weights samples by their period: the import says so. A report is one
-// repetition (one recording: one boot, one label), its CPUs pooled; the symbols not listed are
-// summed as kOtherSymbol. Symbols are named as run --profile names them (probes/symbolizer.h).
+// printed the counts are exact; else they are the Overhead (a share of the event's count, weighted
+// by each sample's period) apportioned over the "# Samples:" figure, which perf truncates ("60K":
+// 60000 to 60999): the import says so. A report is one repetition (one recording: one boot, one
+// label), its CPUs pooled; the samples of the symbols not listed are summed as kOtherSymbol. Symbols
+// are named as run --profile names them (probes/symbolizer.h).
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,9 @@ namespace {
 
 using Match = std::match_results<std::string_view::const_iterator>;
 
+// The longest line read with a regular expression (std::regex recurses per character).
+constexpr std::size_t kMaxLine = 4096;
+
 struct Row {
     double overhead = 0;  // percent (Self where Children is printed)
     double samples = -1;  // the Samples column, -1 where not printed
@@ -32,15 +36,16 @@ struct Row {
 
 struct Section {
     std::string event;
-    double samples = 0;    // "# Samples: 60K": 60000
-    bool rounded = false;  // a K or M figure
+    double samples = 0;      // "# Samples: 60K": 60000, at least (perf truncates)
+    bool truncated = false;  // a K, M or G figure
+    double lost = 0;         // "# Total Lost Samples: N" above it
     bool columnSamples = false;
     bool children = false;
     std::vector<Row> rows;
     std::size_t line = 0;
 };
 
-// "60K" -> 60000 (rounded), "15" -> 15.
+// "60K" -> 60000 (perf's convert_unit truncates: 60000 to 60999), "15" -> 15.
 std::optional<std::pair<double, bool>> sampleFigure(const std::string& text)
 {
     if (text.empty()) {
@@ -55,13 +60,16 @@ std::optional<std::pair<double, bool>> sampleFigure(const std::string& text)
     return std::pair{*number * scale, scale != 1};
 }
 
-// "[k] 0xffffffffaea00a67", "[k] 0000000000000000": an address no symbol covers.
+// "[k] 0xffffffffaea00a67", "[k] 0000000000000000": an address no symbol covers (a name of hex
+// letters, "add", is not one).
 bool isAddress(std::string_view symbol)
 {
-    if (symbol.rfind("0x", 0) == 0) {
+    const bool prefixed = symbol.rfind("0x", 0) == 0;
+    if (prefixed) {
         symbol.remove_prefix(2);
     }
-    return !symbol.empty() && symbol.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+    return (prefixed || symbol.size() >= 8) && !symbol.empty() &&
+           symbol.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
 std::string objectName(std::string_view dso)
@@ -77,8 +85,9 @@ std::string symbolName(std::string_view marker, std::string_view symbol, std::st
 {
     const bool kernel = marker == "[k]";
     if (isAddress(symbol)) {
-        return kernel ? "[unknown kernel]" : dso.empty() || dso == "[unknown]" ? "[unknown]"
-                                                                              : "[unknown " + objectName(dso) + "]";
+        return kernel                              ? "[unknown kernel]"
+               : dso.empty() || dso == "[unknown]" ? "[unknown]"
+                                                   : "[unknown " + objectName(dso) + "]";
     }
     if (kernel && dso.size() > 2 && dso.front() == '[' && dso != "[kernel.kallsyms]" && dso != "[unknown]" &&
         dso.rfind("[kernel.", 0) != 0) {
@@ -91,19 +100,23 @@ Result<Row> parseRow(const ImportSource& src, std::size_t line, std::string_view
 {
     static const std::regex row(R"(^\s*(\d+\.\d+)%\s+(?:(\d+\.\d+)%\s+)?(?:(\d+)\s+)?(.*)$)");
     Match m;
-    if (text.size() > 4096 || !std::regex_match(text.begin(), text.end(), m, row)) {
+    if (text.size() > kMaxLine || !std::regex_match(text.begin(), text.end(), m, row)) {
         return importError(src, line, "not a perf report row: " + quoteLine(text));
     }
     if (section.children != m[2].matched || section.columnSamples != m[3].matched) {
         return importError(src, line, "its columns differ from the header's: " + quoteLine(text));
     }
     Row r;
-    r.overhead = *parseNumber(m[section.children ? 2 : 1].str());
-    if (m[3].matched) {
-        r.samples = *parseNumber(m[3].str());
+    const auto overhead = parseNumber(m[section.children ? 2 : 1].str());
+    const auto samples = m[3].matched ? parseNumber(m[3].str()) : std::optional<double>(-1);
+    if (!overhead || !samples || *overhead > 100 || *samples > 2147483647.0) {
+        return importError(src, line, "a number out of range: " + quoteLine(text));
     }
+    r.overhead = *overhead;
+    r.samples = *samples;
     const auto rest = m[4].str();
-    static const std::regex symbolAt(R"((\S+)\s+(\[[k.gujH]\])\s+(.*?)\s*$)");
+    // The shared object is left out by --sort sym.
+    static const std::regex symbolAt(R"((?:(\S+)\s+)?(\[[k.gujH]\])\s+(.*?)\s*$)");
     std::smatch s;
     if (!std::regex_search(rest, s, symbolAt)) {
         return importError(src, line, "a row without a [k] or [.] symbol: " + quoteLine(text));
@@ -115,6 +128,8 @@ Result<Row> parseRow(const ImportSource& src, std::size_t line, std::string_view
 Result<std::vector<Section>> readSections(const ImportSource& src)
 {
     static const std::regex samples(R"(^\s*#\s*Samples:\s+(\S+)\s+of event '([^']+)')");
+    static const std::regex lost(R"(^\s*#\s*Total Lost Samples:\s+(\d+)\s*$)");
+    std::optional<double> lostAbove;
     std::vector<Section> out;
     bool columns = false;  // the column header of the last section was read
     const auto lines = splitLines(src.text);
@@ -125,7 +140,15 @@ Result<std::vector<Section>> readSections(const ImportSource& src)
             continue;
         }
         if (text.front() == '#') {
-            if (std::regex_search(text.begin(), text.end(), m, samples)) {
+            if (text.size() > kMaxLine) {
+                return importError(src, i + 1, "a comment line longer than perf report writes: " + quoteLine(text));
+            }
+            if (std::regex_search(text.begin(), text.end(), m, lost)) {
+                lostAbove = parseNumber(m[1].str());
+                if (!lostAbove || *lostAbove > 1e15) {
+                    return importError(src, i + 1, "a lost-sample count out of range: " + quoteLine(text));
+                }
+            } else if (std::regex_search(text.begin(), text.end(), m, samples)) {
                 auto figure = sampleFigure(m[1].str());
                 if (!figure) {
                     return importError(src, i + 1, "a sample count that is not a number: " + quoteLine(text));
@@ -133,7 +156,8 @@ Result<std::vector<Section>> readSections(const ImportSource& src)
                 Section s;
                 s.event = m[2].str();
                 s.samples = figure->first;
-                s.rounded = figure->second;
+                s.truncated = figure->second;
+                s.lost = lostAbove.value_or(0);
                 s.line = i + 1;
                 out.push_back(std::move(s));
                 columns = false;
@@ -143,7 +167,8 @@ Result<std::vector<Section>> readSections(const ImportSource& src)
                 if (words.back() != "Symbol") {
                     return importError(src, i + 1,
                                        "sorted with the symbol not last (noisefloor reads perf report's default "
-                                       "--sort comm,dso,sym): " + quoteLine(text));
+                                       "--sort comm,dso,sym): " +
+                                           quoteLine(text));
                 }
                 out.back().children = contains(text, "Children");
                 out.back().columnSamples = std::find(words.begin(), words.end(), "Samples") != words.end();
@@ -162,6 +187,41 @@ Result<std::vector<Section>> readSections(const ImportSource& src)
     return out;
 }
 
+// Each row's samples: its Samples column, else its Overhead of the figure, apportioned by largest
+// remainder so that the rows add up to the figure times the sum of their Overhead.
+Result<std::vector<double>> rowSamples(const ImportSource& src, const Section& s)
+{
+    std::vector<double> out;
+    out.reserve(s.rows.size());
+    if (s.columnSamples) {
+        for (const auto& r : s.rows) {
+            out.push_back(r.samples);
+        }
+        return out;
+    }
+    double sum = 0;
+    for (const auto& r : s.rows) {
+        sum += r.overhead;
+    }
+    if (sum > 100.5) {
+        return importError(src, s.line, fmt::format("the rows' Overhead adds up to {:.2f}%, more than the whole", sum));
+    }
+    std::vector<std::pair<double, std::size_t>> remainders;
+    double floors = 0;
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+        const double exact = s.rows[i].overhead / 100 * s.samples;
+        out.push_back(std::floor(exact));
+        floors += out.back();
+        remainders.emplace_back(out.back() - exact, i);  // the largest remainder first
+    }
+    std::sort(remainders.begin(), remainders.end());
+    const double listed = std::max(floors, std::round(s.samples * std::min(sum, 100.0) / 100));
+    for (std::size_t k = 0; k < remainders.size() && floors + static_cast<double>(k) < listed; ++k) {
+        out[remainders[k].second] += 1;
+    }
+    return out;
+}
+
 Result<ImportTable> parsePerfReport(const ImportSource& src, const ImportOptions& options)
 {
     if (auto line = binaryLine(src.text)) {
@@ -173,6 +233,7 @@ Result<ImportTable> parsePerfReport(const ImportSource& src, const ImportOptions
         return importError(src, 0, "no samples in it (perf report --stdio prints '# Samples: N of event' and rows)");
     }
     std::vector<std::string> events;
+    events.reserve(sections.size());
     for (const auto& s : sections) {
         events.push_back(s.event);
     }
@@ -180,43 +241,44 @@ Result<ImportTable> parsePerfReport(const ImportSource& src, const ImportOptions
         return options.event.empty() ? sections.size() == 1 : s.event == options.event;
     });
     if (chosen == sections.end()) {
-        return importError(src, 0,
-                           options.event.empty()
-                               ? fmt::format("reports of several events: {}; choose one with --event", fmt::join(events, ", "))
-                               : fmt::format("--event {}: no report of it (it has {})", options.event,
-                                             fmt::join(events, ", ")));
+        return importError(
+            src, 0,
+            options.event.empty()
+                ? fmt::format("reports of several events: {}; choose one with --event", fmt::join(events, ", "))
+                : fmt::format("--event {}: no report of it (it has {})", options.event, fmt::join(events, ", ")));
     }
     const Section& s = *chosen;
+    const auto samples = NF_TRY(rowSamples(src, s));
     std::map<std::string, double> counts;
     double listed = 0;
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
-        const auto& r = s.rows[i];
-        const double n = s.columnSamples ? r.samples : std::round(r.overhead / 100 * s.samples);
-        counts[r.symbol] += n;
-        listed += n;
+        counts[s.rows[i].symbol] += samples[i];
+        listed += samples[i];
     }
     ImportTable table;
     table.tool = "perf report";
     table.detected = fmt::format("perf report --stdio, {} ({} rows{})", s.event, s.rows.size(),
                                  s.columnSamples ? ", a Samples column" : "");
-    double total = s.samples;
-    if (s.columnSamples) {
-        if (!s.rounded) {
-            total = std::max(total, listed);
-        } else {
-            total = std::max(total, listed);
-            table.notes.push_back(fmt::format("{}: the total of samples is perf's rounded '{}' figure", src.path,
-                                              fmt::format("{:g}", s.samples)));
-        }
-    } else {
-        table.notes.push_back(fmt::format(
-            "{}: no Samples column (perf report -n): counts are the Overhead (weighted by period) times the "
-            "{}'# Samples:' figure",
-            src.path, s.rounded ? "rounded " : ""));
+    const double total = std::max(s.samples, listed);
+    if (!s.columnSamples) {
+        table.notes.push_back(
+            fmt::format("{}: no Samples column (perf report -n): each row's samples are its Overhead "
+                        "(weighted by period) of the '# Samples:' figure",
+                        src.path));
+    }
+    if (s.truncated) {
+        table.notes.push_back(
+            fmt::format("{}: perf truncates '# Samples:' ({:g} and up to {:g} more): the samples "
+                        "of the symbols not listed are a lower bound",
+                        src.path, s.samples,
+                        s.samples >= 1e9   ? 1e9 - 1
+                        : s.samples >= 1e6 ? 1e6 - 1
+                                           : 999));
     }
     if (listed <= 0) {
-        return importError(src, s.line,
-                           "no row with self samples (a Children report's excerpt?): perf report --no-children lists them");
+        return importError(
+            src, s.line,
+            "no row with self samples (a Children report's excerpt?): perf report --no-children lists them");
     }
     if (!(total >= 2)) {
         return importError(src, s.line, fmt::format("{:g} samples: a profile needs more", total));
@@ -245,6 +307,7 @@ Result<ImportTable> parsePerfReport(const ImportSource& src, const ImportOptions
     profile.summary.event = s.event;
     profile.summary.cpus = {{-1, "all CPUs"}};
     profile.summary.samples = static_cast<std::uint64_t>(total);
+    profile.summary.lost = static_cast<std::uint64_t>(s.lost);
     profile.repetitions.push_back(std::move(rep));
     table.profile = std::move(profile);
     table.layout.quantities = {"samples", "reports"};

@@ -8,11 +8,14 @@
 // with -g the frames follow, leaf first; without, the interrupted address ends the header line.
 // Each file is a repetition (one boot, one label), or with --slice each slice of its time; the
 // profile is stored as run --profile stores one (engine/model/profile.h), every CPU pooled (or
-// those of --cpu), a stack's first frame the command (as stackcollapse-perf.pl folds it). A sample
-// counts once, whatever its period (as flame graphs count them).
+// those of --cpu), a stack's first frame the command (as stackcollapse-perf.pl folds it), every
+// symbol kept. A sample counts once, whatever its period (the sampling error's floor needs counts;
+// stackcollapse-perf.pl sums the periods where the header prints them): where the periods vary
+// (perf record -F), a share of samples is not a share of the event's count, and a note says so.
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -30,8 +33,9 @@ using Match = std::match_results<std::string_view::const_iterator>;
 
 struct ScriptSample {
     std::string comm;
-    int cpu = -1;              // -1: the file has no CPU field
+    int cpu = -1;                // -1: the file has no CPU field
     double time = std::nan("");  // seconds, perf's clock; NaN: no time field
+    double period = 0;           // 0: not printed
     std::string event;
     std::vector<std::string> frames;  // leaf first
     std::size_t line = 0;
@@ -62,8 +66,9 @@ bool isKernelObject(std::string_view dso)
 std::string frameName(std::string_view symbol, std::string_view dso)
 {
     std::string name(symbol);
-    if (const auto plus = name.rfind("+0x"); plus != std::string::npos && plus > 0 &&
-                                             name.find_first_not_of("0123456789abcdef", plus + 3) == std::string::npos) {
+    if (const auto plus = name.rfind("+0x");
+        plus != std::string::npos && plus > 0 &&
+        name.find_first_not_of("0123456789abcdef", plus + 3) == std::string::npos) {
         name.erase(plus);
     }
     if (name.empty() || name == "[unknown]") {
@@ -105,6 +110,9 @@ std::optional<std::string> parseFrame(std::string_view text)
 constexpr std::size_t kMaxHeaderLine = 4096;
 
 // "comm pid/tid [cpu] time: period event: ..." (fields perf script -F may leave out).
+// The highest CPU number read; a sample line with a higher one, or a time out of range, is refused.
+constexpr int kMaxCpu = 65535;
+
 bool parseHeader(std::string_view text, ScriptSample& s, std::string& rest)
 {
     if (text.size() > kMaxHeaderLine) {
@@ -118,10 +126,14 @@ bool parseHeader(std::string_view text, ScriptSample& s, std::string& rest)
     }
     s.comm = m[1].str();
     if (m[4].matched) {
-        s.cpu = static_cast<int>(parseNumber(m[4].str()).value_or(-1));
+        const auto cpu = parseNumber(m[4].str());
+        s.cpu = cpu && *cpu <= kMaxCpu ? static_cast<int>(*cpu) : kMaxCpu + 1;  // out of range: refused
     }
     if (m[5].matched) {
-        s.time = parseNumber(m[5].str()).value_or(std::nan(""));
+        s.time = parseNumber(m[5].str()).value_or(std::numeric_limits<double>::infinity());  // refused
+    }
+    if (m[6].matched) {
+        s.period = parseNumber(m[6].str()).value_or(0);
     }
     s.event = m[7].str();
     rest = m[8].matched ? m[8].str() : "";
@@ -188,6 +200,9 @@ Result<std::vector<ScriptSample>> readSamples(const ImportSource& src)
             continue;
         }
         s.line = i + 1;
+        if (s.cpu > kMaxCpu || std::isinf(s.time)) {
+            return importError(src, i + 1, "a CPU or time out of range: " + quoteLine(line));
+        }
         if (auto frame = parseFrame(rest)) {  // without -g: the interrupted address on the line
             s.frames.push_back(std::move(*frame));
         }
@@ -208,20 +223,23 @@ Result<std::string> chosenEvent(const ImportSource& src, const std::vector<Scrip
     if (!asked.empty()) {
         if (events.count(asked) == 0) {
             std::vector<std::string> names;
+            names.reserve(events.size());
             for (const auto& [name, n] : events) {
                 names.push_back(name);
             }
-            return importError(src, 0, fmt::format("--event {}: no sample of it (it has {})", asked, fmt::join(names, ", ")));
+            return importError(src, 0,
+                               fmt::format("--event {}: no sample of it (it has {})", asked, fmt::join(names, ", ")));
         }
         return asked;
     }
     if (events.size() > 1) {
         std::vector<std::string> counted;
+        counted.reserve(events.size());
         for (const auto& [name, n] : events) {
             counted.push_back(fmt::format("{} ({} samples)", name, n));
         }
-        return importError(src, 0,
-                           fmt::format("samples of several events: {}; choose one with --event", fmt::join(counted, ", ")));
+        return importError(
+            src, 0, fmt::format("samples of several events: {}; choose one with --event", fmt::join(counted, ", ")));
     }
     return events.begin()->first;
 }
@@ -245,19 +263,21 @@ Result<std::vector<Slice>> slicesOf(const ImportSource& src, const std::vector<N
     const double span = last - first;
     if (slice <= 0) {
         // Each sample stands for one sampling interval: the file covers its span and one more.
-        const double duration = span * static_cast<double>(samples.size()) / static_cast<double>(samples.size() - 1);
+        const double duration = span / static_cast<double>(samples.size() - 1) * static_cast<double>(samples.size());
         if (!(duration > 0)) {
             return importError(src, 0, "every sample has the same time: no span to measure over");
         }
         return std::vector<Slice>{{first, duration, samples}};
     }
     if (span / slice > static_cast<double>(kMaxImportRepetitions)) {
-        return importError(src, 0, fmt::format("--slice {:g}: more than {} slices of {:.3f} s", slice,
-                                               kMaxImportRepetitions, span));
+        return importError(src, 0,
+                           fmt::format("--slice {:g}: the samples span {:.3f} s, more than {} slices", slice, span,
+                                       kMaxImportRepetitions));
     }
     const auto whole = static_cast<std::size_t>(std::floor(span / slice));
     if (whole == 0) {
-        return importError(src, 0, fmt::format("--slice {:g}: the samples span {:.3f} s, less than one slice", slice, span));
+        return importError(src, 0,
+                           fmt::format("--slice {:g}: the samples span {:.3f} s, less than one slice", slice, span));
     }
     std::vector<Slice> out(whole);
     std::size_t beyond = 0;
@@ -280,6 +300,10 @@ Result<std::vector<Slice>> slicesOf(const ImportSource& src, const std::vector<N
     return out;
 }
 
+// An import keeps every symbol: a symbol summed as [other] in some files and not in others would
+// look like a change between them (comparisons across runs match symbols by name).
+constexpr ProfileBounds kEverySymbol{std::size_t{1} << 20, 4096};
+
 std::string cpusRole(const std::vector<int>& cpus)
 {
     return cpus.empty() ? "all CPUs" : fmt::format("CPU {}", fmt::join(cpus, ","));
@@ -300,6 +324,8 @@ Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions
     std::set<int> seen;
     bool callChains = false;
     bool timed = true;
+    double lowPeriod = std::numeric_limits<double>::infinity();
+    double highPeriod = 0;
     for (const auto& s : all) {
         if (s.event != event) {
             continue;
@@ -316,6 +342,10 @@ Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions
             continue;
         }
         callChains = callChains || s.frames.size() > 1;
+        if (s.period > 0) {
+            lowPeriod = std::min(lowPeriod, s.period);
+            highPeriod = std::max(highPeriod, s.period);
+        }
         NamedSample n;
         n.seconds = s.time;
         n.cpu = -1;  // pooled
@@ -324,14 +354,22 @@ Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions
         kept.push_back(std::move(n));
     }
     if (kept.size() < 2) {
-        return importError(src, 0,
-                           fmt::format("{} sample{} of {}{}: a profile needs more", kept.size(),
-                                       kept.size() == 1 ? "" : "s", event,
-                                       cpus.empty() ? "" : " on " + cpusRole(options.cpus)));
+        return importError(
+            src, 0,
+            fmt::format("{} sample{} of {}{}: a profile needs more", kept.size(), kept.size() == 1 ? "" : "s", event,
+                        cpus.empty() ? "" : " on " + cpusRole(options.cpus)));
     }
     ImportTable table;
     table.tool = "perf script";
-    table.detected = fmt::format("perf script, {} samples{}", event, callChains ? " with call chains" : " without call chains");
+    table.detected =
+        fmt::format("perf script, {} samples{}", event, callChains ? " with call chains" : " without call chains");
+    if (highPeriod > lowPeriod) {
+        table.notes.push_back(
+            fmt::format("{}: periods from {:g} to {:g} (perf record -F): each sample counts once, so a "
+                        "share is of samples, not of the {} count (perf report's Overhead)",
+                        src.path, lowPeriod, highPeriod, event));
+    }
+    table.notes.push_back("perf script does not print the records perf lost (perf report: '# Total Lost Samples')");
     if (!callChains) {
         table.notes.push_back("no call chains (perf record without -g): the stacks are the interrupted symbol alone");
     }
@@ -364,12 +402,12 @@ Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions
         chunk.start = slice.start;
         chunk.duration = slice.duration;
         rep.samples.push_back(chunk);
-        auto attributed = attributeSamples(rep, slice.samples);
-        // Each stack's first frame is the command: the symbols count leaves, never it.
-        profile.summary.samples += static_cast<std::uint64_t>(slice.samples.size() - attributed.outside);
+        auto attributed = attributeSamples(rep, slice.samples, kEverySymbol);
+        const auto placed = slice.samples.size() - attributed.outside;  // a time on a slice's end: outside
+        profile.summary.samples += static_cast<std::uint64_t>(placed);
         profile.summary.outside += attributed.outside;
         profile.repetitions.push_back(std::move(attributed));
-        const auto n = static_cast<double>(slice.samples.size());
+        const auto n = static_cast<double>(placed);
         const double seconds = timed ? slice.duration : std::nan("");
         table.repetitions.push_back({{timed ? slice.duration : 0.0, {n, seconds}}});
         table.read(fmt::format("slice {} samples", r + 1), n);

@@ -450,8 +450,15 @@ void addProfilesAcross(ComparisonReport& report, const LabelGroups& groups)
     options.alpha = report.analysis.options.compare.alpha;
     for (const auto& c : report.analysis.comparisons) {
         if (c.primary && c.metric == report.analysis.primaryMetric) {
-            report.profiles.push_back(
-                compareProfilesAcross(c.baseline, sideOf(c.baseline), c.candidate, sideOf(c.candidate), options));
+            auto compared =
+                compareProfilesAcross(c.baseline, sideOf(c.baseline), c.candidate, sideOf(c.candidate), options);
+            if (compared.rows.empty()) {  // a measured run's rx against an import's pooled CPUs
+                report.context.warnings.push_back("profiles of " + c.baseline + " and " + c.candidate +
+                                                  " not compared: they sampled no CPU of the same role (rx, tx, "
+                                                  "worker; an import's pooled CPUs)");
+                continue;
+            }
+            report.profiles.push_back(std::move(compared));
         }
     }
 }

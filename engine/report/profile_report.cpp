@@ -49,7 +49,9 @@ std::string symbolCell(const std::string& symbol)
 
 void writeRow(const ProfileRow& row, std::size_t cpus, std::ostream& out)
 {
-    const std::string ci = std::isnan(row.lowPp) ? "-" : fmt::format("{:+.2f}..{:+.2f}", row.lowPp, row.highPp);
+    const std::string ci = row.partial             ? "in [other]"
+                           : std::isnan(row.lowPp) ? "-"
+                                                   : fmt::format("{:+.2f}..{:+.2f}", row.lowPp, row.highPp);
     out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>14} {:>6}\n", symbolCell(row.symbol),
                        kSymbolWidth, cpus > 1 && row.cpu >= 0 ? std::to_string(row.cpu) : std::string(""),
                        row.baselineSharePct, row.candidateSharePct, row.deltaPp, ci, qText(row.q));
@@ -80,7 +82,7 @@ void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::
     const std::string header = fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", "symbol", kSymbolWidth,
                                            "cpu", "base%", "cand%", "delta", "95% CI (pp)", "q");
     if (!c.rows.empty() &&
-        std::all_of(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return std::isnan(r.p); })) {
+        std::all_of(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return std::isnan(r.p) && !r.partial; })) {
         for (const auto& line : wrap("  no intervals: a side has fewer than two " + c.unit +
                                          "s (an import: a file per boot, or --slice SECONDS of one recording)",
                                      kWidth, "  ")) {
@@ -131,9 +133,9 @@ std::vector<std::string> profileSummaryLines(const ProfileSummary& s)
         for (const auto& c : s.cpus) {
             cpus += (cpus.empty() ? "" : "; ") + (c.cpu >= 0 ? std::to_string(c.cpu) + " (" + c.role + ")" : c.role);
         }
-        return wrap(
-            fmt::format("profile: {} samples, imported from {} ({}): {} samples", s.event, s.source, cpus, s.samples),
-            kWidth, "  ");
+        return wrap(fmt::format("profile: {} samples, imported from {} ({}): {} samples{}", s.event, s.source, cpus,
+                                s.samples, s.lost > 0 ? fmt::format(", {} lost", s.lost) : std::string()),
+                    kWidth, "  ");
     }
     std::string text = fmt::format(
         "profile: {} at {} Hz on CPU {}; {} samples in chunks, {} between them (left out), "
@@ -168,15 +170,16 @@ nlohmann::json profileSummaryJson(const ProfileSummary& s)
     for (const auto& c : s.cpus) {
         cpus.push_back({{"cpu", c.cpu}, {"role", c.role}});
     }
+    const bool measured = s.source.empty();  // an import knows no rate and had no ring reader
     return {{"event", s.event},
-            {"source", s.source.empty() ? "run --profile" : s.source},
-            {"hz", s.hz},
+            {"source", measured ? "run --profile" : s.source},
+            {"hz", measured ? nlohmann::json(s.hz) : nlohmann::json()},
             {"cpus", cpus},
             {"samples", s.samples},
             {"outside_chunks", s.outside},
             {"lost", s.lost},
-            {"reader_cpu_s", s.readerSeconds},
-            {"reader_on_measured_cpu", s.readerOnMeasured}};
+            {"reader_cpu_s", measured ? nlohmann::json(s.readerSeconds) : nlohmann::json()},
+            {"reader_on_measured_cpu", measured ? nlohmann::json(s.readerOnMeasured) : nlohmann::json()}};
 }
 
 nlohmann::json profileRowsJson(const ProfileComparison& c)
@@ -189,6 +192,7 @@ nlohmann::json profileRowsJson(const ProfileComparison& c)
              {"role", r.role},
              {"share_pct", {{c.baseline, r.baselineSharePct}, {c.candidate, r.candidateSharePct}}},
              {"delta_pp", number(r.deltaPp)},
+             {"partial", r.partial},
              {"ci_low_pp", number(r.lowPp)},
              {"ci_high_pp", number(r.highPp)},
              {"p_value", number(r.p)},

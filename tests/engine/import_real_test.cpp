@@ -8,27 +8,18 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "engine/import/import_format.h"
 #include "engine/import/imported_run.h"
+#include "tests/support/read_whole.h"
 
 namespace nf::engine {
 namespace {
 
 const std::string kReal = std::string(NF_IMPORT_SAMPLES) + "/real";
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // "event task-clock (old "task-clock (msec)" naming)" -> "event task-clock": remarks in parentheses
 // (those with a space, '@' or a quote inside) and quotes are not part of a value's name.
@@ -85,7 +76,7 @@ std::vector<RealFile> realFiles()
             continue;
         }
         const auto name = e.path().stem().string();
-        out.push_back({name, nlohmann::json::parse(slurp(kReal + "/expected/" + name + ".json"))});
+        out.push_back({name, nlohmann::json::parse(test::readWhole(kReal + "/expected/" + name + ".json"))});
     }
     std::sort(out.begin(), out.end(), [](const RealFile& a, const RealFile& b) { return a.name < b.name; });
     return out;
@@ -117,7 +108,7 @@ TEST(RealImports, EveryFileImportsRightOrIsRefusedWithItsLine)
     for (const auto& f : files) {
         SCOPED_TRACE(f.name);
         const std::string path = "real/" + f.name + ".txt";
-        const ImportSource src{path, slurp(kReal + "/" + f.name + ".txt")};
+        const ImportSource src{path, test::readWhole(kReal + "/" + f.name + ".txt")};
         const std::string tool = f.expected["tool"];
         const bool refuse = f.expected["expect"] == "refuse";
         auto& tally = byLayout[tool + " " + f.expected["layout"].get<std::string>()];

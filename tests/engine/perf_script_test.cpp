@@ -7,30 +7,22 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "engine/import/import_format.h"
+#include "tests/support/read_whole.h"
 
 namespace nf::engine {
 namespace {
 
 const std::string kReal = std::string(NF_IMPORT_SAMPLES) + "/real";
 
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 Result<ImportTable> importScript(const std::string& name, const ImportOptions& options = {})
 {
-    const ImportSource src{name, slurp(kReal + "/" + name)};
+    const ImportSource src{name, test::readWhole(kReal + "/" + name)};
     return findImportFormat("perf-script")->parse(src, options);
 }
 
@@ -79,7 +71,7 @@ std::map<std::string, long long> storedStacks(const ImportTable& table)
 std::map<std::string, long long> referenceStacks(const std::string& name)
 {
     std::map<std::string, long long> out;
-    std::istringstream in(slurp(kReal + "/expected/" + name));
+    std::istringstream in(test::readWhole(kReal + "/expected/" + name));
     std::string line;
     while (std::getline(in, line)) {
         const auto space = line.rfind(' ');
@@ -92,22 +84,22 @@ struct Case {
     std::string file;
     std::string reference;
     std::string event;
-    long long period;   // the script's weight of every sample (the file's one period), 1 where none is printed
-    bool lastDropped;   // no blank line after the file's last sample
+    long long period;  // the script's weight of every sample (the file's one period), 1 where none is printed
+    bool lastDropped;  // no blank line after the file's last sample
 };
 
 TEST(PerfScriptImport, StacksAreThoseStackcollapsePerfFolds)
 {
     const std::vector<Case> cases = {
         {"perf-script_iperf_pid-tid_flamegraph.txt", "perf-script_iperf_pid-tid_flamegraph.folded", "", 1, true},
-        {"perf-script_numa_32-cpus_kallsyms_flamegraph.txt", "perf-script_numa_32-cpus_kallsyms_flamegraph.folded",
-         "", 1, true},
+        {"perf-script_numa_32-cpus_kallsyms_flamegraph.txt", "perf-script_numa_32-cpus_kallsyms_flamegraph.folded", "",
+         1, true},
         {"perf-script_dd_period_unknown-frames_flamegraph.txt",
          "perf-script_dd_period_unknown-frames_flamegraph.folded", "", 10101010, true},
         {"perf-script_cycles-instructions_lbr_flamegraph.txt",
          "perf-script_cycles-instructions_lbr_flamegraph.cycles.folded", "cycles", 1, false},
-        {"perf-script_cycles-instructions_lbr_flamegraph.txt",
-         "perf-script_cycles-instructions_lbr_flamegraph.folded", "instructions", 1, false},
+        {"perf-script_cycles-instructions_lbr_flamegraph.txt", "perf-script_cycles-instructions_lbr_flamegraph.folded",
+         "instructions", 1, false},
         {"perf-script_java_unindented-frames_flamegraph.txt", "perf-script_java_unindented-frames_flamegraph.folded",
          "", 1, false},
     };
@@ -217,7 +209,7 @@ TEST(PerfScriptImport, FilesJoinAsRepetitions)
 {
     const auto* format = findImportFormat("perf-script");
     const std::string name = "perf-script_iperf_pid-tid_flamegraph.txt";
-    const ImportSource src{name, slurp(kReal + "/" + name)};
+    const ImportSource src{name, test::readWhole(kReal + "/" + name)};
     auto table = parseImportFiles(*format, {src, src}, {});
     ASSERT_TRUE(table.ok()) << table.error().message;
     ASSERT_EQ(table->profile->repetitions.size(), 2U);
@@ -244,8 +236,9 @@ TEST(PerfScriptImport, RefusesWhatIsNotAProfile)
     refused(parse("\tffffffff8103ce3b native_safe_halt ([kernel.kallsyms])\n"), "outside a sample");
     refused(parse("swapper     0 [000] 158665.570607: cpu-clock: \n\tnot a frame\n"), "x.txt:2:");
     refused(parse("swapper     0 [000] 158665.570607: cpu-clock: \n"), "1 sample");
-    const std::string two = "a 1 [000] 1.0: cpu-clock: \n\tffff f ([kernel.kallsyms])\n\n"
-                            "a 1 [001] 1.0: cpu-clock: \n\tffff f ([kernel.kallsyms])\n\n";
+    const std::string two =
+        "a 1 [000] 1.0: cpu-clock: \n\tffff f ([kernel.kallsyms])\n\n"
+        "a 1 [001] 1.0: cpu-clock: \n\tffff f ([kernel.kallsyms])\n\n";
     refused(parse(two), "same time");
     ImportOptions event;
     event.event = "cycles";
@@ -254,6 +247,8 @@ TEST(PerfScriptImport, RefusesWhatIsNotAProfile)
         "a 1 [000] 1.0: cycles: \n\tffff f ([kernel.kallsyms])\n\na 1 [000] 1.1: instructions: \n\tffff f "
         "([kernel.kallsyms])\n\n");
     refused(mixed, "choose one with --event");
+    refused(parse("a 1 [99999999999] 1.0: cpu-clock: \n\tffff f ([kernel.kallsyms])\n\n"),
+            "x.txt:1: a CPU or time out of range");
     ImportOptions slice;
     slice.slice = 1;
     refused(parse("a 1 [000] 1.0: cpu-clock: \n\tffff f ([kernel.kallsyms])\n\na 1 [000] 1.5: cpu-clock: \n\tffff f "
@@ -281,8 +276,9 @@ TEST(PerfScriptImport, NamesFramesAsRunProfileDoes)
     for (const auto& s : rep.stacks) {
         stacks.insert(s.stack);
     }
-    EXPECT_EQ(stacks, (std::set<std::string>{"ksoftirqd/1;[unknown];[unknown_libc.so.6];[unknown_kernel];veth_xdp_rcv_[veth]",
-                                             "ksoftirqd/1;__napi_poll"}));
+    EXPECT_EQ(stacks,
+              (std::set<std::string>{"ksoftirqd/1;[unknown];[unknown_libc.so.6];[unknown_kernel];veth_xdp_rcv_[veth]",
+                                     "ksoftirqd/1;__napi_poll"}));
     EXPECT_NEAR(table->repetitions.at(0).at(0).values[1], 0.008, 1e-9);  // 4 ms apart: 2 x 4 ms
 }
 

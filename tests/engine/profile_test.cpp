@@ -300,6 +300,23 @@ TEST(ProfileAcrossRuns, EqualTotalsGiveWelchOnTheSharesAsScipy)
     EXPECT_GT(f->lowPp, 0);  // p < 0.05
 }
 
+// A run that kept f in one repetition and summed it as [other] in another: its count there is
+// unknown, so the row has no interval rather than a change made of the fold.
+TEST(ProfileAcrossRuns, ASymbolSummedAsOtherInAUnitHasNoInterval)
+{
+    auto base = profiledRun({10.0, 10.1, 9.9});
+    base.profile->symbols.emplace_back(kOtherSymbol);
+    auto& counts = base.profile->counts;
+    std::erase_if(counts, [](const ProfileCount& c) { return c.repetition == 2 && c.symbol == 0; });
+    counts.push_back({0, 2, 0, -1, 2, 99000});
+    const auto cand = profiledRun({10.0, 10.2, 9.8});
+    const auto c = compareProfilesAcross("x", {{&base, 0}}, "y", {{&cand, 0}});
+    const auto f = std::find_if(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return r.symbol == "f"; });
+    ASSERT_NE(f, c.rows.end());
+    EXPECT_TRUE(f->partial);
+    EXPECT_TRUE(std::isnan(f->p));
+}
+
 TEST(ProfileAcrossRuns, OneUnitOnASideGivesNoInterval)
 {
     const auto base = profiledRun({10.0});

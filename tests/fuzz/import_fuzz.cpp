@@ -48,6 +48,23 @@ void checkTable(const ImportTable& table, const std::string& text)
             }
         }
     }
+    if (table.profile) {  // perf script, perf report: one profile per repetition, counts within their chunk
+        NF_FUZZ_CHECK(table.profile->repetitions.size() == table.repetitions.size(), text);
+        for (const auto& rep : table.profile->repetitions) {
+            long long chunks = 0;
+            long long counts = 0;
+            for (const auto& c : rep.chunks) {
+                NF_FUZZ_CHECK(c.samples >= 0 && c.repetition == rep.repetition, text);
+                chunks += c.samples;
+            }
+            for (const auto& c : rep.counts) {
+                NF_FUZZ_CHECK(
+                    c.samples >= 0 && c.symbol >= 0 && static_cast<std::size_t>(c.symbol) < rep.symbols.size(), text);
+                counts += c.samples;
+            }
+            NF_FUZZ_CHECK(counts == chunks, text);
+        }
+    }
     NF_FUZZ_CHECK(table.summaries.empty() || table.summaries.size() == table.repetitions.size(), text);
     for (const auto& rep : table.summaries) {
         for (const auto& s : rep) {
