@@ -117,6 +117,9 @@ Result<engine::RunRow> readRow(const Row& r, const std::string& host)
     row.pid = NF_TRY(r.get<std::int64_t>("pid"));
     const auto identity = NF_TRY(r.get<std::string>("pid_start"));
     row.bootId = identity.substr(0, identity.find('/') == std::string::npos ? 0 : identity.find('/'));
+    if (row.workload.rfind("import:", 0) == 0) {  // the boot that imported it, not the one it measured
+        row.bootId.clear();
+    }
     resolveLiveness(row, identity, host);
     row.variants = NF_TRY(r.get<int>("variant_count"));
     row.repetitions = NF_TRY(r.get<int>("repetition_count"));

@@ -18,6 +18,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
+#include "base/system_facts.h"
 #include "data/stored_import.h"
 #include "engine/import/imported_run.h"
 #include "engine/import/rate_join.h"
@@ -33,6 +34,7 @@ struct ImportArgs {
     engine::ImportOptions options;
     int runs = 0;
     std::string rate;  // --rate: a figure or a file of a packet rate tool
+    std::string cpus;  // --cpu: a CPU list, "0-3,8"
 };
 
 // The file's text, read in pieces: at most kMaxImportBytes, and refused at the first NUL byte, so
@@ -199,6 +201,13 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!format) {
         return failWith(format.error());
     }
+    if (!a.cpus.empty()) {
+        bool ok = false;
+        a.options.cpus = base::parseCpuList(a.cpus, &ok);
+        if (!ok || a.options.cpus.empty()) {
+            return failWith(usageError("--cpu '" + a.cpus + "': not a CPU list (0-3,8)"));
+        }
+    }
     if ((!a.options.cpus.empty() || a.options.slice > 0) && (*format)->name != "perf-script") {
         return failWith(usageError("--cpu and --slice read perf script output, not " + (*format)->name));
     }
@@ -299,9 +308,8 @@ Command addImportCommand(CLI::App& app, Context& ctx)
         ->check(CLI::Range(2, 1000000));
     sub->add_option("--event", a->options.event,
                     "perf-script, perf-report: the event to read where the file has several");
-    sub->add_option("--cpu", a->options.cpus, "perf-script: the CPUs whose samples to read, pooled (default: all)")
-        ->delimiter(',')
-        ->check(CLI::Range(0, 65535));
+    sub->add_option("--cpu", a->cpus,
+                    "perf-script: the CPUs whose samples to read, pooled, as perf -C takes them: 0-3,8 (default: all)");
     sub->add_option("--slice", a->options.slice,
                     "perf-script: a repetition per this many seconds of each file (default: a repetition per file); "
                     "slices of one recording share its boot, so intervals over them leave boot-to-boot variation out")

@@ -263,8 +263,12 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
     b.units = unitMeans(base, &b.unit);
     c.units = unitMeans(cand, &c.unit);
     const std::string unit = b.unit == "boot" || c.unit == "boot" ? "boot" : "run";
-    std::string levels = fmt::format("{} against {} runs ({} against {} boots), repetitions nested in runs",
-                                     base.size(), cand.size(), distinctBoots(base), distinctBoots(cand));
+    const auto bootKnown = [](const RunValues& r) { return !r.boot.empty(); };
+    const bool bootsKnown =
+        std::all_of(base.begin(), base.end(), bootKnown) && std::all_of(cand.begin(), cand.end(), bootKnown);
+    std::string levels = fmt::format(
+        "{} against {} runs ({}), repetitions nested in runs", base.size(), cand.size(),
+        bootsKnown ? fmt::format("{} against {} boots", distinctBoots(base), distinctBoots(cand)) : "boots unknown");
     if (unit == "boot") {
         levels += ", runs in boots";
     }

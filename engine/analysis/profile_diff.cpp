@@ -302,6 +302,12 @@ ProfileRow compareSides(const SideCounts& base, const SideCounts& cand, const st
     row.deltaPp = row.candidateSharePct - row.baselineSharePct;
     row.lowPp = row.highPp = row.p = std::nan("");
     row.partial = a.partial || b.partial;
+    if (a.partial) {  // summed as [other] in a unit: that side's share is unknown, not 0
+        row.baselineSharePct = row.deltaPp = std::nan("");
+    }
+    if (b.partial) {
+        row.candidateSharePct = row.deltaPp = std::nan("");
+    }
     if (a.units < 2 || b.units < 2 || row.partial) {
         return row;
     }

@@ -35,7 +35,7 @@ struct ProfileRow {
     double q = 1;  // Benjamini-Hochberg over the comparison's rows
     std::size_t units = 0;
     // Across runs: summed as [other] in some unit (a run that kept fewer symbols, a report cut
-    // short), so its count there is unknown: shares and difference as a lower bound, no interval.
+    // short), so its count there is unknown: that side's share and the difference NaN, no interval.
     bool partial = false;
     // Time per operation in the symbol (share x the variant's time per operation: ns_per_op, or 1e9
     // / the packet rate of a live test); NaN when the run has neither.

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/system_facts.h"
 #include "engine/import/import_format.h"
 #include "engine/model/profile_attribution.h"
 
@@ -163,7 +164,24 @@ bool isSourceLine(std::string_view line)
     return line.size() <= kMaxHeaderLine && std::regex_match(line.begin(), line.end(), source);
 }
 
-Result<std::vector<ScriptSample>> readSamples(const ImportSource& src)
+// What perf script --header printed of the recording machine: "# hostname : lab1", "# os release :
+// 6.1.0-28-amd64".
+void readHeaderLine(std::string_view line, ImportTable& table)
+{
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) {
+        return;
+    }
+    const auto key = trim(line.substr(1, colon - 1));
+    const auto value = std::string(trim(line.substr(colon + 1)));
+    if (key == "hostname" && table.host.empty()) {
+        table.host = value;
+    } else if (key == "os release" && table.kernel.empty()) {
+        table.kernel = value;
+    }
+}
+
+Result<std::vector<ScriptSample>> readSamples(const ImportSource& src, ImportTable& table)
 {
     std::vector<ScriptSample> samples;
     bool open = false;  // the last sample may take frames
@@ -175,6 +193,7 @@ Result<std::vector<ScriptSample>> readSamples(const ImportSource& src)
             continue;
         }
         if (line.front() == '#') {
+            readHeaderLine(line, table);
             continue;
         }
         if (line.front() == ' ' || line.front() == '\t') {
@@ -244,6 +263,9 @@ Result<std::string> chosenEvent(const ImportSource& src, const std::vector<Scrip
     return events.begin()->first;
 }
 
+// Fewer samples than this in a slice earn a note.
+constexpr std::size_t kThinSlice = 100;
+
 // One repetition: its samples placed in its one chunk [start, start + duration).
 struct Slice {
     double start = 0;
@@ -294,8 +316,16 @@ Result<std::vector<Slice>> slicesOf(const ImportSource& src, const std::vector<N
         }
     }
     if (beyond > 0) {
-        notes.push_back(fmt::format("{}: the last {:.3f} s (a part slice, {} samples) left out", src.path,
-                                    span - static_cast<double>(whole) * slice, beyond));
+        notes.push_back(fmt::format("{}: the last {:.3g} s (a part slice, {} sample{}) left out", src.path,
+                                    span - static_cast<double>(whole) * slice, beyond, beyond == 1 ? "" : "s"));
+    }
+    const auto thinnest = std::min_element(
+        out.begin(), out.end(), [](const Slice& a, const Slice& b) { return a.samples.size() < b.samples.size(); });
+    if (thinnest->samples.size() < kThinSlice) {
+        notes.push_back(
+            fmt::format("{}: a slice holds {} sample{}: a share over so few is mostly sampling noise "
+                        "(a longer --slice)",
+                        src.path, thinnest->samples.size(), thinnest->samples.size() == 1 ? "" : "s"));
     }
     return out;
 }
@@ -306,7 +336,7 @@ constexpr ProfileBounds kEverySymbol{std::size_t{1} << 20, 4096};
 
 std::string cpusRole(const std::vector<int>& cpus)
 {
-    return cpus.empty() ? "all CPUs" : fmt::format("CPU {}", fmt::join(cpus, ","));
+    return cpus.empty() ? "all CPUs" : "CPU " + base::formatCpuList(cpus);
 }
 
 Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions& options)
@@ -314,7 +344,8 @@ Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions
     if (auto line = binaryLine(src.text)) {
         return importError(src, line, "binary data, not perf script output (perf.data is read by perf script)");
     }
-    const auto all = NF_TRY(readSamples(src));
+    ImportTable table;
+    const auto all = NF_TRY(readSamples(src, table));
     if (all.empty()) {
         return importError(src, 0, "no samples in it (perf script prints one line per sample)");
     }
@@ -359,7 +390,6 @@ Result<ImportTable> parsePerfScript(const ImportSource& src, const ImportOptions
             fmt::format("{} sample{} of {}{}: a profile needs more", kept.size(), kept.size() == 1 ? "" : "s", event,
                         cpus.empty() ? "" : " on " + cpusRole(options.cpus)));
     }
-    ImportTable table;
     table.tool = "perf script";
     table.detected =
         fmt::format("perf script, {} samples{}", event, callChains ? " with call chains" : " without call chains");

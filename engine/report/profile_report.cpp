@@ -52,9 +52,11 @@ void writeRow(const ProfileRow& row, std::size_t cpus, std::ostream& out)
     const std::string ci = row.partial             ? "in [other]"
                            : std::isnan(row.lowPp) ? "-"
                                                    : fmt::format("{:+.2f}..{:+.2f}", row.lowPp, row.highPp);
-    out << fmt::format("  {:<{}} {:>3} {:>6.2f} {:>6.2f} {:>+6.2f} {:>14} {:>6}\n", symbolCell(row.symbol),
-                       kSymbolWidth, cpus > 1 && row.cpu >= 0 ? std::to_string(row.cpu) : std::string(""),
-                       row.baselineSharePct, row.candidateSharePct, row.deltaPp, ci, qText(row.q));
+    const auto share = [](double pct) { return std::isfinite(pct) ? fmt::format("{:.2f}", pct) : std::string("-"); };
+    const std::string delta = std::isfinite(row.deltaPp) ? fmt::format("{:+.2f}", row.deltaPp) : "-";
+    out << fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", symbolCell(row.symbol), kSymbolWidth,
+                       cpus > 1 && row.cpu >= 0 ? std::to_string(row.cpu) : std::string(""),
+                       share(row.baselineSharePct), share(row.candidateSharePct), delta, ci, qText(row.q));
     // A share is of the CPU's time: it can fall while the time per operation in the symbol grows
     // (the retpoline's callee), so the time per operation is said beside it where the run has one.
     if (std::isfinite(row.baselineNsPerOp) && std::isfinite(row.candidateNsPerOp) &&
@@ -81,10 +83,13 @@ void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::
         << "):\n";
     const std::string header = fmt::format("  {:<{}} {:>3} {:>6} {:>6} {:>6} {:>14} {:>6}\n", "symbol", kSymbolWidth,
                                            "cpu", "base%", "cand%", "delta", "95% CI (pp)", "q");
-    if (!c.rows.empty() &&
-        std::all_of(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return std::isnan(r.p) && !r.partial; })) {
+    const bool untested =
+        std::none_of(c.rows.begin(), c.rows.end(), [](const ProfileRow& r) { return std::isfinite(r.p); });
+    if (!c.rows.empty() && untested) {  // "can't tell", never "nothing changed"
         for (const auto& line : wrap("  no intervals: a side has fewer than two " + c.unit +
-                                         "s (an import: a file per boot, or --slice SECONDS of one recording)",
+                                         "s (an import: a file per boot, or --slice SECONDS of one recording), "
+                                         "or every symbol was summed as [other] somewhere; the largest differences, "
+                                         "untested:",
                                      kWidth, "  ")) {
             out << line << '\n';
         }
@@ -100,10 +105,11 @@ void writeRows(const ProfileComparison& c, double alpha, std::size_t cpus, std::
         std::stable_sort(largest.begin(), largest.end(),
                          [](const auto* a, const auto* b) { return std::fabs(a->deltaPp) > std::fabs(b->deltaPp); });
         largest.resize(std::min<std::size_t>(largest.size(), 3));
-        for (const auto& line : wrap(fmt::format("  no symbol's share changed at q < {:g} ({} rows over {} units); "
-                                                 "the largest differences:",
-                                                 alpha, c.rows.size(), fewestUnits),
-                                     kWidth, "  ")) {
+        const std::string none = fmt::format(
+            "  no symbol's share changed at q < {:g} ({} rows over {} units); "
+            "the largest differences:",
+            alpha, c.rows.size(), fewestUnits);
+        for (const auto& line : untested ? std::vector<std::string>{} : wrap(none, kWidth, "  ")) {
             out << line << '\n';
         }
         if (!largest.empty()) {
@@ -153,9 +159,10 @@ void writeProfileText(const ProfileSummary& summary, const std::vector<ProfileCo
         out << line << '\n';
     }
     for (const auto& line :
-         wrap("share: of a CPU's samples in the variant's chunks whose interrupted instruction was in the "
-              "symbol (self, not its callees; idle included); delta: candidate minus baseline, percentage "
-              "points, its interval over the units; q: Benjamini-Hochberg over the rows",
+         wrap("share: of a CPU's samples in the variant's chunks (an import's: in its files) whose "
+              "interrupted instruction was in the symbol (self, not its callees; idle included); delta: "
+              "candidate minus baseline, percentage points, its interval over the units; q: "
+              "Benjamini-Hochberg over the rows; '-' where a side summed the symbol as [other]",
               kWidth, "  ")) {
         out << line << '\n';
     }

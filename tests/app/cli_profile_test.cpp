@@ -98,13 +98,12 @@ std::string real(const std::string& name)
 TEST_F(CliProfile, ImportedRecordingsCompareAcrossLabels)
 {
     const auto numa = real("perf-script_numa_32-cpus_kallsyms_flamegraph.txt");
-    auto low = run({"import", "perf-script", numa, "--label", "low", "--slice", "0.01", "--cpu",
-                    "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", "--kernel", "k"});
+    auto low =
+        run({"import", "perf-script", numa, "--label", "low", "--slice", "0.01", "--cpu", "0-15", "--kernel", "k"});
     ASSERT_EQ(low.status, 0) << low.err;
     EXPECT_NE(low.out.find("imported 6 repetitions of perf-script"), std::string::npos) << low.out;
     EXPECT_NE(low.out.find("part slice"), std::string::npos) << low.out;
-    auto high = run({"import", numa, "--label", "high", "--slice", "0.01", "--cpu",
-                     "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31", "--kernel", "k"});
+    auto high = run({"import", numa, "--label", "high", "--slice", "0.01", "--cpu", "16-23,24-31", "--kernel", "k"});
     ASSERT_EQ(high.status, 0) << high.err;
     EXPECT_NE(high.out.find("detected perf-script"), std::string::npos) << high.out;
     const auto text = run({"compare", "--label", "low", "--label", "high"});
@@ -129,7 +128,19 @@ TEST_F(CliProfile, ImportedRecordingsCompareAcrossLabels)
     EXPECT_TRUE(idle) << json.out;
     const auto folded = run({"export", "--format", "folded", "1"});
     ASSERT_EQ(folded.status, 0) << folded.err;
-    EXPECT_EQ(folded.out.rfind("default;CPU_0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15;", 0), 0U) << folded.out;
+    EXPECT_EQ(folded.out.rfind("default;CPU_0-15;", 0), 0U) << folded.out;
+}
+
+// One recording a side: shares and differences, untested, and never "nothing changed".
+TEST_F(CliProfile, OneFileASideSaysItCannotTell)
+{
+    ASSERT_EQ(run({"import", real("perf-script_iperf_pid-tid_flamegraph.txt"), "--label", "one"}).status, 0);
+    ASSERT_EQ(run({"import", real("perf-script_numa_32-cpus_kallsyms_flamegraph.txt"), "--label", "two"}).status, 0);
+    const auto text = run({"compare", "--label", "one", "--label", "two"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("untested"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("no symbol's share changed"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("(boots unknown)"), std::string::npos) << text.out;  // imports: not this boot
 }
 
 TEST_F(CliProfile, AFileWithoutSamplesOrWithSeveralEventsIsRefused)
@@ -149,6 +160,9 @@ TEST_F(CliProfile, AFileWithoutSamplesOrWithSeveralEventsIsRefused)
              "--slice", "1"});
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--cpu and --slice read perf script output, not perf-report"), std::string::npos) << r.err;
+    r = run({"import", real("perf-script_iperf_pid-tid_flamegraph.txt"), "--label", "x", "--cpu", "0-1x"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--cpu '0-1x': not a CPU list"), std::string::npos) << r.err;
     const auto list = run({"list", "--format", "json"});
     EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1U);  // only the branch-misses report was stored
 }
