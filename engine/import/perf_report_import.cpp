@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/import/import_format.h"
+#include "engine/import/perf_names.h"
 
 namespace nf::engine {
 namespace {
@@ -72,28 +73,14 @@ bool isAddress(std::string_view symbol)
            symbol.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-std::string objectName(std::string_view dso)
-{
-    if (dso.size() > 2 && dso.front() == '[' && dso.back() == ']') {
-        return std::string(dso.substr(1, dso.size() - 2));
-    }
-    const auto slash = dso.rfind('/');
-    return std::string(slash == std::string_view::npos ? dso : dso.substr(slash + 1));
-}
-
+// A row's symbol: an address no symbol covers in the kernel ("[k] 0xffff...") as "[unknown kernel]",
+// the rest as perf_names.h names them.
 std::string symbolName(std::string_view marker, std::string_view symbol, std::string_view dso)
 {
-    const bool kernel = marker == "[k]";
     if (isAddress(symbol)) {
-        return kernel                              ? "[unknown kernel]"
-               : dso.empty() || dso == "[unknown]" ? "[unknown]"
-                                                   : "[unknown " + objectName(dso) + "]";
+        return marker == "[k]" ? "[unknown kernel]" : perfSymbolName("", dso);
     }
-    if (kernel && dso.size() > 2 && dso.front() == '[' && dso != "[kernel.kallsyms]" && dso != "[unknown]" &&
-        dso.rfind("[kernel.", 0) != 0) {
-        return std::string(symbol) + " [" + objectName(dso) + "]";  // a module's
-    }
-    return std::string(symbol);
+    return perfSymbolName(symbol, dso);
 }
 
 Result<Row> parseRow(const ImportSource& src, std::size_t line, std::string_view text, const Section& section)

@@ -25,6 +25,7 @@
 
 #include "base/system_facts.h"
 #include "engine/import/import_format.h"
+#include "engine/import/perf_names.h"
 #include "engine/model/profile_attribution.h"
 
 namespace nf::engine {
@@ -42,28 +43,7 @@ struct ScriptSample {
     std::size_t line = 0;
 };
 
-// "([kernel.kallsyms])" -> "kernel", "([veth])" -> "veth", "(/usr/lib/libc.so.6)" -> "libc.so.6".
-std::string objectName(std::string_view dso)
-{
-    if (dso == "[kernel.kallsyms]" || dso.rfind("[kernel.kallsyms]", 0) == 0) {
-        return "kernel";
-    }
-    if (dso.size() > 2 && dso.front() == '[' && dso.back() == ']') {
-        return std::string(dso.substr(1, dso.size() - 2));
-    }
-    const auto slash = dso.rfind('/');
-    return std::string(slash == std::string_view::npos ? dso : dso.substr(slash + 1));
-}
-
-bool isKernelObject(std::string_view dso)
-{
-    return dso.size() > 2 && dso.front() == '[' && dso.back() == ']' && dso != "[unknown]" && dso != "[vdso]" &&
-           dso != "[vsyscall]" && dso != "[heap]" && dso != "[stack]" && dso != "[anon]";
-}
-
-// A frame as run --profile names it (probes/symbolizer.h): the symbol without perf's "+0x1f"
-// offset; a module's symbol with its module ("veth_xdp_rcv [veth]"); an address no symbol covers
-// as "[unknown FILE]", "[unknown kernel]" or "[unknown]".
+// A frame without perf's "+0x1f" offset, named as run --profile names it (perf_names.h).
 std::string frameName(std::string_view symbol, std::string_view dso)
 {
     std::string name(symbol);
@@ -72,16 +52,7 @@ std::string frameName(std::string_view symbol, std::string_view dso)
         name.find_first_not_of("0123456789abcdef", plus + 3) == std::string::npos) {
         name.erase(plus);
     }
-    if (name.empty() || name == "[unknown]") {
-        if (dso.empty() || dso == "[unknown]") {
-            return "[unknown]";
-        }
-        return "[unknown " + objectName(dso) + "]";
-    }
-    if (isKernelObject(dso) && objectName(dso) != "kernel") {
-        return name + " [" + objectName(dso) + "]";
-    }
-    return name;
+    return perfSymbolName(name, dso);
 }
 
 // "ffffffff8104f45a native_write_msr_safe ([kernel.kallsyms])": the frame's name, if `text` is one.
