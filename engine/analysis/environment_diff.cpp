@@ -57,6 +57,19 @@ std::string systemFact(const RunFacts& r, const char* key)
     return sys.contains(key) ? text(sys[key]) : std::string();
 }
 
+// A fact of the kernel's identity (engine/run/environment.h, kernelIdentityJson).
+std::string kernelFact(const RunFacts& r, const char* key)
+{
+    const auto& id = object(r.environment, "kernel");
+    return id.contains(key) ? text(id[key]) : std::string();
+}
+
+std::string vulnerability(const RunFacts& r, const std::string& name)
+{
+    const auto& v = object(object(r.environment, "kernel"), "vulnerabilities");
+    return v.contains(name) ? text(v[name]) : std::string();
+}
+
 std::string coreChoice(const RunFacts& r)
 {
     const int cpu = workerCpu(r);
@@ -66,13 +79,14 @@ std::string coreChoice(const RunFacts& r)
 struct Fact {
     const char* what;
     std::function<std::string(const RunFacts&)> get;
+    std::string named = {};  // when `what` is null
 };
 
 }  // namespace
 
 std::vector<std::string> environmentDifferences(const std::vector<RunFacts>& runs)
 {
-    const std::vector<Fact> facts = {
+    std::vector<Fact> facts = {
         {"host", [](const RunFacts& r) { return r.host; }},
         {"CPU model", [](const RunFacts& r) { return r.cpuModel; }},
         {"CPU governor", governor},
@@ -81,6 +95,8 @@ std::vector<std::string> environmentDifferences(const std::vector<RunFacts>& run
         {"measuring core", coreChoice},
         {"isolated CPUs", [](const RunFacts& r) { return systemFact(r, "isolated_cpus"); }},
         {"kernel command line", [](const RunFacts& r) { return systemFact(r, "kernel_cmdline"); }},
+        {"kernel .config (sha256)", [](const RunFacts& r) { return kernelFact(r, "config_sha256"); }},
+        {"CPU microcode", [](const RunFacts& r) { return kernelFact(r, "microcode"); }},
         {"noisefloor version", [](const RunFacts& r) { return r.toolVersion; }},
         {"workload", [](const RunFacts& r) { return text(r.spec.value("workload", nlohmann::json())); }},
     };
@@ -88,13 +104,23 @@ std::vector<std::string> environmentDifferences(const std::vector<RunFacts>& run
     if (runs.size() < 2) {
         return out;
     }
+    // Each CPU vulnerability's mitigation: spectre_v2 decides whether an indirect call is a
+    // retpoline at all.
+    std::vector<std::string> vulnerabilities;
+    for (const auto& [name, value] : object(object(runs.front().environment, "kernel"), "vulnerabilities").items()) {
+        vulnerabilities.push_back(name);
+    }
+    for (const auto& name : vulnerabilities) {
+        facts.push_back(
+            {nullptr, [name](const RunFacts& r) { return vulnerability(r, name); }, "mitigation of " + name});
+    }
     for (const auto& fact : facts) {
         const std::string first = fact.get(runs.front());
         for (std::size_t i = 1; i < runs.size(); ++i) {
             const std::string other = fact.get(runs[i]);
             if (!first.empty() && !other.empty() && first != other) {
-                out.push_back(std::string(fact.what) + " differs: " + first + " (" + runs.front().name + ") vs " +
-                              other + " (" + runs[i].name + ")");
+                out.push_back((fact.what != nullptr ? std::string(fact.what) : fact.named) + " differs: " + first +
+                              " (" + runs.front().name + ") vs " + other + " (" + runs[i].name + ")");
             }
         }
     }
@@ -104,14 +130,23 @@ std::vector<std::string> environmentDifferences(const std::vector<RunFacts>& run
 std::string kernelsLine(const std::vector<RunFacts>& runs)
 {
     std::string line = "kernels:";
-    bool allSame = true;
+    bool sameRelease = true;
+    bool sameBuild = true;
+    bool buildsKnown = true;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        line += (i == 0 ? " " : " vs ") + (runs[i].kernel.empty() ? std::string("unknown") : runs[i].kernel) + " (" +
-                runs[i].name + ")";
-        allSame = allSame && runs[i].kernel == runs.front().kernel;
+        const std::string build = kernelFact(runs[i], "build_id");
+        line += (i == 0 ? " " : " vs ") + (runs[i].kernel.empty() ? std::string("unknown") : runs[i].kernel) +
+                (build.empty() ? std::string() : " build " + build.substr(0, 12)) + " (" + runs[i].name + ")";
+        sameRelease = sameRelease && runs[i].kernel == runs.front().kernel;
+        sameBuild = sameBuild && build == kernelFact(runs.front(), "build_id");
+        buildsKnown = buildsKnown && !build.empty();
     }
-    if (allSame && !runs.empty() && !runs.front().kernel.empty()) {
-        line += " -- the same kernel";
+    if (sameRelease && !runs.empty() && !runs.front().kernel.empty()) {
+        if (!buildsKnown) {
+            line += " -- the same release (builds unknown: two builds without LOCALVERSION share it)";
+        } else {
+            line += sameBuild ? " -- the same kernel build" : " -- the same release, different builds";
+        }
     }
     return line;
 }

@@ -151,6 +151,34 @@ std::vector<CodeSize> codeSizes(const RunRecord& run)
     return out;
 }
 
+// The kernel as a build, not only as a release: two builds without LOCALVERSION share `uname -r`.
+void printKernelIdentity(const RunRecord& run, std::ostream& out)
+{
+    const auto id = run.environment.section("kernel");
+    const auto text = [&](const char* key) {
+        const auto it = id.find(key);
+        return it != id.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (text("build_id").empty() && text("config_sha256").empty()) {
+        return;
+    }
+    std::string line = "  kernel build id " + (text("build_id").empty() ? "unknown" : text("build_id"));
+    if (!text("config_sha256").empty()) {
+        line += ", config sha256 " + text("config_sha256").substr(0, 16) + "... (" + text("config_source") + ")";
+    }
+    const auto vulns = id.find("vulnerabilities");
+    if (vulns != id.end() && vulns->is_object() && vulns->contains("spectre_v2")) {
+        line += ", spectre_v2: " + (*vulns)["spectre_v2"].get<std::string>();
+    }
+    if (!text("microcode").empty()) {
+        line += ", microcode " + text("microcode");
+    }
+    if (!text("sysroot").empty()) {
+        line += " (read through NOISEFLOOR_SYSROOT=" + text("sysroot") + ")";
+    }
+    out << line << '\n';
+}
+
 void printRunHeader(const RunRecord& run, std::ostream& out)
 {
     const auto& r = run.row;
@@ -167,6 +195,7 @@ void printRunHeader(const RunRecord& run, std::ostream& out)
     }
     out << fmt::format("  started {}{}, host {}, kernel {}\n", r.startedAt,
                        r.endedAt.empty() ? "" : ", ended " + r.endedAt, r.host, r.kernel);
+    printKernelIdentity(run, out);
     out << "  CPU " << r.cpuModel << '\n';
     printSchedule(run, out);
     if (!r.sweepId.empty()) {

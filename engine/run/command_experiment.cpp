@@ -154,6 +154,7 @@ public:
             commands[m_p.spec.variants[v].name] = m_configs[v].argv;
         }
         start.environment["system"] = systemFactsJson(m_p.facts);
+        start.environment["kernel"] = kernelIdentityJson(probes::readKernelIdentity());
         start.environment["counters"] = countersJson(probe);
         if (auto w = userOnlyWarning(probe, m_p.facts.perfEventParanoid, "the command's process")) {
             m_warnings.push_back(*w);

@@ -55,6 +55,20 @@ nlohmann::json cpuTopologyJson(const base::SystemFacts& f)
         {"online", base::formatCpuList(f.onlineCpus)}, {"allowed", base::formatCpuList(f.allowedCpus)}, {"cpus", cpus}};
 }
 
+nlohmann::json kernelIdentityJson(const probes::KernelIdentity& id)
+{
+    return {{"build_id", id.buildId},
+            {"boot_id", id.bootId},
+            {"release", id.release},
+            {"version", id.version},
+            {"config_sha256", id.configSha256},
+            {"config_source", id.configSource},
+            {"cmdline", id.cmdline},
+            {"microcode", id.microcode},
+            {"vulnerabilities", id.vulnerabilities},
+            {"sysroot", id.sysroot}};
+}
+
 nlohmann::json tscJson(const probes::TscCalibration& cal)
 {
     return {

@@ -9,6 +9,7 @@
 
 #include "base/system_facts.h"
 #include "probes/counter_group.h"
+#include "probes/kernel_identity.h"
 #include "probes/tsc_clock.h"
 
 namespace nf::engine {
@@ -17,6 +18,10 @@ nlohmann::json systemFactsJson(const base::SystemFacts& facts);
 // The CPUs a run could measure on, for a front end choosing them on another host (`check --cpus`):
 // {"online", "allowed", "cpus": [{"id", "core", "package", "siblings"}]}, lists as "0-3,8".
 nlohmann::json cpuTopologyJson(const base::SystemFacts& facts);
+// The running kernel's identity (probes/kernel_identity.h), as every run and campaign boot stores it
+// (environment "kernel"): build_id, boot_id, release, version, config_sha256, config_source,
+// cmdline, microcode, vulnerabilities (file -> text), sysroot ("" on a real system).
+nlohmann::json kernelIdentityJson(const probes::KernelIdentity& identity);
 nlohmann::json tscJson(const probes::TscCalibration& cal);
 // What opened, what did not and why, where they count, in which mode the hardware events count
 // ("mode": "user" or "all", --counters-mode) and which counted user mode only because the kernel

@@ -117,6 +117,7 @@ void Consumer::ready(const WorkerReady& ready)
         start.variantParams.emplace_back(params.all());
     }
     start.environment["system"] = systemFactsJson(m_p.facts);
+    start.environment["kernel"] = kernelIdentityJson(probes::readKernelIdentity());
     start.environment["tool"] = {
         {"name", "noisefloor"}, {"version", NF_VERSION}, {"command_line", m_control.commandLine}};
     auto r = m_observer.runStarted(start);

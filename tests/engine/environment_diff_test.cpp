@@ -35,7 +35,39 @@ TEST(EnvironmentDiff, GovernorBoostCoreAndVersionAreNamed)
     EXPECT_EQ(lines[1], "CPU boost differs: off (run 1) vs on (run 2)");
     EXPECT_EQ(lines[2], "measuring core differs: CPU 1 (run 1) vs CPU 0 (run 2)");
     EXPECT_EQ(lines[3], "noisefloor version differs: 0.1.0 (run 1) vs 0.2.0 (run 2)");
-    EXPECT_EQ(kernelsLine({a, b}), "kernels: 6.1 (run 1) vs 6.1 (run 2) -- the same kernel");
+    EXPECT_EQ(kernelsLine({a, b}),
+              "kernels: 6.1 (run 1) vs 6.1 (run 2) -- the same release (builds unknown: two builds without "
+              "LOCALVERSION share it)");
+}
+
+// Two builds of one release (no LOCALVERSION) are told apart by their build ids; what differs
+// besides the kernel (the .config, a mitigation, the microcode) is named.
+TEST(EnvironmentDiff, BuildsOfOneReleaseAreToldApartAndTheirMitigationsCompared)
+{
+    auto a = facts("run 1", "6.1", "performance", 1);
+    auto b = facts("run 2", "6.1", "performance", 1);
+    a.environment["kernel"] = {
+        {"build_id", "3f2a9c0011223344556677889900aabbccddeeff"},
+        {"config_sha256", "aa11"},
+        {"microcode", "0xf0"},
+        {"vulnerabilities", {{"spectre_v2", "Mitigation: Retpolines"}, {"mds", "Not affected"}}}};
+    b.environment["kernel"] = {
+        {"build_id", "9b1c000011223344556677889900aabbccddeeff"},
+        {"config_sha256", "bb22"},
+        {"microcode", "0xf0"},
+        {"vulnerabilities", {{"spectre_v2", "Mitigation: Enhanced IBRS"}, {"mds", "Not affected"}}}};
+    EXPECT_EQ(kernelsLine({a, b}),
+              "kernels: 6.1 build 3f2a9c001122 (run 1) vs 6.1 build 9b1c00001122 (run 2) -- the same release, "
+              "different builds");
+    const auto lines = environmentDifferences({a, b});
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0], "kernel .config (sha256) differs: aa11 (run 1) vs bb22 (run 2)");
+    EXPECT_EQ(lines[1],
+              "mitigation of spectre_v2 differs: Mitigation: Retpolines (run 1) vs Mitigation: Enhanced "
+              "IBRS (run 2)");
+    b.environment["kernel"]["build_id"] = a.environment["kernel"]["build_id"];
+    EXPECT_EQ(kernelsLine({a, b}),
+              "kernels: 6.1 build 3f2a9c001122 (run 1) vs 6.1 build 3f2a9c001122 (run 2) -- the same kernel build");
 }
 
 TEST(EnvironmentDiff, UnknownFactsAreNotCompared)
