@@ -297,11 +297,73 @@ CREATE TABLE profile_stacks (
 ) WITHOUT ROWID;
 )sql";
 
+// Migration 11: campaigns across boots (noisefloor campaign): two kernels named by their GNU build
+// ids, the recipe of noisefloor steps run after every boot, the planned order of boots, and each
+// boot as it happened: which kernel it was (its identity as read then), whether its recipe finished
+// (only complete boots count), and the runs its steps stored. A run belongs to its campaign, not the
+// campaign to the run: merge and export copy the run without it, and deleting the run unlinks it.
+constexpr const char* kMigration11 = R"sql(
+CREATE TABLE campaigns (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE,
+    created_at    TEXT NOT NULL,
+    boots_planned INTEGER NOT NULL CHECK (boots_planned >= 2),  -- with until_decided: the most it may take
+    until_decided INTEGER NOT NULL DEFAULT 0,
+    boot_order    TEXT NOT NULL CHECK (boot_order IN ('abba', 'abab', 'random')),
+    seed          INTEGER NOT NULL,
+    metric        TEXT NOT NULL DEFAULT '',  -- '' = the primary metric of the first step's runs
+    alpha         REAL NOT NULL,
+    margin_pct    REAL NOT NULL,
+    workdir       TEXT NOT NULL,             -- where the steps run (relative paths of import steps)
+    reboot        TEXT NOT NULL DEFAULT '',  -- '' (print only), 'kexec', 'grub:...' or 'command ...'
+    command_line  TEXT NOT NULL
+);
+CREATE TABLE campaign_kernels (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+    idx         INTEGER NOT NULL,  -- 0 the baseline
+    name        TEXT NOT NULL,
+    build_id    TEXT NOT NULL,
+    image       TEXT NOT NULL DEFAULT '',  -- the vmlinux or bzImage it was named by, '' for an id
+    PRIMARY KEY (campaign_id, idx),
+    UNIQUE (campaign_id, name),
+    UNIQUE (campaign_id, build_id)
+);
+CREATE TABLE campaign_steps (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+    idx         INTEGER NOT NULL,
+    args_json   TEXT NOT NULL,  -- the noisefloor arguments, ["run", "command", ...]
+    PRIMARY KEY (campaign_id, idx)
+);
+CREATE TABLE campaign_boots (
+    id            INTEGER PRIMARY KEY,
+    campaign_id   INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+    slot          INTEGER NOT NULL,  -- the place in the planned order it filled
+    kernel        INTEGER NOT NULL,  -- campaign_kernels.idx
+    boot_id       TEXT NOT NULL,
+    identity_json TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('running', 'complete', 'interrupted', 'failed')),
+    status_reason TEXT NOT NULL DEFAULT '',
+    started_at    TEXT NOT NULL,
+    ended_at      TEXT,
+    pid           INTEGER NOT NULL,
+    pid_start     TEXT NOT NULL DEFAULT '',
+    UNIQUE (campaign_id, boot_id)
+);
+CREATE TABLE campaign_runs (
+    boot INTEGER NOT NULL REFERENCES campaign_boots (id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    run  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,  -- not run_id: not a part of the run
+    PRIMARY KEY (boot, step, run)
+);
+CREATE INDEX campaign_runs_run ON campaign_runs (run);
+)sql";
+
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
         {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5},
         {6, kMigration6}, {7, kMigration7}, {8, kMigration8}, {9, kMigration9}, {10, kMigration10},
+        {11, kMigration11},
     };
     return list;
 }

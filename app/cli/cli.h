@@ -55,6 +55,7 @@ Command addSeriesCommand(CLI::App& app, Context& ctx);
 Command addGenerateCommand(CLI::App& app);
 Command addMergeCommand(CLI::App& app, Context& ctx);
 Command addDeleteCommand(CLI::App& app, Context& ctx);
+Command addCampaignCommand(CLI::App& app, Context& ctx);
 
 // The evidence in `format` (text, json or csv); returns the exit status.
 int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,

@@ -45,6 +45,10 @@ Command addCleanupCommand(CLI::App& app)
 {
     return unmeasured(app, "cleanup", "Remove what a killed live run left behind");
 }
+Command addCampaignCommand(CLI::App& app, Context& /*ctx*/)
+{
+    return unmeasured(app, "campaign", "Vanilla against patched kernel, boot by boot");
+}
 Command addGenerateCommand(CLI::App& app)
 {
     return unmeasured(app, "generate", "Generate traffic for a live test on another host");

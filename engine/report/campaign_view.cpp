@@ -1,0 +1,317 @@
+#include "engine/report/campaign_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "engine/analysis/across_runs.h"
+#include "engine/analysis/chunk_cut.h"
+#include "engine/catalog/workload_catalog.h"
+#include "engine/stats/descriptive.h"
+
+namespace nf::engine {
+namespace {
+
+const MetricSpec* findMetric(const RunRecord& run, const std::string& name)
+{
+    const auto& ms = run.data.layout.metrics;
+    const auto it = std::find_if(ms.begin(), ms.end(), [&](const MetricSpec& m) { return m.name == name; });
+    return it == ms.end() ? nullptr : &*it;
+}
+
+const RunRecord* stepRun(const CampaignBoot& boot, int step, const std::map<std::int64_t, RunRecord>& runs)
+{
+    for (const auto& r : boot.runs) {
+        if (r.step == step) {
+            const auto it = runs.find(r.runId);
+            if (it != runs.end() && it->second.row.status == RunStatus::Complete) {
+                return &it->second;
+            }
+        }
+    }
+    return nullptr;
+}
+
+// The step whose runs are measured, and the metric: the first step of a complete boot with a run
+// that has the campaign's metric (or, when it names none, the first step with a run, and that run's
+// primary metric).
+void chooseMetric(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
+{
+    for (const auto& boot : c.boots) {
+        if (boot.status != BootStatus::Complete) {
+            continue;
+        }
+        for (int step = 0; step < static_cast<int>(c.plan.steps.size()); ++step) {
+            const RunRecord* run = stepRun(boot, step, runs);
+            if (run == nullptr || run->data.layout.metrics.empty()) {
+                continue;
+            }
+            const std::string name = c.plan.metric.empty() ? run->data.layout.metrics.front().name : c.plan.metric;
+            if (const MetricSpec* m = findMetric(*run, name)) {
+                view.metric = m->name;
+                view.unit = m->unit;
+                view.measuredStep = step;
+                return;
+            }
+        }
+    }
+    view.metric = c.plan.metric;
+}
+
+std::vector<double> finiteValues(const RunRecord& run, const MetricSpec& metric)
+{
+    auto v = repetitionValues(run.data, chunkCut(run.data), 0, metric);
+    std::erase_if(v, [](double x) { return !std::isfinite(x); });
+    return v;
+}
+
+void addBootValues(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
+{
+    for (const auto& boot : c.boots) {
+        CampaignBootValue value{&boot, bootLabel(c.plan, boot.slot, boot.kernel)};
+        if (boot.status == BootStatus::Complete && view.measuredStep >= 0) {
+            if (const RunRecord* run = stepRun(boot, view.measuredStep, runs)) {
+                value.runId = run->row.id;
+                if (const MetricSpec* m = findMetric(*run, view.metric)) {
+                    const auto v = finiteValues(*run, *m);
+                    value.repetitions = v.size();
+                    value.mean = v.empty() ? value.mean : mean(v);
+                }
+            }
+        }
+        view.boots.push_back(value);
+    }
+}
+
+// ln(candidate / baseline) of each pair of slots (2k, 2k + 1) whose boots both measured.
+std::vector<double> pairLogRatios(const CampaignView& view)
+{
+    std::map<int, const CampaignBootValue*> bySlot;
+    for (const auto& b : view.boots) {
+        if (b.boot->status == BootStatus::Complete && std::isfinite(b.mean) && b.mean > 0) {
+            bySlot[b.boot->slot] = &b;
+        }
+    }
+    std::vector<double> out;
+    for (int k = 0;; ++k) {
+        const auto a = bySlot.find(2 * k);
+        const auto b = bySlot.find(2 * k + 1);
+        if (a == bySlot.end() || b == bySlot.end()) {
+            break;
+        }
+        const auto* base = a->second->boot->kernel == 0 ? a->second : b->second;
+        const auto* cand = a->second->boot->kernel == 0 ? b->second : a->second;
+        out.push_back(std::log(cand->mean / base->mean));
+    }
+    return out;
+}
+
+// The comparison of the kernels' boots: each boot's run, its boot the campaign's boot (the boot id
+// read through the identity root), so that boots are the unit.
+void compareKernels(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs,
+                    const std::map<std::string, RunNoiseFloor>& floors, const AnalysisOptions& options,
+                    CampaignView& view)
+{
+    std::vector<std::vector<RunRecord>> copies(c.plan.kernels.size());
+    for (const auto& b : view.boots) {
+        if (b.runId != 0 && b.repetitions > 0) {
+            RunRecord run = runs.at(b.runId);
+            run.row.bootId = b.boot->bootId;
+            copies[static_cast<std::size_t>(b.boot->kernel)].push_back(std::move(run));
+        }
+    }
+    // One boot on a side gives no boot-to-boot variance of its own: the comparison waits for two,
+    // unless this machine's run-to-run floor was calibrated (calibrate --across-runs).
+    const std::size_t fewest = std::min(copies[0].size(), copies[1].size());
+    if (copies.size() != 2 || fewest == 0 || (fewest < 2 && !floors.contains(view.metric))) {
+        return;
+    }
+    view.kernelBoots = {copies[0].size(), copies[1].size()};
+    std::vector<LabelChoice> labels;
+    for (std::size_t k = 0; k < copies.size(); ++k) {
+        LabelChoice choice{c.plan.kernels[k].name, {}, copies[k].front().data.variantNames.front()};
+        for (const auto& run : copies[k]) {
+            choice.runs.push_back(&run);
+        }
+        labels.push_back(std::move(choice));
+    }
+    AnalysisOptions o = options;
+    o.primary = view.metric;
+    o.compare.alpha = c.plan.alpha;
+    o.compare.marginPct = c.plan.marginPct;
+    auto report = compareLabels(labels, {view.metric}, floors, o);
+    if (!report) {
+        view.warnings.push_back("the kernels' boots could not be compared: " + report.error().message);
+        return;
+    }
+    // Between-boot spread: per kernel, the variance of boot means beyond what the repetitions in
+    // a boot explain, pooled over the kernels that have two boots.
+    double sum = 0;
+    int kernels = 0;
+    for (const auto& side : copies) {
+        std::vector<RunValues> values;
+        std::vector<double> means;
+        for (const auto& run : side) {
+            if (const MetricSpec* m = findMetric(run, view.metric)) {
+                auto v = finiteValues(run, *m);
+                if (!v.empty()) {
+                    means.push_back(mean(v));
+                    values.push_back({run.row.bootId, std::move(v)});
+                }
+            }
+        }
+        const double between = values.size() >= 2 ? betweenRunVariance(values, std::fabs(mean(means))) : NAN;
+        if (std::isfinite(between)) {
+            sum += between;
+            ++kernels;
+        }
+    }
+    if (kernels > 0) {
+        view.betweenBootCv = std::sqrt(sum / kernels);
+    }
+    view.comparison = std::move(*report);
+}
+
+const Comparison* primaryComparison(const CampaignView& view)
+{
+    if (!view.comparison) {
+        return nullptr;
+    }
+    for (const auto& mc : view.comparison->analysis.comparisons) {
+        if (mc.metric == view.metric && mc.primary) {
+            return &mc.result;
+        }
+    }
+    return nullptr;
+}
+
+void decideDone(const Campaign& c, CampaignView& view)
+{
+    if (c.plan.untilDecided && view.sequential && view.sequential->decision != Verdict::Inconclusive) {
+        view.done = true;
+        view.doneReason = fmt::format("decided: {} after {} pairs of boots", toString(view.sequential->decision),
+                                      view.sequential->pairs);
+    } else if (view.bootsDone >= c.plan.bootsPlanned) {
+        view.done = true;
+        view.doneReason = c.plan.untilDecided
+                              ? fmt::format("the most boots planned ({}) are done, undecided", c.plan.bootsPlanned)
+                              : fmt::format("all {} planned boots are done", c.plan.bootsPlanned);
+    }
+}
+
+void estimateBootsNeeded(const Campaign& c, CampaignView& view)
+{
+    if (view.done) {
+        return;
+    }
+    if (c.plan.untilDecided) {
+        if (view.sequential && view.sequential->pairsStillNeeded) {
+            view.bootsNeeded = static_cast<int>(2 * *view.sequential->pairsStillNeeded);
+            view.bootsNeededFrom = fmt::format("the spread of the {} pairs so far", view.sequential->pairs);
+        }
+        return;
+    }
+    if (const Comparison* cmp = primaryComparison(view); cmp != nullptr && cmp->nNeeded) {
+        const int perKernel = static_cast<int>(std::ceil(*cmp->nNeeded));
+        view.bootsNeeded = std::max(0, 2 * perKernel - view.bootsDone);
+        view.bootsNeededFrom =
+            fmt::format("{} boots per kernel to find a {:.3g}% difference with 80% power, at the spread so far",
+                        perKernel, cmp->targetPct);
+    }
+}
+
+// Each fact of the boots' identity (besides the build id, which is the kernel) whose values differ
+// between the two kernels' boots, or vary among one kernel's.
+std::vector<std::string> identityDifferences(const Campaign& c)
+{
+    std::map<std::string, std::vector<std::set<std::string>>> facts;
+    const auto add = [&](const std::string& name, int kernel, const nlohmann::json& v) {
+        auto& sets = facts[name];
+        sets.resize(c.plan.kernels.size());
+        sets[static_cast<std::size_t>(kernel)].insert(v.is_string() ? v.get<std::string>() : v.dump());
+    };
+    for (const auto& boot : c.boots) {
+        if (boot.status != BootStatus::Complete || !boot.identity.is_object()) {
+            continue;
+        }
+        for (const auto& [key, value] : boot.identity.items()) {
+            if (key == "vulnerabilities" && value.is_object()) {
+                for (const auto& [v, text] : value.items()) {
+                    add("vulnerabilities/" + v, boot.kernel, text);
+                }
+            } else if (key != "build_id" && key != "boot_id" && key != "version" && key != "sysroot") {
+                add(key, boot.kernel, value);
+            }
+        }
+    }
+    const auto joined = [](const std::set<std::string>& values) {
+        std::string text;
+        for (const auto& v : values) {
+            text += (text.empty() ? "'" : "', '") + v;
+        }
+        return text + "'";
+    };
+    std::vector<std::string> out;
+    for (const auto& [name, sets] : facts) {
+        if (sets.size() != 2 || sets[0].empty() || sets[1].empty()) {
+            continue;
+        }
+        if (sets[0] != sets[1]) {
+            out.push_back(fmt::format("{} differs: {} on {} boots, {} on {} boots", name, joined(sets[0]),
+                                      c.plan.kernels[0].name, joined(sets[1]), c.plan.kernels[1].name));
+        } else if (sets[0].size() > 1) {
+            out.push_back(fmt::format("{} varies between boots: {}", name, joined(sets[0])));
+        }
+    }
+    return out;
+}
+
+void warnInProcess(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
+{
+    for (const auto& b : view.boots) {
+        if (b.runId == 0) {
+            continue;
+        }
+        const auto& run = runs.at(b.runId);
+        const auto* w = findWorkload(run.row.workload);
+        if (w != nullptr && w->kind == WorkloadKind::InProcess) {
+            view.warnings.push_back(fmt::format(
+                "step {} runs {}, an in-process model: the same user-space code under both kernels, so it does not "
+                "test a kernel patch (only what the kernel does around it: interrupts, mitigations)",
+                view.measuredStep + 1, run.row.workload));
+        }
+        return;
+    }
+    (void)c;
+}
+
+}  // namespace
+
+Result<CampaignView> viewCampaign(const Campaign& campaign, const std::map<std::int64_t, RunRecord>& runs,
+                                  const std::map<std::string, RunNoiseFloor>& floors, const AnalysisOptions& options)
+{
+    CampaignView view;
+    view.campaign = &campaign;
+    view.bootsDone = campaign.completeBoots();
+    chooseMetric(campaign, runs, view);
+    addBootValues(campaign, runs, view);
+    compareKernels(campaign, runs, floors, options, view);
+    if (campaign.plan.untilDecided) {
+        view.sequential = lookAcrossBoots(pairLogRatios(view), campaign.plan.alpha, campaign.plan.marginPct);
+    }
+    decideDone(campaign, view);
+    estimateBootsNeeded(campaign, view);
+    view.differences = identityDifferences(campaign);
+    warnInProcess(campaign, runs, view);
+    for (const auto& b : view.boots) {
+        if (b.boot->status == BootStatus::Complete && b.runId == 0) {
+            view.warnings.push_back(fmt::format("boot {} ({}) finished its recipe but stored no run with {}",
+                                                b.boot->slot, b.label, view.metric.empty() ? "a metric" : view.metric));
+        }
+    }
+    return view;
+}
+
+}  // namespace nf::engine
