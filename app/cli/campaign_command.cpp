@@ -114,7 +114,7 @@ Result<void> tryStep(const std::vector<std::string>& step, std::size_t index)
     }
     std::vector<std::string> args = step;
     args.insert(args.begin() + 1, {"--dry-run", "--label", "campaign-check"});
-    const int status = NF_TRY(runNoisefloor(args));
+    const int status = NF_TRY(runNoisefloor(args, {}, true));
     if (status != 0) {
         return usageError("step " + std::to_string(index + 1) + " is refused by run --dry-run (its line is above)");
     }

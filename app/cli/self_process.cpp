@@ -1,5 +1,6 @@
 #include "app/cli/self_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -23,7 +24,7 @@ std::string selfPath()
 }
 
 Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>& argv, const ChildEnvironment& extra,
-                         bool searchPath)
+                         bool searchPath, bool quiet = false)
 {
     std::map<std::string, std::string> env;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -57,9 +58,15 @@ Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>
     sigemptyset(&none);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    if (quiet) {
+        posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    }
     pid_t pid = 0;
-    const int err = searchPath ? posix_spawnp(&pid, path.c_str(), nullptr, &attr, argp.data(), envp.data())
-                               : posix_spawn(&pid, path.c_str(), nullptr, &attr, argp.data(), envp.data());
+    const int err = searchPath ? posix_spawnp(&pid, path.c_str(), &files, &attr, argp.data(), envp.data())
+                               : posix_spawn(&pid, path.c_str(), &files, &attr, argp.data(), envp.data());
+    posix_spawn_file_actions_destroy(&files);
     posix_spawnattr_destroy(&attr);
     if (err != 0) {
         return Error::fromErrno("cannot start " + path, err);
@@ -78,12 +85,12 @@ Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>
 
 }  // namespace
 
-Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env)
+Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env, bool quiet)
 {
     const std::string self = selfPath();
     std::vector<std::string> argv{"noisefloor"};
     argv.insert(argv.end(), args.begin(), args.end());
-    return spawnAndWait(self, argv, env, false);
+    return spawnAndWait(self, argv, env, false, quiet);
 }
 
 Result<int> runShell(const std::string& text, const ChildEnvironment& env)

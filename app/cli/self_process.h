@@ -15,8 +15,9 @@ namespace nf::cli {
 // Extra environment variables for the child, beside this process's.
 using ChildEnvironment = std::vector<std::pair<std::string, std::string>>;
 
-// The exit status of `noisefloor ARGS...` (this executable), 128 + N when signal N ended it.
-Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env = {});
+// The exit status of `noisefloor ARGS...` (this executable), 128 + N when signal N ended it;
+// `quiet`: its standard output goes to /dev/null (its errors still show).
+Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env = {}, bool quiet = false);
 
 // The exit status of /bin/sh -c TEXT.
 Result<int> runShell(const std::string& text, const ChildEnvironment& env = {});

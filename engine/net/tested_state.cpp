@@ -4,6 +4,7 @@
 #include <net/if.h>
 
 #include <fmt/format.h>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -44,6 +45,22 @@ void readFeatures(const std::string& ifname, TestedState& state)
     for (const auto& [bit, name] : bits) {
         state[ifname + " " + name] = flagsRead ? onOff((value.data & bit) != 0) : kUnavailable;
     }
+}
+
+// The driver and its firmware (ethtool -i): a driver or firmware updated between two boots changes
+// what the same kernel code costs.
+void readDriver(const std::string& ifname, TestedState& state)
+{
+    ethtool_drvinfo info{};
+    info.cmd = ETHTOOL_GDRVINFO;
+    if (!ethtool(ifname, &info)) {
+        state[ifname + " driver"] = state[ifname + " firmware"] = kUnavailable;
+        return;
+    }
+    const auto text = [](const char* field, std::size_t size) { return std::string(field, strnlen(field, size)); };
+    state[ifname + " driver"] = text(info.driver, sizeof info.driver) + " " + text(info.version, sizeof info.version);
+    const std::string firmware = text(info.fw_version, sizeof info.fw_version);
+    state[ifname + " firmware"] = firmware.empty() ? "none" : firmware;
 }
 
 // Channels, rings and interrupt coalescing (ethtool -l, -g, -c).
@@ -152,6 +169,7 @@ TestedState readTestedState(const std::vector<TestedDevice>& devices)
             }
             guard.emplace(std::move(*entered));
         }
+        readDriver(device.ifname, state);
         readFeatures(device.ifname, state);
         readQueues(device.ifname, state);
         readXdp(device.ifname, state);

@@ -222,9 +222,12 @@ void estimateBootsNeeded(const Campaign& c, CampaignView& view)
     }
 }
 
-// Each fact of the boots' identity (besides the build id, which is the kernel) whose values differ
-// between the two kernels' boots, or vary among one kernel's.
-std::vector<std::string> identityDifferences(const Campaign& c)
+// Each fact of the boots' identity (besides the build id, which is the kernel) and of the tested
+// interfaces' settings as the measured run read them before its first repetition (driver, firmware,
+// offloads, rings, coalescing, IRQ affinity, RPS/XPS, XDP mode) whose values differ between the two
+// kernels' boots, or vary among one kernel's.
+std::vector<std::string> bootDifferences(const Campaign& c, const CampaignView& view,
+                                         const std::map<std::int64_t, RunRecord>& runs)
 {
     std::map<std::string, std::vector<std::set<std::string>>> facts;
     const auto add = [&](const std::string& name, int kernel, const nlohmann::json& v) {
@@ -243,6 +246,21 @@ std::vector<std::string> identityDifferences(const Campaign& c)
                 }
             } else if (key != "build_id" && key != "boot_id" && key != "version" && key != "sysroot") {
                 add(key, boot.kernel, value);
+            }
+        }
+    }
+    for (const auto& b : view.boots) {
+        const auto run = runs.find(b.runId);
+        if (b.runId == 0 || run == runs.end() || run->second.data.testedStates.empty()) {
+            continue;
+        }
+        const auto& state = run->second.data.testedStates.front().second;
+        if (!state.contains("before") || !state.at("before").is_object()) {
+            continue;
+        }
+        for (const auto& [setting, value] : state.at("before").items()) {
+            if (value.is_string() && value.get<std::string>() != "unavailable") {
+                add(setting, b.boot->kernel, value);
             }
         }
     }
@@ -303,7 +321,7 @@ Result<CampaignView> viewCampaign(const Campaign& campaign, const std::map<std::
     }
     decideDone(campaign, view);
     estimateBootsNeeded(campaign, view);
-    view.differences = identityDifferences(campaign);
+    view.differences = bootDifferences(campaign, view, runs);
     warnInProcess(campaign, runs, view);
     for (const auto& b : view.boots) {
         if (b.boot->status == BootStatus::Complete && b.runId == 0) {

@@ -5,6 +5,7 @@
 
 #include "base/default_counters.h"
 #include "engine/run/environment.h"
+#include "probes/kernel_identity.h"
 
 namespace nf::engine {
 
@@ -158,6 +159,25 @@ void addPrivilegeChecks(const base::SystemFacts& f, std::vector<MachineCheck>& o
     }
 }
 
+// Which kernel this is (two builds of one release share uname -r), and the spectre_v2 mitigation:
+// whether the kernel's indirect calls are retpolines decides what a patch like seed 001's (an
+// indirect call made direct) can win at all, which the indirect-call workload models in user space.
+void addKernelChecks(std::vector<MachineCheck>& out)
+{
+    const auto id = probes::readKernelIdentity();
+    out.push_back({"kernel build", id.buildId.empty() ? Level::Warn : Level::Ok, id.describe(),
+                   id.buildId.empty() ? "without a GNU build-id note, campaigns cannot tell two builds apart" : ""});
+    const std::string spectre = id.vulnerabilities.contains("spectre_v2") ? id.vulnerabilities.at("spectre_v2") : "";
+    out.push_back({"spectre_v2 (indirect-call)", Level::Info,
+                   spectre.empty() ? "not reported by this kernel"
+                                   : spectre + (id.spectreV2() == "retpolines"
+                                                    ? ": the kernel's indirect calls go through retpolines, as "
+                                                      "indirect-call's call=retpoline does"
+                                                    : ": no retpolines; the kernel's indirect calls are plain "
+                                                      "(call=indirect models them)"),
+                   ""});
+}
+
 }  // namespace
 
 std::vector<MachineCheck> checkMachine(const base::SystemFacts& f)
@@ -179,6 +199,7 @@ std::vector<MachineCheck> checkMachine(const base::SystemFacts& f)
     addFrequencyChecks(f, out);
     addPlacementChecks(f, out);
     addPrivilegeChecks(f, out);
+    addKernelChecks(out);
     return out;
 }
 
