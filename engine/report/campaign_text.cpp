@@ -75,6 +75,14 @@ std::string verdictLine(const CampaignView& view)
                        kernels[1].name);
 }
 
+// A line within 72 columns, wrapped at its words.
+void writeWrapped(std::ostream& out, const std::string& text)
+{
+    for (const auto& line : headerLines(text, 72, "  ")) {
+        out << line << '\n';
+    }
+}
+
 nlohmann::json verdictJson(const CampaignView& view)
 {
     if (view.sequential) {
@@ -100,17 +108,18 @@ nlohmann::json verdictJson(const CampaignView& view)
             {"p", number(cmp->p)}};
 }
 
+// One line per boot within 72 columns: the boot id's first 8 characters (in full in JSON).
 void writeBoots(const CampaignView& view, std::ostream& out)
 {
-    out << fmt::format("  {:>4}  {:<36}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}\n", "slot", "boot id", "kernel", "status",
-                       view.metric.empty() ? "value" : view.metric, "reps", "run");
+    out << fmt::format("  {:>4}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}  {}\n", "slot", "kernel", "status",
+                       view.metric.empty() ? "value" : view.metric, "reps", "run", "boot");
     for (const auto& b : view.boots) {
         const auto& boot = *b.boot;
         const bool counted = boot.status == BootStatus::Complete;
         out << fmt::format(
-            "  {:>4}  {:<36}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}\n", counted ? std::to_string(boot.slot) : "-",
-            boot.bootId, view.campaign->plan.kernels.at(static_cast<std::size_t>(boot.kernel)).name,
-            toString(boot.status), figure(b.mean), b.repetitions, b.runId != 0 ? std::to_string(b.runId) : "-");
+            "  {:>4}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}  {}\n", counted ? std::to_string(boot.slot) : "-",
+            view.campaign->plan.kernels.at(static_cast<std::size_t>(boot.kernel)).name, toString(boot.status),
+            figure(b.mean), b.repetitions, b.runId != 0 ? std::to_string(b.runId) : "-", boot.bootId.substr(0, 8));
         if (!counted && !boot.reason.empty()) {
             out << "        not counted: " << boot.reason << '\n';
         }
@@ -179,19 +188,21 @@ void writeCampaignStatus(const CampaignView& view, std::ostream& out)
         out << fmt::format("metric: {}{} of step {}\n", view.metric, view.unit.empty() ? "" : " (" + view.unit + ")",
                            view.measuredStep + 1);
     }
-    out << verdictLine(view) << '\n';
+    writeWrapped(out, verdictLine(view));
     if (std::isfinite(view.betweenBootCv)) {
         out << fmt::format("between-boot spread: {:.2f}% of the mean (beyond the repetitions within a boot)\n",
                            view.betweenBootCv * 100);
     }
     if (view.bootsNeeded) {
-        out << fmt::format("more boots needed: {} ({})\n", *view.bootsNeeded, view.bootsNeededFrom);
+        writeWrapped(out, fmt::format("more boots needed: {} ({})",
+                                      *view.bootsNeeded == 0 ? std::string("none") : std::to_string(*view.bootsNeeded),
+                                      view.bootsNeededFrom));
     }
     for (const auto& d : view.differences) {
-        out << "difference besides the kernel: " << d << '\n';
+        writeWrapped(out, "difference besides the kernel: " + d);
     }
     for (const auto& w : view.warnings) {
-        out << "warning: " << w << '\n';
+        writeWrapped(out, "warning: " + w);
     }
 }
 
@@ -207,15 +218,18 @@ void writeCampaignReport(const CampaignView& view, std::ostream& out)
     out << fmt::format("\nplan: {} boots{}, {} order; after each boot:\n", c.plan.bootsPlanned,
                        c.plan.untilDecided ? " at most, until decided" : "", toString(c.plan.order));
     for (std::size_t s = 0; s < c.plan.steps.size(); ++s) {
-        std::string line;
+        std::string command = "noisefloor";
         for (const auto& arg : c.plan.steps[s]) {
-            line += " " + shellQuote(arg);
+            command += " " + shellQuote(arg);
         }
-        out << fmt::format("  {}. noisefloor{}\n", s + 1, line);
+        for (const auto& line : commandLines(fmt::format("  {}. $ ", s + 1), command, 72)) {
+            out << line << '\n';
+        }
     }
     out << "\nboots in order:\n";
     writeBoots(view, out);
-    out << '\n' << verdictLine(view) << '\n';
+    out << '\n';
+    writeWrapped(out, verdictLine(view));
     if (view.done) {
         out << "done: " << view.doneReason << '\n';
     }
@@ -223,17 +237,17 @@ void writeCampaignReport(const CampaignView& view, std::ostream& out)
         out << fmt::format("between-boot spread: {:.2f}% of the mean\n", view.betweenBootCv * 100);
     }
     if (view.bootsNeeded) {
-        out << fmt::format("more boots needed: {} ({})\n", *view.bootsNeeded, view.bootsNeededFrom);
+        writeWrapped(out, fmt::format("more boots needed: {} ({})", *view.bootsNeeded, view.bootsNeededFrom));
     }
     out << "\ndifferences between the kernels' boots besides the kernel:\n";
     if (view.differences.empty()) {
         out << "  none in the command line, .config, mitigations or microcode\n";
     }
     for (const auto& d : view.differences) {
-        out << "  " << d << '\n';
+        writeWrapped(out, "  " + d);
     }
     for (const auto& w : view.warnings) {
-        out << "warning: " << w << '\n';
+        writeWrapped(out, "warning: " + w);
     }
     if (view.comparison) {
         out << "\nthe kernels' boots compared (each boot's run of step " << view.measuredStep + 1 << "):\n\n"

@@ -171,6 +171,17 @@ void compareKernels(const Campaign& c, const std::map<std::int64_t, RunRecord>& 
     if (kernels > 0) {
         view.betweenBootCv = std::sqrt(sum / kernels);
     }
+    // The runs' command lines differ only in their labels, which the boots table above lists: the
+    // header says once what was compared, then what all runs share.
+    auto& brief = report->context.briefHeader;
+    const auto shared = std::find_if(brief.begin(), brief.end(),
+                                     [](const std::string& line) { return line.rfind("all runs:", 0) == 0; });
+    if (shared != brief.end()) {
+        report->context.title = fmt::format("noisefloor: campaign {}, step {}: {} {} boots against {} {} boots",
+                                            c.plan.name, view.measuredStep + 1, copies[0].size(),
+                                            c.plan.kernels[0].name, copies[1].size(), c.plan.kernels[1].name);
+        brief.erase(brief.begin(), shared);
+    }
     view.comparison = std::move(*report);
 }
 
