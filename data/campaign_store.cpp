@@ -1,5 +1,9 @@
 #include "data/campaign_store.h"
 
+#include <sqlite3.h>
+
+#include <algorithm>
+
 namespace nf::data {
 namespace {
 
@@ -32,8 +36,8 @@ Result<std::vector<engine::CampaignBoot>> loadBoots(Database& db, std::int64_t c
             return {};
         }));
     for (auto& b : boots) {
-        const auto runs = NF_TRY(db.query<int, std::int64_t>(
-            "SELECT step, run FROM campaign_runs WHERE boot = ? ORDER BY step, run", b.id));
+        const auto runs = NF_TRY(
+            db.query<int, std::int64_t>("SELECT step, run FROM campaign_runs WHERE boot = ? ORDER BY step, run", b.id));
         for (const auto& [step, run] : runs) {
             b.runs.push_back({step, run});
         }
@@ -105,13 +109,12 @@ Result<engine::Campaign> loadCampaign(Database& db, const std::string& name)
         }
         p.steps.push_back(args.get<std::vector<std::string>>());
     }
+    if (p.kernels.size() != 2 || p.steps.empty() ||
+        std::any_of(p.steps.begin(), p.steps.end(), [](const auto& step) { return step.empty(); })) {
+        return Error{"campaign '" + name + "' is not whole (it needs two kernels and a recipe)"};
+    }
     c.boots = NF_TRY(loadBoots(db, c.id));
     return c;
-}
-
-Result<std::vector<std::string>> campaignNames(Database& db)
-{
-    return db.query<std::string>("SELECT name FROM campaigns ORDER BY id");
 }
 
 Result<std::int64_t> beginBoot(Database& db, std::int64_t campaignId, const engine::CampaignBoot& boot)
@@ -135,11 +138,20 @@ Result<void> addBootRun(Database& db, std::int64_t bootRowId, int step, std::int
     return db.run("INSERT OR IGNORE INTO campaign_runs (boot, step, run) VALUES (?, ?, ?)", bootRowId, step, runId);
 }
 
-Result<void> endBoot(Database& db, std::int64_t bootRowId, engine::BootStatus status, const std::string& reason)
+Result<bool> endBoot(Database& db, std::int64_t bootRowId, engine::BootStatus status, const std::string& reason)
 {
-    return db.run(
-        std::string("UPDATE campaign_boots SET status = ?, status_reason = ?, ended_at = ") + kNow + " WHERE id = ?",
-        std::string(engine::toString(status)), reason, bootRowId);
+    NF_TRY(db.run(std::string("UPDATE campaign_boots SET status = ?, status_reason = ?, ended_at = ") + kNow +
+                      " WHERE id = ? AND status = 'running'",
+                  std::string(engine::toString(status)), reason, bootRowId));
+    return sqlite3_changes(db.handle()) > 0;
+}
+
+Result<void> markBootRunsUncounted(Database& db, std::int64_t bootRowId)
+{
+    const std::string suffix = engine::kUncountedSuffix;
+    return db.run("UPDATE runs SET label = label || ? WHERE id IN (SELECT run FROM campaign_runs WHERE boot = ?) AND "
+                  "substr(label, -length(?)) <> ?",
+                  suffix, bootRowId, suffix, suffix);
 }
 
 }  // namespace nf::data

@@ -307,7 +307,7 @@ CREATE TABLE campaigns (
     id            INTEGER PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE,
     created_at    TEXT NOT NULL,
-    boots_planned INTEGER NOT NULL CHECK (boots_planned >= 2),  -- with until_decided: the most it may take
+    boots_planned INTEGER NOT NULL CHECK (boots_planned >= 4),  -- with until_decided: the most it may take
     until_decided INTEGER NOT NULL DEFAULT 0,
     boot_order    TEXT NOT NULL CHECK (boot_order IN ('abba', 'abab', 'random')),
     seed          INTEGER NOT NULL,
@@ -361,9 +361,8 @@ CREATE INDEX campaign_runs_run ON campaign_runs (run);
 const std::vector<Migration>& migrations()
 {
     static const std::vector<Migration> list = {
-        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4}, {5, kMigration5},
-        {6, kMigration6}, {7, kMigration7}, {8, kMigration8}, {9, kMigration9}, {10, kMigration10},
-        {11, kMigration11},
+        {1, kMigration1}, {2, kMigration2}, {3, kMigration3}, {4, kMigration4},   {5, kMigration5},   {6, kMigration6},
+        {7, kMigration7}, {8, kMigration8}, {9, kMigration9}, {10, kMigration10}, {11, kMigration11},
     };
     return list;
 }

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "probes/kernel_image.h"
 
@@ -92,27 +93,37 @@ std::string sha256Hex(const std::string& bytes)
 }
 
 // The .config: /proc/config.gz (CONFIG_IKCONFIG_PROC), else /boot/config-RELEASE as distributions
-// install it.
+// install it. A tree under the identity root that holds either is not mixed with the real system's,
+// which belongs to another kernel.
 void readConfig(KernelIdentity& id)
 {
-    const std::string proc = located("/proc/config.gz");
-    std::error_code ec;
-    if (fs::exists(proc, ec)) {
-        const std::string text = gunzipped(proc);
-        if (!text.empty()) {
-            id.configSha256 = sha256Hex(text);
-            id.configSource = "/proc/config.gz";
-            return;
-        }
-    }
-    if (id.release.empty()) {
-        return;
-    }
+    const std::string root = identityRoot();
     const std::string boot = "/boot/config-" + id.release;
-    const std::string text = readWhole(boot, kMaxConfigBytes);
-    if (!text.empty()) {
-        id.configSha256 = sha256Hex(text);
-        id.configSource = boot;
+    std::vector<std::string> bases = {root};
+    if (!root.empty()) {
+        bases.emplace_back();
+    }
+    for (const auto& base : bases) {
+        std::error_code ec;
+        if (fs::exists(base + "/proc/config.gz", ec)) {
+            const std::string text = gunzipped(base + "/proc/config.gz");
+            if (!text.empty()) {
+                id.configSha256 = sha256Hex(text);
+                id.configSource = "/proc/config.gz";
+                return;
+            }
+        }
+        if (!id.release.empty() && fs::exists(base + boot, ec)) {
+            std::ifstream in(base + boot, std::ios::binary);
+            std::string text(kMaxConfigBytes, '\0');
+            in.read(text.data(), static_cast<std::streamsize>(text.size()));
+            text.resize(static_cast<std::size_t>(in.gcount()));
+            if (!text.empty()) {
+                id.configSha256 = sha256Hex(text);
+                id.configSource = boot;
+                return;
+            }
+        }
     }
 }
 

@@ -20,8 +20,8 @@ struct CampaignNextArgs {
     std::string reboot;  // overrides the plan's; "none" prints only
 };
 
-// Where the campaign stands: its boots' runs loaded into `runs` (which the view points into), with
-// the machine's run-to-run noise floors.
+// Where the campaign stands: its boots' runs loaded into `runs` (which the view points into, as into
+// `campaign`), with the machine's run-to-run noise floors of the measured step's workload.
 Result<engine::CampaignView> campaignView(data::Database& db, const engine::Campaign& campaign,
                                           std::map<std::int64_t, engine::RunRecord>& runs);
 

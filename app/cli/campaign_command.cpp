@@ -37,10 +37,13 @@ struct NewArgs {
     std::vector<std::string> recipe;     // after --
 };
 
-bool validName(const std::string& name, std::size_t longest)
+// A campaign's or kernel's name: it becomes part of labels ("NAME.KERNEL") and of the unit's file
+// name, so no dots in a kernel's name and nothing a shell or systemd would read otherwise.
+bool validName(const std::string& name, std::size_t longest, bool dots)
 {
-    static const std::regex pattern("[A-Za-z0-9_][A-Za-z0-9_.-]*");
-    return !name.empty() && name.size() <= longest && std::regex_match(name, pattern);
+    static const std::regex withDots("[A-Za-z0-9_][A-Za-z0-9_.-]*");
+    static const std::regex withoutDots("[A-Za-z0-9_][A-Za-z0-9_-]*");
+    return !name.empty() && name.size() <= longest && std::regex_match(name, dots ? withDots : withoutDots);
 }
 
 bool hexId(const std::string& text)
@@ -57,10 +60,14 @@ Result<engine::CampaignKernel> parseKernel(const std::string& text)
         return usageError("--kernel " + text + ": expected NAME=BUILD-ID or NAME=FILE (a vmlinux or bzImage)");
     }
     engine::CampaignKernel k{text.substr(0, eq), text.substr(eq + 1), ""};
-    if (!validName(k.name, 32)) {
-        return usageError("--kernel " + text + ": the name must be 1-32 letters, digits, '_', '.' or '-'");
+    if (!validName(k.name, 32, false)) {
+        return usageError("--kernel " + text + ": the name must be 1-32 letters, digits, '_' or '-'");
     }
     std::error_code ec;
+    if (k.buildId.ends_with(".ko") || k.buildId.ends_with(".ko.xz") || k.buildId.ends_with(".ko.zst")) {
+        return usageError("--kernel " + text +
+                          ": a module is not a kernel; name the vmlinux or bzImage it was built with");
+    }
     if (std::filesystem::is_regular_file(k.buildId, ec)) {
         k.image = std::filesystem::absolute(k.buildId).string();
         auto id = probes::kernelBuildId(k.image);
@@ -71,8 +78,11 @@ Result<engine::CampaignKernel> parseKernel(const std::string& text)
         return k;
     }
     if (!hexId(k.buildId)) {
-        return usageError("--kernel " + text + ": '" + k.buildId +
-                          "' is neither a hex build id (as readelf -n prints it) nor a file");
+        const bool hex = !k.buildId.empty() && std::all_of(k.buildId.begin(), k.buildId.end(),
+                                                           [](unsigned char c) { return std::isxdigit(c) != 0; });
+        return usageError("--kernel " + text + ": '" + k.buildId + "' is " +
+                          (hex ? "not a build id (8 to 128 hex digits, an even number; readelf -n prints it)"
+                               : "neither a hex build id (as readelf -n prints it) nor a file"));
     }
     std::transform(k.buildId.begin(), k.buildId.end(), k.buildId.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -91,8 +101,11 @@ Result<void> checkStep(const std::vector<std::string>& step, std::size_t index)
     for (const auto& word : step) {
         for (const char* taken : {"--db", "--label"}) {
             if (word == taken || word.rfind(std::string(taken) + "=", 0) == 0) {
-                return usageError(where + ": " + taken + " is the campaign's to give (one label per boot)");
+                return usageError(where + ": " + taken + " is the campaign's to give");
             }
+        }
+        if (word == "--dry-run") {
+            return usageError(where + ": --dry-run stores nothing, so no boot would count");
         }
     }
     return {};
@@ -125,7 +138,7 @@ Result<engine::CampaignPlan> planOf(const NewArgs& a, const Context& ctx)
 {
     engine::CampaignPlan plan;
     plan.name = a.name;
-    if (!validName(a.name, 64)) {
+    if (!validName(a.name, 64, true)) {
         return usageError("campaign name '" + a.name + "': 1-64 letters, digits, '_', '.' or '-'");
     }
     if (a.kernels.size() != 2) {
@@ -155,9 +168,9 @@ Result<engine::CampaignPlan> planOf(const NewArgs& a, const Context& ctx)
     plan.untilDecided = !a.until.empty();
     plan.bootsPlanned = plan.untilDecided ? a.maxBoots : a.boots;
     const char* option = plan.untilDecided ? "--max-boots" : "--boots";
-    if (plan.bootsPlanned < 4 || plan.bootsPlanned % 2 != 0) {
+    if (plan.bootsPlanned < 4 || plan.bootsPlanned > 1000 || plan.bootsPlanned % 2 != 0) {
         return usageError(std::string(option) + " " + std::to_string(plan.bootsPlanned) +
-                          ": an even number of at least 4, so that each kernel has as many boots, two at least (" +
+                          ": an even number from 4 to 1000, so that each kernel has as many boots, two at least (" +
                           std::string(engine::toString(plan.order)) + " order)");
     }
     plan.metric = a.metric;
@@ -203,9 +216,12 @@ int executeNew(const NewArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
+    if (data::loadCampaign(*db, plan->name)) {
+        return fail(kExitUsage, "campaign '" + plan->name + "' exists already in " + db->path());
+    }
     auto id = data::storeCampaign(*db, *plan);
     if (!id) {
-        return failWith(usageError(id.error().message));
+        return failWith(id.error());
     }
     std::string order;
     for (int slot = 0; slot < std::min(plan->bootsPlanned, 8); ++slot) {
@@ -233,12 +249,17 @@ Result<engine::CampaignView> campaignView(data::Database& db, const engine::Camp
             }
         }
     }
-    std::map<std::string, engine::RunNoiseFloor> floors;
-    if (!runs.empty()) {
-        const auto& first = runs.begin()->second.row;
-        floors = NF_TRY(data::calibratedFloors(db, first.workload, first.host));
+    auto view = NF_TRY(engine::viewCampaign(campaign, runs, {}, {}));
+    // The machine's run-to-run floors of the measured step's workload size the campaign before each
+    // kernel has two boots.
+    for (const auto& b : view.boots) {
+        if (b.runId != 0) {
+            const auto& row = runs.at(b.runId).row;
+            const auto floors = NF_TRY(data::calibratedFloors(db, row.workload, row.host));
+            return floors.empty() ? view : engine::viewCampaign(campaign, runs, floors, {});
+        }
     }
-    return engine::viewCampaign(campaign, runs, floors, {});
+    return view;
 }
 
 namespace {
@@ -254,7 +275,8 @@ int executeShow(const std::string& name, const std::string& format, bool report,
     }
     auto campaign = data::loadCampaign(*db, name);
     if (!campaign) {
-        return failWith(usageError(campaign.error().message));
+        return failWith(campaign.error().message.rfind("no campaign", 0) == 0 ? usageError(campaign.error().message)
+                                                                              : campaign.error());
     }
     std::map<std::int64_t, engine::RunRecord> runs;
     auto view = campaignView(*db, *campaign, runs);

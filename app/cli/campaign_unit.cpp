@@ -4,12 +4,13 @@
 // and enabled (or disabled) with systemctl only when systemd runs this machine and no other root is
 // named. `remove` deletes only a unit that this command wrote (its first line says so).
 
-#include <unistd.h>
-
-#include <climits>
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "app/cli/campaign.h"
 #include "app/cli/run_lookup.h"
@@ -44,14 +45,8 @@ bool systemdRuns()
     return probes::identityRoot().empty() && fs::is_directory("/run/systemd/system", ec);
 }
 
-std::string selfPath()
-{
-    char buffer[PATH_MAX + 1] = {};
-    const ssize_t n = ::readlink("/proc/self/exe", buffer, PATH_MAX);
-    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string("noisefloor");
-}
-
-// systemd's quoting of one word of ExecStart: double quotes, with \ and " escaped and % doubled.
+// systemd's quoting of one word of ExecStart: double quotes, with \ and " escaped, % (a
+// specifier) and $ (a variable) doubled.
 std::string execWord(const std::string& word)
 {
     std::string out = "\"";
@@ -59,31 +54,53 @@ std::string execWord(const std::string& word)
         if (c == '\\' || c == '"') {
             out += '\\';
         }
-        out += c == '%' ? std::string("%%") : std::string(1, c);
+        out += c == '%' ? std::string("%%") : c == '$' ? std::string("$$") : std::string(1, c);
     }
     return out + "\"";
 }
 
+// A path in a unit's setting: % doubled (systemd expands specifiers there).
+std::string unitPathValue(const std::string& path)
+{
+    std::string out;
+    for (const char c : path) {
+        out += c == '%' ? std::string("%%") : std::string(1, c);
+    }
+    return out;
+}
+
+bool hasControl(const std::string& text)
+{
+    return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+bool validCampaignName(const std::string& name)
+{
+    return !name.empty() && name.size() <= 64 && name.front() != '.' && name.front() != '-' &&
+           std::all_of(name.begin(), name.end(),
+                       [](unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c == '.' || c == '-'; });
+}
+
 std::string unitText(const engine::Campaign& c, const std::string& db)
 {
-    return marker(c.plan.name) + "\n" +
-           "[Unit]\n"
-           "Description=noisefloor campaign " +
-           c.plan.name +
-           ": the recipe after each boot\n"
-           "Wants=network-online.target\n"
-           "After=network-online.target multi-user.target\n\n"
-           "[Service]\n"
-           "Type=oneshot\n"
-           "WorkingDirectory=" +
-           c.plan.workdir +
-           "\n"
-           "ExecStart=" +
-           execWord(selfPath()) + " --db " + execWord(db) + " campaign next " + execWord(c.plan.name) +
-           "\n"
-           "TimeoutStartSec=infinity\n\n"
-           "[Install]\n"
-           "WantedBy=multi-user.target\n";
+    return fmt::format(
+        "{marker}\n"
+        "[Unit]\n"
+        "Description=noisefloor campaign {name}: the recipe after each boot\n"
+        "Wants=network-online.target\n"
+        "After=network-online.target multi-user.target\n"
+        "\n"
+        "[Service]\n"
+        "Type=oneshot\n"
+        "WorkingDirectory={workdir}\n"
+        "ExecStart={self} --db {db} campaign next {quoted}\n"
+        "TimeoutStartSec=infinity\n"
+        "\n"
+        "[Install]\n"
+        "WantedBy=multi-user.target\n",
+        fmt::arg("marker", marker(c.plan.name)), fmt::arg("name", c.plan.name),
+        fmt::arg("workdir", unitPathValue(c.plan.workdir)), fmt::arg("self", execWord(selfExecutable())),
+        fmt::arg("db", execWord(db)), fmt::arg("quoted", execWord(c.plan.name)));
 }
 
 }  // namespace
@@ -91,6 +108,12 @@ std::string unitText(const engine::Campaign& c, const std::string& db)
 int installCampaignUnit(const std::string& name, const Context& ctx)
 {
     const std::string db = fs::absolute(databasePath(ctx)).string();
+    if (!validCampaignName(name)) {
+        return fail(kExitUsage, "campaign name '" + name + "': 1-64 letters, digits, '_', '.' or '-'");
+    }
+    if (hasControl(db)) {
+        return fail(kExitUsage, "the database path holds a control character; a unit file cannot name it");
+    }
     auto store = openExisting(ctx);
     if (!store) {
         return failWith(store.error());
@@ -98,6 +121,9 @@ int installCampaignUnit(const std::string& name, const Context& ctx)
     auto campaign = data::loadCampaign(*store, name);
     if (!campaign) {
         return failWith(usageError(campaign.error().message));
+    }
+    if (hasControl(campaign->plan.workdir)) {
+        return fail(kExitUsage, "the campaign's directory holds a control character; a unit file cannot name it");
     }
     const fs::path path = unitPath(name);
     std::error_code ec;
@@ -137,6 +163,9 @@ int installCampaignUnit(const std::string& name, const Context& ctx)
 
 int removeCampaignUnit(const std::string& name)
 {
+    if (!validCampaignName(name)) {
+        return fail(kExitUsage, "campaign name '" + name + "': 1-64 letters, digits, '_', '.' or '-'");
+    }
     const fs::path path = unitPath(name);
     std::ifstream in(path);
     if (!in) {

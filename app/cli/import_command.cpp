@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
@@ -162,6 +163,20 @@ Result<engine::PacketRate> packetRate(const ImportArgs& a, const std::stop_token
     return engine::packetRateOfFile(src, a.options).withContext("--rate: ");
 }
 
+// The identity of the kernel a campaign step runs under (NOISEFLOOR_KERNEL_IDENTITY, set by
+// campaign next), or null outside a campaign.
+nlohmann::json campaignKernelIdentity()
+{
+    const char* text = std::getenv("NOISEFLOOR_KERNEL_IDENTITY");
+    return text != nullptr ? nlohmann::json::parse(text, nullptr, false) : nlohmann::json();
+}
+
+std::string hostName()
+{
+    char host[256] = {};
+    return ::gethostname(host, sizeof host - 1) == 0 ? std::string(host) : std::string();
+}
+
 int execute(ImportArgs& a, const Context& ctx)
 {
     SignalStop signals;  // SIGINT/SIGTERM before the commit: nothing is stored
@@ -242,9 +257,23 @@ int execute(ImportArgs& a, const Context& ctx)
     a.request.files = files;
     a.request.commandLine = ctx.commandLine;
     a.request.toolVersion = NF_VERSION;
+    // A campaign's step (campaign next) imports what this boot's kernel produced: the campaign read
+    // that kernel's identity and hands it over, so the run names the build, not only the release.
+    const nlohmann::json identity = campaignKernelIdentity();
+    if (identity.is_object()) {
+        if (a.request.kernel.empty()) {
+            a.request.kernel = identity.value("release", "");
+        }
+        if (a.request.host.empty()) {
+            a.request.host = hostName();
+        }
+    }
     auto run = engine::importedRun(*table, a.request);
     if (!run) {
         return failWith(usageError(run.error().message));
+    }
+    if (identity.is_object()) {
+        run->start.environment["kernel"] = identity;
     }
     auto db = openDatabase(ctx, data::Database::Mode::ReadWrite);
     if (!db) {

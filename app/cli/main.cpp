@@ -1,11 +1,14 @@
 // noisefloor: the headless front end. Parses the command line and runs one command.
 
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
@@ -90,11 +93,11 @@ int runMain(int argc, char** argv)
                    "Refuse to do anything unless this is noisefloor VERSION (a front end on another host)");
 
     std::vector<Command> commands = {
-        addRunCommand(app, ctx),       addListCommand(app, ctx),    addShowCommand(app, ctx),
-        addExportCommand(app, ctx),    addCompareCommand(app, ctx), addStatCommand(app),
-        addCalibrateCommand(app, ctx), addWorkloadsCommand(app),    addCheckCommand(app),
-        addSelftestCommand(app),       addCleanupCommand(app),      addImportCommand(app, ctx),
-        addSeriesCommand(app, ctx),    addGenerateCommand(app),     addMergeCommand(app, ctx),
+        addRunCommand(app, ctx),       addListCommand(app, ctx),     addShowCommand(app, ctx),
+        addExportCommand(app, ctx),    addCompareCommand(app, ctx),  addStatCommand(app),
+        addCalibrateCommand(app, ctx), addWorkloadsCommand(app),     addCheckCommand(app),
+        addSelftestCommand(app),       addCleanupCommand(app),       addImportCommand(app, ctx),
+        addSeriesCommand(app, ctx),    addGenerateCommand(app),      addMergeCommand(app, ctx),
         addDeleteCommand(app, ctx),    addCampaignCommand(app, ctx),
     };
     std::string names;
@@ -166,6 +169,14 @@ int main(int argc, char** argv)
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
     // A file past `ulimit -f` is an EFBIG error to report, not a death without a line.
     (void)signal(SIGXFSZ, SIG_IGN);
+    // A campaign's step stops (SIGTERM, taken like any) when its campaign next is gone, rather than
+    // store runs under a boot nobody counts.
+    if (const char* parent = std::getenv("NOISEFLOOR_CAMPAIGN_PID"); parent != nullptr) {
+        (void)::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (std::to_string(::getppid()) != parent) {
+            (void)::kill(::getpid(), SIGTERM);
+        }
+    }
     nf::cli::TerminalGuard terminal;  // control characters in text output are escaped
     try {
         return runMain(argc, argv);

@@ -16,13 +16,6 @@ extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX decl
 namespace nf::cli {
 namespace {
 
-std::string selfPath()
-{
-    char buffer[PATH_MAX + 1] = {};
-    const ssize_t n = ::readlink("/proc/self/exe", buffer, PATH_MAX);
-    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string("/proc/self/exe");
-}
-
 Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>& argv, const ChildEnvironment& extra,
                          bool searchPath, bool quiet = false)
 {
@@ -57,7 +50,11 @@ Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>
     sigset_t none;
     sigemptyset(&none);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    sigset_t defaults;  // this process ignores SIGXFSZ (main.cpp); its children need not
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGXFSZ);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_t files;
     posix_spawn_file_actions_init(&files);
     if (quiet) {
@@ -85,17 +82,19 @@ Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>
 
 }  // namespace
 
-Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env, bool quiet)
+std::string selfExecutable()
 {
-    const std::string self = selfPath();
-    std::vector<std::string> argv{"noisefloor"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return spawnAndWait(self, argv, env, false, quiet);
+    char buffer[PATH_MAX + 1] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", buffer, PATH_MAX);
+    return n > 0 && n < PATH_MAX ? std::string(buffer, static_cast<std::size_t>(n)) : std::string("noisefloor");
 }
 
-Result<int> runShell(const std::string& text, const ChildEnvironment& env)
+Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env, bool quiet)
 {
-    return spawnAndWait("/bin/sh", {"sh", "-c", text}, env, false);
+    // /proc/self/exe rather than its path: the binary may have been replaced since this one started.
+    std::vector<std::string> argv{"noisefloor"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return spawnAndWait("/proc/self/exe", argv, env, false, quiet);
 }
 
 Result<int> runProgram(const std::vector<std::string>& argv, const ChildEnvironment& env)

@@ -2,7 +2,7 @@
 // Runs another process and waits for it: this noisefloor binary with other arguments (a campaign's
 // steps, as separate processes so that each stores its runs as the command would by hand), or a
 // shell command (a campaign's --reboot command). Output goes where this process's goes; the child
-// starts with no signal blocked.
+// starts with no signal blocked or ignored.
 
 #include <string>
 #include <utility>
@@ -19,8 +19,8 @@ using ChildEnvironment = std::vector<std::pair<std::string, std::string>>;
 // `quiet`: its standard output goes to /dev/null (its errors still show).
 Result<int> runNoisefloor(const std::vector<std::string>& args, const ChildEnvironment& env = {}, bool quiet = false);
 
-// The exit status of /bin/sh -c TEXT.
-Result<int> runShell(const std::string& text, const ChildEnvironment& env = {});
+// This executable's path, as a unit file names it.
+std::string selfExecutable();
 
 // The exit status of PROGRAM ARGS... found on PATH.
 Result<int> runProgram(const std::vector<std::string>& argv, const ChildEnvironment& env = {});

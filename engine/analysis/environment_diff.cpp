@@ -114,6 +114,18 @@ std::vector<std::string> environmentDifferences(const std::vector<RunFacts>& run
         facts.push_back(
             {nullptr, [name](const RunFacts& r) { return vulnerability(r, name); }, "mitigation of " + name});
     }
+    // Each setting of the tested interfaces (driver, firmware, offloads, rings, coalescing, IRQ
+    // affinity, RPS/XPS, XDP mode) the first run read; unreadable ones are not compared.
+    for (const auto& [setting, value] : runs.front().testedState.items()) {
+        const std::string name = setting;
+        facts.push_back({nullptr,
+                         [name](const RunFacts& r) {
+                             const auto it = r.testedState.find(name);
+                             const std::string v = it != r.testedState.end() ? text(*it) : std::string();
+                             return v == "unavailable" ? std::string() : v;
+                         },
+                         name});
+    }
     for (const auto& fact : facts) {
         const std::string first = fact.get(runs.front());
         for (std::size_t i = 1; i < runs.size(); ++i) {

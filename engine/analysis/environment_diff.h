@@ -15,8 +15,11 @@ struct RunFacts {
     std::string host;
     std::string cpuModel;
     std::string toolVersion;
-    nlohmann::json environment;  // as stored: system, measurement, import, ...
+    nlohmann::json environment;  // as stored: system, measurement, import, kernel, ...
     nlohmann::json spec;
+    // A live test's tested settings as its first repetition read them before measuring
+    // ("eth0 coalescing" -> "rx-usecs 8 ..."); empty for other runs.
+    nlohmann::json testedState = nlohmann::json::object();
 };
 
 // One line per fact that differs from the first run's ("CPU governor differs: performance (run 1

@@ -88,9 +88,11 @@ int Campaign::kernelByBuildId(const std::string& buildId) const
     return -1;
 }
 
-std::string bootLabel(const CampaignPlan& plan, int slot, int kernel)
+std::string stepLabel(const CampaignPlan& plan, int step, int kernel)
 {
-    return fmt::format("{}.b{:02}.{}", plan.name, slot, plan.kernels.at(static_cast<std::size_t>(kernel)).name);
+    const std::string& name = plan.kernels.at(static_cast<std::size_t>(kernel)).name;
+    return plan.steps.size() == 1 ? fmt::format("{}.{}", plan.name, name)
+                                  : fmt::format("{}.{}.s{}", plan.name, name, step + 1);
 }
 
 }  // namespace nf::engine

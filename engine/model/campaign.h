@@ -80,11 +80,15 @@ struct Campaign {
     // The slot the next boot fills, and its kernel.
     int nextSlot() const { return completeBoots(); }
     int nextKernel() const { return kernelOfSlot(plan.order, plan.seed, nextSlot()); }
-    // The kernel of this name or build id; -1 when neither.
+    // The kernel with this build id; -1 when none.
     int kernelByBuildId(const std::string& buildId) const;
 };
 
-// The label of the runs a boot's steps store: "NAME.b03.vanilla" (slot 3).
-std::string bootLabel(const CampaignPlan& plan, int slot, int kernel);
+// The label of the runs step `step` stores in a boot of `kernel`: "NAME.vanilla" for a recipe of
+// one step, "NAME.vanilla.s2" for its second of several; every boot of the kernel shares it, so
+// `compare --label NAME.vanilla --label NAME.patched` pools the boots (each run's boot is stored
+// with it). Runs of a boot that is not counted are relabelled with kUncountedSuffix.
+std::string stepLabel(const CampaignPlan& plan, int step, int kernel);
+inline constexpr const char* kUncountedSuffix = ".uncounted";
 
 }  // namespace nf::engine

@@ -11,27 +11,28 @@
 namespace nf::engine {
 namespace {
 
-const Comparison* primaryOf(const CampaignView& view)
-{
-    if (!view.comparison) {
-        return nullptr;
-    }
-    for (const auto& mc : view.comparison->analysis.comparisons) {
-        if (mc.metric == view.metric && mc.primary) {
-            return &mc.result;
-        }
-    }
-    return nullptr;
-}
-
+// A boot's value in 9 characters at most, without an exponent: 17.76M, 123.46k, 16.51.
 std::string figure(double v)
 {
-    return std::isfinite(v) ? fmt::format("{:.5g}", v) : "-";
+    if (!std::isfinite(v)) {
+        return "-";
+    }
+    const double a = std::fabs(v);
+    if (a >= 1e9) {
+        return fmt::format("{:.2f}G", v / 1e9);
+    }
+    if (a >= 1e6) {
+        return fmt::format("{:.2f}M", v / 1e6);
+    }
+    if (a >= 1e4) {
+        return fmt::format("{:.2f}k", v / 1e3);
+    }
+    return fmt::format("{:.4g}", v);
 }
 
 std::string percent(double v)
 {
-    return std::isfinite(v) ? fmt::format("{:+.2f}%", v) : "-";
+    return std::isfinite(v) ? fmt::format("{:+.2f}%", v) : "unbounded";
 }
 
 nlohmann::json number(double v)
@@ -63,11 +64,10 @@ std::string verdictLine(const CampaignView& view)
                            toString(s.decision), kernels[1].name, percent(s.estimatePct), percent(s.ci.low),
                            percent(s.ci.high), s.pairs, s.pairs - 1, s.alphaLook);
     }
-    const Comparison* cmp = primaryOf(view);
-    if (cmp == nullptr || view.kernelBoots.size() != 2) {
+    const Comparison* cmp = view.primaryComparison();
+    if (cmp == nullptr) {
         return std::string(what) + ": none yet (each kernel needs two boots that measured " +
-               (view.metric.empty() ? std::string("its metric") : view.metric) +
-               ", or one with a calibrate --across-runs floor)";
+               (view.metric.empty() ? std::string("its metric") : view.metric) + ")";
     }
     return fmt::format("{}: {}, {} {} [{}, {}] (boots as the unit: {} {} against {} {})", what, toString(cmp->verdict),
                        kernels[1].name, percent(cmp->interval.estimatePct), percent(cmp->interval.ci.low),
@@ -95,8 +95,8 @@ nlohmann::json verdictJson(const CampaignView& view)
                 {"ci_high_pct", number(s.ci.high)},
                 {"alpha_this_look", number(s.alphaLook)}};
     }
-    const Comparison* cmp = primaryOf(view);
-    if (cmp == nullptr || view.kernelBoots.size() != 2) {
+    const Comparison* cmp = view.primaryComparison();
+    if (cmp == nullptr) {
         return nullptr;
     }
     return {{"decision", toString(cmp->verdict)},
@@ -111,17 +111,17 @@ nlohmann::json verdictJson(const CampaignView& view)
 // One line per boot within 72 columns: the boot id's first 8 characters (in full in JSON).
 void writeBoots(const CampaignView& view, std::ostream& out)
 {
-    out << fmt::format("  {:>4}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}  {}\n", "slot", "kernel", "status",
-                       view.metric.empty() ? "value" : view.metric, "reps", "run", "boot");
+    out << fmt::format("  {:>4}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}  {}\n", "boot", "kernel", "status",
+                       view.metric.empty() ? "value" : view.metric, "reps", "run", "boot id");
     for (const auto& b : view.boots) {
         const auto& boot = *b.boot;
         const bool counted = boot.status == BootStatus::Complete;
         out << fmt::format(
-            "  {:>4}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}  {}\n", counted ? std::to_string(boot.slot) : "-",
+            "  {:>4}  {:<10}  {:<11}  {:>12}  {:>4}  {:>5}  {}\n", counted ? std::to_string(boot.slot + 1) : "-",
             view.campaign->plan.kernels.at(static_cast<std::size_t>(boot.kernel)).name, toString(boot.status),
             figure(b.mean), b.repetitions, b.runId != 0 ? std::to_string(b.runId) : "-", boot.bootId.substr(0, 8));
         if (!counted && !boot.reason.empty()) {
-            out << "        not counted: " << boot.reason << '\n';
+            writeWrapped(out, "        not counted: " + boot.reason);
         }
     }
 }
@@ -138,7 +138,7 @@ nlohmann::json campaignStatusJson(const CampaignView& view)
     }
     nlohmann::json boots = nlohmann::json::array();
     for (const auto& b : view.boots) {
-        boots.push_back({{"slot", b.boot->status == BootStatus::Complete ? nlohmann::json(b.boot->slot) : nullptr},
+        boots.push_back({{"boot", b.boot->status == BootStatus::Complete ? nlohmann::json(b.boot->slot + 1) : nullptr},
                          {"boot_id", b.boot->bootId},
                          {"kernel", c.plan.kernels.at(static_cast<std::size_t>(b.boot->kernel)).name},
                          {"status", toString(b.boot->status)},
@@ -189,6 +189,11 @@ void writeCampaignStatus(const CampaignView& view, std::ostream& out)
                            view.measuredStep + 1);
     }
     writeWrapped(out, verdictLine(view));
+    if (!view.done && !view.campaign->plan.untilDecided && view.primaryComparison() != nullptr) {
+        writeWrapped(out, fmt::format("  (interim: the verdict is the one after all {} boots; stopping on an "
+                                      "interim one is not valid, --until decided is)",
+                                      view.campaign->plan.bootsPlanned));
+    }
     if (std::isfinite(view.betweenBootCv)) {
         out << fmt::format("between-boot spread: {:.2f}% of the mean (beyond the repetitions within a boot)\n",
                            view.betweenBootCv * 100);
@@ -250,7 +255,10 @@ void writeCampaignReport(const CampaignView& view, std::ostream& out)
         writeWrapped(out, "warning: " + w);
     }
     if (view.comparison) {
-        out << "\nthe kernels' boots compared (each boot's run of step " << view.measuredStep + 1 << "):\n\n"
+        out << "\nthe kernels' boots compared (each boot's run of step " << view.measuredStep + 1 << ")"
+            << (c.plan.untilDecided ? ", a fixed comparison beside the sequential decision above, not the stopping rule"
+                                    : "")
+            << ":\n\n"
             << comparisonText(*view.comparison);
     }
 }

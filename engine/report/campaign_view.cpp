@@ -10,6 +10,7 @@
 #include "engine/analysis/chunk_cut.h"
 #include "engine/catalog/workload_catalog.h"
 #include "engine/stats/descriptive.h"
+#include "engine/stats/power.h"
 
 namespace nf::engine {
 namespace {
@@ -70,7 +71,7 @@ std::vector<double> finiteValues(const RunRecord& run, const MetricSpec& metric)
 void addBootValues(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
 {
     for (const auto& boot : c.boots) {
-        CampaignBootValue value{&boot, bootLabel(c.plan, boot.slot, boot.kernel)};
+        CampaignBootValue value{&boot, stepLabel(c.plan, std::max(0, view.measuredStep), boot.kernel)};
         if (boot.status == BootStatus::Complete && view.measuredStep >= 0) {
             if (const RunRecord* run = stepRun(boot, view.measuredStep, runs)) {
                 value.runId = run->row.id;
@@ -85,7 +86,8 @@ void addBootValues(const Campaign& c, const std::map<std::int64_t, RunRecord>& r
     }
 }
 
-// ln(candidate / baseline) of each pair of slots (2k, 2k + 1) whose boots both measured.
+// ln(candidate / baseline) of each pair of slots (2k, 2k + 1) whose boots both measured (every
+// order puts one boot of each kernel in such a pair). A pair without both values is passed over.
 std::vector<double> pairLogRatios(const CampaignView& view)
 {
     std::map<int, const CampaignBootValue*> bySlot;
@@ -95,11 +97,12 @@ std::vector<double> pairLogRatios(const CampaignView& view)
         }
     }
     std::vector<double> out;
-    for (int k = 0;; ++k) {
+    const int last = bySlot.empty() ? -1 : bySlot.rbegin()->first;
+    for (int k = 0; 2 * k + 1 <= last; ++k) {
         const auto a = bySlot.find(2 * k);
         const auto b = bySlot.find(2 * k + 1);
         if (a == bySlot.end() || b == bySlot.end()) {
-            break;
+            continue;
         }
         const auto* base = a->second->boot->kernel == 0 ? a->second : b->second;
         const auto* cand = a->second->boot->kernel == 0 ? b->second : a->second;
@@ -122,10 +125,9 @@ void compareKernels(const Campaign& c, const std::map<std::int64_t, RunRecord>& 
             copies[static_cast<std::size_t>(b.boot->kernel)].push_back(std::move(run));
         }
     }
-    // One boot on a side gives no boot-to-boot variance of its own: the comparison waits for two,
-    // unless this machine's run-to-run floor was calibrated (calibrate --across-runs).
-    const std::size_t fewest = std::min(copies[0].size(), copies[1].size());
-    if (copies.size() != 2 || fewest == 0 || (fewest < 2 && !floors.contains(view.metric))) {
+    // One boot on a side gives no boot-to-boot variance of its own: the comparison waits for two.
+    // (A calibrate --across-runs floor only sizes the campaign then: its runs need not span boots.)
+    if (copies.size() != 2 || std::min(copies[0].size(), copies[1].size()) < 2) {
         return;
     }
     view.kernelBoots = {copies[0].size(), copies[1].size()};
@@ -185,19 +187,6 @@ void compareKernels(const Campaign& c, const std::map<std::int64_t, RunRecord>& 
     view.comparison = std::move(*report);
 }
 
-const Comparison* primaryComparison(const CampaignView& view)
-{
-    if (!view.comparison) {
-        return nullptr;
-    }
-    for (const auto& mc : view.comparison->analysis.comparisons) {
-        if (mc.metric == view.metric && mc.primary) {
-            return &mc.result;
-        }
-    }
-    return nullptr;
-}
-
 void decideDone(const Campaign& c, CampaignView& view)
 {
     if (c.plan.untilDecided && view.sequential && view.sequential->decision != Verdict::Inconclusive) {
@@ -212,28 +201,68 @@ void decideDone(const Campaign& c, CampaignView& view)
     }
 }
 
-void estimateBootsNeeded(const Campaign& c, CampaignView& view)
+void estimateBootsNeeded(const Campaign& c, const std::map<std::string, RunNoiseFloor>& floors, CampaignView& view)
 {
     if (view.done) {
         return;
     }
+    const auto capped = [&](int more) {
+        const int left = c.plan.bootsPlanned - view.bootsDone;
+        return more > left ? fmt::format(" (beyond the {} boots the plan has left)", left) : std::string();
+    };
     if (c.plan.untilDecided) {
         if (view.sequential && view.sequential->pairsStillNeeded) {
-            view.bootsNeeded = static_cast<int>(2 * *view.sequential->pairsStillNeeded);
-            view.bootsNeededFrom = fmt::format("the spread of the {} pairs so far", view.sequential->pairs);
+            const int more = static_cast<int>(2 * *view.sequential->pairsStillNeeded);
+            view.bootsNeeded = more;
+            view.bootsNeededFrom =
+                fmt::format("the spread of the {} pairs so far{}", view.sequential->pairs, capped(more));
         }
         return;
     }
-    if (const Comparison* cmp = primaryComparison(view); cmp != nullptr && cmp->nNeeded) {
+    if (const Comparison* cmp = view.primaryComparison(); cmp != nullptr && cmp->nNeeded) {
         const int perKernel = static_cast<int>(std::ceil(*cmp->nNeeded));
         view.bootsNeeded = std::max(0, 2 * perKernel - view.bootsDone);
         view.bootsNeededFrom =
-            fmt::format("{} boots per kernel to find a {:.3g}% difference with 80% power, at the spread so far",
-                        perKernel, cmp->targetPct);
+            fmt::format("{} boots per kernel to find a {:.3g}% difference with 80% power, at the spread so far{}",
+                        perKernel, cmp->targetPct, capped(*view.bootsNeeded));
+        return;
     }
+    // Before each kernel has two boots: from this machine's run-to-run floor, for a difference the
+    // size of the margin (two-sided alpha, 80% power, normal approximation).
+    const auto floor = floors.find(view.metric);
+    if (floor == floors.end() || !(floor->second.betweenCv > 0)) {
+        return;
+    }
+    const double z = stats::tQuantile(1 - c.plan.alpha / 2, 1e9) + stats::tQuantile(0.8, 1e9);
+    const double delta = c.plan.marginPct / 100;
+    const int perKernel =
+        std::max(2, static_cast<int>(std::ceil(2 * std::pow(z * floor->second.betweenCv / delta, 2))));
+    view.bootsNeeded = std::max(0, 2 * perKernel - view.bootsDone);
+    view.bootsNeededFrom = fmt::format(
+        "{} boots per kernel to find a {:.3g}% difference with 80% power, from the run-to-run CV {:.2f}% that "
+        "calibrate "
+        "--across-runs stored{}",
+        perKernel, c.plan.marginPct, 100 * floor->second.betweenCv, capped(*view.bootsNeeded));
 }
 
-// Each fact of the boots' identity (besides the build id, which is the kernel) and of the tested
+// The kernel command line without what names the kernel itself (BOOT_IMAGE=, initrd=), which
+// differs between two kernels' boots by design.
+std::string withoutBootImage(const std::string& cmdline)
+{
+    std::string out;
+    std::size_t at = 0;
+    while (at < cmdline.size()) {
+        const auto end = std::min(cmdline.find(' ', at), cmdline.size());
+        const std::string word = cmdline.substr(at, end - at);
+        if (!word.empty() && word.rfind("BOOT_IMAGE=", 0) != 0 && word.rfind("initrd=", 0) != 0) {
+            out += (out.empty() ? "" : " ") + word;
+        }
+        at = end + 1;
+    }
+    return out;
+}
+
+// Each fact of the boots' identity (besides the build id, which is the kernel, and its release) and of the tested
 // interfaces' settings as the measured run read them before its first repetition (driver, firmware,
 // offloads, rings, coalescing, IRQ affinity, RPS/XPS, XDP mode) whose values differ between the two
 // kernels' boots, or vary among one kernel's.
@@ -255,7 +284,10 @@ std::vector<std::string> bootDifferences(const Campaign& c, const CampaignView& 
                 for (const auto& [v, text] : value.items()) {
                     add("vulnerabilities/" + v, boot.kernel, text);
                 }
-            } else if (key != "build_id" && key != "boot_id" && key != "version" && key != "sysroot") {
+            } else if (key == "cmdline" && value.is_string()) {
+                add(key, boot.kernel, withoutBootImage(value.get<std::string>()));
+            } else if (key != "build_id" && key != "boot_id" && key != "version" && key != "sysroot" &&
+                       key != "release" && key != "config_source") {
                 add(key, boot.kernel, value);
             }
         }
@@ -269,10 +301,17 @@ std::vector<std::string> bootDifferences(const Campaign& c, const CampaignView& 
         if (!state.contains("before") || !state.at("before").is_object()) {
             continue;
         }
+        const std::string release = b.boot->identity.value("release", "");
         for (const auto& [setting, value] : state.at("before").items()) {
-            if (value.is_string() && value.get<std::string>() != "unavailable") {
-                add(setting, b.boot->kernel, value);
+            if (!value.is_string() || value.get<std::string>() == "unavailable") {
+                continue;
             }
+            // An in-tree driver's version is the kernel's release: that difference is the kernel.
+            std::string text = value.get<std::string>();
+            if (setting.ends_with(" driver") && !release.empty() && text.ends_with(" " + release)) {
+                text.resize(text.size() - release.size() - 1);
+            }
+            add(setting, b.boot->kernel, text);
         }
     }
     const auto joined = [](const std::set<std::string>& values) {
@@ -297,7 +336,7 @@ std::vector<std::string> bootDifferences(const Campaign& c, const CampaignView& 
     return out;
 }
 
-void warnInProcess(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
+void warnInProcess(const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
 {
     for (const auto& b : view.boots) {
         if (b.runId == 0) {
@@ -313,10 +352,22 @@ void warnInProcess(const Campaign& c, const std::map<std::int64_t, RunRecord>& r
         }
         return;
     }
-    (void)c;
 }
 
 }  // namespace
+
+const Comparison* CampaignView::primaryComparison() const
+{
+    if (!comparison || kernelBoots.size() != 2) {
+        return nullptr;
+    }
+    for (const auto& mc : comparison->analysis.comparisons) {
+        if (mc.metric == metric && mc.primary) {
+            return &mc.result;
+        }
+    }
+    return nullptr;
+}
 
 Result<CampaignView> viewCampaign(const Campaign& campaign, const std::map<std::int64_t, RunRecord>& runs,
                                   const std::map<std::string, RunNoiseFloor>& floors, const AnalysisOptions& options)
@@ -331,13 +382,14 @@ Result<CampaignView> viewCampaign(const Campaign& campaign, const std::map<std::
         view.sequential = lookAcrossBoots(pairLogRatios(view), campaign.plan.alpha, campaign.plan.marginPct);
     }
     decideDone(campaign, view);
-    estimateBootsNeeded(campaign, view);
+    estimateBootsNeeded(campaign, floors, view);
     view.differences = bootDifferences(campaign, view, runs);
-    warnInProcess(campaign, runs, view);
+    warnInProcess(runs, view);
     for (const auto& b : view.boots) {
         if (b.boot->status == BootStatus::Complete && b.runId == 0) {
             view.warnings.push_back(fmt::format("boot {} ({}) finished its recipe but stored no run with {}",
-                                                b.boot->slot, b.label, view.metric.empty() ? "a metric" : view.metric));
+                                                b.boot->slot + 1, b.label,
+                                                view.metric.empty() ? "a metric" : view.metric));
         }
     }
     return view;

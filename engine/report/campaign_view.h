@@ -49,14 +49,19 @@ struct CampaignView {
     std::string bootsNeededFrom;           // what that figure rests on
     std::vector<std::string> differences;  // facts besides the kernel that differ between the kernels' boots
     std::vector<std::string> warnings;
+
+    // The comparison of the campaign's metric in `comparison`; null before each kernel has two boots.
+    const Comparison* primaryComparison() const;
 };
 
-// `runs`: every run the campaign's boots stored, by id; `floors`: the machine's run-to-run noise
-// floors (calibrate --across-runs) by metric, used for the boots needed before a kernel has two.
+// `runs`: every run the campaign's boots stored, by id (the view points into them and into
+// `campaign`); `floors`: the machine's run-to-run noise floors (calibrate --across-runs) by metric,
+// which size the campaign before each kernel has two boots.
 Result<CampaignView> viewCampaign(const Campaign& campaign, const std::map<std::int64_t, RunRecord>& runs,
                                   const std::map<std::string, RunNoiseFloor>& floors, const AnalysisOptions& options);
 
-// "vanilla" and its build id, or null when the campaign is done.
+// Everything status says, for scripts: next_kernel and next_build_id (null when the campaign is
+// done), boots_done, boots_planned, the verdict, every boot.
 nlohmann::json campaignStatusJson(const CampaignView& view);
 void writeCampaignStatus(const CampaignView& view, std::ostream& out);
 // The mail-ready evidence: kernels with their full build ids, the boots in order, the verdict with

@@ -624,8 +624,11 @@ EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs)
     std::vector<RunFacts> facts;
     facts.reserve(runs.size());
     for (const auto* run : runs) {
+        const auto& states = run->data.testedStates;
         facts.push_back({runName(*run), run->row.kernel, run->row.host, run->row.cpuModel, run->row.toolVersion,
-                         run->environment.json, toJson(run->spec)});
+                         run->environment.json, toJson(run->spec),
+                         states.empty() ? nlohmann::json::object()
+                                        : states.front().second.value("before", nlohmann::json::object())});
     }
     ctx.header.insert(ctx.header.begin(), kernelsLine(facts));
     if (runs.size() > 1) {

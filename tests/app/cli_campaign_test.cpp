@@ -164,7 +164,7 @@ TEST_F(CliCampaign, SixBootsAlternateAndOnlyFinishedBootsOfTheRightKernelCount)
 
     auto first = boot("vanilla");
     ASSERT_EQ(first.status, 0) << first.err;
-    EXPECT_NE(first.out.find("runs labelled pf.b00.vanilla"), std::string::npos) << first.out;
+    EXPECT_NE(first.out.find("step 1 of 1, label pf.vanilla"), std::string::npos) << first.out;
     // The same boot again is refused: a boot is counted once.
     auto again = run({"campaign", "next", "pf"});
     EXPECT_EQ(again.status, 1);
@@ -174,11 +174,19 @@ TEST_F(CliCampaign, SixBootsAlternateAndOnlyFinishedBootsOfTheRightKernelCount)
     bootInto("patched");
     writeFile(m_dir.file("slow"), "");
     CliProcess killed({"--db", m_dir.file("runs.db"), "campaign", "next", "pf"}, m_dir);
-    ASSERT_TRUE(waitForRun("pf.b01.patched"));                // the step's run is stored, and sleeping
-    shell("pkill -KILL -P " + std::to_string(killed.pid()));  // the step's noisefloor
+    ASSERT_TRUE(waitForRun("pf.patched"));  // the step's run is stored, and sleeping
+    const std::string child = shell("pgrep -P " + std::to_string(killed.pid())).second;
     ::kill(killed.pid(), SIGKILL);
     EXPECT_EQ(killed.wait().status, 128 + SIGKILL);
     fs::remove(m_dir.file("slow"));
+    // The step's noisefloor stops when its campaign next is gone (its parent-death signal).
+    ASSERT_FALSE(child.empty());
+    bool gone = false;
+    for (int i = 0; i < 200 && !gone; ++i) {
+        gone = ::kill(std::stoi(child), 0) != 0;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(gone) << "the step outlived its campaign next";
     auto sameBoot = run({"campaign", "next", "pf"});
     EXPECT_EQ(sameBoot.status, 1);
     EXPECT_NE(sameBoot.err.find("was begun already and interrupted"), std::string::npos) << sameBoot.err;
@@ -199,7 +207,8 @@ TEST_F(CliCampaign, SixBootsAlternateAndOnlyFinishedBootsOfTheRightKernelCount)
     EXPECT_EQ(s["metric"], "wall_ms");
     ASSERT_EQ(s["boots"].size(), 7U);
     EXPECT_EQ(s["boots"][1]["status"], "interrupted");
-    EXPECT_TRUE(s["boots"][1]["slot"].is_null());
+    EXPECT_TRUE(s["boots"][1]["boot"].is_null());
+    EXPECT_EQ(s["boots"][2]["boot"], 2);
     // What differs between the kernels' boots besides the kernel: the mitigation, and the .config
     // read from two places.
     bool spectre = false;
@@ -229,7 +238,12 @@ TEST_F(CliCampaign, SixBootsAlternateAndOnlyFinishedBootsOfTheRightKernelCount)
     EXPECT_NE(report.out.find(std::string("build id ") + kPatched + ", from "), std::string::npos);
     EXPECT_NE(report.out.find("interrupted"), std::string::npos);
     EXPECT_NE(report.out.find("not counted: "), std::string::npos);
-    EXPECT_NE(report.out.find("boots as the unit: 3 vanilla against 3 patched"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("3 vanilla against 3 patched"), std::string::npos) << report.out;
+
+    // The kernels' labels pool their counted boots; the killed boot's run is not among them.
+    const auto compared = run({"compare", "--label", "pf.vanilla", "--label", "pf.patched", "--metric", "wall_ms"});
+    EXPECT_EQ(compared.status, 0) << compared.err;
+    EXPECT_NE(compared.out.find("3 against 3 runs"), std::string::npos) << compared.out;
 
     // Each run stored the identity of the kernel it ran under.
     const auto shown = run({"show", "1"});
@@ -288,6 +302,72 @@ TEST_F(CliCampaign, UntilDecidedStopsBootingWhenTheAnswerIsIn)
     EXPECT_EQ(boots % 2, 0);
 }
 
+// A boot whose step fails, or that measured nothing of the campaign's metric, is not counted: its
+// place in the order is booted again, and its runs leave the kernel's label.
+TEST_F(CliCampaign, ABootThatMeasuredNothingIsNotCounted)
+{
+    auto made = run({"campaign", "new", "pf", "--kernel", std::string("vanilla=") + kVanilla, "--kernel",
+                     std::string("patched=") + kPatched, "--boots", "4", "--metric", "nosuch", "--", "run", "command",
+                     "-p", "cmd=true", "--reps", "2"});
+    ASSERT_EQ(made.status, 0) << made.err;
+    auto typo = boot("vanilla");
+    EXPECT_EQ(typo.status, 1);
+    EXPECT_NE(typo.err.find("boot 1 not counted: no run of this boot measured nosuch (its runs have: wall_ms"),
+              std::string::npos)
+        << typo.err;
+    EXPECT_NE(typo.err.find("boot vanilla (build id " + std::string(kVanilla) + ") for boot 1"), std::string::npos)
+        << typo.err;
+    auto s = status();
+    EXPECT_EQ(s["boots_done"], 0);
+    EXPECT_EQ(s["next_kernel"], "vanilla");
+    EXPECT_EQ(s["boots"][0]["status"], "failed");
+    // The failed boot's run is kept, under a label of its own.
+    const auto kept = run({"show", "1"});
+    EXPECT_NE(kept.out.find("label: pf.vanilla.uncounted"), std::string::npos) << kept.out;
+
+    auto failing = run({"campaign", "new", "bad", "--kernel", std::string("vanilla=") + kVanilla, "--kernel",
+                        std::string("patched=") + kPatched, "--boots", "4", "--", "run", "command", "-p",
+                        "cmd=sh -c 'exit 3'", "--reps", "2"});
+    ASSERT_EQ(failing.status, 0) << failing.err;
+    bootInto("vanilla");
+    auto failed = run({"campaign", "next", "bad"});
+    EXPECT_EQ(failed.status, 1);
+    EXPECT_NE(failed.err.find("noisefloor: boot 1 not counted: no run of this boot measured wall_ms (no repetition "
+                              "gave a value)"),
+              std::string::npos)
+        << failed.err;
+}
+
+// A stop signal during the recipe: the step in flight ends, the boot is not counted, and no next
+// boot is arranged.
+TEST_F(CliCampaign, AStopSignalArrangesNoReboot)
+{
+    const std::string calls = m_dir.file("reboots");
+    ASSERT_EQ(makeCampaign({"--boots", "4", "--reboot", "command echo rebooted >> " + calls}).status, 0);
+    bootInto("vanilla");
+    writeFile(m_dir.file("slow"), "");
+    CliProcess next({"--db", m_dir.file("runs.db"), "campaign", "next", "pf"}, m_dir);
+    ASSERT_TRUE(waitForRun("pf.vanilla"));
+    // As Ctrl-C reaches a terminal's foreground processes: campaign next and its step.
+    const std::string child = shell("pgrep -P " + std::to_string(next.pid())).second;
+    ::kill(next.pid(), SIGTERM);
+    if (!child.empty()) {
+        ::kill(std::stoi(child), SIGTERM);
+    }
+    fs::remove(m_dir.file("slow"));
+    const auto r = next.wait();
+    EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+    EXPECT_NE(r.err.find("not counted: stopped by SIGTERM"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(calls));
+    EXPECT_EQ(status()["boots"][0]["status"], "interrupted");
+    // An override of --reboot is checked before anything runs.
+    bootInto("vanilla");
+    const auto bad = run({"campaign", "next", "pf", "--reboot", "kexc"});
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--reboot kexc"), std::string::npos) << bad.err;
+    EXPECT_EQ(status()["boots"].size(), 1U);
+}
+
 TEST_F(CliCampaign, PlansThatCannotBeRunAreRefused)
 {
     const std::string v = std::string("vanilla=") + kVanilla;
@@ -335,16 +415,43 @@ TEST_F(CliCampaign, PlansThatCannotBeRunAreRefused)
 
 TEST_F(CliCampaign, TheSystemdUnitIsWrittenUnderTheRootAndRemoved)
 {
-    ASSERT_EQ(makeCampaign({"--boots", "4"}).status, 0);
+    // A directory and database whose names systemd would expand (% and $) are quoted for it.
+    const std::string odd = m_dir.file("lab 50%$HOME");
+    fs::create_directories(odd);
+    const std::string db = odd + "/runs.db";
+    std::vector<std::string> args = {"--db",
+                                     db,
+                                     "campaign",
+                                     "new",
+                                     "pf",
+                                     "--kernel",
+                                     std::string("vanilla=") + kVanilla,
+                                     "--kernel",
+                                     std::string("patched=") + kPatched,
+                                     "--boots",
+                                     "4"};
+    const auto steps = recipe();
+    args.insert(args.end(), steps.begin(), steps.end());
+    ASSERT_EQ(shell("cd '" + odd + "' && " + NF_CLI_PATH + " " +
+                    [&] {
+                        std::string line;
+                        for (const auto& a : args) {
+                            line += "'" + a + "' ";
+                        }
+                        return line;
+                    }())
+                  .first,
+              0);
     ::setenv("NOISEFLOOR_SYSROOT", root("vanilla").c_str(), 1);
-    const auto installed = run({"campaign", "install", "pf"});
+    const auto installed = runCli({"--db", db, "campaign", "install", "pf"}, m_dir);
     ASSERT_EQ(installed.status, 0) << installed.err;
     EXPECT_NE(installed.out.find("not enabled"), std::string::npos) << installed.out;
     const std::string unit = root("vanilla") + "/etc/systemd/system/noisefloor-campaign-pf.service";
     const std::string text = readFile(unit);
     EXPECT_NE(text.find("ExecStart="), std::string::npos);
     EXPECT_NE(text.find("\" campaign next \"pf\""), std::string::npos) << text;
-    EXPECT_NE(text.find("--db \"" + m_dir.file("runs.db") + "\""), std::string::npos) << text;
+    EXPECT_NE(text.find("--db \"" + m_dir.file("lab 50%%$$HOME") + "/runs.db\""), std::string::npos) << text;
+    EXPECT_NE(text.find("WorkingDirectory=" + m_dir.file("lab 50%%$HOME") + "\n"), std::string::npos) << text;
     EXPECT_NE(text.find("WantedBy=multi-user.target"), std::string::npos);
     if (shell("command -v systemd-analyze").first == 0) {
         const auto verified = shell("systemd-analyze verify " + unit + " 2>&1");

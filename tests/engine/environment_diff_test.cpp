@@ -70,6 +70,18 @@ TEST(EnvironmentDiff, BuildsOfOneReleaseAreToldApartAndTheirMitigationsCompared)
               "kernels: 6.1 build 3f2a9c001122 (run 1) vs 6.1 build 3f2a9c001122 (run 2) -- the same kernel build");
 }
 
+// A live test's interface set up otherwise in one boot than the other is named: it is not the kernel.
+TEST(EnvironmentDiff, TestedInterfaceSettingsThatDifferAreNamed)
+{
+    auto a = facts("run 1", "6.1", "performance", 1);
+    auto b = facts("run 2", "6.1+p", "performance", 1);
+    a.testedState = {{"eth0 coalescing", "rx-usecs 8"}, {"eth0 driver", "mlx5_core 6.1"}, {"eth0 gro", "unavailable"}};
+    b.testedState = {{"eth0 coalescing", "rx-usecs 50"}, {"eth0 driver", "mlx5_core 6.1"}, {"eth0 gro", "on"}};
+    const auto lines = environmentDifferences({a, b});
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "eth0 coalescing differs: rx-usecs 8 (run 1) vs rx-usecs 50 (run 2)");
+}
+
 TEST(EnvironmentDiff, UnknownFactsAreNotCompared)
 {
     auto a = facts("run 1", "6.1", "performance", 1);
