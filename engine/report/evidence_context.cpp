@@ -295,8 +295,10 @@ void openWithModels(EvidenceContext& ctx, const std::vector<const RunRecord*>& r
 std::vector<std::string> briefHeaderOf(const std::vector<const RunRecord*>& runs, const std::string& kernels)
 {
     std::vector<std::string> lines;
+    // The same kernel is the same release and the same build (two builds can share a release).
+    const auto build = [](const RunRecord* r) { return r->environment.section("kernel").value("build_id", ""); };
     const bool sameKernel = std::all_of(runs.begin(), runs.end(), [&](const RunRecord* r) {
-        return !r->row.kernel.empty() && r->row.kernel == runs.front()->row.kernel;
+        return !r->row.kernel.empty() && r->row.kernel == runs.front()->row.kernel && build(r) == build(runs.front());
     });
     const bool sameMachine = std::all_of(
         runs.begin(), runs.end(), [&](const RunRecord* r) { return machineLine(*r) == machineLine(*runs.front()); });
