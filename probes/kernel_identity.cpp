@@ -27,7 +27,7 @@ std::string located(const std::string& path)
     const std::string root = identityRoot();
     if (!root.empty()) {
         std::error_code ec;
-        const std::string under = root + path;
+        std::string under = root + path;
         if (fs::exists(under, ec)) {
             return under;
         }

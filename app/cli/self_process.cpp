@@ -34,12 +34,14 @@ Result<int> spawnAndWait(const std::string& path, const std::vector<std::string>
         envText.push_back(key + "=" + value);
     }
     std::vector<char*> envp;
+    envp.reserve(envText.size() + 1);
     for (auto& e : envText) {
         envp.push_back(e.data());
     }
     envp.push_back(nullptr);
     std::vector<std::string> args = argv;
     std::vector<char*> argp;
+    argp.reserve(args.size() + 1);
     for (auto& a : args) {
         argp.push_back(a.data());
     }
