@@ -51,10 +51,12 @@ TEST(Schema, MigrateSetsUserVersionAndCreatesTables)
     ASSERT_TRUE(db.ok()) << db.error().message;
     EXPECT_EQ(pragma(*db, "user_version"), schemaVersion());
     EXPECT_EQ(schemaVersion(), 11);
-    for (const char* table : {"runs", "variants", "quantities", "metrics", "repetitions", "samples", "run_warnings",
-                              "summaries", "run_noise_floors", "decisions", "decision_looks", "profiles",
-                              "profile_symbols", "profile_chunks", "profile_counts", "profile_stacks", "campaigns",
-                              "campaign_kernels", "campaign_steps", "campaign_boots", "campaign_runs"})
+    for (const char* table :
+         {"runs",           "variants",     "quantities",       "metrics",          "repetitions",
+          "samples",        "run_warnings", "summaries",        "run_noise_floors", "decisions",
+          "decision_looks", "profiles",     "profile_symbols",  "profile_chunks",   "profile_counts",
+          "profile_stacks", "campaigns",    "campaign_kernels", "campaign_steps",   "campaign_boots",
+          "campaign_runs",  "import_blocks"})
         EXPECT_TRUE(hasTable(*db, table)) << table;
     EXPECT_FALSE(hasTable(*db, "sample_values"));  // values are the samples.vals blob
     EXPECT_EQ(column(*db, "samples", "vals"), "vals BLOB 1 ");
