@@ -89,7 +89,7 @@ Result<std::int64_t> copyOne(Database& db, std::int64_t oldRun, const std::strin
     const std::string byRun = "s.run_id = ?1";
     const std::pair<std::string, std::string> run{"run_id", "?2"};
     for (const char* table : {"variants", "quantities", "metrics", "run_warnings", "decisions", "decision_looks",
-                              "profiles", "profile_symbols", "profile_chunks", "profile_stacks"}) {
+                              "profiles", "profile_symbols", "profile_chunks", "profile_stacks", "import_blocks"}) {
         NF_TRY(copyRows(db, table, {run}, "", byRun, oldRun, newRun));
     }
     // A profile's symbols are found again by their name in the run.
@@ -196,9 +196,9 @@ Result<Source> openSource(const std::string& fromPath)
 const std::vector<std::string>& perRunTables()
 {
     static const std::vector<std::string> tables = {
-        "runs",     "variants",        "quantities",     "metrics",        "repetitions",
-        "samples",  "summaries",       "run_warnings",   "decisions",      "decision_looks",
-        "profiles", "profile_symbols", "profile_chunks", "profile_counts", "profile_stacks"};
+        "runs",           "variants",       "quantities",     "metrics",        "repetitions", "samples",
+        "summaries",      "run_warnings",   "decisions",      "decision_looks", "profiles",    "profile_symbols",
+        "profile_chunks", "profile_counts", "profile_stacks", "import_blocks"};
     return tables;
 }
 

@@ -2,8 +2,9 @@
 // Runs copied from another noisefloor database into this one, sample for sample: the run a remote
 // device under test stored, fetched by the desktop app (`noisefloor-gui --host`), or a lab
 // machine's database merged by `noisefloor merge`. A copy gets new ids here; everything else (spec,
-// environment, variants, metrics, repetitions, samples, summaries, warnings, decisions) is the
-// source's, and its environment says where it came from ("copied_from").
+// environment, variants, metrics, repetitions, samples, summaries, warnings, decisions, profiles, the
+// content hashes of imported blocks) is the source's, and its environment says where it came from
+// ("copied_from").
 
 #include <cstdint>
 #include <stop_token>

@@ -302,6 +302,8 @@ CREATE TABLE profile_stacks (
 // boot as it happened: which kernel it was (its identity as read then), whether its recipe finished
 // (only complete boots count), and the runs its steps stored. A run belongs to its campaign, not the
 // campaign to the run: merge and export copy the run without it, and deleting the run unlinks it.
+// And the content hash of every imported block (data/import_blocks.h), so that an import of content
+// stored already skips it or is refused.
 constexpr const char* kMigration11 = R"sql(
 CREATE TABLE campaigns (
     id            INTEGER PRIMARY KEY,
@@ -356,6 +358,17 @@ CREATE TABLE campaign_runs (
     PRIMARY KEY (boot, step, run)
 );
 CREATE INDEX campaign_runs_run ON campaign_runs (run);
+
+-- Each block an import stored (a repetition: one run of the tool, a file, a slice; a perf stat -r
+-- summary) by the XXH3-128 hash of its content, 32 hex digits. Runs imported before have none: their
+-- content is not known. Part of the run: merge and export copy it with the run.
+CREATE TABLE import_blocks (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    repetition INTEGER NOT NULL,  -- repetitions.idx in the run
+    hash       TEXT NOT NULL,
+    PRIMARY KEY (run_id, repetition)
+) WITHOUT ROWID;
+CREATE INDEX import_blocks_hash ON import_blocks (hash);
 )sql";
 
 const std::vector<Migration>& migrations()

@@ -2,6 +2,9 @@
 // stat, sar, xdpsock, xdp-bench, the kernel's own benchmarks, ...) stored as ordinary runs, so
 // compare, series, show and export work on them. Without a tool (or with `auto`) the tool is detected
 // from each file's content and named on stdout. The tools and their help come from the importers.
+// Content stored already (a file imported twice, the old blocks of a perf stat --append file) is
+// skipped with a line naming it, and an import with nothing new is refused: the same numbers stored
+// twice would count twice (data/stored_import.h); --allow-duplicate stores them anyway, with a warning.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -36,6 +39,7 @@ struct ImportArgs {
     int runs = 0;
     std::string rate;  // --rate: a figure or a file of a packet rate tool
     std::string cpus;  // --cpu: a CPU list, "0-3,8"
+    bool allowDuplicate = false;
 };
 
 // The file's text, read in pieces: at most kMaxImportBytes, and refused at the first NUL byte, so
@@ -118,6 +122,18 @@ std::string describe(const engine::ImportedRun& run)
         return text.empty() ? std::string(what) + " unknown" : std::string(what) + " " + text;
     };
     return part(sys["kernel_release"], "kernel") + ", " + part(sys["hostname"], "host");
+}
+
+// Each repetition of the import named by its file and its place there, for the lines on duplicates.
+std::vector<data::BlockOrigin> blockOrigins(const engine::ImportTable& table, const std::vector<std::string>& files)
+{
+    std::vector<data::BlockOrigin> origins;
+    for (std::size_t f = 0; f < table.fileRepetitions.size() && f < files.size(); ++f) {
+        for (std::size_t i = 0; i < table.fileRepetitions[f]; ++i) {
+            origins.push_back({files[f], static_cast<int>(i) + 1});
+        }
+    }
+    return origins;
 }
 
 // The tool: named, or detected from every file (which must agree).
@@ -279,27 +295,39 @@ int execute(ImportArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
-    auto id = data::storeFinishedRun(*db, run->start, run->repetitions, run->summaries, signals.token(),
-                                     run->profile ? &*run->profile : nullptr);
+    auto stored =
+        data::storeImport(*db, run->start, run->repetitions, run->summaries, run->profile ? &*run->profile : nullptr,
+                          a.allowDuplicate ? data::Duplicates::Store : data::Duplicates::Skip,
+                          blockOrigins(*table, files), signals.token());
+    const std::int64_t id = stored ? stored->id : 0;
     if (signals.exitStatus() != 0) {
         const std::string by = signalName(signals.signal().load());
         return fail(signals.exitStatus(),
-                    id ? "run " + std::to_string(*id) + " imported; " + by + " arrived after it was stored"
-                       : "import interrupted by " + by + "; nothing was stored");
+                    id != 0 ? "run " + std::to_string(id) + " imported; " + by + " arrived after it was stored"
+                            : "import interrupted by " + by + "; nothing was stored");
     }
-    if (!id) {
-        return failWith(id.error());
+    if (!stored) {
+        return failWith(stored.error());
     }
-    noteStored("run " + std::to_string(*id) + " was already stored");
-    const auto n = run->repetitions.size();
+    if (id == 0) {
+        return failWith(usageError(stored->refusal + "; --allow-duplicate stores it again"));
+    }
+    noteStored("run " + std::to_string(id) + " was already stored");
+    if (!stored->note.empty() && !a.allowDuplicate) {
+        std::cout << stored->note << '\n';
+    }
+    const auto n = stored->repetitions;
     std::cout << "imported " << n << (table->summarised() ? " summar" : " repetition")
               << (table->summarised() ? (n == 1 ? "y" : "ies") : (n == 1 ? "" : "s")) << " of " << (*format)->name
-              << " as run " << *id << " '" << a.request.label << "' (" << describe(*run) << ")\n";
+              << " as run " << id << " '" << a.request.label << "' (" << describe(*run) << ")\n";
     for (const auto& note : table->notes) {
         std::cout << "  note: " << note << '\n';
     }
+    if (!stored->note.empty() && a.allowDuplicate) {
+        std::cerr << "noisefloor: warning: run " << id << " " << stored->note << " (--allow-duplicate)\n";
+    }
     if (run->start.environment["system"]["kernel_release"].get<std::string>().empty()) {
-        std::cerr << "noisefloor: warning: the kernel of run " << *id
+        std::cerr << "noisefloor: warning: the kernel of run " << id
                   << " is unknown: give --kernel so that comparisons can name it\n";
     }
     return 0;
@@ -343,6 +371,9 @@ Command addImportCommand(CLI::App& app, Context& ctx)
                     "perf-script: a repetition per this many seconds of each file (default: a repetition per file); "
                     "slices of one recording share its boot, so intervals over them leave boot-to-boot variation out")
         ->check(CLI::Range(0.001, 86400.0));
+    sub->add_flag("--allow-duplicate", a->allowDuplicate,
+                  "Store repetitions (or summaries) whose content is stored already, with a warning (default: skip "
+                  "them, and refuse an import with nothing new)");
     sub->footer("Files up to " + std::to_string(engine::kMaxImportBytes >> 20) +
                 " MiB are read; larger ones, binary files and empty ones are refused (exit status 2).");
     return {sub, [a, &ctx] { return execute(*a, ctx); }, true};

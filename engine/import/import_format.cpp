@@ -106,6 +106,7 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
         }
         if (i == 0) {
             all = std::move(table);
+            all.fileRepetitions = {all.repetitions.size()};
             continue;
         }
         if (!sameLayout(all.layout, table.layout)) {
@@ -133,6 +134,7 @@ Result<ImportTable> parseImportFiles(const ImportFormat& format, const std::vect
                                    ": import each mode separately");
         }
         NF_TRY(joinProfile(all, std::move(table.profile), files[0], files[i]));
+        all.fileRepetitions.push_back(table.repetitions.size());
         for (auto& rep : table.repetitions) {
             all.repetitions.push_back(std::move(rep));
         }

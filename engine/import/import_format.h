@@ -81,6 +81,9 @@ struct ImportTable {
     // A profiler's output (perf script, perf report): each repetition's samples per symbol and stack,
     // one chunk per repetition (variant 0, index 0).
     std::optional<ProfileRecording> profile;
+    // How many repetitions each file gave, in the order the files were given (parseImportFiles), so
+    // that a repetition can be named by its file and its place there.
+    std::vector<std::size_t> fileRepetitions;
 
     bool summarised() const { return !summaries.empty(); }
     void read(std::string key, double value);  // adds a reading (at most kMaxReadings are kept)

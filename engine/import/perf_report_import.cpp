@@ -274,6 +274,7 @@ Result<ImportTable> parsePerfReport(const ImportSource& src, const ImportOptions
         return importError(src, s.line, fmt::format("{:g} samples: more than one report holds (2^31)", total));
     }
     RepetitionProfile rep;
+    rep.lost = static_cast<std::uint64_t>(s.lost);
     rep.chunks.push_back({0, 0, 0, -1, static_cast<int>(total)});
     for (const auto& [symbol, n] : counts) {
         if (n <= 0) {

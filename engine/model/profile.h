@@ -89,6 +89,7 @@ struct RepetitionProfile {
     std::vector<ProfileCount> counts;
     std::vector<ProfileStack> stacks;
     std::uint64_t outside = 0;
+    std::uint64_t lost = 0;  // an import's: what perf reported lost in the file this repetition is
 };
 
 // A profile complete before it is stored (an import of perf script or perf report): how it was

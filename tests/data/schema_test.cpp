@@ -56,7 +56,7 @@ TEST(Schema, MigrateSetsUserVersionAndCreatesTables)
           "samples",        "run_warnings", "summaries",        "run_noise_floors", "decisions",
           "decision_looks", "profiles",     "profile_symbols",  "profile_chunks",   "profile_counts",
           "profile_stacks", "campaigns",    "campaign_kernels", "campaign_steps",   "campaign_boots",
-          "campaign_runs"})
+          "campaign_runs",  "import_blocks"})
         EXPECT_TRUE(hasTable(*db, table)) << table;
     EXPECT_FALSE(hasTable(*db, "sample_values"));  // values are the samples.vals blob
     EXPECT_EQ(column(*db, "samples", "vals"), "vals BLOB 1 ");
