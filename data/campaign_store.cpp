@@ -149,9 +149,10 @@ Result<bool> endBoot(Database& db, std::int64_t bootRowId, engine::BootStatus st
 Result<void> markBootRunsUncounted(Database& db, std::int64_t bootRowId)
 {
     const std::string suffix = engine::kUncountedSuffix;
-    return db.run("UPDATE runs SET label = label || ? WHERE id IN (SELECT run FROM campaign_runs WHERE boot = ?) AND "
-                  "substr(label, -length(?)) <> ?",
-                  suffix, bootRowId, suffix, suffix);
+    return db.run(
+        "UPDATE runs SET label = label || ? WHERE id IN (SELECT run FROM campaign_runs WHERE boot = ?) AND "
+        "substr(label, -length(?)) <> ?",
+        suffix, bootRowId, suffix, suffix);
 }
 
 }  // namespace nf::data

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <cstdlib>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <stop_token>
