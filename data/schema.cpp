@@ -304,6 +304,7 @@ CREATE TABLE profile_stacks (
 // campaign to the run: merge and export copy the run without it, and deleting the run unlinks it.
 // And the content hash of every imported block (data/import_blocks.h), so that an import of content
 // stored already skips it or is refused.
+// Then code size per label (noisefloor size, import bloat-o-meter).
 constexpr const char* kMigration11 = R"sql(
 CREATE TABLE campaigns (
     id            INTEGER PRIMARY KEY,
@@ -369,6 +370,44 @@ CREATE TABLE import_blocks (
     PRIMARY KEY (run_id, repetition)
 ) WITHOUT ROWID;
 CREATE INDEX import_blocks_hash ON import_blocks (hash);
+
+-- Code size per label (noisefloor size --label, noisefloor import bloat-o-meter): the new build's
+-- symbols against the baseline build's as scripts/bloat-o-meter counts them, one section per table
+-- of the script's output (one in its default mode, three with -c) and a row per name whose size
+-- changed. A label has one: storing another replaces it. It belongs to no run (no run_id column):
+-- merge, export and delete of runs pass it by.
+CREATE TABLE code_sizes (
+    id         INTEGER PRIMARY KEY,
+    label      TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    old_file   TEXT NOT NULL DEFAULT '',  -- size: OLD, the baseline build ('' when imported)
+    new_file   TEXT NOT NULL DEFAULT '',  -- size: NEW
+    imported   TEXT NOT NULL DEFAULT ''   -- import bloat-o-meter: the file read ('' when measured)
+);
+CREATE TABLE code_size_sections (
+    code_size INTEGER NOT NULL REFERENCES code_sizes (id) ON DELETE CASCADE,
+    idx       INTEGER NOT NULL,
+    title     TEXT NOT NULL,  -- 'Function' (the default mode), 'Data', 'RO Data' (-c)
+    added     INTEGER NOT NULL,
+    removed   INTEGER NOT NULL,
+    grown     INTEGER NOT NULL,
+    shrunk    INTEGER NOT NULL,
+    up        INTEGER NOT NULL,  -- bytes
+    down      INTEGER NOT NULL,  -- bytes, a positive count
+    before    INTEGER,           -- the total line's; NULL when the output had none
+    after     INTEGER,
+    PRIMARY KEY (code_size, idx)
+);
+CREATE TABLE code_size_rows (
+    code_size INTEGER NOT NULL,
+    section   INTEGER NOT NULL,
+    idx       INTEGER NOT NULL,  -- the script's order
+    name      TEXT NOT NULL,
+    old_bytes INTEGER,           -- NULL: added
+    new_bytes INTEGER,           -- NULL: removed
+    PRIMARY KEY (code_size, section, idx),
+    FOREIGN KEY (code_size, section) REFERENCES code_size_sections (code_size, idx) ON DELETE CASCADE
+);
 )sql";
 
 const std::vector<Migration>& migrations()

@@ -56,6 +56,7 @@ Command addGenerateCommand(CLI::App& app);
 Command addMergeCommand(CLI::App& app, Context& ctx);
 Command addDeleteCommand(CLI::App& app, Context& ctx);
 Command addCampaignCommand(CLI::App& app, Context& ctx);
+Command addSizeCommand(CLI::App& app, Context& ctx);
 
 // The evidence in `format` (text, json or csv); returns the exit status.
 int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,

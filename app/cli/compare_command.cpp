@@ -1,7 +1,8 @@
 // noisefloor compare: the variants of one run, or variants across runs, with the evidence a
-// reviewer reads.
+// reviewer reads; across labels, with each label's code size where one is stored.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -9,7 +10,9 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/run_lookup.h"
+#include "data/code_size_store.h"
 #include "data/noise_floor_store.h"
+#include "engine/report/code_size_report.h"
 #include "engine/report/comparison_report.h"
 
 namespace nf::cli {
@@ -86,6 +89,35 @@ Result<std::pair<std::vector<engine::RunRecord>, std::string>> labelRuns(data::D
     return std::pair{std::move(*runs), variant};
 }
 
+// The code size stored under each compared label (noisefloor size --label, import bloat-o-meter),
+// each label once, for the report's header and JSON.
+Result<std::vector<engine::CodeSizeRecord>> codeSizesOf(data::Database& db,
+                                                        const std::vector<std::vector<engine::RunRecord>>& loaded)
+{
+    std::vector<engine::CodeSizeRecord> sizes;
+    for (const auto& runs : loaded) {
+        const auto& label = runs.front().row.label;
+        const bool seen = std::any_of(sizes.begin(), sizes.end(), [&](const auto& s) { return s.label == label; });
+        if (auto size = NF_TRY(data::codeSizeFor(db, label)); size && !seen) {
+            sizes.push_back(std::move(*size));
+        }
+    }
+    return sizes;
+}
+
+// Prints the report with the labels' code sizes in its header.
+int writePooled(data::Database& db, engine::ComparisonReport& report,
+                const std::vector<std::vector<engine::RunRecord>>& loaded, const CompareArgs& a)
+{
+    auto sizes = codeSizesOf(db, loaded);
+    if (!sizes) {
+        return failWith(sizes.error());
+    }
+    engine::addCodeSizes(report, std::move(*sizes));
+    engine::writeComparison(report, a.format, std::cout, a.verbose);
+    return 0;
+}
+
 // --label A --label B: every complete run under each label, pooled with the run as a level of
 // the design; the machine's run-to-run noise floor for one run per side; code layout from the
 // placebo (--placebo), else from a calibration (calibrate --layout), else said to be uncontrolled.
@@ -147,8 +179,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
         if (!report) {
             return failWith(usageError(report.error().message));
         }
-        engine::writeComparison(*report, a.format, std::cout, a.verbose);
-        return 0;
+        return writePooled(db, *report, loaded, a);
     }
     const auto& first = labels.front().runs.front()->row;
     auto floors = data::calibratedFloors(db, first.workload, first.host);
@@ -166,8 +197,7 @@ int comparePooled(data::Database& db, const CompareArgs& a)
     if (!report) {
         return failWith(usageError(report.error().message));
     }
-    engine::writeComparison(*report, a.format, std::cout, a.verbose);
-    return 0;
+    return writePooled(db, *report, loaded, a);
 }
 
 int execute(CompareArgs& a, const Context& ctx)

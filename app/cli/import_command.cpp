@@ -5,6 +5,8 @@
 // Content stored already (a file imported twice, the old blocks of a perf stat --append file) is
 // skipped with a line naming it, and an import with nothing new is refused: the same numbers stored
 // twice would count twice (data/stored_import.h); --allow-duplicate stores them anyway, with a warning.
+// bloat-o-meter output (named, or one file detected as it) is a code size, not a run: it goes to
+// code_size_import.h before any of that.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -20,10 +22,12 @@
 #include <stop_token>
 
 #include "app/cli/cli.h"
+#include "app/cli/code_size_import.h"
 #include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
 #include "base/system_facts.h"
 #include "data/stored_import.h"
+#include "engine/import/bloat_o_meter.h"
 #include "engine/import/imported_run.h"
 #include "engine/import/rate_join.h"
 #include "nf_version.h"
@@ -193,12 +197,32 @@ std::string hostName()
     return ::gethostname(host, sizeof host - 1) == 0 ? std::string(host) : std::string();
 }
 
+// bloat-o-meter output is a code size, not a run: one file, and none of the options of a run.
+Result<void> codeSizeOnly(const ImportArgs& a, const std::vector<engine::ImportSource>& sources)
+{
+    if (sources.size() != 1) {
+        return usageError(std::string(kBloatOMeterTool) +
+                          ": one FILE (one comparison of two builds, stored under --label, the new build's)");
+    }
+    const engine::ImportRequest plain;
+    const bool runOptions = a.request.variant != plain.variant || !a.request.host.empty() ||
+                            !a.request.kernel.empty() || !a.request.cpuModel.empty() || !a.request.primary.empty() ||
+                            !a.options.iface.empty() || !a.options.event.empty() || a.options.slice > 0 ||
+                            !a.rate.empty() || !a.cpus.empty() || a.runs != 0 || a.allowDuplicate;
+    if (runOptions) {
+        return usageError(sources.front().path +
+                          ": bloat-o-meter output is a code size, not a run: it takes --label only");
+    }
+    return {};
+}
+
 int execute(ImportArgs& a, const Context& ctx)
 {
     SignalStop signals;  // SIGINT/SIGTERM before the commit: nothing is stored
     std::string named;
     std::vector<std::string> files = a.args;
-    if (!files.empty() && (files.front() == "auto" || engine::findImportFormat(files.front()) != nullptr)) {
+    if (!files.empty() && (files.front() == "auto" || files.front() == kBloatOMeterTool ||
+                           engine::findImportFormat(files.front()) != nullptr)) {
         named = files.front();
         files.erase(files.begin());
     }
@@ -211,7 +235,8 @@ int execute(ImportArgs& a, const Context& ctx)
         for (const auto& f : engine::importFormats()) {
             tools += (tools.empty() ? "" : ", ") + f.name;
         }
-        return failWith(usageError("TOOL '" + files.front() + "': unknown (" + tools + ", or auto), and no such file"));
+        return failWith(usageError("TOOL '" + files.front() + "': unknown (" + tools + ", " + kBloatOMeterTool +
+                                   ", or auto), and no such file"));
     }
     if (a.runs != 0) {
         a.options.runs = a.runs;
@@ -227,6 +252,14 @@ int execute(ImportArgs& a, const Context& ctx)
             return failWith(src.error());
         }
         sources.push_back(std::move(*src));
+    }
+    const bool codeSize = named == kBloatOMeterTool || ((named.empty() || named == "auto") && sources.size() == 1 &&
+                                                        engine::looksLikeBloatOMeter(sources.front().text));
+    if (codeSize) {
+        if (auto ok = codeSizeOnly(a, sources); !ok) {
+            return failWith(ok.error());
+        }
+        return importCodeSize(sources.front(), a.request.label, ctx);
     }
     auto format = chooseFormat(named, sources);
     if (!format) {
@@ -339,7 +372,9 @@ std::string formatsHelp()
     for (const auto& f : engine::importFormats()) {
         text += "\n  " + f.name + ": " + f.summary;
     }
-    return text;
+    return text + "\n  " + kBloatOMeterTool +
+           ": the kernel's scripts/bloat-o-meter output, one FILE: stored as the code size of --label (the new "
+           "build's), not as a run; compare and series print it beside that label";
 }
 
 }  // namespace
@@ -347,7 +382,8 @@ std::string formatsHelp()
 Command addImportCommand(CLI::App& app, Context& ctx)
 {
     auto a = std::make_shared<ImportArgs>();
-    auto* sub = app.add_subcommand("import", "Store results of " + engine::importToolNames() + " as a run");
+    auto* sub = app.add_subcommand("import", "Store results of " + engine::importToolNames() +
+                                                 " as a run, or bloat-o-meter output as a code size");
     sub->add_option("args", a->args, formatsHelp())->required();
     sub->add_option("--label", a->request.label, "Label of the run (e.g. vanilla, patched)")->required();
     sub->add_option("--variant", a->request.variant, "Variant name inside the run")->capture_default_str();

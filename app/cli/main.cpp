@@ -98,7 +98,7 @@ int runMain(int argc, char** argv)
         addCalibrateCommand(app, ctx), addWorkloadsCommand(app),     addCheckCommand(app),
         addSelftestCommand(app),       addCleanupCommand(app),       addImportCommand(app, ctx),
         addSeriesCommand(app, ctx),    addGenerateCommand(app),      addMergeCommand(app, ctx),
-        addDeleteCommand(app, ctx),    addCampaignCommand(app, ctx),
+        addDeleteCommand(app, ctx),    addCampaignCommand(app, ctx), addSizeCommand(app, ctx),
     };
     std::string names;
     for (const auto& c : commands) {

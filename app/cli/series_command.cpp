@@ -1,5 +1,6 @@
 // noisefloor series: the steps of a patch set (labels, runs or the variants of one run, in order),
-// the metric per step and the step where it changes.
+// the metric per step and the step where it changes, and each step's code size where its label has
+// one stored.
 
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "app/cli/cli.h"
@@ -15,10 +17,12 @@
 #include "app/cli/run_session.h"
 #include "app/cli/series_steps.h"
 #include "app/cli/signal_stop.h"
+#include "data/code_size_store.h"
 #include "engine/analysis/across_runs.h"
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/environment_diff.h"
 #include "engine/analysis/series.h"
+#include "engine/report/code_size_report.h"
 
 namespace nf::cli {
 
@@ -61,8 +65,26 @@ std::string rtrim(std::string text)
     return text;
 }
 
+// Each step's code size (noisefloor size --label, import bloat-o-meter): nullopt where its label
+// has none stored, or where the step has no label of its own (the variants of one run).
+using StepCodeSizes = std::vector<std::optional<engine::CodeSizeRecord>>;
+
+Result<StepCodeSizes> codeSizesOf(data::Database& db, const std::vector<Step>& steps)
+{
+    StepCodeSizes sizes(steps.size());
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const auto& label = steps[k].run->row.label;
+        const bool own = !label.empty() && std::count_if(steps.begin(), steps.end(),
+                                                         [&](const Step& s) { return s.run->row.label == label; }) == 1;
+        if (own) {
+            sizes[k] = NF_TRY(data::codeSizeFor(db, label));
+        }
+    }
+    return sizes;
+}
+
 void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, const std::vector<Step>& steps,
-               const engine::SeriesOptions& o, bool chunkRounds, std::ostream& out)
+               const engine::SeriesOptions& o, bool chunkRounds, const StepCodeSizes& codeSizes, std::ostream& out)
 {
     out << fmt::format("noisefloor series: {} ({}, {} is better), {} steps\n", metric.name, metric.unit,
                        metric.higherIsBetter ? "higher" : "lower", steps.size());
@@ -127,6 +149,16 @@ void writeText(const engine::SeriesResult& r, const engine::MetricSpec& metric, 
                      out);
         out << '\n';
     }
+    bool sized = false;
+    for (std::size_t k = 0; k < codeSizes.size() && k < r.steps.size(); ++k) {
+        if (codeSizes[k]) {
+            writeWrapped(engine::codeSizeLine(*codeSizes[k], r.steps[k].name), out, "    ");
+            sized = true;
+        }
+    }
+    if (sized) {
+        out << '\n';
+    }
     if (r.changes.empty()) {
         out << fmt::format("no change point at alpha {:g}", o.alpha);
         out << (r.tested.empty() ? "\n"
@@ -176,10 +208,11 @@ std::string apartKind(engine::StepApart::Kind kind)
     return "alone";
 }
 
-void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, std::ostream& out)
+void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, const StepCodeSizes& codeSizes,
+              std::ostream& out)
 {
     out << "step,name,metric,unit,n,mean,ci_low,ci_high,delta_prev_pct,p_prev_holm,change_here,change_delta_pct,"
-           "change_ci_low_pct,change_ci_high_pct,change_p_holm,stands_apart\n";
+           "change_ci_low_pct,change_ci_high_pct,change_p_holm,stands_apart,code_size_delta_bytes\n";
     auto num = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.10g}", v); };
     for (std::size_t k = 0; k < r.steps.size(); ++k) {
         const auto& s = r.steps[k];
@@ -190,15 +223,19 @@ void writeCsv(const engine::SeriesResult& r, const engine::MetricSpec& metric, s
             name = "\"" + name + "\"";
         }
         const auto apart = std::find_if(r.apart.begin(), r.apart.end(), [&](const auto& x) { return x.step == k; });
-        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k + 1, name, metric.name, metric.unit,
-                           s.summary.n, num(s.summary.mean), num(s.ciLow), num(s.ciHigh), num(s.deltaPrevPct),
-                           num(s.pPrev), here ? 1 : 0, here ? num(c->effect.interval.estimatePct) : "",
-                           here ? num(c->effect.interval.ci.low) : "", here ? num(c->effect.interval.ci.high) : "",
-                           here ? num(c->pAdjusted) : "", apart == r.apart.end() ? "" : apartKind(apart->kind));
+        const std::string codeBytes = k < codeSizes.size() && codeSizes[k]
+                                          ? std::to_string(engine::combined(codeSizes[k]->diff).net())
+                                          : std::string();
+        out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k + 1, name, metric.name,
+                           metric.unit, s.summary.n, num(s.summary.mean), num(s.ciLow), num(s.ciHigh),
+                           num(s.deltaPrevPct), num(s.pPrev), here ? 1 : 0,
+                           here ? num(c->effect.interval.estimatePct) : "", here ? num(c->effect.interval.ci.low) : "",
+                           here ? num(c->effect.interval.ci.high) : "", here ? num(c->pAdjusted) : "",
+                           apart == r.apart.end() ? "" : apartKind(apart->kind), codeBytes);
     }
 }
 
-int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
+int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps, const StepCodeSizes& codeSizes = {})
 {
     if (!steps) {
         return failWith(steps.error());
@@ -234,9 +271,9 @@ int analyse(const SeriesArgs& a, Result<std::vector<Step>> steps)
         return failWith(usageError(result.error().message));
     }
     if (a.format == "csv") {
-        writeCsv(*result, *metric, std::cout);
+        writeCsv(*result, *metric, codeSizes, std::cout);
     } else {
-        writeText(*result, *metric, *steps, options, series->chunkRounds, std::cout);
+        writeText(*result, *metric, *steps, options, series->chunkRounds, codeSizes, std::cout);
     }
     return 0;
 }
@@ -291,7 +328,12 @@ int execute(const SeriesArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
-    return analyse(a, selectSteps(*db, a.runs, a.labels));
+    auto steps = selectSteps(*db, a.runs, a.labels);
+    auto sizes = steps ? codeSizesOf(*db, *steps) : Result<StepCodeSizes>(StepCodeSizes{});
+    if (!sizes) {
+        return failWith(sizes.error());
+    }
+    return analyse(a, std::move(steps), *sizes);
 }
 
 }  // namespace

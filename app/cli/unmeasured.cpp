@@ -53,6 +53,10 @@ Command addGenerateCommand(CLI::App& app)
 {
     return unmeasured(app, "generate", "Generate traffic for a live test on another host");
 }
+Command addSizeCommand(CLI::App& app, Context& /*ctx*/)
+{
+    return unmeasured(app, "size", "Code size between two builds, as the kernel's scripts/bloat-o-meter counts it");
+}
 
 // The signature is run_session.h's, whose measuring definition takes the spec by value to adjust it.
 // NOLINTNEXTLINE(performance-unnecessary-value-param)

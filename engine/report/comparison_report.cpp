@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/report/code_size_report.h"
 #include "engine/report/decision_text.h"
 #include "engine/report/evidence_context.h"
 #include "engine/report/profile_report.h"
@@ -574,6 +575,9 @@ void writeComparison(const ComparisonReport& report, const std::string& format, 
         }
         if (report.decision) {
             j["sequential"] = decisionJson(*report.decision);
+        }
+        for (const auto& size : report.codeSizes) {
+            j["code_size"][size.label] = codeSizeJson(size);
         }
         if (report.profile) {
             j["profile"] = profileSummaryJson(*report.profile);

@@ -11,6 +11,7 @@
 
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/profile_diff.h"
+#include "engine/model/code_size.h"
 #include "engine/model/run_record.h"
 #include "engine/report/evidence.h"
 #include "engine/report/run_summary.h"
@@ -40,6 +41,9 @@ struct ComparisonReport {
     // Each variant's folded stacks as the report names it, summed over its runs and repetitions,
     // the sampled CPU the first frame (RunProfile::foldedByVariant): what a flame graph draws.
     std::map<std::string, std::map<std::string, long long>> profileStacks;
+    // The compared labels' code sizes, where stored (addCodeSizes, code_size_report.h): lines of the
+    // header, and "code_size" in JSON.
+    std::vector<CodeSizeRecord> codeSizes;
 };
 
 // One run with every variant: its own design (paired chunks, interleaved repetitions). One variant

@@ -58,6 +58,8 @@ TEST(Schema, MigrateSetsUserVersionAndCreatesTables)
           "profile_stacks", "campaigns",    "campaign_kernels", "campaign_steps",   "campaign_boots",
           "campaign_runs",  "import_blocks"})
         EXPECT_TRUE(hasTable(*db, table)) << table;
+    for (const char* table : {"code_sizes", "code_size_sections", "code_size_rows"})  // code size per label
+        EXPECT_TRUE(hasTable(*db, table)) << table;
     EXPECT_FALSE(hasTable(*db, "sample_values"));  // values are the samples.vals blob
     EXPECT_EQ(column(*db, "samples", "vals"), "vals BLOB 1 ");
     EXPECT_EQ(column(*db, "metrics", "alias_of"), "alias_of TEXT 1 ''");
