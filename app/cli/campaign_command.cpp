@@ -13,6 +13,7 @@
 #include "app/cli/self_process.h"
 #include "app/cli/shell_words.h"
 #include "data/campaign_store.h"
+#include "data/code_size_store.h"
 #include "data/noise_floor_store.h"
 #include "data/run_store.h"
 #include "engine/catalog/workload_catalog.h"
@@ -256,7 +257,19 @@ Result<engine::CampaignView> campaignView(data::Database& db, const engine::Camp
         if (b.runId != 0) {
             const auto& row = runs.at(b.runId).row;
             const auto floors = NF_TRY(data::calibratedFloors(db, row.workload, row.host));
-            return floors.empty() ? view : engine::viewCampaign(campaign, runs, floors, {});
+            if (!floors.empty()) {
+                view = NF_TRY(engine::viewCampaign(campaign, runs, floors, {}));
+            }
+            break;
+        }
+    }
+    // The candidate's code size (noisefloor size OLD NEW --label LABEL), under its runs' label or its
+    // kernel's name.
+    const auto& candidate = campaign.plan.kernels[1].name;
+    for (const std::string& label : {engine::stepLabel(campaign.plan, std::max(0, view.measuredStep), 1), candidate}) {
+        if (auto size = NF_TRY(data::codeSizeFor(db, label))) {
+            view.codeSize = std::move(*size);
+            break;
         }
     }
     return view;

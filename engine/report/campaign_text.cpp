@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/report/campaign_view.h"
+#include "engine/report/code_size_report.h"
 #include "engine/report/evidence_context.h"
 
 namespace nf::engine {
@@ -164,6 +165,7 @@ nlohmann::json campaignStatusJson(const CampaignView& view)
             {"boots_needed", view.bootsNeeded ? nlohmann::json(*view.bootsNeeded) : nullptr},
             {"boots_needed_from", view.bootsNeededFrom},
             {"differences", view.differences},
+            {"code_size", view.codeSize ? codeSizeJson(*view.codeSize) : nlohmann::json()},
             {"warnings", view.warnings},
             {"boots", boots}};
 }
@@ -243,6 +245,9 @@ void writeCampaignReport(const CampaignView& view, std::ostream& out)
     }
     if (view.bootsNeeded) {
         writeWrapped(out, fmt::format("more boots needed: {} ({})", *view.bootsNeeded, view.bootsNeededFrom));
+    }
+    if (view.codeSize) {
+        writeWrapped(out, codeSizeLine(*view.codeSize, c.plan.kernels[1].name));
     }
     out << "\ndifferences between the kernels' boots besides the kernel:\n";
     if (view.differences.empty()) {

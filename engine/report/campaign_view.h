@@ -15,6 +15,7 @@
 
 #include "engine/analysis/boot_sequence.h"
 #include "engine/model/campaign.h"
+#include "engine/model/code_size.h"
 #include "engine/model/noise_floor.h"
 #include "engine/model/run_record.h"
 #include "engine/report/comparison_report.h"
@@ -49,6 +50,9 @@ struct CampaignView {
     std::string bootsNeededFrom;           // what that figure rests on
     std::vector<std::string> differences;  // facts besides the kernel that differ between the kernels' boots
     std::vector<std::string> warnings;
+    // The candidate's code size against the baseline's (noisefloor size, import bloat-o-meter),
+    // stored under the candidate's label or its kernel's name; set by the caller, which reads the store.
+    std::optional<CodeSizeRecord> codeSize;
 
     // The comparison of the campaign's metric in `comparison`; null before each kernel has two boots.
     const Comparison* primaryComparison() const;
