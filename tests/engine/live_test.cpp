@@ -348,11 +348,17 @@ TEST(LiveRun, TwoVariantsStorePpsPerInterval)
     ASSERT_GE(sent, 0);
     ASSERT_GE(data.layout.quantityIndex("rx_task-clock"), 0);
     ASSERT_EQ(data.samples.size(), 2u * 2u * 3u);  // variants x repetitions x intervals
+    // Boundaries keep to their schedule: one woken late (this VM has stalled a thread by 70 ms) makes
+    // its interval long and the next short, so each is bounded loosely and their mean tightly.
+    double total = 0;
     for (const auto& s : data.samples.toSamples()) {
         EXPECT_GT(s.values[static_cast<std::size_t>(packets)], 0) << "variant " << s.variant;
         EXPECT_GE(s.values[static_cast<std::size_t>(sent)], s.values[static_cast<std::size_t>(packets)] * 0.5);
-        EXPECT_NEAR(s.values[static_cast<std::size_t>(elapsed)], 0.1e9, 0.05e9);
+        EXPECT_GT(s.values[static_cast<std::size_t>(elapsed)], 0.0);
+        EXPECT_LT(s.values[static_cast<std::size_t>(elapsed)], 0.25e9);
+        total += s.values[static_cast<std::size_t>(elapsed)];
     }
+    EXPECT_NEAR(total / static_cast<double>(data.samples.size()), 0.1e9, 0.02e9);
     for (int v = 0; v < 2; ++v) {
         const auto pps = repetitionValues(data, chunkCut(data), v, data.layout.metrics.front());
         ASSERT_EQ(pps.size(), 2u);
