@@ -117,6 +117,43 @@ std::string codeSizeLine(const CodeSizeRecord& record, const std::string& name)
     return "code size (" + name + ", " + codeSizeOrigin(record) + "): " + codeSizeSummary(record.diff);
 }
 
+namespace {
+
+// Text as JSON can hold it: a symbol's name is whatever bytes the ELF file or the pasted output
+// held, and a byte that is not UTF-8 becomes U+FFFD rather than an error when the JSON is written.
+std::string utf8(const std::string& text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        bool valid =
+            length != 0 && i + length <= text.size() && !(length == 2 && c < 0xc2) && !(length == 4 && c > 0xf4);
+        for (std::size_t k = 1; valid && k < length; ++k) {
+            valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+        }
+        if (valid && length == 3) {  // no overlong forms, no surrogates
+            const auto c1 = static_cast<unsigned char>(text[i + 1]);
+            valid = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+        }
+        if (valid && length == 4) {
+            const auto c1 = static_cast<unsigned char>(text[i + 1]);
+            valid = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+        }
+        if (valid) {
+            out.append(text, i, length);
+            i += length;
+        } else {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 nlohmann::json codeSizeJson(const CodeSizeRecord& record, const std::vector<std::string>& functions)
 {
     nlohmann::json sections = nlohmann::json::array();
@@ -124,23 +161,23 @@ nlohmann::json codeSizeJson(const CodeSizeRecord& record, const std::vector<std:
         nlohmann::json rows = nlohmann::json::array();
         for (const auto& r : s.rows) {
             if (functions.empty() || namedBy(r.name, functions)) {
-                rows.push_back({{"name", r.name},
+                rows.push_back({{"name", utf8(r.name)},
                                 {"old", optionalBytes(r.oldBytes)},
                                 {"new", optionalBytes(r.newBytes)},
                                 {"delta", r.delta()}});
             }
         }
         auto j = figures(s);
-        j["title"] = s.title;
+        j["title"] = utf8(s.title);
         j["rows"] = std::move(rows);
         sections.push_back(std::move(j));
     }
     auto j = figures(combined(record.diff));
-    j["label"] = record.label;
+    j["label"] = utf8(record.label);
     j["created_at"] = record.createdAt;
-    j["old_file"] = record.oldFile;
-    j["new_file"] = record.newFile;
-    j["imported"] = record.imported;
+    j["old_file"] = utf8(record.oldFile);
+    j["new_file"] = utf8(record.newFile);
+    j["imported"] = utf8(record.imported);
     j["sections"] = std::move(sections);
     return j;
 }

@@ -232,6 +232,22 @@ TEST(CodeSize, SectionsOfTheCategorisedOutputAreSummed)
     EXPECT_EQ(j["sections"][0]["change_pct"], 20.0);
 }
 
+// A name that is not UTF-8 (an ELF symbol is any bytes; the fuzz target found one in pasted output)
+// is written to JSON with U+FFFD in place of the bad byte, not an error; UTF-8 names stay as they are.
+TEST(CodeSize, JsonWritesNamesThatAreNotUtf8)
+{
+    CodeSizeDiff diff;
+    diff.sections =
+        bloatDiff({{"ok_\xc3\xa9", 4}, {"bad\xb5name", 10}}, {{"ok_\xc3\xa9", 6}, {"bad\xb5name", 12}}).sections;
+    const CodeSizeRecord record{"b", "", "a\xff.ko", "b.ko", "", diff};
+    const auto j = codeSizeJson(record);
+    std::string text;
+    ASSERT_NO_THROW(text = j.dump());
+    EXPECT_NE(text.find("bad\xef\xbf\xbdname"), std::string::npos) << text;
+    EXPECT_NE(text.find("ok_\xc3\xa9"), std::string::npos) << text;
+    EXPECT_NE(text.find("a\xef\xbf\xbd.ko"), std::string::npos) << text;
+}
+
 TEST(CodeSize, ComparisonHeaderHasALineUnderTheKernelsLine)
 {
     ComparisonReport report;
