@@ -35,9 +35,10 @@ std::string located(const std::string& path)
     return path;
 }
 
-std::string readWhole(const std::string& path, std::size_t limit = 1u << 20)
+// At most `limit` bytes of the file at `path` as it is named; "" when it cannot be read.
+std::string readFile(const std::string& path, std::size_t limit)
 {
-    std::ifstream in(located(path), std::ios::binary);
+    std::ifstream in(path, std::ios::binary);
     std::string text;
     if (!in) {
         return text;
@@ -46,6 +47,12 @@ std::string readWhole(const std::string& path, std::size_t limit = 1u << 20)
     in.read(text.data(), static_cast<std::streamsize>(limit));
     text.resize(static_cast<std::size_t>(in.gcount()));
     return text;
+}
+
+// The file `path` names under the identity root (located()).
+std::string readWhole(const std::string& path, std::size_t limit = 1u << 20)
+{
+    return readFile(located(path), limit);
 }
 
 std::string trimmed(std::string text)
@@ -114,10 +121,7 @@ void readConfig(KernelIdentity& id)
             }
         }
         if (!id.release.empty() && fs::exists(base + boot, ec)) {
-            std::ifstream in(base + boot, std::ios::binary);
-            std::string text(kMaxConfigBytes, '\0');
-            in.read(text.data(), static_cast<std::streamsize>(text.size()));
-            text.resize(static_cast<std::size_t>(in.gcount()));
+            const std::string text = readFile(base + boot, kMaxConfigBytes);
             if (!text.empty()) {
                 id.configSha256 = sha256Hex(text);
                 id.configSource = boot;

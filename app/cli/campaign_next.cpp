@@ -27,7 +27,6 @@
 #include "data/campaign_store.h"
 #include "data/process_identity.h"
 #include "data/run_store.h"
-#include "engine/analysis/chunk_cut.h"
 #include "engine/report/campaign_view.h"
 #include "engine/report/evidence_context.h"
 #include "engine/run/environment.h"
@@ -130,19 +129,6 @@ Result<std::int64_t> newestRunId(data::Database& db)
     return NF_TRY(db.queryOne<std::int64_t>("SELECT coalesce(max(id), 0) FROM runs")).value_or(0);
 }
 
-// The values of `metric` over a run's repetitions (of its first variant), finite ones only.
-std::vector<double> metricValues(const engine::RunRecord& run, const std::string& metric)
-{
-    for (const auto& m : run.data.layout.metrics) {
-        if (m.name == metric) {
-            auto v = engine::repetitionValues(run.data, engine::chunkCut(run.data), 0, m);
-            std::erase_if(v, [](double x) { return !std::isfinite(x); });
-            return v;
-        }
-    }
-    return {};
-}
-
 // Whether the boot measured the campaign's metric (or, when it names none, the first run's primary
 // metric): "" when one of its runs has finite values of it, else why not.
 std::string measuredMetric(const engine::Campaign& c, const std::vector<engine::RunRecord>& runs)
@@ -157,7 +143,7 @@ std::string measuredMetric(const engine::Campaign& c, const std::vector<engine::
         if (metric.empty()) {
             metric = run.data.layout.metrics.front().name;
         }
-        if (!metricValues(run, metric).empty()) {
+        if (!engine::finiteMetricValues(run, metric).empty()) {
             return {};
         }
         for (const auto& m : run.data.layout.metrics) {

@@ -61,13 +61,6 @@ void chooseMetric(const Campaign& c, const std::map<std::int64_t, RunRecord>& ru
     view.metric = c.plan.metric;
 }
 
-std::vector<double> finiteValues(const RunRecord& run, const MetricSpec& metric)
-{
-    auto v = repetitionValues(run.data, chunkCut(run.data), 0, metric);
-    std::erase_if(v, [](double x) { return !std::isfinite(x); });
-    return v;
-}
-
 void addBootValues(const Campaign& c, const std::map<std::int64_t, RunRecord>& runs, CampaignView& view)
 {
     for (const auto& boot : c.boots) {
@@ -75,11 +68,9 @@ void addBootValues(const Campaign& c, const std::map<std::int64_t, RunRecord>& r
         if (boot.status == BootStatus::Complete && view.measuredStep >= 0) {
             if (const RunRecord* run = stepRun(boot, view.measuredStep, runs)) {
                 value.runId = run->row.id;
-                if (const MetricSpec* m = findMetric(*run, view.metric)) {
-                    const auto v = finiteValues(*run, *m);
-                    value.repetitions = v.size();
-                    value.mean = v.empty() ? value.mean : mean(v);
-                }
+                const auto v = finiteMetricValues(*run, view.metric);
+                value.repetitions = v.size();
+                value.mean = v.empty() ? value.mean : mean(v);
             }
         }
         view.boots.push_back(value);
@@ -156,12 +147,9 @@ void compareKernels(const Campaign& c, const std::map<std::int64_t, RunRecord>& 
         std::vector<RunValues> values;
         std::vector<double> means;
         for (const auto& run : side) {
-            if (const MetricSpec* m = findMetric(run, view.metric)) {
-                auto v = finiteValues(run, *m);
-                if (!v.empty()) {
-                    means.push_back(mean(v));
-                    values.push_back({run.row.bootId, std::move(v)});
-                }
+            if (auto v = finiteMetricValues(run, view.metric); !v.empty()) {
+                means.push_back(mean(v));
+                values.push_back({run.row.bootId, std::move(v)});
             }
         }
         const double between = values.size() >= 2 ? betweenRunVariance(values, std::fabs(mean(means))) : NAN;
@@ -355,6 +343,17 @@ void warnInProcess(const std::map<std::int64_t, RunRecord>& runs, CampaignView& 
 }
 
 }  // namespace
+
+std::vector<double> finiteMetricValues(const RunRecord& run, const std::string& metric)
+{
+    const MetricSpec* m = findMetric(run, metric);
+    if (m == nullptr) {
+        return {};
+    }
+    auto v = repetitionValues(run.data, chunkCut(run.data), 0, *m);
+    std::erase_if(v, [](double x) { return !std::isfinite(x); });
+    return v;
+}
 
 const Comparison* CampaignView::primaryComparison() const
 {

@@ -58,6 +58,10 @@ struct CampaignView {
     const Comparison* primaryComparison() const;
 };
 
+// The values of `metric` over the repetitions of a run's first variant (preempted chunks left out, as
+// every repetition mean), finite ones only; empty when the run lacks the metric.
+std::vector<double> finiteMetricValues(const RunRecord& run, const std::string& metric);
+
 // `runs`: every run the campaign's boots stored, by id (the view points into them and into
 // `campaign`); `floors`: the machine's run-to-run noise floors (calibrate --across-runs) by metric,
 // which size the campaign before each kernel has two boots.
