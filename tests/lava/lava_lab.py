@@ -3,6 +3,7 @@
 instances in network namespaces, with LAVA's own coordinator and dispatcher.
 
     lava_lab.py --job JOB.yaml --workdir DIR [--keep] [--bin-dir DIR] [--timeout S]
+    lava_lab.py --exec CMD --workdir DIR [--bin-dir DIR]     (the lab without LAVA)
 
 The lab (all of it made here, all of it removed on exit, and nothing else):
 
@@ -184,6 +185,9 @@ class Lab:
         self.bin_dir = bin_dir
         self.keep = keep
         self.undo = []  # (description, callable), run in reverse
+        self.job_ids = {}  # role -> sub-job id
+        self.runs = {}
+        self.collected = False
         self.procs = {}  # name -> Popen (each its own process group)
 
     # --- network -----------------------------------------------------------------------------
@@ -279,16 +283,20 @@ class Lab:
             # LAVA's ssh deployment unpacks the overlay with `tar -C /`, so the test shell lives in
             # /lava-JOBID on the device's /: an empty mount point there (made here, removed at
             # the end) gets the device's own DIR/devices/NAME/lava-JOBID in its mount namespace.
-            results = f"/lava-{self.job_ids[role]}"
-            own = os.path.join(self.dir, "devices", name, results.lstrip("/"))
-            os.makedirs(own)
-            os.mkdir(results)
-            self.undo.append((results, lambda r=results: os.rmdir(r)))
-            # LAVA's scp puts the overlay tarball next to it, at /lava-JOBID-overlay-LEVEL.tar.gz
-            # in the host's / (nothing of that name was there at the start).
-            self.undo.append((f"{results}-overlay-*.tar.gz", lambda r=results: [
-                os.remove(f) for f in glob.glob(f"{r}-overlay-*.tar.gz") if os.path.isfile(f)]))
-            binds.append(f'mount --bind "{own}" "{results}"')
+            if role not in self.job_ids:  # --exec: no job
+                results = None
+            else:
+                results = f"/lava-{self.job_ids[role]}"
+            if results:
+                own = os.path.join(self.dir, "devices", name, results.lstrip("/"))
+                os.makedirs(own)
+                os.mkdir(results)
+                self.undo.append((results, lambda r=results: os.rmdir(r)))
+                # LAVA's scp puts the overlay tarball next to it, at /lava-JOBID-overlay-LEVEL.tar.gz
+                # in the host's / (nothing of that name was there at the start).
+                self.undo.append((f"{results}-overlay-*.tar.gz", lambda r=results: [
+                    os.remove(f) for f in glob.glob(f"{r}-overlay-*.tar.gz") if os.path.isfile(f)]))
+                binds.append(f'mount --bind "{own}" "{results}"')
             script = " && ".join(binds + [f'mount --rbind "{tmp}" /tmp',
                                           f'exec {SSHD} -D -e -f "{conf}"'])
             err = open(os.path.join(self.dir, f"{name}-sshd.log"), "w")
@@ -355,7 +363,10 @@ class Lab:
     def prepare_job(self, job_path, first_id):
         """Checks and splits the submission as lava-server does, and numbers the sub-jobs."""
         with open(job_path, encoding="utf-8") as f:
-            text = f.read().replace("@WORKDIR@", self.dir).replace("@BINDIR@", self.bin_dir or "")
+            text = f.read()
+        if "@BINDIR@" in text and not self.bin_dir:
+            raise RuntimeError(f"{job_path} uses @BINDIR@: give --bin-dir")
+        text = text.replace("@WORKDIR@", self.dir).replace("@BINDIR@", self.bin_dir or "")
         submission = yaml.safe_load(text)
         validate_submission, split_multinode_yaml = lava_server()
         validate_submission(submission)  # as the server checks a submission
@@ -436,8 +447,12 @@ class Lab:
                     self.stop_proc(f"lava-run-{r['job_id']}", grace=10)
                 break
             time.sleep(0.2)
+        return self.collect() and not timed_out
+
+    def collect(self):
+        """Writes DIR/results.json from each lava-run's log (also after a stop or a timeout)."""
         results = {}
-        ok = not timed_out
+        ok = True
         for role, r in self.runs.items():
             cases, job_result = parse_log(os.path.join(r["dir"], "log.yaml"))
             rc = r["proc"].returncode
@@ -449,7 +464,21 @@ class Lab:
                 + (f", failed: {' '.join(failed)}" if failed else ""))
         with open(os.path.join(self.dir, "results.json"), "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)
+        self.collected = True
         return ok
+
+    def run_command(self, command, timeout):
+        env = dict(os.environ, LAB_DIR=self.dir)
+        p = subprocess.Popen(["/bin/sh", "-c", command], env=env, start_new_session=True)
+        self.procs["command"] = p
+        try:
+            rc = p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            log(f"timeout after {timeout} s: stopping the command")
+            self.stop_proc("command")
+            return False
+        log(f"command exited {rc}")
+        return rc == 0
 
     # --- teardown ----------------------------------------------------------------------------
     def stop_proc(self, name, grace=5.0):
@@ -470,7 +499,7 @@ class Lab:
             p.wait()
 
     def teardown(self):
-        for name in [n for n in self.procs if n.startswith("lava-run")] + ["coordinator"] + \
+        for name in [n for n in self.procs if n.startswith("lava-run")] + ["command", "coordinator"] + \
                 [n for n in self.procs if n.startswith("sshd")]:
             if name in self.procs:
                 self.stop_proc(name)
@@ -490,9 +519,16 @@ class Lab:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--job", required=True, help="MultiNode job definition (YAML)")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--job", help="MultiNode job definition (YAML)")
+    what.add_argument("--exec", dest="command", metavar="CMD",
+                      help="no LAVA: build the lab, run CMD with sh in the root namespace (LAB_DIR is DIR), "
+                           "exit with its status")
     ap.add_argument("--workdir", required=True, help="directory for the lab's files (created; must be empty)")
-    ap.add_argument("--keep", action="store_true", help="keep DIR's files (the lab itself is always removed)")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep DIR's keys and device directories after a pass too (logs, sub-jobs and "
+                         "results.json are always kept; after a failure everything is; the lab itself "
+                         "is always removed)")
     ap.add_argument("--bin-dir", default=None, help="directory put first on the devices' ssh PATH (@BINDIR@)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds for both lava-run together")
     ap.add_argument("--first-job-id", type=int, default=1)
@@ -519,11 +555,15 @@ def main():
     ok = False
     started = time.monotonic()
     try:
-        lab.prepare_job(os.path.abspath(args.job), args.first_job_id)
+        if args.job:
+            lab.prepare_job(os.path.abspath(args.job), args.first_job_id)
         lab.build_network()
         lab.start_sshd()
-        lab.start_coordinator()
-        ok = lab.run_job(args.timeout)
+        if args.job:
+            lab.start_coordinator()
+            ok = lab.run_job(args.timeout)
+        else:
+            ok = lab.run_command(args.command, args.timeout)
     except Stop as exc:
         log(f"stopped by {exc}")
     except Exception as exc:
@@ -532,6 +572,8 @@ def main():
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, signal.SIG_IGN)  # teardown runs to its end
         lab.teardown()
+        if lab.runs and not lab.collected:
+            lab.collect()
         if not args.keep and ok:
             for sub in ("ssh", "devices"):
                 shutil.rmtree(os.path.join(workdir, sub), ignore_errors=True)
