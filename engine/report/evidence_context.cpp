@@ -317,24 +317,6 @@ std::vector<std::string> briefHeaderOf(const std::vector<const RunRecord*>& runs
     return lines;
 }
 
-}  // namespace
-
-std::string shellQuote(const std::string& arg)
-{
-    if (!arg.empty() &&
-        arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,:=/+@%") ==
-            std::string::npos) {
-        return arg;
-    }
-    std::string out = "'";
-    for (char c : arg) {
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return out + "'";
-}
-
-namespace {
-
 // Where a shell is in a command line, byte by byte: inside single or double quotes, or just after
 // an escaping backslash.
 struct ShellQuoting {

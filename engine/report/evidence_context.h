@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/shell_quote.h"
 #include "engine/analysis/analysis.h"
 #include "engine/model/run_record.h"
 #include "engine/report/evidence.h"
@@ -31,7 +32,7 @@ EvidenceContext contextForRun(const RunRecord& run, const AnalysisInput& input);
 EvidenceContext contextForRuns(const std::vector<const RunRecord*>& runs);
 
 // Shell-quotes one argument where it needs it.
-std::string shellQuote(const std::string& arg);
+using nf::shellQuote;
 
 // A shell command within `width` columns, to be pasted back into a shell: `lead` ("$ ", "run 3
 // 'vanilla': $ ") and the command's words, broken between words with " \" at the end of every
