@@ -271,7 +271,8 @@ Result<std::vector<CopiedRun>> copyRuns(Database& to, const std::string& fromPat
         }
         const auto here = NF_TRY(to.queryOne<std::int64_t>(
             "SELECT r.id FROM main.runs r JOIN src.runs s ON s.id = ?1 WHERE r.started_at = s.started_at "
-            "AND r.host = s.host AND r.workload = s.workload AND r.label = s.label AND r.spec_json = s.spec_json",
+            "AND r.host = s.host AND r.workload = s.workload AND r.label = s.label AND r.spec_json = s.spec_json "
+            "AND json_extract(r.environment_json, '$.lava.job') IS json_extract(s.environment_json, '$.lava.job')",
             id));
         if (here) {
             c.skipped = "already here as run " + std::to_string(*here);

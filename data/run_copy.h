@@ -25,8 +25,9 @@ struct CopiedRun {
 // transaction: all of them or none. A source written by an older noisefloor is upgraded in a
 // temporary copy (the file itself is only read); a newer one is refused, as is a file that is not
 // a noisefloor database or a run id it does not hold. A run still running there is skipped, and so
-// is one already here (the same start time, host, workload, label and spec). `origin` names the
-// source in the copies' environment (e.g. "lab-dut:~/.local/share/noisefloor/runs.db").
+// is one already here (the same start time, host, workload, label and spec, and the same LAVA
+// job, if any). `origin` names the source in the copies' environment (e.g.
+// "lab-dut:~/.local/share/noisefloor/runs.db").
 // The source is not trusted: it must pass SQLite's integrity check (with `checkIntegrity`), and
 // every run copied must be readable here (its spec JSON a spec, each sample's value blob 8 bytes
 // per quantity of the run); the first that is not is refused, naming the run, and nothing is

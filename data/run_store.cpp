@@ -320,4 +320,17 @@ void RunRecorder::runFinished(engine::RunStatus status, std::string_view reason)
     }
 }
 
+Result<void> setEnvironmentSection(Database& db, std::int64_t id, const std::string& key, const nlohmann::json& value)
+{
+    auto stmt = NF_TRY(db.prepare(
+        "UPDATE runs SET environment_json = json_set(environment_json, ?2, json(?3)) WHERE id = ?1 RETURNING id"));
+    stmt.bind(1, id);
+    stmt.bind(2, "$." + key);
+    stmt.bind(3, value.dump());
+    if (!NF_TRY(stmt.step())) {
+        return Error{"no run " + std::to_string(id) + " in " + db.path()};
+    }
+    return {};
+}
+
 }  // namespace nf::data

@@ -57,6 +57,9 @@ private:
 Result<std::vector<engine::RunRow>> listRuns(Database& db);
 // The runs of one sweep in point order (a point run twice appears twice, oldest first).
 Result<std::vector<engine::RunRow>> sweepRuns(Database& db, const std::string& sweepId);
+// Sets section `key` of run `id`'s stored environment to `value`, replacing what was there: what a
+// lab knows of a run measured in it (`noisefloor lava export`: the job, the device, the worker).
+Result<void> setEnvironmentSection(Database& db, std::int64_t id, const std::string& key, const nlohmann::json& value);
 // Fails with "no run 42 in runs.db" for an unknown id.
 Result<engine::RunRecord> loadRun(Database& db, std::int64_t id);
 // The sequential decision and looks of an until-decided run into run.decision (nothing for others).

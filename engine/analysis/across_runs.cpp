@@ -45,6 +45,44 @@ std::size_t distinctBoots(const std::vector<RunValues>& runs)
     return boots.size();
 }
 
+// The lab pairs the runs name, in order of first appearance ("" for runs outside a lab).
+std::vector<std::string> distinctPairs(const std::vector<RunValues>& runs)
+{
+    std::vector<std::string> pairs;
+    for (const auto& r : runs) {
+        if (std::find(pairs.begin(), pairs.end(), r.pair) == pairs.end()) {
+            pairs.push_back(r.pair);
+        }
+    }
+    return pairs;
+}
+
+// Said when the two sides were not measured on the same lab pairs: the pairs' own difference is in
+// the comparison, and nothing in the runs separates it from the change.
+std::optional<std::string> pairConfounding(const std::vector<RunValues>& base, const std::vector<RunValues>& cand)
+{
+    auto b = distinctPairs(base);
+    auto c = distinctPairs(cand);
+    if ((b.size() == 1 && b.front().empty()) && (c.size() == 1 && c.front().empty())) {
+        return std::nullopt;  // neither side was measured in a lab
+    }
+    std::sort(b.begin(), b.end());
+    std::sort(c.begin(), c.end());
+    if (b == c) {
+        return std::nullopt;
+    }
+    const auto names = [](const std::vector<std::string>& pairs) {
+        std::string text;
+        for (const auto& p : pairs) {
+            text += (text.empty() ? "" : ", ") + (p.empty() ? std::string("outside the lab") : p);
+        }
+        return text;
+    };
+    return "the two sides were measured on different lab pairs (" + names(b) + " against " + names(c) +
+           "): the difference holds the pairs' own, which these runs cannot separate from the change; measure "
+           "both on the same pairs";
+}
+
 // One side's unit means (runs or boots) and their mean.
 struct Side {
     std::vector<double> units;
@@ -201,6 +239,23 @@ Comparison withLayoutTerm(const Side& b, const Side& c, std::vector<Term> terms,
 
 std::vector<double> unitMeans(const std::vector<RunValues>& runs, std::string* unit)
 {
+    const auto pairs = distinctPairs(runs);
+    if (pairs.size() >= 2 &&
+        std::none_of(runs.begin(), runs.end(), [](const RunValues& r) { return r.pair.empty(); })) {
+        std::vector<double> pairMeans;
+        for (const auto& pair : pairs) {
+            std::vector<RunValues> onPair;
+            std::copy_if(runs.begin(), runs.end(), std::back_inserter(onPair),
+                         [&](const RunValues& r) { return r.pair == pair; });
+            if (const auto units = unitMeans(onPair); !units.empty()) {
+                pairMeans.push_back(mean(units));
+            }
+        }
+        if (unit != nullptr) {
+            *unit = "pair";
+        }
+        return pairMeans;
+    }
     std::vector<std::string> boots;
     std::vector<std::vector<double>> perBoot;
     std::vector<double> runMeans;
@@ -254,15 +309,19 @@ double betweenRunVariance(const std::vector<RunValues>& runs, double scale)
     return std::max(0.0, s * s - within / static_cast<double>(means.size())) / (scale * scale);
 }
 
-Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
-                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& o,
-                             const std::optional<LayoutFloor>& layout)
+namespace {
+
+Comparison compareUnits(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
+                        const std::optional<RunNoiseFloor>& floor, const CompareOptions& o,
+                        const std::optional<LayoutFloor>& layout)
 {
     Side b;
     Side c;
     b.units = unitMeans(base, &b.unit);
     c.units = unitMeans(cand, &c.unit);
-    const std::string unit = b.unit == "boot" || c.unit == "boot" ? "boot" : "run";
+    const std::string unit = b.unit == "pair" || c.unit == "pair"   ? "pair"
+                             : b.unit == "boot" || c.unit == "boot" ? "boot"
+                                                                    : "run";
     const auto bootKnown = [](const RunValues& r) { return !r.boot.empty(); };
     const bool bootsKnown =
         std::all_of(base.begin(), base.end(), bootKnown) && std::all_of(cand.begin(), cand.end(), bootKnown);
@@ -271,6 +330,9 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
         bootsKnown ? fmt::format("{} against {} boots", distinctBoots(base), distinctBoots(cand)) : "boots unknown");
     if (unit == "boot") {
         levels += ", runs in boots";
+    } else if (unit == "pair") {
+        levels += fmt::format(", runs in lab pairs ({} against {} pairs)", distinctPairs(base).size(),
+                              distinctPairs(cand).size());
     }
     const bool withLayout = layout.has_value() && !b.units.empty() && !c.units.empty();
     if (b.units.size() >= 2 && c.units.size() >= 2) {
@@ -354,6 +416,30 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
     }
     Comparison r = fromTerms(b, c, terms, "run", o);
     r.levels = levels + "; " + source;
+    return r;
+}
+
+}  // namespace
+
+Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
+                             const std::optional<RunNoiseFloor>& floor, const CompareOptions& o,
+                             const std::optional<LayoutFloor>& layout)
+{
+    Comparison r = compareUnits(base, cand, floor, o, layout);
+    const auto confounded = pairConfounding(base, cand);
+    if (!confounded) {
+        return r;
+    }
+    // No pair in common: the pairs' difference and the change are one number.
+    auto b = distinctPairs(base);
+    const auto c = distinctPairs(cand);
+    const bool shared = std::any_of(b.begin(), b.end(),
+                                    [&](const std::string& p) { return std::find(c.begin(), c.end(), p) != c.end(); });
+    if (!shared) {
+        r.confounded = *confounded;
+        r.verdict = decide(r, o, &r.verdictReason);
+    }
+    r.warnings.insert(r.warnings.begin(), *confounded);
     return r;
 }
 

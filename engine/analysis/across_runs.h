@@ -16,14 +16,18 @@
 
 namespace nf::engine {
 
-// One run's repetition values of one metric, and the boot it ran in ("" when unknown).
+// One run's repetition values of one metric, the boot it ran in ("" when unknown), and the lab pair
+// (generator and device under test) it was measured on ("" outside a lab).
 struct RunValues {
     std::string boot;
     std::vector<double> values;
+    std::string pair = {};
 };
 
-// The unit means of one side: boot means (the mean of a boot's run means) when the side's runs
-// share some boots but not all, else run means. `unit` is set to "boot" or "run".
+// The unit means of one side: pair means when its runs were measured on two or more lab pairs (each
+// the mean of that pair's own units: runs of different pairs are not pooled as if one machine had
+// measured them); else boot means (the mean of a boot's run means) when the side's runs share some
+// boots but not all; else run means. `unit` is set to "pair", "boot" or "run".
 std::vector<double> unitMeans(const std::vector<RunValues>& runs, std::string* unit = nullptr);
 
 // The between-run variance component by moments: the sample variance of the run means minus the
@@ -31,7 +35,7 @@ std::vector<double> unitMeans(const std::vector<RunValues>& runs, std::string* u
 // Needs 2 runs; NaN otherwise.
 double betweenRunVariance(const std::vector<RunValues>& runs, double scale);
 
-// The independent design with runs as the unit:
+// The independent design with runs (boots, lab pairs: unitMeans) as the unit:
 // - several units on both sides: Welch's t and Fieller's interval on the unit means (the variance
 //   of a run mean holds the run-to-run and the within-run variance; the balanced nested model's
 //   exact analysis);
@@ -46,6 +50,8 @@ double betweenRunVariance(const std::vector<RunValues>& runs, double scale);
 // layout estimate must not borrow the runs' degrees of freedom); layoutSpreadPct,
 // layoutsMeasured and layoutSource say so. Runs cannot shrink that component, so no number of
 // runs is sized (nNeeded unset).
+// Sides measured on different lab pairs get a warning; on no pair in common, the verdict is
+// inconclusive (the pairs' own difference cannot be told from the change).
 Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
                              const std::optional<RunNoiseFloor>& floor, const CompareOptions& options,
                              const std::optional<LayoutFloor>& layout = std::nullopt);

@@ -79,12 +79,14 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
                                           const std::vector<std::string>& metrics);
 
 // Several runs per variant (every run under one label): groups[v] holds the runs of variant
-// names[v], boots[v][i] the boot run i ran in ("" unknown). Each variant's repetitions are those
-// of all its runs; `runs` keeps them per run. Runs stored as summaries are refused.
+// names[v], boots[v][i] the boot run i ran in ("" unknown), pairs[v][i] the lab pair it was
+// measured on ("" outside a lab; `pairs` empty: none). Each variant's repetitions are those of all
+// its runs; `runs` keeps them per run. Runs stored as summaries are refused.
 Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
                                           const std::vector<std::vector<RunVariant>>& groups,
                                           const std::vector<std::vector<std::string>>& boots,
-                                          const std::vector<std::string>& metrics);
+                                          const std::vector<std::string>& metrics,
+                                          const std::vector<std::vector<std::string>>& pairs = {});
 
 // Makes `metric` the primary metric (the first, tested at alpha alone): moves it and its values to
 // the front. An error names the metrics compared when it is not among them.

@@ -424,7 +424,8 @@ Result<AnalysisInput> analysisInputAcross(const std::vector<RunVariant>& selecti
 Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
                                           const std::vector<std::vector<RunVariant>>& groups,
                                           const std::vector<std::vector<std::string>>& boots,
-                                          const std::vector<std::string>& metrics)
+                                          const std::vector<std::string>& metrics,
+                                          const std::vector<std::vector<std::string>>& pairs)
 {
     std::vector<RunVariant> flat;
     for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -459,7 +460,9 @@ Result<AnalysisInput> analysisInputPooled(const std::vector<std::string>& names,
                 const auto& values = across.repetitions[m][i++];
                 in.repetitions[m][g].insert(in.repetitions[m][g].end(), values.begin(), values.end());
                 const bool known = g < boots.size() && r < boots[g].size();
-                in.runs[m][g].push_back({known ? boots[g][r] : std::string(), values});
+                const bool inLab = g < pairs.size() && r < pairs[g].size();
+                in.runs[m][g].push_back(
+                    {known ? boots[g][r] : std::string(), values, inLab ? pairs[g][r] : std::string()});
             }
         }
     }

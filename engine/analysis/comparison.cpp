@@ -257,6 +257,12 @@ Comparison compareSummaries(const SummaryStats& b, const SummaryStats& cand, con
 
 Verdict decide(const Comparison& c, const CompareOptions& o, std::string* reason)
 {
+    if (!c.confounded.empty()) {
+        if (reason != nullptr) {
+            *reason = c.confounded;
+        }
+        return Verdict::Inconclusive;
+    }
     std::string why;
     const auto& ci = c.interval;
     const auto& tost = c.tost;

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/model/lab_facts.h"
 #include "engine/report/code_size_report.h"
 #include "engine/report/decision_text.h"
 #include "engine/report/evidence_context.h"
@@ -353,6 +354,7 @@ struct LabelGroups {
     std::vector<std::string> names;
     std::vector<std::vector<RunVariant>> groups;
     std::vector<std::vector<std::string>> boots;
+    std::vector<std::vector<std::string>> pairs;  // the lab pair of each run ("" outside a lab)
     std::vector<const RunRecord*> runs;
 };
 
@@ -363,6 +365,7 @@ Result<LabelGroups> labelGroups(const std::vector<LabelChoice>& labels)
         out.names.push_back(l.label);
         auto& group = out.groups.emplace_back();
         out.boots.emplace_back();
+        out.pairs.emplace_back();
         for (const auto* run : l.runs) {
             const auto& variants = run->data.variantNames;
             const std::string chosen = l.variant.empty() && variants.size() == 1 ? variants.front() : l.variant;
@@ -374,6 +377,8 @@ Result<LabelGroups> labelGroups(const std::vector<LabelChoice>& labels)
             }
             group.push_back({"run" + std::to_string(run->row.id), &run->data, static_cast<int>(it - variants.begin())});
             out.boots.back().push_back(run->row.bootId);
+            const auto lab = LabFacts::of(run->environment);
+            out.pairs.back().push_back(lab ? lab->pair() : std::string());
             out.runs.push_back(run);
         }
     }
@@ -514,7 +519,7 @@ Result<std::map<std::string, LayoutFloor>> placeboFloors(const LabelChoice& base
     std::vector<LabelChoice> all{baseline};
     all.insert(all.end(), placebos.begin(), placebos.end());
     const auto groups = NF_TRY(labelGroups(all));
-    const auto input = NF_TRY(analysisInputPooled(groups.names, groups.groups, groups.boots, metrics));
+    const auto input = NF_TRY(analysisInputPooled(groups.names, groups.groups, groups.boots, metrics, groups.pairs));
     std::vector<std::string> names;
     names.reserve(placebos.size());
     for (const auto& p : placebos) {
@@ -537,7 +542,7 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
                                        const AnalysisOptions& options, const LayoutControl& layout)
 {
     const auto groups = NF_TRY(labelGroups(labels));
-    auto input = NF_TRY(analysisInputPooled(groups.names, groups.groups, groups.boots, metrics));
+    auto input = NF_TRY(analysisInputPooled(groups.names, groups.groups, groups.boots, metrics, groups.pairs));
     NF_TRY(choosePrimary(input, options));
     for (std::size_t m = 0; m < input.metrics.size(); ++m) {
         if (const auto it = floors.find(input.metrics[m].name); it != floors.end()) {

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/analysis/chunk_cut.h"
+#include "engine/model/lab_facts.h"
 #include "engine/report/evidence_context.h"
 #include "engine/report/profile_report.h"
 #include "engine/report/run_summary.h"
@@ -179,6 +180,18 @@ void printKernelIdentity(const RunRecord& run, std::ostream& out)
     out << line << '\n';
 }
 
+// Where in a lab the run was measured: the LAVA job, the pair, the worker.
+void printLabFacts(const RunRecord& run, std::ostream& out)
+{
+    const auto lab = LabFacts::of(run.environment);
+    if (!lab) {
+        return;
+    }
+    out << "  LAVA job " << lab->job << ", device under test " << lab->device
+        << (lab->generator.empty() ? std::string() : ", generator " + lab->generator)
+        << (lab->worker.empty() ? std::string() : ", worker " + lab->worker) << " (pair " << lab->pair() << ")\n";
+}
+
 void printRunHeader(const RunRecord& run, std::ostream& out)
 {
     const auto& r = run.row;
@@ -196,6 +209,7 @@ void printRunHeader(const RunRecord& run, std::ostream& out)
     out << fmt::format("  started {}{}, host {}, kernel {}\n", r.startedAt,
                        r.endedAt.empty() ? "" : ", ended " + r.endedAt, r.host, r.kernel);
     printKernelIdentity(run, out);
+    printLabFacts(run, out);
     out << "  CPU " << r.cpuModel << '\n';
     printSchedule(run, out);
     if (!r.sweepId.empty()) {
