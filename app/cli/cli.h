@@ -57,6 +57,7 @@ Command addMergeCommand(CLI::App& app, Context& ctx);
 Command addDeleteCommand(CLI::App& app, Context& ctx);
 Command addCampaignCommand(CLI::App& app, Context& ctx);
 Command addSizeCommand(CLI::App& app, Context& ctx);
+Command addLavaCommand(CLI::App& app, Context& ctx);
 
 // The evidence in `format` (text, json or csv); returns the exit status.
 int printEvidence(const engine::Analysis& analysis, const engine::EvidenceContext& context, const std::string& format,

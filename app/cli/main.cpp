@@ -99,6 +99,7 @@ int runMain(int argc, char** argv)
         addSelftestCommand(app),       addCleanupCommand(app),       addImportCommand(app, ctx),
         addSeriesCommand(app, ctx),    addGenerateCommand(app),      addMergeCommand(app, ctx),
         addDeleteCommand(app, ctx),    addCampaignCommand(app, ctx), addSizeCommand(app, ctx),
+        addLavaCommand(app, ctx),
     };
     std::string names;
     for (const auto& c : commands) {

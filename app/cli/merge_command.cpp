@@ -17,6 +17,7 @@
 #include "app/cli/terminal_text.h"
 #include "data/private_dir.h"
 #include "data/run_copy.h"
+#include "data/run_store.h"
 #include "data/schema.h"
 
 namespace nf::cli {
@@ -87,7 +88,8 @@ int merge(const MergeArgs& a, const Context& ctx)
 
 }  // namespace
 
-int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& file, const SignalStop& signals)
+int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& file, const SignalStop& signals,
+                      const std::optional<std::pair<std::string, nlohmann::json>>& section)
 {
     const bool toStdout = file.empty() || file == "-";
     std::error_code ec;
@@ -104,6 +106,17 @@ int exportRunDatabase(data::Database& db, std::int64_t id, const std::string& fi
     const std::string temporary = dir->file("run.db");
     if (auto written = data::writeRunDatabase(db, id, temporary); !written) {
         return fail(kExitRuntime, "cannot write the run database: " + written.error().message);
+    }
+    if (section) {
+        auto amended = [&]() -> Result<void> {
+            auto copy = NF_TRY(data::openStore(temporary));
+            const auto only = NF_TRY(copy.queryOne<std::int64_t>("SELECT id FROM runs"));
+            NF_TRY(data::setEnvironmentSection(copy, only.value_or(0), section->first, section->second));
+            return copy.exec("PRAGMA journal_mode = DELETE");
+        }();
+        if (!amended) {
+            return fail(kExitRuntime, "cannot write the run database: " + amended.error().message);
+        }
     }
     if (const int sig = signals.signal().load(); sig != 0) {
         return fail(signals.exitStatus(),

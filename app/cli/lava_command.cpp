@@ -1,0 +1,272 @@
+// noisefloor lava: a lab of generator + device-under-test pairs driven by LAVA (engine/lab/lava_job.h).
+//   lava job      writes the MultiNode job definition of one experiment (on the engineer's machine);
+//   lava export   the dut's run as a one-run database with the job's facts (inside the job);
+//   lava results  the run's metrics and verdicts as lines the job turns into lava-test-case results;
+//   lava collect  merges the uploaded runs of finished jobs here (lava_collect.cpp).
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/cli.h"
+#include "app/cli/lava.h"
+#include "app/cli/run_database.h"
+#include "app/cli/run_lookup.h"
+#include "app/cli/signal_stop.h"
+#include "engine/lab/lava_job.h"
+#include "engine/report/comparison_report.h"
+
+namespace nf::cli {
+
+namespace {
+
+struct JobArgs {
+    std::string output;
+    std::vector<std::string> deviceTypes;  // ROLE=TYPE
+    std::vector<std::string> tags;
+    engine::lab::LavaJobSpec spec;
+    std::vector<std::string> recipe;
+};
+
+Result<void> applyDeviceTypes(JobArgs& a)
+{
+    for (const auto& dt : a.deviceTypes) {
+        const auto eq = dt.find('=');
+        const std::string roleName = dt.substr(0, eq);
+        const std::string type = eq == std::string::npos ? "" : dt.substr(eq + 1);
+        if (type.empty()) {
+            return Error{"--device-type " + dt + ": ROLE=TYPE (generator=TYPE or dut=TYPE)"};
+        }
+        if (roleName == engine::lab::kGeneratorRole) {
+            a.spec.generatorType = type;
+        } else if (roleName == engine::lab::kDutRole) {
+            a.spec.dutType = type;
+        } else {
+            return Error{"--device-type " + dt + ": the roles are generator and dut"};
+        }
+    }
+    return {};
+}
+
+int writeJob(JobArgs& a)
+{
+    if (auto ok = applyDeviceTypes(a); !ok) {
+        return fail(kExitUsage, ok.error().message);
+    }
+    a.spec.recipe = a.recipe;
+    a.spec.tags = a.tags;
+    auto yaml = engine::lab::lavaJobYaml(a.spec);
+    if (!yaml) {
+        return fail(kExitUsage, yaml.error().message);
+    }
+    if (a.output.empty() || a.output == "-") {
+        std::cout << *yaml;
+        return 0;
+    }
+    const std::string temporary = a.output + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << *yaml;
+        out.close();
+        if (!out) {
+            std::error_code ec;
+            std::filesystem::remove(temporary, ec);
+            return fail(kExitRuntime, "cannot write " + a.output);
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, a.output, ec);
+    if (ec) {
+        std::filesystem::remove(temporary, ec);
+        return fail(kExitRuntime, "cannot write " + a.output + ": " + ec.message());
+    }
+    std::cerr << "noisefloor: wrote " << a.output << " (submit it with `lavacli jobs submit " << a.output << "`)\n";
+    return 0;
+}
+
+struct ExportArgs {
+    std::string run;
+    std::string output;
+    std::string job;
+    std::string device;
+    std::string worker;
+    std::string generator;
+};
+
+int exportForLab(const ExportArgs& a, const Context& ctx)
+{
+    SignalStop signals;
+    if (a.output.empty() || a.output == "-") {
+        return fail(kExitUsage, "lava export writes a file: -o FILE");
+    }
+    if (a.job.empty() || a.device.empty()) {
+        return fail(kExitUsage, "lava export needs --job ID and --device NAME (the job's and the dut's)");
+    }
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    auto run = loadNamedRun(*db, a.run);
+    if (!run) {
+        return failWith(run.error());
+    }
+    const LabFacts facts{.job = a.job, .device = a.device, .worker = a.worker, .generator = a.generator};
+    return exportRunDatabase(*db, run->row.id, a.output, signals, std::pair{std::string(kLabSection), facts.toJson()});
+}
+
+// A LAVA test case name (letters, digits, '.', '_' and '-'), or its units (also '/' and '%'): one
+// word each in the line lava-test-case signals.
+std::string caseWord(std::string text, std::string_view more = "")
+{
+    for (char& c : text) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+              more.find(c) != std::string_view::npos)) {
+            c = '_';
+        }
+    }
+    return text;
+}
+
+std::string measurement(double v)
+{
+    return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string();
+}
+
+int printResults(const std::string& name, const Context& ctx)
+{
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    auto run = loadNamedRun(*db, name);
+    if (!run) {
+        return failWith(run.error());
+    }
+    auto report = engine::compareRuns({{&*run, ""}}, {}, engine::AnalysisOptions{});
+    if (!report) {
+        return fail(kExitRuntime, report.error().message);
+    }
+    const auto& analysis = report->analysis;
+    // Each variant's mean of each metric: LAVA's results table and its charts across jobs.
+    for (const auto& v : analysis.variants) {
+        const auto& specs = run->data.layout.metrics;
+        const auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& m) { return m.name == v.metric; });
+        const std::string units = spec != specs.end() ? spec->unit : std::string();
+        std::string value = measurement(v.summary.mean);
+        std::cout << caseWord(v.metric + "." + v.variant) << ' ' << (value.empty() ? "fail" : "pass");
+        if (!value.empty()) {
+            std::cout << ' ' << value << ' ' << caseWord(units.empty() ? "value" : units, "/%");
+        }
+        std::cout << '\n';
+    }
+    // Each comparison: the verdict in the name, the change in percent as the measurement; an
+    // inconclusive one is `unknown`, an invalid one `fail`.
+    for (const auto& c : analysis.comparisons) {
+        if (!c.primary) {
+            continue;
+        }
+        const auto verdict = c.result.verdict;
+        const char* result = verdict == engine::Verdict::Invalid        ? "fail"
+                             : verdict == engine::Verdict::Inconclusive ? "unknown"
+                                                                        : "pass";
+        const std::string value = measurement(c.result.interval.estimatePct);
+        std::cout << caseWord(c.metric + "." + c.candidate + "-vs-" + c.baseline + "." +
+                              std::string(engine::toString(verdict)))
+                  << ' ' << result;
+        if (!value.empty()) {
+            std::cout << ' ' << value << " %";
+        }
+        std::cout << '\n';
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command addLavaCommand(CLI::App& app, Context& ctx)
+{
+    auto* lava = app.add_subcommand("lava", "A lab of generator + device-under-test pairs driven by LAVA");
+    lava->require_subcommand(1);
+
+    auto job = std::make_shared<JobArgs>();
+    auto* jobCmd = lava->add_subcommand(
+        "job", "Write a LAVA MultiNode job (roles generator and dut) that measures the recipe after --");
+    jobCmd->add_option("-o,--output", job->output, "The job file (default: standard output)");
+    jobCmd->add_option("--device-type", job->deviceTypes, "ROLE=TYPE, e.g. dut=x86 (default: ssh for both)")
+        ->allow_extra_args(false);
+    jobCmd->add_option("--tag", job->tags, "A device tag both roles ask for: the pair's, to keep jobs on one pair")
+        ->allow_extra_args(false);
+    jobCmd->add_option("--name", job->spec.name, "job_name (default: noisefloor WORKLOAD)");
+    jobCmd
+        ->add_option("--artifacts", job->spec.artifacts,
+                     "Where the dut uploads its run: an http(s) URL (PUT) or an scp target (host:dir)")
+        ->required();
+    jobCmd->add_option("--deploy", job->spec.kernel.method, "Put a kernel on the dut first: tftp or kexec");
+    jobCmd->add_option("--kernel", job->spec.kernel.kernel, "The kernel's URL (with --deploy)");
+    jobCmd->add_option("--kernel-type", job->spec.kernel.kernelType, "tftp: image, zimage or uimage");
+    jobCmd->add_option("--ramdisk", job->spec.kernel.ramdisk, "The initramfs's URL");
+    jobCmd->add_option("--rootfs", job->spec.kernel.rootfs, "tftp: an NFS root file system's URL (tar)");
+    jobCmd->add_option("--modules", job->spec.kernel.modules, "The modules' URL (tar)");
+    jobCmd->add_option("--dtb", job->spec.kernel.dtb, "A device tree blob's URL");
+    jobCmd->add_option("--boot-method", job->spec.kernel.bootMethod, "tftp: ipxe (default), u-boot, grub, ...");
+    jobCmd->add_option("--noisefloor", job->spec.noisefloor, "The noisefloor command on the devices")
+        ->capture_default_str();
+    jobCmd->add_option("--install", job->spec.install, "A shell command that installs noisefloor where it is missing");
+    jobCmd
+        ->add_option("--generator-login", job->spec.generatorLogin,
+                     "udp-rx, xdp-rx: the user the dut's ssh logs in to the generator as")
+        ->capture_default_str();
+    jobCmd->add_option(
+        "--control-iface", job->spec.controlIface,
+        "udp-rx, xdp-rx: the generator's interface the dut reaches it by (default: its default route's)");
+    jobCmd->add_option("--ssh-config", job->spec.sshConfig,
+                       "An ssh configuration file on the dut, for its scp upload and (as -p ssh_config) its generator");
+    jobCmd->add_option("--tx-iface", job->spec.txIface, "iface-rx: the generator's sending interface");
+    jobCmd->add_option("--timeout", job->spec.timeoutMinutes, "The job's timeout in minutes")
+        ->check(CLI::Range(5, 24 * 60))
+        ->capture_default_str();
+    jobCmd->add_option("recipe", job->recipe, "After --: run WORKLOAD ... as the dut runs it");
+
+    auto exp = std::make_shared<ExportArgs>();
+    auto* exportCmd =
+        lava->add_subcommand("export", "Inside a job: the run as a one-run database with the job's facts");
+    exportCmd->add_option("run", exp->run, "Run id, or 'last'")->required();
+    exportCmd->add_option("-o,--output", exp->output, "The new database file")->required();
+    exportCmd->add_option("--job", exp->job, "The LAVA job id ($LAVA_JOB_ID)");
+    exportCmd->add_option("--device", exp->device, "The dut's name");
+    exportCmd->add_option("--worker", exp->worker, "The dispatcher's address ($LAVA_DISPATCHER_IP)");
+    exportCmd->add_option("--generator", exp->generator, "The generator's name");
+
+    auto resultsRun = std::make_shared<std::string>();
+    auto* resultsCmd = lava->add_subcommand(
+        "results", "Inside a job: each metric's mean and each verdict, one 'NAME RESULT [MEASUREMENT UNITS]' line");
+    resultsCmd->add_option("run", *resultsRun, "Run id, or 'last'")->required();
+
+    auto collect = std::make_shared<CollectArgs>();
+    auto* collectCmd =
+        lava->add_subcommand("collect", "Merge the runs that finished jobs uploaded (a directory of their databases)");
+    collectCmd->add_option("dir", collect->dir, "The directory the jobs uploaded to")->required();
+
+    return {lava,
+            [=, &ctx]() {
+                if (jobCmd->parsed()) {
+                    return writeJob(*job);
+                }
+                if (exportCmd->parsed()) {
+                    return exportForLab(*exp, ctx);
+                }
+                if (resultsCmd->parsed()) {
+                    return printResults(*resultsRun, ctx);
+                }
+                if (collectCmd->parsed()) {
+                    return collectLabRuns(*collect, ctx);
+                }
+                return fail(kExitUsage, "lava: no subcommand given (job, export, results, collect)");
+            },
+            true};
+}
+
+}  // namespace nf::cli
