@@ -297,13 +297,15 @@ class Lab:
                 self.undo.append((f"{results}-overlay-*.tar.gz", lambda r=results: [
                     os.remove(f) for f in glob.glob(f"{r}-overlay-*.tar.gz") if os.path.isfile(f)]))
                 binds.append(f'mount --bind "{own}" "{results}"')
-            script = " && ".join(binds + [f'mount --rbind "{tmp}" /tmp',
-                                          f'exec {SSHD} -D -e -f "{conf}"'])
+            # Each device has its own host name (its own UTS namespace), as a lab's machines do:
+            # the job names the dut and the generator by `uname -n`.
+            script = " && ".join([f"hostname {name}"] + binds + [f'mount --rbind "{tmp}" /tmp',
+                                                                 f'exec {SSHD} -D -e -f "{conf}"'])
             err = open(os.path.join(self.dir, f"{name}-sshd.log"), "w")
             # ip netns exec gives the process its own mount namespace (slave to the host's), so
             # the binds stay inside it.
             self.procs[f"sshd-{name}"] = subprocess.Popen(
-                ["ip", "netns", "exec", name, "/bin/sh", "-c", script], stdin=subprocess.DEVNULL,
+                ["ip", "netns", "exec", name, "unshare", "--uts", "/bin/sh", "-c", script], stdin=subprocess.DEVNULL,
                 stdout=err, stderr=err, start_new_session=True)
         with open(os.path.join(sshdir, "known_hosts"), "w", encoding="utf-8") as f:
             f.write("\n".join(known) + "\n")
