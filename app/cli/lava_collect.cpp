@@ -9,7 +9,9 @@
 #include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
 #include "app/cli/terminal_text.h"
+#include "data/campaign_store.h"
 #include "data/run_copy.h"
+#include "data/run_store.h"
 
 namespace nf::cli {
 
@@ -50,6 +52,61 @@ Result<LabFacts> factsOf(const std::filesystem::path& file)
         return Error{file.string() + ": its run has no LAVA job facts (not written by `noisefloor lava export`)"};
     }
     return *facts;
+}
+
+// A run a campaign's job stored (labelled NAME.KERNEL by `lava job --campaign`) is that campaign's
+// next boot: counted when it is the kernel the plan boots next and the run's kernel has that
+// kernel's build id, else kept and marked, as `campaign next` marks a boot it cannot count. The
+// line to print, "" for a run of no campaign.
+Result<std::string> countCampaignBoot(data::Database& db, std::int64_t runId, const LabFacts& lab)
+{
+    const auto run = NF_TRY(data::loadRun(db, runId));
+    const auto& label = run.row.label;
+    const auto dot = label.rfind('.');
+    if (dot == std::string::npos || dot == 0) {
+        return std::string();
+    }
+    auto campaign = data::loadCampaign(db, label.substr(0, dot));
+    if (!campaign) {
+        return std::string();
+    }
+    const auto& plan = campaign->plan;
+    const std::string kernelName = label.substr(dot + 1);
+    const auto named = std::find_if(plan.kernels.begin(), plan.kernels.end(),
+                                    [&](const engine::CampaignKernel& k) { return k.name == kernelName; });
+    if (named == plan.kernels.end()) {
+        return std::string();
+    }
+    const int kernel = static_cast<int>(named - plan.kernels.begin());
+    const auto identity = run.environment.section("kernel");
+    const std::string buildId = identity.value("build_id", "");
+    engine::CampaignBoot boot;
+    boot.slot = campaign->nextSlot();
+    boot.kernel = kernel;
+    boot.bootId = run.row.bootId.empty() ? "lava-job-" + lab.job : run.row.bootId;
+    boot.identity = identity;
+    const int planned = campaign->nextKernel();
+    std::string why;
+    if (boot.slot >= plan.bootsPlanned) {
+        why = "the plan's " + std::to_string(plan.bootsPlanned) + " boots are done";
+    } else if (kernel != planned) {
+        why = "boot " + std::to_string(boot.slot + 1) + " of the plan is " +
+              plan.kernels.at(static_cast<std::size_t>(planned)).name + " (submit the jobs in order)";
+    } else if (buildId != named->buildId) {
+        why = "the dut ran build " + (buildId.empty() ? std::string("unknown") : buildId) + ", not " + kernelName +
+              "'s " + named->buildId;
+    }
+    const auto row = NF_TRY(data::beginBoot(db, campaign->id, boot));
+    NF_TRY(data::addBootRun(db, row, 0, runId));
+    const std::string where = "LAVA job " + lab.job + " on " + lab.pair();
+    NF_TRY(data::endBoot(db, row, why.empty() ? engine::BootStatus::Complete : engine::BootStatus::Failed,
+                         why.empty() ? where : why + " (" + where + ")"));
+    if (!why.empty()) {
+        NF_TRY(data::markBootRunsUncounted(db, row));
+        return "campaign " + plan.name + ": a boot of " + kernelName + " kept, not counted: " + why;
+    }
+    return "campaign " + plan.name + ": boot " + std::to_string(boot.slot + 1) + " of " +
+           std::to_string(plan.bootsPlanned) + " (" + kernelName + ") counted";
 }
 
 }  // namespace
@@ -94,6 +151,13 @@ int collectLabRuns(const CollectArgs& a, const Context& ctx)
             if (c.id != 0) {
                 std::cout << what << ": merged as run " << c.id << '\n';
                 ++merged;
+                auto counted = countCampaignBoot(*db, c.id, *facts);
+                if (!counted) {
+                    std::cerr << "noisefloor: " << terminalText(what + ": " + counted.error().message) << '\n';
+                    ++failed;
+                } else if (!counted->empty()) {
+                    std::cout << "  " << *counted << '\n';
+                }
             } else {
                 std::cout << what << ": not merged, " << c.skipped << '\n';
                 ++already;

@@ -16,6 +16,7 @@
 #include "app/cli/run_database.h"
 #include "app/cli/run_lookup.h"
 #include "app/cli/signal_stop.h"
+#include "data/campaign_store.h"
 #include "engine/lab/lava_job.h"
 #include "engine/report/comparison_report.h"
 
@@ -28,6 +29,9 @@ struct JobArgs {
     std::vector<std::string> deviceTypes;  // ROLE=TYPE
     std::vector<std::string> tags;
     engine::lab::LavaJobSpec spec;
+    std::vector<std::string> kernels;   // a URL; with --campaign, NAME=URL for each of its kernels
+    std::vector<std::string> ramdisks;  // likewise
+    std::string campaign;
     std::vector<std::string> recipe;
 };
 
@@ -51,13 +55,128 @@ Result<void> applyDeviceTypes(JobArgs& a)
     return {};
 }
 
-int writeJob(JobArgs& a)
+// Writes `text` to `path` whole or not at all.
+Result<void> writeWhole(const std::string& path, const std::string& text)
+{
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.close();
+        if (!out) {
+            std::error_code ec;
+            std::filesystem::remove(temporary, ec);
+            return Error{"cannot write " + path};
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::filesystem::remove(temporary, ec);
+        return Error{"cannot write " + path + ": " + ec.message()};
+    }
+    return {};
+}
+
+// The URL given for kernel `name` as NAME=URL among `values`; "" when none.
+std::string urlFor(const std::vector<std::string>& values, const std::string& name)
+{
+    for (const auto& v : values) {
+        if (v.rfind(name + "=", 0) == 0) {
+            return v.substr(name.size() + 1);
+        }
+    }
+    return {};
+}
+
+// One job per boot the campaign has still to make, each deploying that boot's kernel on the same
+// pair (--tag), its runs labelled as the campaign's (NAME.KERNEL): a campaign's A B B A boots as
+// LAVA jobs, which `lava collect` counts as the campaign's boots.
+int writeCampaignJobs(JobArgs& a, const Context& ctx)
+{
+    if (a.spec.kernel.method.empty()) {
+        return fail(kExitUsage, "--campaign needs --deploy tftp|kexec: each boot deploys its kernel on the dut");
+    }
+    if (a.tags.empty()) {
+        return fail(kExitUsage,
+                    "--campaign needs --tag PAIR: a campaign's boots are of one machine, so its jobs ask "
+                    "for one pair");
+    }
+    if (std::find(a.recipe.begin(), a.recipe.end(), "--label") != a.recipe.end()) {
+        return fail(kExitUsage, "--campaign labels the runs itself (NAME.KERNEL); leave --label out of the recipe");
+    }
+    if (a.output.empty() || a.output == "-") {
+        return fail(kExitUsage, "--campaign writes a job per boot: -o DIR");
+    }
+    auto db = openExisting(ctx);
+    if (!db) {
+        return failWith(db.error());
+    }
+    auto campaign = data::loadCampaign(*db, a.campaign);
+    if (!campaign) {
+        return fail(kExitUsage, campaign.error().message);
+    }
+    const auto& plan = campaign->plan;
+    for (const auto& k : plan.kernels) {
+        if (urlFor(a.kernels, k.name).empty()) {
+            return fail(kExitUsage, "--kernel " + k.name + "=URL: campaign " + plan.name + " boots " + k.name);
+        }
+    }
+    if (a.kernels.size() != plan.kernels.size()) {
+        return fail(kExitUsage, "--kernel NAME=URL once for each of campaign " + plan.name + "'s kernels");
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(a.output, ec);
+    if (ec) {
+        return fail(kExitRuntime, "cannot make " + a.output + ": " + ec.message());
+    }
+    int written = 0;
+    for (int slot = campaign->nextSlot(); slot < plan.bootsPlanned; ++slot) {
+        const int k = engine::kernelOfSlot(plan.order, plan.seed, slot);
+        const auto& kernel = plan.kernels.at(static_cast<std::size_t>(k));
+        engine::lab::LavaJobSpec spec = a.spec;
+        spec.name = fmt::format("{} boot {} of {}: {}", plan.name, slot + 1, plan.bootsPlanned, kernel.name);
+        spec.kernel.kernel = urlFor(a.kernels, kernel.name);
+        spec.kernel.ramdisk = urlFor(a.ramdisks, kernel.name);
+        spec.recipe.insert(spec.recipe.end(), {"--label", engine::stepLabel(plan, 0, k)});
+        spec.metadata = {{"noisefloor.campaign", plan.name},
+                         {"noisefloor.boot", std::to_string(slot + 1)},
+                         {"noisefloor.kernel", kernel.name},
+                         {"noisefloor.build_id", kernel.buildId}};
+        auto yaml = engine::lab::lavaJobYaml(spec);
+        if (!yaml) {
+            return fail(kExitUsage, yaml.error().message);
+        }
+        const auto path =
+            (std::filesystem::path(a.output) / fmt::format("{}-boot-{:02}-{}.yaml", plan.name, slot + 1, kernel.name))
+                .string();
+        if (auto ok = writeWhole(path, *yaml); !ok) {
+            return fail(kExitRuntime, ok.error().message);
+        }
+        std::cout << path << '\n';
+        ++written;
+    }
+    std::cerr << "noisefloor: " << written << " jobs for campaign " << plan.name
+              << (plan.untilDecided ? " (until decided: stop submitting when `campaign status` says decided)" : "")
+              << "; submit them in order, then `noisefloor lava collect` their uploads\n";
+    return 0;
+}
+
+int writeJob(JobArgs& a, const Context& ctx)
 {
     if (auto ok = applyDeviceTypes(a); !ok) {
         return fail(kExitUsage, ok.error().message);
     }
     a.spec.recipe = a.recipe;
     a.spec.tags = a.tags;
+    if (!a.campaign.empty()) {
+        return writeCampaignJobs(a, ctx);
+    }
+    if (a.kernels.size() > 1) {
+        return fail(kExitUsage, "--kernel is given once (one per kernel only with --campaign)");
+    }
+    a.spec.kernel.kernel = a.kernels.empty() ? "" : a.kernels.front();
+    a.spec.kernel.ramdisk = a.ramdisks.empty() ? "" : a.ramdisks.front();
     auto yaml = engine::lab::lavaJobYaml(a.spec);
     if (!yaml) {
         return fail(kExitUsage, yaml.error().message);
@@ -66,22 +185,8 @@ int writeJob(JobArgs& a)
         std::cout << *yaml;
         return 0;
     }
-    const std::string temporary = a.output + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << *yaml;
-        out.close();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(temporary, ec);
-            return fail(kExitRuntime, "cannot write " + a.output);
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, a.output, ec);
-    if (ec) {
-        std::filesystem::remove(temporary, ec);
-        return fail(kExitRuntime, "cannot write " + a.output + ": " + ec.message());
+    if (auto ok = writeWhole(a.output, *yaml); !ok) {
+        return fail(kExitRuntime, ok.error().message);
     }
     std::cerr << "noisefloor: wrote " << a.output << " (submit it with `lavacli jobs submit " << a.output << "`)\n";
     return 0;
@@ -205,9 +310,15 @@ Command addLavaCommand(CLI::App& app, Context& ctx)
                      "Where the dut uploads its run: an http(s) URL (PUT) or an scp target (host:dir)")
         ->required();
     jobCmd->add_option("--deploy", job->spec.kernel.method, "Put a kernel on the dut first: tftp or kexec");
-    jobCmd->add_option("--kernel", job->spec.kernel.kernel, "The kernel's URL (with --deploy)");
+    jobCmd
+        ->add_option("--kernel", job->kernels,
+                     "The kernel's URL (with --deploy); with --campaign, NAME=URL for each of its kernels")
+        ->allow_extra_args(false);
     jobCmd->add_option("--kernel-type", job->spec.kernel.kernelType, "tftp: image, zimage or uimage");
-    jobCmd->add_option("--ramdisk", job->spec.kernel.ramdisk, "The initramfs's URL");
+    jobCmd->add_option("--ramdisk", job->ramdisks, "The initramfs's URL; with --campaign, NAME=URL per kernel")
+        ->allow_extra_args(false);
+    jobCmd->add_option("--campaign", job->campaign,
+                       "Write a job per boot the campaign has still to make (-o DIR), each deploying its kernel");
     jobCmd->add_option("--rootfs", job->spec.kernel.rootfs, "tftp: an NFS root file system's URL (tar)");
     jobCmd->add_option("--modules", job->spec.kernel.modules, "The modules' URL (tar)");
     jobCmd->add_option("--dtb", job->spec.kernel.dtb, "A device tree blob's URL");
@@ -253,7 +364,7 @@ Command addLavaCommand(CLI::App& app, Context& ctx)
     return {lava,
             [=, &ctx]() {
                 if (jobCmd->parsed()) {
-                    return writeJob(*job);
+                    return writeJob(*job, ctx);
                 }
                 if (exportCmd->parsed()) {
                     return exportForLab(*exp, ctx);

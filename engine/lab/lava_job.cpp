@@ -419,6 +419,9 @@ Result<std::string> lavaJobYaml(const LavaJobSpec& spec)
     job["priority"] = "medium";
     job["metadata"]["noisefloor.workload"] = recipe.workload;
     job["metadata"]["noisefloor.recipe"] = quotedRecipe(recipe).substr(6);
+    for (const auto& [key, value] : spec.metadata) {
+        job["metadata"][key] = value;
+    }
     YAML::Node mn = job["protocols"]["lava-multinode"];
     mn["roles"][kGeneratorRole] = role(spec.generatorType, spec.tags, spec.timeoutMinutes);
     mn["roles"][kDutRole] = role(spec.dutType, spec.tags, spec.timeoutMinutes);

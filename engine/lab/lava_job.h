@@ -15,6 +15,7 @@
 // Either way the dut stays quiet while it measures: the roles synchronise before and after the
 // measured phase, not during, and the run's output goes to a file that is printed afterwards.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,8 @@ struct LavaJobSpec {
     std::string sshConfig;                  // on the dut: ssh -F for its scp upload and its udp-rx/xdp-rx generator
     std::string controlIface;               // the generator's address for ssh: this device's ("" = default route's)
     KernelDeploy kernel;
-    int timeoutMinutes = 30;  // the whole job
+    int timeoutMinutes = 30;                      // the whole job
+    std::map<std::string, std::string> metadata;  // more of the job's metadata (a campaign's boot)
 };
 
 // The job definition, as YAML that LAVA's schema accepts (lava_common.schemas.validate). Refuses a

@@ -178,5 +178,68 @@ TEST_F(CliLava, RunsOfDifferentPairsAreNotPooledAsOneMachine)
     EXPECT_NE(both.dump().find("runs in lab pairs (2 against 2 pairs)"), std::string::npos) << both;
 }
 
+// A campaign's boots as LAVA jobs: a job per planned boot, each deploying its kernel on one pair;
+// collected runs become the campaign's boots, a boot of the wrong build is kept and not counted.
+TEST_F(CliLava, ACampaignsBootsAreJobsAndCollectedRunsCountAsItsBoots)
+{
+    const std::string vanilla = "0123456789abcdef0123456789abcdef01234567";
+    const std::string patched = "89abcdef0123456789abcdef0123456789abcdef";
+    ASSERT_EQ(in("here.db", {"campaign", "new", "lab1", "--kernel", "vanilla=" + vanilla, "--kernel",
+                             "patched=" + patched, "--boots", "4", "--", "run", "iface-rx", "-p", "iface=eth1"})
+                  .status,
+              0);
+    const auto jobs = in("here.db", {"lava",        "job",
+                                     "--campaign",  "lab1",
+                                     "--deploy",    "kexec",
+                                     "--kernel",    "vanilla=https://lab.example/v/bzImage",
+                                     "--kernel",    "patched=https://lab.example/p/bzImage",
+                                     "--tag",       "pair-1",
+                                     "--artifacts", "store:/srv/up",
+                                     "-o",          m_dir.file("jobs"),
+                                     "--",          "run",
+                                     "udp-rx",      "-p",
+                                     "iface=eth1"});
+    ASSERT_EQ(jobs.status, 0) << jobs.err;
+    const std::vector<std::string> order = {"vanilla", "patched", "patched", "vanilla"};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const auto path = m_dir.file("jobs/lab1-boot-0" + std::to_string(i + 1) + "-" + order[i] + ".yaml");
+        const std::string text = readFile(path);
+        EXPECT_NE(text.find("https://lab.example/" + order[i].substr(0, 1) + "/bzImage"), std::string::npos) << path;
+        EXPECT_NE(text.find("--label lab1." + order[i]), std::string::npos) << path;
+        EXPECT_NE(text.find("pair-1"), std::string::npos) << path;
+    }
+    EXPECT_EQ(in("here.db", {"lava", "job", "--campaign", "lab1", "--deploy", "kexec", "--kernel",
+                             "vanilla=https://k/v", "--artifacts", "s:/u", "--tag", "p", "-o", m_dir.file("j2"), "--",
+                             "run", "udp-rx", "-p", "iface=eth1"})
+                  .status,
+              2);  // patched has no URL
+
+    // The dut's runs: each boot's kernel as the job deployed it; the third boot ran the wrong build.
+    int job = 1;
+    const auto boot = [&](const std::string& kernel, const std::string& buildId, double us) {
+        ::setenv("NOISEFLOOR_KERNEL_IDENTITY", nlohmann::json{{"build_id", buildId}}.dump().c_str(), 1);
+        moduleRun("dut.db", "lab1." + kernel, us);
+        ::unsetenv("NOISEFLOOR_KERNEL_IDENTITY");
+        upload("dut.db", std::to_string(job++), "gen-1", "dut-1");
+    };
+    boot("vanilla", vanilla, 400000);
+    boot("patched", patched, 440000);
+    boot("patched", vanilla, 400000);  // the deploy failed and the old kernel ran
+    boot("patched", patched, 441000);
+    boot("vanilla", vanilla, 401000);
+    const auto collected = in("here.db", {"lava", "collect", m_dir.file("up")});
+    ASSERT_EQ(collected.status, 0) << collected.err;
+    EXPECT_NE(collected.out.find("campaign lab1: boot 1 of 4 (vanilla) counted"), std::string::npos) << collected.out;
+    EXPECT_NE(collected.out.find("campaign lab1: a boot of patched kept, not counted: the dut ran build " + vanilla),
+              std::string::npos)
+        << collected.out;
+    EXPECT_NE(collected.out.find("campaign lab1: boot 4 of 4 (vanilla) counted"), std::string::npos) << collected.out;
+    const auto status = in("here.db", {"campaign", "status", "lab1", "--format", "json"});
+    ASSERT_EQ(status.status, 0) << status.err;
+    const auto j = nlohmann::json::parse(status.out);
+    EXPECT_EQ(j["boots_done"], 4) << j;
+    EXPECT_NE(j.dump().find("different"), std::string::npos) << j;
+}
+
 }  // namespace
 }  // namespace nf::test
