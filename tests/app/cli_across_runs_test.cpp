@@ -35,15 +35,7 @@ protected:
     void moduleRun(const std::string& label, double us)
     {
         const std::string path = m_dir.file(label + std::to_string(m_imports++) + ".txt");
-        std::ofstream file(path);
-        double t = 1000;
-        for (const double jitter : {0.0, 0.001, -0.001, 0.002, -0.002}) {
-            file << "[ " << t
-                 << "] 2000000 of iterations for non-aligned testing took: " << static_cast<long>(us * (1 + jitter))
-                 << "us\n";
-            t += 3;
-        }
-        file.close();
+        writePageFragTestOutput(path, us);
         // Two builds may write the same loads here (408000 us * 1.001 is both a rebuild's and a patch's),
         // which real boots never do: stored all the same.
         const auto r = run({"import", "page-frag-test", path, "--label", label, "--allow-duplicate"});

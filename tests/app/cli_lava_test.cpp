@@ -26,15 +26,7 @@ protected:
     void moduleRun(const std::string& db, const std::string& label, double us)
     {
         const std::string path = m_dir.file(label + std::to_string(m_files++) + ".txt");
-        std::ofstream file(path);
-        double t = 1000;
-        for (const double jitter : {0.0, 0.001, -0.001, 0.002, -0.002}) {
-            file << "[ " << t
-                 << "] 2000000 of iterations for non-aligned testing took: " << static_cast<long>(us * (1 + jitter))
-                 << "us\n";
-            t += 3;
-        }
-        file.close();
+        writePageFragTestOutput(path, us);
         const auto r = in(db, {"import", "page-frag-test", path, "--label", label, "--allow-duplicate"});
         ASSERT_EQ(r.status, 0) << r.err;
     }

@@ -72,6 +72,18 @@ std::string readFile(const std::string& path)
     return ss.str();
 }
 
+void writePageFragTestOutput(const std::string& path, double us)
+{
+    std::ofstream file(path);
+    double t = 1000;
+    for (const double jitter : {0.0, 0.001, -0.001, 0.002, -0.002}) {
+        file << "[ " << t
+             << "] 2000000 of iterations for non-aligned testing took: " << static_cast<long>(us * (1 + jitter))
+             << "us\n";
+        t += 3;
+    }
+}
+
 std::pair<int, std::string> shell(const std::string& command)
 {
     std::string out;

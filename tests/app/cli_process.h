@@ -36,6 +36,10 @@ private:
 CliResult runCli(const std::vector<std::string>& args, const TempDir& dir);
 std::string readFile(const std::string& path);
 
+// What page_frag_test.ko prints for five loads around `us` microseconds each (0, +-0.1%, +-0.2%):
+// an imported run of a kernel build at that level.
+void writePageFragTestOutput(const std::string& path, double us);
+
 // Runs a shell command line: its exit status (-1 if it did not exit) and its merged output.
 std::pair<int, std::string> shell(const std::string& command);
 
