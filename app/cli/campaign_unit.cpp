@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/atomic_file.h"
 #include "app/cli/campaign.h"
 #include "app/cli/run_lookup.h"
 #include "app/cli/self_process.h"
@@ -128,19 +129,8 @@ int installCampaignUnit(const std::string& name, const Context& ctx)
     const fs::path path = unitPath(name);
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    const fs::path temp = path.string() + ".new";
-    {
-        std::ofstream out(temp);
-        out << unitText(*campaign, db);
-        if (!out.flush()) {
-            fs::remove(temp, ec);
-            return fail(kExitRuntime, "cannot write " + path.string());
-        }
-    }
-    fs::rename(temp, path, ec);
-    if (ec) {
-        fs::remove(temp, ec);
-        return fail(kExitRuntime, "cannot write " + path.string() + ": " + ec.message());
+    if (auto written = writeFileWhole(path.string(), unitText(*campaign, db)); !written) {
+        return fail(kExitRuntime, written.error().message);
     }
     std::cout << "wrote " << path.string() << '\n';
     if (!systemdRuns()) {

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <streambuf>
 
+#include "app/cli/atomic_file.h"
 #include "app/cli/cli.h"
 #include "app/cli/run_database.h"
 #include "app/cli/run_lookup.h"
@@ -26,8 +27,6 @@
 namespace nf::cli {
 
 namespace {
-
-constexpr mode_t kExportMode = 0644;  // the umask can only take bits away
 
 // A buffered stream onto a file descriptor that remembers the first write error.
 class FdBuf : public std::streambuf {
@@ -107,86 +106,6 @@ Result<void> checkTarget(const std::string& file, const std::string& dbPath)
     }
     return {};
 }
-
-// Where the export goes: an unnamed file in the target's directory, linked in at the end.
-class AtomicFile {
-public:
-    static Result<AtomicFile> create(const std::string& target)
-    {
-        AtomicFile f;
-        std::error_code ec;
-        f.m_target = target;
-        if (std::filesystem::is_symlink(target, ec)) {  // replace what it points to, not the link
-            f.m_target = std::filesystem::weakly_canonical(target, ec).string();
-        }
-        auto dir = std::filesystem::path(f.m_target).parent_path().string();
-        if (dir.empty()) {
-            dir = ".";
-        }
-        f.m_fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, kExportMode);
-        if (f.m_fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-            f.m_named = f.m_target + ".tmp-" + std::to_string(::getpid());
-            f.m_fd = ::open(f.m_named.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kExportMode);
-        }
-        if (f.m_fd < 0) {
-            return Error::fromErrno("cannot write " + target);
-        }
-        return f;
-    }
-    AtomicFile(AtomicFile&& o) noexcept
-        : m_target(std::move(o.m_target)), m_named(std::move(o.m_named)), m_fd(std::exchange(o.m_fd, -1))
-    {
-    }
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-    AtomicFile& operator=(AtomicFile&&) = delete;
-    ~AtomicFile() { discard(); }
-
-    int fd() const { return m_fd; }
-
-    // Flushed to disk, then put in place of the target in one rename.
-    Result<void> commit()
-    {
-        if (::fsync(m_fd) != 0) {
-            return Error::fromErrno("cannot write " + m_target);
-        }
-        std::string from = m_named;
-        if (from.empty()) {
-            from = m_target + ".tmp-" + std::to_string(::getpid());
-            const std::string self = "/proc/self/fd/" + std::to_string(m_fd);
-            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, from.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-                return Error::fromErrno("cannot write " + m_target);
-            }
-        }
-        if (::rename(from.c_str(), m_target.c_str()) != 0) {
-            const int err = errno;
-            ::unlink(from.c_str());
-            return Error::fromErrno("cannot write " + m_target, err);
-        }
-        m_named.clear();
-        ::close(m_fd);
-        m_fd = -1;
-        return {};
-    }
-
-    void discard()
-    {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-            m_fd = -1;
-        }
-        if (!m_named.empty()) {
-            ::unlink(m_named.c_str());
-            m_named.clear();
-        }
-    }
-
-private:
-    AtomicFile() = default;
-    std::string m_target;
-    std::string m_named;  // the temporary's name when O_TMPFILE is not supported
-    int m_fd = -1;
-};
 
 // Whether the export was written; the callers say why not from the stream they gave.
 bool writeExport(const engine::RunRecord& run, const std::string& format, std::ostream& out)

@@ -17,7 +17,7 @@ namespace nf::cli {
 
 namespace {
 
-// The uploaded databases, in name order (the job id leads the name).
+// The uploaded databases (noisefloor-*.db), in name order; collectLabRuns orders them by job.
 Result<std::vector<std::filesystem::path>> artefacts(const std::string& dir)
 {
     std::error_code ec;
@@ -36,6 +36,26 @@ Result<std::vector<std::filesystem::path>> artefacts(const std::string& dir)
     }
     std::sort(files.begin(), files.end());
     return files;
+}
+
+// A LAVA job id as numbers (1234 or, for a MultiNode sub-job, 1234.1), so that job 10 comes after
+// job 9: the order a campaign's jobs were submitted in.
+std::vector<long long> jobOrder(const std::string& job)
+{
+    std::vector<long long> parts;
+    std::size_t from = 0;
+    while (from <= job.size()) {
+        const auto dot = job.find('.', from);
+        const std::string part = job.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+        parts.push_back(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos && part.size() < 18
+                            ? std::stoll(part)
+                            : -1);
+        if (dot == std::string::npos) {
+            break;
+        }
+        from = dot + 1;
+    }
+    return parts;
 }
 
 // The job's facts of the one run an artefact holds.
@@ -113,7 +133,7 @@ Result<std::string> countCampaignBoot(data::Database& db, std::int64_t runId, co
 
 int collectLabRuns(const CollectArgs& a, const Context& ctx)
 {
-    SignalStop signals;  // each file is one transaction: a signal stops before the next
+    SignalStop signals;  // each upload is one transaction: a signal stops before the next
     auto files = artefacts(a.dir);
     if (!files) {
         return fail(kExitUsage, files.error().message);
@@ -125,46 +145,56 @@ int collectLabRuns(const CollectArgs& a, const Context& ctx)
     if (!db) {
         return failWith(db.error());
     }
+    struct Upload {
+        std::filesystem::path file;
+        LabFacts facts;
+    };
+    std::vector<Upload> uploads;
     int merged = 0;
-    int already = 0;
+    int skipped = 0;
     int failed = 0;
     for (const auto& file : *files) {
-        if (signals.signal().load() != 0) {
-            return fail(signals.exitStatus(), "collect interrupted by " + signalName(signals.signal().load()) +
-                                                  "; the files before it were merged");
-        }
         auto facts = factsOf(file);
         if (!facts) {
             std::cerr << "noisefloor: " << terminalText(facts.error().message) << '\n';
             ++failed;
             continue;
         }
-        const std::string what = "job " + facts->job + " on " + facts->pair();
+        uploads.push_back({file, *facts});
+    }
+    std::stable_sort(uploads.begin(), uploads.end(),
+                     [](const Upload& x, const Upload& y) { return jobOrder(x.facts.job) < jobOrder(y.facts.job); });
+    for (const auto& [file, facts] : uploads) {
+        if (signals.signal().load() != 0) {
+            return fail(signals.exitStatus(), "collect interrupted by " + signalName(signals.signal().load()) +
+                                                  "; the jobs before it were merged");
+        }
+        const std::string what = "job " + facts.job + " on " + facts.pair();
         auto copied =
-            data::copyRuns(*db, file.string(), {}, "lava job " + facts->job + ": " + file.string(), signals.token());
+            data::copyRuns(*db, file.string(), {}, "lava job " + facts.job + ": " + file.string(), signals.token());
         if (!copied) {
             std::cerr << "noisefloor: " << terminalText(file.string() + ": " + copied.error().message) << '\n';
             ++failed;
             continue;
         }
         for (const auto& c : *copied) {
-            if (c.id != 0) {
-                std::cout << what << ": merged as run " << c.id << '\n';
-                ++merged;
-                auto counted = countCampaignBoot(*db, c.id, *facts);
-                if (!counted) {
-                    std::cerr << "noisefloor: " << terminalText(what + ": " + counted.error().message) << '\n';
-                    ++failed;
-                } else if (!counted->empty()) {
-                    std::cout << "  " << *counted << '\n';
-                }
-            } else {
+            if (c.id == 0) {
                 std::cout << what << ": not merged, " << c.skipped << '\n';
-                ++already;
+                ++skipped;
+                continue;
+            }
+            std::cout << what << ": merged as run " << c.id << '\n';
+            ++merged;
+            auto counted = countCampaignBoot(*db, c.id, facts);
+            if (!counted) {
+                std::cerr << "noisefloor: " << terminalText(what + ": " + counted.error().message) << '\n';
+                ++failed;
+            } else if (!counted->empty()) {
+                std::cout << "  " << *counted << '\n';
             }
         }
     }
-    std::cout << merged << " merged, " << already << " already here"
+    std::cout << merged << " merged, " << skipped << " not merged"
               << (failed ? ", " + std::to_string(failed) + " failed" : "") << '\n';
     return failed != 0 ? kExitRuntime : 0;
 }

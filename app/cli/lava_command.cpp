@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/atomic_file.h"
 #include "app/cli/cli.h"
 #include "app/cli/lava.h"
 #include "app/cli/run_database.h"
@@ -51,29 +52,6 @@ Result<void> applyDeviceTypes(JobArgs& a)
         } else {
             return Error{"--device-type " + dt + ": the roles are generator and dut"};
         }
-    }
-    return {};
-}
-
-// Writes `text` to `path` whole or not at all.
-Result<void> writeWhole(const std::string& path, const std::string& text)
-{
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.close();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(temporary, ec);
-            return Error{"cannot write " + path};
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        std::filesystem::remove(temporary, ec);
-        return Error{"cannot write " + path + ": " + ec.message()};
     }
     return {};
 }
@@ -150,7 +128,7 @@ int writeCampaignJobs(JobArgs& a, const Context& ctx)
         const auto path =
             (std::filesystem::path(a.output) / fmt::format("{}-boot-{:02}-{}.yaml", plan.name, slot + 1, kernel.name))
                 .string();
-        if (auto ok = writeWhole(path, *yaml); !ok) {
+        if (auto ok = writeFileWhole(path, *yaml); !ok) {
             return fail(kExitRuntime, ok.error().message);
         }
         std::cout << path << '\n';
@@ -185,7 +163,7 @@ int writeJob(JobArgs& a, const Context& ctx)
         std::cout << *yaml;
         return 0;
     }
-    if (auto ok = writeWhole(a.output, *yaml); !ok) {
+    if (auto ok = writeFileWhole(a.output, *yaml); !ok) {
         return fail(kExitRuntime, ok.error().message);
     }
     std::cerr << "noisefloor: wrote " << a.output << " (submit it with `lavacli jobs submit " << a.output << "`)\n";
@@ -199,6 +177,7 @@ struct ExportArgs {
     std::string device;
     std::string worker;
     std::string generator;
+    std::string pair;
 };
 
 int exportForLab(const ExportArgs& a, const Context& ctx)
@@ -218,7 +197,8 @@ int exportForLab(const ExportArgs& a, const Context& ctx)
     if (!run) {
         return failWith(run.error());
     }
-    const LabFacts facts{.job = a.job, .device = a.device, .worker = a.worker, .generator = a.generator};
+    const LabFacts facts{
+        .job = a.job, .device = a.device, .worker = a.worker, .generator = a.generator, .pairName = a.pair};
     return exportRunDatabase(*db, run->row.id, a.output, signals, std::pair{std::string(kLabSection), facts.toJson()});
 }
 
@@ -267,20 +247,22 @@ int printResults(const std::string& name, const Context& ctx)
         }
         std::cout << '\n';
     }
-    // Each comparison: the verdict in the name, the change in percent as the measurement; an
-    // inconclusive one is `unknown`, an invalid one `fail`.
+    // Each comparison, under a name that stays the same from job to job (LAVA charts a case's
+    // measurement across jobs): the change in percent as the measurement; `fail` for a change shown
+    // in the worse direction or an invalid test, `unknown` for inconclusive, else `pass`. The
+    // verdict's own words are in the job's log (the dut prints `compare`).
     for (const auto& c : analysis.comparisons) {
         if (!c.primary) {
             continue;
         }
         const auto verdict = c.result.verdict;
-        const char* result = verdict == engine::Verdict::Invalid        ? "fail"
-                             : verdict == engine::Verdict::Inconclusive ? "unknown"
-                                                                        : "pass";
+        const bool worse = verdict == engine::Verdict::Different &&
+                           (c.higherIsBetter ? c.result.direction < 0 : c.result.direction > 0);
+        const char* result = verdict == engine::Verdict::Invalid || worse ? "fail"
+                             : verdict == engine::Verdict::Inconclusive   ? "unknown"
+                                                                          : "pass";
         const std::string value = measurement(c.result.interval.estimatePct);
-        std::cout << caseWord(c.metric + "." + c.candidate + "-vs-" + c.baseline + "." +
-                              std::string(engine::toString(verdict)))
-                  << ' ' << result;
+        std::cout << caseWord(c.metric + "." + c.candidate + "-vs-" + c.baseline) << ' ' << result;
         if (!value.empty()) {
             std::cout << ' ' << value << " %";
         }
@@ -336,6 +318,10 @@ Command addLavaCommand(CLI::App& app, Context& ctx)
     jobCmd->add_option("--ssh-config", job->spec.sshConfig,
                        "An ssh configuration file on the dut, for its scp upload and (as -p ssh_config) its generator");
     jobCmd->add_option("--tx-iface", job->spec.txIface, "iface-rx: the generator's sending interface");
+    jobCmd
+        ->add_option("--visibility", job->spec.visibility,
+                     "public, or personal: who sees the job, its results and the upload's link")
+        ->capture_default_str();
     jobCmd->add_option("--timeout", job->spec.timeoutMinutes, "The job's timeout in minutes")
         ->check(CLI::Range(5, 24 * 60))
         ->capture_default_str();
@@ -350,10 +336,13 @@ Command addLavaCommand(CLI::App& app, Context& ctx)
     exportCmd->add_option("--device", exp->device, "The dut's name");
     exportCmd->add_option("--worker", exp->worker, "The dispatcher's address ($LAVA_DISPATCHER_IP)");
     exportCmd->add_option("--generator", exp->generator, "The generator's name");
+    exportCmd->add_option("--pair", exp->pair, "The pair's name (the tag the job asked for); \"\": GENERATOR+DEVICE");
 
     auto resultsRun = std::make_shared<std::string>();
     auto* resultsCmd = lava->add_subcommand(
-        "results", "Inside a job: each metric's mean and each verdict, one 'NAME RESULT [MEASUREMENT UNITS]' line");
+        "results",
+        "Inside a job: each metric's mean per variant and each comparison (fail: worse or invalid; unknown: "
+        "inconclusive), one 'NAME RESULT [MEASUREMENT UNITS]' line each");
     resultsCmd->add_option("run", *resultsRun, "Run id, or 'last'")->required();
 
     auto collect = std::make_shared<CollectArgs>();

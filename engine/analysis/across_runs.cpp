@@ -57,8 +57,9 @@ std::vector<std::string> distinctPairs(const std::vector<RunValues>& runs)
     return pairs;
 }
 
-// Said when the two sides were not measured on the same lab pairs: the pairs' own difference is in
-// the comparison, and nothing in the runs separates it from the change.
+// Said when the two sides were not measured on the same lab pairs (runs outside a lab count as one
+// more): the pairs' own difference is in the comparison, and nothing in the runs separates it from
+// the change, even when some pairs are shared (the others weigh on one side only).
 std::optional<std::string> pairConfounding(const std::vector<RunValues>& base, const std::vector<RunValues>& cand)
 {
     auto b = distinctPairs(base);
@@ -240,8 +241,7 @@ Comparison withLayoutTerm(const Side& b, const Side& c, std::vector<Term> terms,
 std::vector<double> unitMeans(const std::vector<RunValues>& runs, std::string* unit)
 {
     const auto pairs = distinctPairs(runs);
-    if (pairs.size() >= 2 &&
-        std::none_of(runs.begin(), runs.end(), [](const RunValues& r) { return r.pair.empty(); })) {
+    if (pairs.size() >= 2) {  // runs outside a lab ("") are one more level of their own
         std::vector<double> pairMeans;
         for (const auto& pair : pairs) {
             std::vector<RunValues> onPair;
@@ -340,8 +340,11 @@ Comparison compareUnits(const std::vector<RunValues>& base, const std::vector<Ru
         const double vb = betweenRunVariance(base, scale);
         const double vc = betweenRunVariance(cand, scale);
         const std::string source =
-            fmt::format("run-to-run variance estimated from the runs (between-run CV {:.2f}% and {:.2f}%)",
-                        std::sqrt(vb) * 100, std::sqrt(vc) * 100);
+            unit == "pair"
+                ? fmt::format("pair-to-pair variance estimated from the pair means (SD {:.2f}% and {:.2f}%)",
+                              stddev(b.units) / scale * 100, stddev(c.units) / scale * 100)
+                : fmt::format("run-to-run variance estimated from the runs (between-run CV {:.2f}% and {:.2f}%)",
+                              std::sqrt(vb) * 100, std::sqrt(vc) * 100);
         if (withLayout) {
             b.mean = mean(b.units);
             c.mean = mean(c.units);
@@ -426,20 +429,14 @@ Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vect
                              const std::optional<LayoutFloor>& layout)
 {
     Comparison r = compareUnits(base, cand, floor, o, layout);
-    const auto confounded = pairConfounding(base, cand);
-    if (!confounded) {
-        return r;
-    }
-    // No pair in common: the pairs' difference and the change are one number.
-    auto b = distinctPairs(base);
-    const auto c = distinctPairs(cand);
-    const bool shared = std::any_of(b.begin(), b.end(),
-                                    [&](const std::string& p) { return std::find(c.begin(), c.end(), p) != c.end(); });
-    if (!shared) {
+    if (const auto confounded = pairConfounding(base, cand)) {
+        // The pairs' difference and the change are one number: no verdict rests on it, and no
+        // number of runs on the same pairs would make one.
         r.confounded = *confounded;
         r.verdict = decide(r, o, &r.verdictReason);
+        r.nNeeded.reset();
+        r.warnings.insert(r.warnings.begin(), *confounded);
     }
-    r.warnings.insert(r.warnings.begin(), *confounded);
     return r;
 }
 

@@ -24,7 +24,8 @@ struct RunValues {
     std::string pair = {};
 };
 
-// The unit means of one side: pair means when its runs were measured on two or more lab pairs (each
+// The unit means of one side: pair means when its runs were measured on two or more lab pairs, runs
+// outside a lab being one more (each
 // the mean of that pair's own units: runs of different pairs are not pooled as if one machine had
 // measured them); else boot means (the mean of a boot's run means) when the side's runs share some
 // boots but not all; else run means. `unit` is set to "pair", "boot" or "run".
@@ -50,8 +51,8 @@ double betweenRunVariance(const std::vector<RunValues>& runs, double scale);
 // layout estimate must not borrow the runs' degrees of freedom); layoutSpreadPct,
 // layoutsMeasured and layoutSource say so. Runs cannot shrink that component, so no number of
 // runs is sized (nNeeded unset).
-// Sides measured on different lab pairs get a warning; on no pair in common, the verdict is
-// inconclusive (the pairs' own difference cannot be told from the change).
+// Sides measured on different sets of lab pairs (runs outside a lab count as one more) are
+// inconclusive, with a warning: the pairs' own difference cannot be told from the change.
 Comparison compareAcrossRuns(const std::vector<RunValues>& base, const std::vector<RunValues>& cand,
                              const std::optional<RunNoiseFloor>& floor, const CompareOptions& options,
                              const std::optional<LayoutFloor>& layout = std::nullopt);

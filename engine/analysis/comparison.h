@@ -87,7 +87,7 @@ struct Comparison {
     Verdict verdict = Verdict::Inconclusive;
     std::string verdictReason;  // why a rule could not apply, when inconclusive for that reason
     // Why the design cannot tell the change from something else that differs between the sides
-    // (no lab pair in common); when set, the verdict is inconclusive for that reason.
+    // (other lab pairs); when set, the verdict is inconclusive for that reason.
     std::string confounded;
     bool withinMargin = false;  // the 1 - 2 alpha interval, at its level, lies inside +-margin
     // From the power of the test the verdict rests on, not from the interval's width:

@@ -62,7 +62,9 @@ Result<Recipe> readRecipe(const std::vector<std::string>& words)
             continue;
         }
         if (paramValue(param, "tx_host")) {
-            return Error{"the job sets tx_host to the generator role's address; leave it out of the recipe"};
+            return Error{r.workload == "iface-rx"
+                             ? std::string("iface-rx takes no tx_host: the job starts its generator through LAVA")
+                             : "the job sets tx_host to the generator role's address; leave it out of the recipe"};
         }
         r.sshConfig = r.sshConfig || paramValue(param, "ssh_config").has_value();
         if (auto v = paramValue(param, "iface")) {
@@ -80,14 +82,17 @@ bool isHttp(const std::string& url)
     return url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
 }
 
-// An scp target: [user@]host:path, or scp://[user@]host[:port]/path.
+// An scp target: [user@]host:dir, or scp://[user@]host[:port]/dir (OpenSSH's scp takes the URI as
+// it is, port included); the directory must be named.
 bool isScp(const std::string& url)
 {
     if (url.rfind("scp://", 0) == 0) {
-        return url.find('/', 6) != std::string::npos;
+        const auto slash = url.find('/', 6);
+        return slash != std::string::npos && slash > 6 && slash + 1 < url.size();
     }
     const auto colon = url.find(':');
-    return colon != std::string::npos && colon > 0 && url.find('/') > colon && url.find("://") == std::string::npos;
+    return colon != std::string::npos && colon > 0 && colon + 1 < url.size() && url.find('/') > colon &&
+           url.find("://") == std::string::npos;
 }
 
 YAML::Node minutes(int m)
@@ -112,6 +117,9 @@ YAML::Node role(const std::string& deviceType, const std::vector<std::string>& t
     YAML::Node r;
     r["device_type"] = deviceType;
     r["count"] = 1;
+    // Either role failing ends the other's job: a generator must not keep sending at a dut that
+    // has gone on to another job, nor a dut wait for a generator that is gone.
+    r["essential"] = true;
     if (!tags.empty()) {
         r["tags"] = tags;
     }
@@ -124,11 +132,15 @@ YAML::Node role(const std::string& deviceType, const std::vector<std::string>& t
 std::vector<std::string> findNoisefloor()
 {
     return {
+        // fail NAME WHY: a result LAVA shows, then the end of this role's test (and, the roles being
+        // essential, of the job).
+        R"sh(fail() { lava-test-case "$1" --result fail; lava-test-raise "$2"; exit 1; })sh",
         R"sh(NF=$(command -v "$NOISEFLOOR" || true))sh",
-        R"sh(if [ -z "$NF" ] && [ -n "$INSTALL" ]; then sh -c "$INSTALL"; NF=$(command -v "$NOISEFLOOR" || true); fi)sh",
-        R"sh(if [ -z "$NF" ]; then lava-test-case noisefloor-found --result fail; lava-test-raise "noisefloor ($NOISEFLOOR) is not on this device"; fi)sh",
+        R"sh(if [ -z "$NF" ] && [ -n "$INSTALL" ]; then sh -c "$INSTALL" || fail noisefloor-found "installing noisefloor failed"; NF=$(command -v "$NOISEFLOOR" || true); fi)sh",
+        R"sh(if [ -z "$NF" ]; then fail noisefloor-found "noisefloor ($NOISEFLOOR) is not on this device"; fi)sh",
         R"sh(lava-test-case noisefloor-found --result pass; "$NF" --version)sh",
-        R"sh(WORK=$(mktemp -d /tmp/noisefloor-lava.XXXXXX))sh",
+        // Nothing of the job outlives it on a device that stays up: its files, its generator.
+        R"sh(WORK=$(mktemp -d /tmp/noisefloor-lava.XXXXXX); GEN_PID=; trap 'if [ -n "$GEN_PID" ]; then kill "$GEN_PID" 2>/dev/null; fi; rm -rf "$WORK"' EXIT)sh",
     };
 }
 
@@ -150,32 +162,43 @@ std::vector<std::string> generatorSteps(const Recipe& recipe)
                 "lava-wait noisefloor-dut",
                 received("DST_MAC", "mac"),
                 received("DST", "addr"),
+                R"sh(if [ -z "$DST_MAC" ] || [ -z "$DST" ]; then fail noisefloor-generate "the dut sent no MAC and address"; fi)sh",
                 // generate ends when its standard input closes: a FIFO held open by the test shell
                 // (fd 3) keeps it sending until the dut has measured, then closing it ends it cleanly.
                 R"sh(mkfifo "$WORK/stdin")sh",
                 R"sh("$NF" generate --iface "$TX_IFACE" --dst-mac "$DST_MAC" --dst "$DST" --report 0 <"$WORK/stdin" >"$WORK/generate.log" 2>&1 & GEN_PID=$!)sh",
                 R"sh(exec 3>"$WORK/stdin")sh",
                 // A generator that failed at once is said before the dut measures nothing.
-                R"sh(sleep 1; if ! kill -0 "$GEN_PID" 2>/dev/null; then cat "$WORK/generate.log"; lava-test-case noisefloor-generate --result fail; lava-test-raise "noisefloor generate stopped at once"; fi)sh",
-                R"sh(lava-send noisefloor-generator name="$(uname -n)")sh",
+                R"sh(sleep 1; if ! kill -0 "$GEN_PID" 2>/dev/null; then cat "$WORK/generate.log"; GEN_PID=; fail noisefloor-generate "noisefloor generate stopped at once"; fi)sh",
+                R"sh(lava-send noisefloor-generator name="$(uname -n)" mac="$(cat "/sys/class/net/$TX_IFACE/address")")sh",
                 "lava-sync noisefloor-measure",
                 "lava-sync noisefloor-measured",
-                R"sh(exec 3>&-; GEN_STATUS=0; wait "$GEN_PID" || GEN_STATUS=$?; cat "$WORK/generate.log")sh",
+                R"sh(exec 3>&-; GEN_STATUS=0; wait "$GEN_PID" || GEN_STATUS=$?; GEN_PID=; cat "$WORK/generate.log")sh",
                 R"sh(if [ "$GEN_STATUS" = 0 ]; then lava-test-case noisefloor-generate --result pass; else lava-test-case noisefloor-generate --result fail; fi)sh",
             });
     } else {
-        s.insert(s.end(),
-                 {
-                     R"sh(CTL=${CONTROL_IFACE:-$(ip -4 route show default | awk '{print $5; exit}')})sh",
-                     R"sh(HOST=$(ip -4 -o addr show dev "$CTL" | awk '{sub(/\/.*/, "", $4); print $4; exit}'))sh",
-                     R"sh(test -n "$HOST")sh",
-                     R"sh(lava-send noisefloor-generator host="$HOST" name="$(uname -n)")sh",
-                     "lava-sync noisefloor-measure",
-                     "lava-sync noisefloor-measured",
-                 });
+        s.insert(
+            s.end(),
+            {
+                R"sh(CTL=${CONTROL_IFACE:-$(ip -4 route show default | awk '{print $5; exit}')})sh",
+                R"sh(HOST=$(ip -4 -o addr show dev "$CTL" | awk '{sub(/\/.*/, "", $4); print $4; exit}'))sh",
+                R"sh(if [ -z "$HOST" ]; then fail noisefloor-generator-address "no IPv4 address on ${CTL:-a default route} for the dut to reach this generator by"; fi)sh",
+                R"sh(lava-send noisefloor-generator host="$HOST" name="$(uname -n)")sh",
+                "lava-sync noisefloor-measure",
+                "lava-sync noisefloor-measured",
+            });
     }
-    s.push_back(R"sh(rm -rf "$WORK")sh");
     return s;
+}
+
+// The pair the job asks for, by its tags ("" when none: the devices' host names name it).
+std::string pairName(const std::vector<std::string>& tags)
+{
+    std::string name;
+    for (const auto& t : tags) {
+        name += (name.empty() ? "" : "+") + t;
+    }
+    return name;
 }
 
 std::string quotedRecipe(const Recipe& recipe)
@@ -192,21 +215,24 @@ std::vector<std::string> dutSteps(const Recipe& recipe)
     std::vector<std::string> s = findNoisefloor();
     std::string run = quotedRecipe(recipe);
     if (recipe.workload == "iface-rx") {
+        s.insert(
+            s.end(),
+            {
+                R"sh(MAC=$(cat "/sys/class/net/$RX_IFACE/address" 2>/dev/null || true))sh",
+                R"sh(ADDR=$(ip -4 -o addr show dev "$RX_IFACE" 2>/dev/null | awk '{sub(/\/.*/, "", $4); print $4; exit}'))sh",
+                R"sh(if [ -z "$MAC" ] || [ -z "$ADDR" ]; then fail noisefloor-run "$RX_IFACE has no MAC or IPv4 address here"; fi)sh",
+                R"sh(lava-send noisefloor-dut mac="$MAC" addr="$ADDR")sh",
+                "lava-wait noisefloor-generator",
+                received("GENERATOR", "name"),
+            });
+    } else {
         s.insert(s.end(),
                  {
-                     R"sh(MAC=$(cat "/sys/class/net/$RX_IFACE/address"))sh",
-                     R"sh(ADDR=$(ip -4 -o addr show dev "$RX_IFACE" | awk '{sub(/\/.*/, "", $4); print $4; exit}'))sh",
-                     R"sh(lava-send noisefloor-dut mac="$MAC" addr="$ADDR")sh",
+                     "lava-wait noisefloor-generator",
+                     received("GEN_HOST", "host"),
+                     received("GENERATOR", "name"),
+                     R"sh(if [ -z "$GEN_HOST" ]; then fail noisefloor-run "the generator sent no address"; fi)sh",
                  });
-        s.push_back("lava-wait noisefloor-generator");
-        s.push_back(received("GENERATOR", "name"));
-    } else {
-        s.insert(s.end(), {
-                              "lava-wait noisefloor-generator",
-                              received("GEN_HOST", "host"),
-                              received("GENERATOR", "name"),
-                              R"sh(test -n "$GEN_HOST")sh",
-                          });
         run += R"sh( -p "tx_host=${GEN_LOGIN:+$GEN_LOGIN@}$GEN_HOST")sh";
         if (!recipe.sshConfig) {
             run += R"sh(${SSH_CONFIG:+ -p "ssh_config=$SSH_CONFIG"})sh";
@@ -216,20 +242,22 @@ std::vector<std::string> dutSteps(const Recipe& recipe)
     s.insert(
         s.end(),
         {
+            R"sh(if [ -z "$GENERATOR" ]; then fail noisefloor-run "the generator sent no name"; fi)sh",
             "lava-sync noisefloor-measure",
             // Quiet while measuring: the run's output goes to a file, printed once the roles are past
             // the measured phase.
             "RUN_STATUS=0; " + run,
             "lava-sync noisefloor-measured",
             R"sh(cat "$WORK/run.log")sh",
-            R"sh(if [ "$RUN_STATUS" = 0 ]; then lava-test-case noisefloor-run --result pass; else lava-test-case noisefloor-run --result fail; lava-test-raise "noisefloor run failed ($RUN_STATUS)"; fi)sh",
-            R"sh(FILE="noisefloor-$LAVA_JOB_ID-$(uname -n).db")sh",
-            R"sh("$NF" lava export last --db "$WORK/runs.db" -o "$WORK/$FILE" --job "$LAVA_JOB_ID" --device "$(uname -n)" --worker "${LAVA_DISPATCHER_IP:-}" --generator "$GENERATOR")sh",
-            R"sh(case "$ARTIFACTS" in http://*|https://*) curl --fail --silent --show-error --upload-file "$WORK/$FILE" "${ARTIFACTS%/}/$FILE"; REF="${ARTIFACTS%/}/$FILE";; *) scp -q -o BatchMode=yes ${SSH_CONFIG:+-F "$SSH_CONFIG"} "$WORK/$FILE" "${ARTIFACTS%/}/$FILE"; REF="${ARTIFACTS%/}/$FILE";; esac)sh",
-            R"sh(lava-test-reference noisefloor-artifact --result pass --reference "$REF")sh",
+            R"sh(if [ "$RUN_STATUS" != 0 ]; then fail noisefloor-run "noisefloor run failed ($RUN_STATUS)"; fi)sh",
+            R"sh(lava-test-case noisefloor-run --result pass; "$NF" compare last --db "$WORK/runs.db" || true)sh",
+            // The results first: a failed upload must not lose what LAVA shows.
             R"sh("$NF" lava results last --db "$WORK/runs.db" >"$WORK/results")sh",
             R"sh(while read -r NAME RESULT MEASUREMENT UNITS; do if [ -n "$MEASUREMENT" ]; then lava-test-case "$NAME" --result "$RESULT" --measurement "$MEASUREMENT" --units "$UNITS"; else lava-test-case "$NAME" --result "$RESULT"; fi; done <"$WORK/results")sh",
-            R"sh(rm -rf "$WORK")sh",
+            R"sh(FILE="noisefloor-$LAVA_JOB_ID-$(uname -n).db")sh",
+            R"sh("$NF" lava export last --db "$WORK/runs.db" -o "$WORK/$FILE" --job "$LAVA_JOB_ID" --device "$(uname -n)" --worker "${LAVA_DISPATCHER_IP:-}" --generator "$GENERATOR" --pair "$PAIR")sh",
+            R"sh(REF="${ARTIFACTS%/}/$FILE"; UPLOADED=0; case "$ARTIFACTS" in http://*|https://*) curl --fail --silent --show-error --upload-file "$WORK/$FILE" "$REF" && UPLOADED=1;; *) scp -q -o BatchMode=yes ${SSH_CONFIG:+-F "$SSH_CONFIG"} "$WORK/$FILE" "$REF" && UPLOADED=1;; esac)sh",
+            R"sh(if [ "$UPLOADED" = 1 ]; then lava-test-reference noisefloor-artifact --result pass --reference "$REF"; else lava-test-case noisefloor-artifact --result fail; fi)sh",
         });
     return s;
 }
@@ -375,11 +403,6 @@ std::vector<YAML::Node> kernelActions(const KernelDeploy& k)
 
 }  // namespace
 
-std::string artifactName(const std::string& jobId, const std::string& device)
-{
-    return "noisefloor-" + jobId + "-" + device + ".db";
-}
-
 Result<std::string> lavaJobYaml(const LavaJobSpec& spec)
 {
     const Recipe recipe = NF_TRY(readRecipe(spec.recipe));
@@ -402,20 +425,21 @@ Result<std::string> lavaJobYaml(const LavaJobSpec& spec)
     if (k.method.empty() && !k.kernel.empty()) {
         return Error{"--kernel needs --deploy tftp|kexec: how LAVA puts it on the dut"};
     }
-    const std::string scpUrl = spec.artifacts.rfind("scp://", 0) == 0 ? spec.artifacts.substr(6) : spec.artifacts;
-    // scp://host/dir is scp's host:/dir.
-    std::string artifacts = scpUrl;
-    if (spec.artifacts.rfind("scp://", 0) == 0) {
-        const auto slash = scpUrl.find('/');
-        artifacts = scpUrl.substr(0, slash) + ":" + scpUrl.substr(slash);
+    if (recipe.workload != "iface-rx" && spec.noisefloor.find('/') != std::string::npos) {
+        return Error{"--noisefloor " + spec.noisefloor + ": " + recipe.workload +
+                     "'s generator is started over ssh as `noisefloor` from the generator's PATH; name a command "
+                     "on PATH on both devices"};
     }
-
+    if (spec.visibility != "public" && spec.visibility != "personal") {
+        return Error{"--visibility " + spec.visibility + ": public or personal"};
+    }
+    const std::string& artifacts = spec.artifacts;
     YAML::Node job;
     job["job_name"] = spec.name.empty() ? "noisefloor " + recipe.workload : spec.name;
     job["timeouts"]["job"] = minutes(spec.timeoutMinutes);
     job["timeouts"]["action"] = minutes(std::min(spec.timeoutMinutes, 10));
     job["timeouts"]["connection"] = minutes(2);
-    job["visibility"] = "public";
+    job["visibility"] = spec.visibility;
     job["priority"] = "medium";
     job["metadata"]["noisefloor.workload"] = recipe.workload;
     job["metadata"]["noisefloor.recipe"] = quotedRecipe(recipe).substr(6);
@@ -425,7 +449,9 @@ Result<std::string> lavaJobYaml(const LavaJobSpec& spec)
     YAML::Node mn = job["protocols"]["lava-multinode"];
     mn["roles"][kGeneratorRole] = role(spec.generatorType, spec.tags, spec.timeoutMinutes);
     mn["roles"][kDutRole] = role(spec.dutType, spec.tags, spec.timeoutMinutes);
-    mn["timeout"] = minutes(std::min(spec.timeoutMinutes, 10));
+    // The longest a lava-sync or lava-wait may take: the generator waits in one for the whole
+    // measured phase, and in the first while the dut deploys and boots.
+    mn["timeout"] = minutes(std::max(1, spec.timeoutMinutes - 5));
 
     YAML::Node actions(YAML::NodeType::Sequence);
     if (k.method.empty()) {
@@ -458,6 +484,7 @@ Result<std::string> lavaJobYaml(const LavaJobSpec& spec)
                     {"RX_IFACE", recipe.rxIface},
                     {"GEN_LOGIN", spec.generatorLogin},
                     {"SSH_CONFIG", spec.sshConfig},
+                    {"PAIR", pairName(spec.tags)},
                     {"ARTIFACTS", artifacts}}),
         testMinutes));
     job["actions"] = actions;

@@ -52,6 +52,7 @@ struct LavaJobSpec {
     std::string controlIface;               // the generator's address for ssh: this device's ("" = default route's)
     KernelDeploy kernel;
     int timeoutMinutes = 30;                      // the whole job
+    std::string visibility = "public";            // public or personal (the job's results, the upload's link)
     std::map<std::string, std::string> metadata;  // more of the job's metadata (a campaign's boot)
 };
 
@@ -61,11 +62,8 @@ struct LavaJobSpec {
 // nor scp, and a kernel deploy without a kernel.
 Result<std::string> lavaJobYaml(const LavaJobSpec& spec);
 
-// The role names, as the job, the test definitions and `noisefloor lava collect` use them.
+// The role names, as the job and its test definitions name them.
 inline constexpr const char* kGeneratorRole = "generator";
 inline constexpr const char* kDutRole = "dut";
-
-// The name the dut gives its uploaded run: noisefloor-JOB-DEVICE.db.
-std::string artifactName(const std::string& jobId, const std::string& device);
 
 }  // namespace nf::engine::lab

@@ -4,12 +4,16 @@ namespace nf::engine {
 
 std::string LabFacts::pair() const
 {
+    if (!pairName.empty()) {
+        return pairName;
+    }
     return generator.empty() ? device : generator + "+" + device;
 }
 
 nlohmann::json LabFacts::toJson() const
 {
-    return {{"system", "lava"}, {"job", job}, {"device", device}, {"worker", worker}, {"generator", generator}};
+    return {{"system", "lava"},       {"job", job},      {"device", device}, {"worker", worker},
+            {"generator", generator}, {"pair", pairName}};
 }
 
 std::optional<LabFacts> LabFacts::of(const RunEnvironment& environment)
@@ -22,8 +26,11 @@ std::optional<LabFacts> LabFacts::of(const RunEnvironment& environment)
     if (text("job").empty() && text("device").empty()) {
         return std::nullopt;
     }
-    return LabFacts{
-        .job = text("job"), .device = text("device"), .worker = text("worker"), .generator = text("generator")};
+    return LabFacts{.job = text("job"),
+                    .device = text("device"),
+                    .worker = text("worker"),
+                    .generator = text("generator"),
+                    .pairName = text("pair")};
 }
 
 }  // namespace nf::engine

@@ -19,8 +19,11 @@ struct LabFacts {
     std::string device;     // the device under test
     std::string worker;     // the dispatcher's address or name; "" when unknown
     std::string generator;  // the generator device; "" when the job had none to name
+    std::string pairName;   // the pair as the lab names it (the tag the job asked for); "" when none
 
-    // "generator+dut", or the dut alone when the generator is unknown.
+    // The pair's name, else "generator+dut" by the devices' host names, or the dut alone when the
+    // generator is unknown. Host names alone may not tell pairs apart (boards netbooted from one
+    // image share one): a lab's jobs name the pair by its tag.
     std::string pair() const;
     nlohmann::json toJson() const;
     // The run's lab facts; nullopt for a run not measured in a lab.

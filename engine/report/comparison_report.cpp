@@ -556,8 +556,9 @@ Result<ComparisonReport> compareLabels(const std::vector<LabelChoice>& labels, c
     report.context = contextForRuns(groups.runs);
     describeMetrics(report.context, input, groups.runs.front()->data.layout, metrics);
     report.context.designNote =
-        "runs pooled per label: repetitions are nested in runs (and runs in boots), and the unit is the "
-        "run, so the run-to-run drift is in the interval; with one run on a side the run-to-run variance "
+        "runs pooled per label: repetitions are nested in runs (runs in boots, boots in lab pairs), and the "
+        "unit is the run (the boot, the pair), so the run-to-run drift is in the interval; with one run on a "
+        "side the run-to-run variance "
         "comes from the other side's runs or this machine's calibration (calibrate --across-runs)";
     if (auto warning = layoutWarning(report.analysis)) {
         report.context.warnings.push_back(std::move(*warning));

@@ -49,7 +49,7 @@ lab = os.path.join(tmp, "lab")
 job = os.path.join(tmp, "job.yaml")
 # @WORKDIR@ and @BINDIR@ are the lab's directory and the build's, filled in by lava_lab.py.
 common = ["lava", "job", "-o", job, "--artifacts", "root@10.77.0.2:@WORKDIR@", "--ssh-config",
-          "@WORKDIR@/ssh_config_dut", "--noisefloor", "@BINDIR@/noisefloor", "--timeout", "10"]
+          "@WORKDIR@/ssh_config_dut", "--noisefloor", "noisefloor", "--timeout", "10"]
 if MODE == "udp-rx":
     made = nf(*common, "--name", "noisefloor CI: udp-rx between two LAVA ssh devices", "--",
               "run", "udp-rx", "-p", "iface=nfl-rx", "-p", "tx_iface=nfl-tx", "--variant", "b1:batch=1",
@@ -64,9 +64,10 @@ check(made.returncode == 0, f"noisefloor lava job wrote the job ({made.stderr.st
 
 lab_run = subprocess.run([sys.executable, os.path.join(HERE, "lava_lab.py"), "--job", job, "--workdir", lab,
                           "--bin-dir", os.path.dirname(NOISEFLOOR), "--timeout", "180"])
-# lava_lab.py exits 1 when any result failed; here the verdict may fail for what it is: on this
+# lava_lab.py exits 1 when any result failed; here a verdict may fail for what it is: on this
 # 2-core machine the generator and the receiver share the CPUs, and noisefloor calls such a live
-# test invalid (receive CPU not saturated). Everything else must pass.
+# test invalid (receive CPU not saturated), which `lava results` reports as a failed comparison.
+# Everything else must pass.
 
 results = {}
 try:
@@ -80,7 +81,7 @@ for role in ("generator", "dut"):
     r = results.get(role, {})
     check(r.get("exit") == 0 and r.get("completed") is True, f"{role}: lava-run exit {r.get('exit')}, job completed")
     failed = [c["name"] for c in r.get("cases", []) if c["result"] == "fail"]
-    check(all(".invalid" in n for n in failed), f"{role}: failed results are invalid verdicts only ({failed})")
+    check(all("-vs-" in n for n in failed), f"{role}: failed results are verdicts only ({failed})")
 
 
 def cases(role):
@@ -99,7 +100,7 @@ for variant in VARIANTS:
     value = float(c.get("measurement") or 0)
     check(c.get("result") == "pass" and value > 1000, f"dut: pps.{variant} = {value:.0f} {c.get('units')}")
 if MODE == "udp-rx":
-    verdicts = [n for n in dut if n.startswith("pps.b64-vs-b1.")]
+    verdicts = [n for n in dut if n == "pps.b64-vs-b1"]
     check(len(verdicts) == 1, f"dut: the verdict between the variants is a result ({verdicts})")
 else:
     check(gen.get("noisefloor-generate", {}).get("result") == "pass", "generator: noisefloor-generate pass")
@@ -111,7 +112,7 @@ dut_job = str(results.get("dut", {}).get("job_id", ""))
 check(first.returncode == 0 and f"job {dut_job} on nflava-gen+nflava-dut: merged as run 1" in first.stdout,
       f"lava collect merged the run with its job and pair ({first.stdout.strip()} {first.stderr.strip()})")
 again = nf("--db", db, "lava", "collect", lab)
-check(again.returncode == 0 and "0 merged, 1 already here" in again.stdout,
+check(again.returncode == 0 and "0 merged, 1 not merged" in again.stdout,
       f"a second collect merges nothing ({again.stdout.strip()})")
 show = nf("--db", db, "show", "1")
 check(f"LAVA job {dut_job}, device under test nflava-dut, generator nflava-gen" in show.stdout,

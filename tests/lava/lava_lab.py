@@ -27,7 +27,9 @@ overlay with `tar -C /` into /lava-JOBID. LAVA's scp leaves the tarball itself a
 The dispatchers log in as root with DIR/ssh/lava_key. Commands on the dut reach the generator
 with `ssh -F DIR/ssh_config_dut root@10.77.0.2` (key DIR/ssh/dut_key, known host checked):
 noisefloor's udp-rx uses that as -p tx_host=root@10.77.0.2 -p ssh_config=DIR/ssh_config_dut.
-The sshd sessions' PATH starts with --bin-dir, so `noisefloor generate` is found there.
+The sshd sessions' PATH starts with --bin-dir, and each device's /usr/local/bin (a bind mount of its
+own) links its noisefloor, so noisefloor is found as a device with it installed finds it, the
+login shell LAVA's test shell runs in included.
 
 The job file may use @WORKDIR@ and @BINDIR@, replaced by the absolute DIR and --bin-dir before
 the job is submitted. The job is validated with lava_common's schema, split with lava-server's
@@ -280,6 +282,14 @@ class Lab:
                     inner = os.path.join(tmp, os.path.relpath(keep, "/tmp"))
                     os.makedirs(inner, exist_ok=True)
                     binds.append(f'mount --bind "{keep}" "{inner}"')
+            # noisefloor "installed" on the device: its own /usr/local/bin (on every shell's PATH,
+            # the login shell LAVA's test shell runs in included, which /etc/profile gives its own
+            # PATH) holds a link to the bin dir's noisefloor.
+            if self.bin_dir and os.path.exists(os.path.join(self.bin_dir, "noisefloor")):
+                local_bin = os.path.join(self.dir, "devices", name, "usr-local-bin")
+                os.makedirs(local_bin)
+                os.symlink(os.path.join(self.bin_dir, "noisefloor"), os.path.join(local_bin, "noisefloor"))
+                binds.append(f'mount --bind "{local_bin}" /usr/local/bin')
             # LAVA's ssh deployment unpacks the overlay with `tar -C /`, so the test shell lives in
             # /lava-JOBID on the device's /: an empty mount point there (made here, removed at
             # the end) gets the device's own DIR/devices/NAME/lava-JOBID in its mount namespace.

@@ -44,7 +44,7 @@ JOBS = {
         "--modules", "https://lab.example/modules.tar.xz", "--device-type", "dut=bcm2711-rpi-4-b", "--",
         "run", "xdp-rx", "-p", "iface=eth0"],
     "kexec kernel": [
-        "--artifacts", "scp://lab-store/srv/noisefloor", "--deploy", "kexec",
+        "--artifacts", "scp://uploader@lab-store:2222/srv/noisefloor", "--deploy", "kexec",
         "--kernel", "https://lab.example/kernels/vanilla/bzImage",
         "--ramdisk", "https://lab.example/kernels/vanilla/initrd.img", "--",
         "run", "udp-rx", "-p", "iface=enp1s0f0", "--label", "vanilla"],
@@ -64,6 +64,11 @@ REFUSED = {
                        "run", "udp-rx", "-p", "iface=e"],
     "artefacts nowhere": ["--artifacts", "ftp://x/y", "--", "run", "udp-rx", "-p", "iface=e"],
     "iface-rx without its sender": ["--artifacts", "h:/d", "--", "run", "iface-rx", "-p", "iface=e"],
+    "a path as udp-rx's noisefloor": ["--artifacts", "h:/d", "--noisefloor", "/opt/nf/noisefloor", "--",
+                                      "run", "udp-rx", "-p", "iface=e"],
+    "an scp target without its directory": ["--artifacts", "store:", "--", "run", "udp-rx", "-p", "iface=e"],
+    "a visibility LAVA has not": ["--artifacts", "h:/d", "--visibility", "secret", "--", "run", "udp-rx", "-p",
+                                  "iface=e"],
     "a third role": ["--artifacts", "h:/d", "--device-type", "host=x86", "--", "run", "udp-rx", "-p", "iface=e"],
 }
 
