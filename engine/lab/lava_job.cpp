@@ -274,6 +274,7 @@ YAML::Node definition(const std::string& name, const std::string& description, c
     // The settings as the test's first lines, where a submitter can change them: lava-server
     // refuses `params` in an inline definition, and LAVA's strict schema `parameters` beside one.
     std::vector<std::string> lines;
+    lines.reserve(params.size() + steps.size());
     for (const auto& [k, v] : params) {
         lines.push_back(k + "=" + shellQuote(v));
     }
@@ -287,7 +288,7 @@ YAML::Node definition(const std::string& name, const std::string& description, c
     return d;
 }
 
-YAML::Node testAction(const char* who, YAML::Node def, int timeout)
+YAML::Node testAction(const char* who, const YAML::Node& def, int timeout)
 {
     YAML::Node t;
     t["role"] = roles({who});
