@@ -288,15 +288,21 @@ YAML::Node definition(const std::string& name, const std::string& description, c
     return d;
 }
 
+// One entry of the job's actions: {kind: body} (deploy, boot or test).
+YAML::Node action(const char* kind, const YAML::Node& body)
+{
+    YAML::Node a;
+    a[kind] = body;
+    return a;
+}
+
 YAML::Node testAction(const char* who, const YAML::Node& def, int timeout)
 {
     YAML::Node t;
     t["role"] = roles({who});
     t["timeout"] = minutes(timeout);
     t["definitions"].push_back(def);
-    YAML::Node a;
-    a["test"] = t;
-    return a;
+    return action("test", t);
 }
 
 YAML::Node sshDeploy(std::initializer_list<const char*> who)
@@ -306,9 +312,7 @@ YAML::Node sshDeploy(std::initializer_list<const char*> who)
     d["to"] = "ssh";
     d["os"] = "debian";
     d["timeout"] = minutes(10);
-    YAML::Node a;
-    a["deploy"] = d;
-    return a;
+    return action("deploy", d);
 }
 
 YAML::Node sshBoot(std::initializer_list<const char*> who)
@@ -319,9 +323,7 @@ YAML::Node sshBoot(std::initializer_list<const char*> who)
     b["connection"] = "ssh";
     b["prompts"] = std::vector<std::string>{"root@", "# ", "\\$ "};
     b["timeout"] = minutes(5);
-    YAML::Node a;
-    a["boot"] = b;
-    return a;
+    return action("boot", b);
 }
 
 YAML::Node url(const std::string& u)
@@ -334,7 +336,6 @@ YAML::Node url(const std::string& u)
 // The dut's deploy and boot when the kernel under test is deployed.
 std::vector<YAML::Node> kernelActions(const KernelDeploy& k)
 {
-    std::vector<YAML::Node> out;
     YAML::Node deploy;
     deploy["role"] = roles({kDutRole});
     deploy["timeout"] = minutes(10);
@@ -374,10 +375,6 @@ std::vector<YAML::Node> kernelActions(const KernelDeploy& k)
         if (!k.dtb.empty()) {
             deploy["images"]["dtb"] = url(k.dtb);
         }
-        out.push_back(YAML::Node());
-        out.back()["deploy"] = deploy;
-        out.push_back(sshDeploy({kDutRole}));
-        out.push_back(sshBoot({kDutRole}));
         boot["method"] = "kexec";
         boot["deploy"] = true;
         boot["kernel"] = "/tmp/noisefloor-kernel";
@@ -389,16 +386,13 @@ std::vector<YAML::Node> kernelActions(const KernelDeploy& k)
         }
         boot["options"] = std::vector<std::string>{"--reuse-cmdline"};
         boot["boot_message"] = "Linux version";
-        YAML::Node b;
-        b["boot"] = boot;
-        out.push_back(b);
-        return out;
     }
-    out.push_back(YAML::Node());
-    out.back()["deploy"] = deploy;
-    YAML::Node b;
-    b["boot"] = boot;
-    out.push_back(b);
+    std::vector<YAML::Node> out{action("deploy", deploy)};
+    if (k.method == "kexec") {  // the images are fetched from the dut's usual kernel, over ssh
+        out.push_back(sshDeploy({kDutRole}));
+        out.push_back(sshBoot({kDutRole}));
+    }
+    out.push_back(action("boot", boot));
     return out;
 }
 
